@@ -1,0 +1,22 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// TEMPORARY: replaced by the real snapshot and PlaceBatch (engine owner).
+
+// Snapshot is an immutable, versioned view of the cloud.
+type Snapshot struct{ version uint64 }
+
+// NewSnapshot validates a Cloud and builds its columnar state.
+func NewSnapshot(c Cloud) (*Snapshot, error) { return nil, errors.New("not implemented") }
+
+// Version is the snapshot's version.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// PlaceBatch places every instance of req against s.
+func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
+	return Plan{}, errors.New("not implemented")
+}

@@ -1,0 +1,185 @@
+package engine
+
+// Filter names of the catalogue (SCENARIO.md). Nova's semantics for each
+// are in ../shared/NOVA-SEMANTICS.md §3.
+const (
+	AllHostsFilter                    = "AllHostsFilter"
+	ComputeFilter                     = "ComputeFilter"
+	RamFilter                         = "RamFilter"
+	AggregateRamFilter                = "AggregateRamFilter"
+	CoreFilter                        = "CoreFilter"
+	AggregateCoreFilter               = "AggregateCoreFilter"
+	DiskFilter                        = "DiskFilter"
+	AggregateDiskFilter               = "AggregateDiskFilter"
+	AvailabilityZoneFilter            = "AvailabilityZoneFilter"
+	ComputeCapabilitiesFilter         = "ComputeCapabilitiesFilter"
+	ImagePropertiesFilter             = "ImagePropertiesFilter"
+	AggregateInstanceExtraSpecsFilter = "AggregateInstanceExtraSpecsFilter"
+	AggregateImagePropertiesIsolation = "AggregateImagePropertiesIsolation"
+	AggregateMultiTenancyIsolation    = "AggregateMultiTenancyIsolation"
+	AggregateTypeAffinityFilter       = "AggregateTypeAffinityFilter"
+	IsolatedHostsFilter               = "IsolatedHostsFilter"
+	ServerGroupAffinityFilter         = "ServerGroupAffinityFilter"
+	ServerGroupAntiAffinityFilter     = "ServerGroupAntiAffinityFilter"
+	SameHostFilter                    = "SameHostFilter"
+	DifferentHostFilter               = "DifferentHostFilter"
+	SimpleCIDRAffinityFilter          = "SimpleCIDRAffinityFilter"
+	IoOpsFilter                       = "IoOpsFilter"
+	AggregateIoOpsFilter              = "AggregateIoOpsFilter"
+	NumInstancesFilter                = "NumInstancesFilter"
+	AggregateNumInstancesFilter       = "AggregateNumInstancesFilter"
+	JsonFilter                        = "JsonFilter"
+	MetricsFilter                     = "MetricsFilter"
+	RetryFilter                       = "RetryFilter"
+)
+
+// Weigher names of the catalogue (SCENARIO.md), NOVA-SEMANTICS.md §4.
+const (
+	RAMWeigher                         = "RAMWeigher"
+	CPUWeigher                         = "CPUWeigher"
+	DiskWeigher                        = "DiskWeigher"
+	IoOpsWeigher                       = "IoOpsWeigher"
+	NumInstancesWeigher                = "NumInstancesWeigher"
+	MetricsWeigher                     = "MetricsWeigher"
+	ServerGroupSoftAffinityWeigher     = "ServerGroupSoftAffinityWeigher"
+	ServerGroupSoftAntiAffinityWeigher = "ServerGroupSoftAntiAffinityWeigher"
+	BuildFailureWeigher                = "BuildFailureWeigher"
+	CrossCellWeigher                   = "CrossCellWeigher"
+)
+
+// FilterCatalogue lists every filter the engine knows, in SCENARIO.md order.
+var FilterCatalogue = []string{
+	AllHostsFilter, ComputeFilter, RamFilter, AggregateRamFilter,
+	CoreFilter, AggregateCoreFilter, DiskFilter, AggregateDiskFilter,
+	AvailabilityZoneFilter, ComputeCapabilitiesFilter, ImagePropertiesFilter,
+	AggregateInstanceExtraSpecsFilter, AggregateImagePropertiesIsolation,
+	AggregateMultiTenancyIsolation, AggregateTypeAffinityFilter,
+	IsolatedHostsFilter, ServerGroupAffinityFilter,
+	ServerGroupAntiAffinityFilter, SameHostFilter, DifferentHostFilter,
+	SimpleCIDRAffinityFilter, IoOpsFilter, AggregateIoOpsFilter,
+	NumInstancesFilter, AggregateNumInstancesFilter, JsonFilter,
+	MetricsFilter, RetryFilter,
+}
+
+// WeigherCatalogue lists every weigher the engine knows, in SCENARIO.md
+// order; it is also the default weigher list.
+var WeigherCatalogue = []string{
+	RAMWeigher, CPUWeigher, DiskWeigher, IoOpsWeigher, NumInstancesWeigher,
+	MetricsWeigher, ServerGroupSoftAffinityWeigher,
+	ServerGroupSoftAntiAffinityWeigher, BuildFailureWeigher, CrossCellWeigher,
+}
+
+// DefaultFilters is Nova's default enabled_filters list of SCENARIO.md.
+var DefaultFilters = []string{
+	ComputeFilter, AvailabilityZoneFilter, RamFilter, CoreFilter, DiskFilter,
+	ComputeCapabilitiesFilter, ImagePropertiesFilter,
+	ServerGroupAntiAffinityFilter, ServerGroupAffinityFilter,
+}
+
+// OncePerRequest reports whether Nova runs the named filter for the first
+// instance of a request only (run_filter_once_per_request).
+func OncePerRequest(filter string) bool {
+	switch filter {
+	case ComputeFilter, ComputeCapabilitiesFilter, ImagePropertiesFilter,
+		AvailabilityZoneFilter, SameHostFilter, DifferentHostFilter,
+		SimpleCIDRAffinityFilter, AggregateInstanceExtraSpecsFilter,
+		AggregateMultiTenancyIsolation, IsolatedHostsFilter, AllHostsFilter,
+		AggregateImagePropertiesIsolation, AggregateTypeAffinityFilter:
+		return true
+	}
+	return false
+}
+
+// MetricWeight is one entry of metrics_weight_setting: a metric name and
+// the ratio its value is multiplied by.
+type MetricWeight struct {
+	Name  string
+	Ratio float64
+}
+
+// Config is the scheduler configuration: the "config" object of a scenario
+// file, with Nova's option names. The zero Config is not useful; start from
+// DefaultConfig, which holds Nova's defaults.
+type Config struct {
+	// Filters are the enabled filters, in the order they run. The order
+	// changes only the NoValidHost explanation, never a placement.
+	Filters []string
+	// Weighers are the weighers to run, in order.
+	Weighers []string
+
+	RAMWeightMultiplier              float64
+	CPUWeightMultiplier              float64
+	DiskWeightMultiplier             float64
+	IoOpsWeightMultiplier            float64
+	NumInstancesWeightMultiplier     float64
+	SoftAffinityWeightMultiplier     float64
+	SoftAntiAffinityWeightMultiplier float64
+	// BuildFailureWeightMultiplier is applied negated, as Nova does: a
+	// host with more failed builds weighs less.
+	BuildFailureWeightMultiplier float64
+	MetricsWeightMultiplier      float64
+	MetricsWeightSetting         []MetricWeight
+	// MetricsRequired makes a candidate without a weighed metric an error
+	// (ErrMetricNotFound) instead of weighing it MetricsWeightOfUnavailable.
+	MetricsRequired            bool
+	MetricsWeightOfUnavailable float64
+
+	// HostSubsetSize is how many of the best hosts the random choice is
+	// made among (at least 1).
+	HostSubsetSize int
+	// MaxAttempts bounds the alternates: each placement carries up to
+	// MaxAttempts-1 of them.
+	MaxAttempts int
+	// ShuffleBestSameWeighedHosts shuffles the hosts tied at the top
+	// weight before the subset is taken.
+	ShuffleBestSameWeighedHosts bool
+	// Seed seeds every random choice: same snapshot, request and seed give
+	// the same result.
+	Seed int64
+
+	MaxIoOpsPerHost         int64
+	MaxInstancesPerHost     int64
+	DefaultAvailabilityZone string
+
+	// CPUAllocationRatio, RAMAllocationRatio and DiskAllocationRatio are
+	// used for hosts that give none.
+	CPUAllocationRatio  float64
+	RAMAllocationRatio  float64
+	DiskAllocationRatio float64
+
+	IsolatedImages                         []string
+	IsolatedHosts                          []string
+	RestrictIsolatedHostsToIsolatedImages  bool
+	AggregateImagePropertiesIsolationNS    *string
+	AggregateImagePropertiesIsolationSep   string
+	ImagePropertiesDefaultArchitecture     *string
+}
+
+// DefaultConfig returns Nova's defaults, as SCENARIO.md lists them.
+func DefaultConfig() Config {
+	return Config{
+		Filters:                              append([]string(nil), DefaultFilters...),
+		Weighers:                             append([]string(nil), WeigherCatalogue...),
+		RAMWeightMultiplier:                  1.0,
+		CPUWeightMultiplier:                  1.0,
+		DiskWeightMultiplier:                 1.0,
+		IoOpsWeightMultiplier:                -1.0,
+		NumInstancesWeightMultiplier:         0.0,
+		SoftAffinityWeightMultiplier:         1.0,
+		SoftAntiAffinityWeightMultiplier:     1.0,
+		BuildFailureWeightMultiplier:         1000000.0,
+		MetricsWeightMultiplier:              1.0,
+		MetricsRequired:                      true,
+		MetricsWeightOfUnavailable:           -10000.0,
+		HostSubsetSize:                       1,
+		MaxAttempts:                          3,
+		MaxIoOpsPerHost:                      8,
+		MaxInstancesPerHost:                  50,
+		DefaultAvailabilityZone:              "nova",
+		CPUAllocationRatio:                   16.0,
+		RAMAllocationRatio:                   1.5,
+		DiskAllocationRatio:                  1.0,
+		RestrictIsolatedHostsToIsolatedImages: true,
+		AggregateImagePropertiesIsolationSep: ".",
+	}
+}

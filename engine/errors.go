@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNoValidHost is matched (errors.Is) by every *NoValidHostError.
+var ErrNoValidHost = errors.New("no valid host")
+
+// ErrMetricNotFound is matched by *MetricNotFoundError: MetricsWeigher with
+// metrics_required met a candidate lacking a weighed metric (Nova's
+// ComputeHostMetricNotFound).
+var ErrMetricNotFound = errors.New("compute host metric not found")
+
+// ErrInvalid is matched by every *ValidationError.
+var ErrInvalid = errors.New("invalid input")
+
+// ValidationError is bad input: it names the offending field with a
+// scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
+// Nothing is consumed or committed when it is returned.
+type ValidationError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// FilterCount is how many hosts one filter started and ended with.
+type FilterCount struct {
+	Name  string
+	Start int
+	End   int
+}
+
+// NoValidHostError says that one instance of a request found no host.
+// Nothing is consumed. Tentative holds the choices made for the instances
+// before InstanceIndex, so the failure can be replayed step by step.
+type NoValidHostError struct {
+	// InstanceIndex is the index of the instance that found no host.
+	InstanceIndex int
+	InstanceUUID  string
+	// InPlay is how many hosts were in play when that instance started.
+	InPlay int
+	// Prefiltered is how many were left after ignore/force hosts and
+	// nodes and requested_destination (equal to InPlay when none).
+	Prefiltered int
+	// Filters are the per-filter counts at that instance, in filter order,
+	// up to the first filter that left no host (empty when no filter ran).
+	Filters []FilterCount
+	// Tentative are the placements chosen before the failing instance.
+	Tentative []Placement
+}
+
+func (e *NoValidHostError) Error() string {
+	var parts []string
+	if e.Prefiltered != e.InPlay {
+		parts = append(parts, fmt.Sprintf(
+			"ignore_hosts/force_hosts/force_nodes/requested_destination left %d of %d hosts",
+			e.Prefiltered, e.InPlay))
+	}
+	for _, f := range e.Filters {
+		if f.Start != f.End {
+			parts = append(parts, fmt.Sprintf("%s removed %d of %d hosts", f.Name, f.Start-f.End, f.Start))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("no host in play (%d)", e.InPlay))
+	}
+	return fmt.Sprintf("no host for %s: %s", e.InstanceUUID, strings.Join(parts, ", "))
+}
+
+// Is makes errors.Is(err, ErrNoValidHost) true.
+func (e *NoValidHostError) Is(target error) bool { return target == ErrNoValidHost }
+
+// MetricNotFoundError is Nova's ComputeHostMetricNotFound: a candidate of
+// instance InstanceIndex lacks Metric while metrics_required is set.
+type MetricNotFoundError struct {
+	InstanceIndex int
+	InstanceUUID  string
+	Host          string
+	Node          string
+	Metric        string
+	// Tentative are the placements chosen before the failing instance.
+	Tentative []Placement
+}
+
+func (e *MetricNotFoundError) Error() string {
+	return fmt.Sprintf("metric %s not found on host %s node %s (instance %s)",
+		e.Metric, e.Host, e.Node, e.InstanceUUID)
+}
+
+// Is makes errors.Is(err, ErrMetricNotFound) true.
+func (e *MetricNotFoundError) Is(target error) bool { return target == ErrMetricNotFound }

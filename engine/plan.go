@@ -1,0 +1,52 @@
+package engine
+
+// Plan is the outcome of PlaceBatch: where each instance goes.
+//
+// Invariants: len(Placements) equals the request's instance count; the
+// Plan was computed against the snapshot whose version is BaseVersion, and
+// nothing has been applied to any state yet (a Plan is a proposal; the
+// commit layer applies it).
+type Plan struct {
+	// BaseVersion is the version of the snapshot the plan was made on.
+	BaseVersion uint64
+	// Placements has one entry per instance, in request order.
+	Placements []Placement
+}
+
+// Placement is the choice made for one instance.
+type Placement struct {
+	InstanceUUID string
+	// HostID is the chosen host's dense id in the snapshot.
+	HostID uint32
+	Host   string
+	Node   string
+	Cell   string
+	// Weight is the chosen host's total weight at that step.
+	Weight float64
+	// Candidates is how many hosts passed the filters for this instance.
+	Candidates int
+	// Limits are what the resource filters set on the chosen host.
+	Limits Limits
+	// Alternates are other hosts of the same cell to retry on.
+	Alternates []HostNode
+}
+
+// LimitSet says which fields of a Limits are set.
+type LimitSet uint8
+
+// The limits the resource filters can set.
+const (
+	HasMemoryMB LimitSet = 1 << iota
+	HasVCPU
+	HasDiskGB
+)
+
+// Limits are Nova's limits dict: what RamFilter (memory_mb), CoreFilter
+// (vcpu) and DiskFilter (disk_gb) left on the host. A field counts only
+// when its bit is in Set.
+type Limits struct {
+	Set      LimitSet
+	MemoryMB float64
+	VCPU     float64
+	DiskGB   float64
+}

@@ -1,0 +1,3 @@
+module github.com/placer/placer
+
+go 1.26

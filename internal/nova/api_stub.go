@@ -1,0 +1,147 @@
+package nova
+
+// THIS FILE IS THE AGREED API OF PACKAGE nova. The helper that owns
+// internal/nova replaces these stubs with real implementations (in files
+// of its own, one concept per file) and deletes this file. Signatures may
+// not change without telling the engine and reference owners.
+
+// Object is a JSON object (or Python dict) that keeps its key order, as a
+// Python dict decoded by json.loads does.
+type Object struct {
+	Keys   []string
+	Values map[string]any
+}
+
+// ParseJSON decodes JSON text the way Python's json.loads does, into
+// Python-like values: nil, bool, int64 (integral JSON numbers without a
+// fraction or exponent), float64, string, []any, *Object.
+func ParseJSON(text string) (any, error) { panic("TODO") }
+
+// PyStr is Python's str(v) for a Python-like value (see ParseJSON; also
+// map[string]string, []string and [][3]string as dict/list/list-of-lists).
+// None -> "None", True -> "True", 16.0 -> "16.0", ['a', 'b'] -> "['a', 'b']".
+func PyStr(v any) string { panic("TODO") }
+
+// PyFloat is Python's float(s): surrounding whitespace allowed, "inf",
+// "nan", "1e3", "1_000" accepted as Python accepts them. ok=false where
+// Python raises ValueError.
+func PyFloat(s string) (f float64, ok bool) { panic("TODO") }
+
+// PyInt is Python's int(s) for a string (whitespace allowed, no fraction).
+func PyInt(s string) (i int64, ok bool) { panic("TODO") }
+
+// Match is nova.scheduler.filters.extra_specs_ops.match(value, req) for a
+// non-None value (a None value never matches: callers test that first).
+func Match(value, req string) bool { panic("TODO") }
+
+// HostAttrs is what a HostState exposes to ComputeCapabilitiesFilter and
+// JsonFilter lookups (getattr(host_state, name)), filled by the caller from
+// its own representation of one host at the moment of the lookup.
+type HostAttrs struct {
+	Host, Nodename, UUID, CellUUID string
+	FreeRAMMB, FreeDiskMB          int64
+	TotalUsableRAMMB               int64
+	TotalUsableDiskGB              int64
+	DiskMBUsed                     int64
+	VCPUsTotal, VCPUsUsed          int64
+	NumInstances, NumIOOps         int64
+	FailedBuilds                   int64
+	HypervisorType                 *string
+	HypervisorVersion              *int64
+	HypervisorHostname             *string
+	CPUInfo                        *string // JSON text as Nova stores it
+	SupportedInstances             [][3]string
+	HostIP                         *string
+	// Stats as HostState.stats holds them (including the num_instances,
+	// io_workload and failed_builds counters Nova keeps there).
+	Stats                                          map[string]string
+	RAMAllocationRatio, CPUAllocationRatio         float64
+	DiskAllocationRatio                            float64
+	// Metrics as HostState.metrics (already x100 / truncated, see
+	// SchedulerMetrics).
+	Metrics map[string]int64
+	// Instances are the uuids on the host (HostState.instances keys).
+	Instances []string
+}
+
+// Attr is getattr(host_state, name): the attribute's Python-like value and
+// whether the attribute exists (a None value exists, with v == nil).
+func (h *HostAttrs) Attr(name string) (v any, ok bool) { panic("TODO") }
+
+// CapabilitiesPass is ComputeCapabilitiesFilter.host_passes for a flavor's
+// extra_specs against one host.
+func CapabilitiesPass(extraSpecs map[string]string, h *HostAttrs) bool { panic("TODO") }
+
+// AggregateMetadata is nova.scheduler.filters.utils.aggregate_metadata_get_by_host:
+// key -> set of comma-split, stripped values over the host's aggregates
+// (each value list sorted and de-duplicated).
+type AggregateMetadata map[string][]string
+
+// MetadataByHost builds AggregateMetadata from the metadata maps of a host's
+// aggregates.
+func MetadataByHost(aggMetadata []map[string]string) AggregateMetadata { panic("TODO") }
+
+// AggregateInstanceExtraSpecsPass is AggregateInstanceExtraSpecsFilter.
+func AggregateInstanceExtraSpecsPass(extraSpecs map[string]string, meta AggregateMetadata) bool {
+	panic("TODO")
+}
+
+// ImageRequest is what ImagePropertiesFilter and
+// AggregateImagePropertiesIsolation read from an image, after Nova's
+// ImageMeta.from_dict: legacy names mapped, values canonicalised/typed.
+type ImageRequest struct {
+	// Props are the typed ImageMetaProps fields that are set, by their
+	// current names (hw_architecture, img_hv_type, hw_vm_mode,
+	// img_hv_requested_version, os_distro, ...), as Python-like values.
+	Props map[string]any
+}
+
+// ParseImage turns a request's image properties into an ImageRequest as
+// ImageMeta.from_dict does. An error names the property Nova refuses.
+func ParseImage(props map[string]any) (ImageRequest, error) { panic("TODO") }
+
+// ImagePropertiesPass is ImagePropertiesFilter.host_passes.
+// defaultArch is image_properties_default_architecture (nil = unset).
+func ImagePropertiesPass(img ImageRequest, defaultArch *string, supported [][3]string, hvVersion *int64) bool {
+	panic("TODO")
+}
+
+// AggregateImagePropertiesIsolationPass is AggregateImagePropertiesIsolation
+// with the configured namespace (nil = none) and separator.
+func AggregateImagePropertiesIsolationPass(img ImageRequest, meta AggregateMetadata, namespace *string, sep string) bool {
+	panic("TODO")
+}
+
+// CanonicalHVSpec canonicalises a supported_instances triple as Nova's
+// HVSpec does; an error when Nova refuses a value.
+func CanonicalHVSpec(spec [3]string) ([3]string, error) { panic("TODO") }
+
+// Query is a parsed JsonFilter query.
+type Query struct{ root any }
+
+// ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
+// that passes every host.
+func ParseQuery(text string) (*Query, error) { panic("TODO") }
+
+// Eval is JsonFilter.host_passes for one host. An error is what Nova would
+// raise (e.g. an unknown command).
+func (q *Query) Eval(h *HostAttrs) (bool, error) { panic("TODO") }
+
+// SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
+// hint absent: pass; cidr "" = "/24").
+func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool { panic("TODO") }
+
+// SchedulerMetrics turns a compute node's reported metrics into what the
+// scheduler sees (MonitorMetricList.from_json): the cpu.*percent values
+// x100, every value truncated to an integer. An error names a metric Nova
+// does not know.
+func SchedulerMetrics(reported map[string]float64) (map[string]int64, error) { panic("TODO") }
+
+// AggregateNumValue is validate_num_values(aggregate_values_from_key(...),
+// def, cast_to=float): the minimum of the values that all parse, else def
+// (also when any value fails to parse).
+func AggregateNumValue(values []string, def float64) float64 { panic("TODO") }
+
+// AggregateIntValue is the same with cast_to=int (IoOps/NumInstances
+// aggregate filters).
+func AggregateIntValue(values []string, def int64) int64 { panic("TODO") }
