@@ -147,39 +147,39 @@ type Config struct {
 	RAMAllocationRatio  float64
 	DiskAllocationRatio float64
 
-	IsolatedImages                         []string
-	IsolatedHosts                          []string
-	RestrictIsolatedHostsToIsolatedImages  bool
-	AggregateImagePropertiesIsolationNS    *string
-	AggregateImagePropertiesIsolationSep   string
-	ImagePropertiesDefaultArchitecture     *string
+	IsolatedImages                        []string
+	IsolatedHosts                         []string
+	RestrictIsolatedHostsToIsolatedImages bool
+	AggregateImagePropertiesIsolationNS   *string
+	AggregateImagePropertiesIsolationSep  string
+	ImagePropertiesDefaultArchitecture    *string
 }
 
 // DefaultConfig returns Nova's defaults, as SCENARIO.md lists them.
 func DefaultConfig() Config {
 	return Config{
-		Filters:                              append([]string(nil), DefaultFilters...),
-		Weighers:                             append([]string(nil), WeigherCatalogue...),
-		RAMWeightMultiplier:                  1.0,
-		CPUWeightMultiplier:                  1.0,
-		DiskWeightMultiplier:                 1.0,
-		IoOpsWeightMultiplier:                -1.0,
-		NumInstancesWeightMultiplier:         0.0,
-		SoftAffinityWeightMultiplier:         1.0,
-		SoftAntiAffinityWeightMultiplier:     1.0,
-		BuildFailureWeightMultiplier:         1000000.0,
-		MetricsWeightMultiplier:              1.0,
-		MetricsRequired:                      true,
-		MetricsWeightOfUnavailable:           -10000.0,
-		HostSubsetSize:                       1,
-		MaxAttempts:                          3,
-		MaxIoOpsPerHost:                      8,
-		MaxInstancesPerHost:                  50,
-		DefaultAvailabilityZone:              "nova",
-		CPUAllocationRatio:                   16.0,
-		RAMAllocationRatio:                   1.5,
-		DiskAllocationRatio:                  1.0,
+		Filters:                               append([]string(nil), DefaultFilters...),
+		Weighers:                              append([]string(nil), WeigherCatalogue...),
+		RAMWeightMultiplier:                   1.0,
+		CPUWeightMultiplier:                   1.0,
+		DiskWeightMultiplier:                  1.0,
+		IoOpsWeightMultiplier:                 -1.0,
+		NumInstancesWeightMultiplier:          0.0,
+		SoftAffinityWeightMultiplier:          1.0,
+		SoftAntiAffinityWeightMultiplier:      1.0,
+		BuildFailureWeightMultiplier:          1000000.0,
+		MetricsWeightMultiplier:               1.0,
+		MetricsRequired:                       true,
+		MetricsWeightOfUnavailable:            -10000.0,
+		HostSubsetSize:                        1,
+		MaxAttempts:                           3,
+		MaxIoOpsPerHost:                       8,
+		MaxInstancesPerHost:                   50,
+		DefaultAvailabilityZone:               "nova",
+		CPUAllocationRatio:                    16.0,
+		RAMAllocationRatio:                    1.5,
+		DiskAllocationRatio:                   1.0,
 		RestrictIsolatedHostsToIsolatedImages: true,
-		AggregateImagePropertiesIsolationSep: ".",
+		AggregateImagePropertiesIsolationSep:  ".",
 	}
 }

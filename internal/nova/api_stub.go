@@ -54,9 +54,9 @@ type HostAttrs struct {
 	HostIP                         *string
 	// Stats as HostState.stats holds them (including the num_instances,
 	// io_workload and failed_builds counters Nova keeps there).
-	Stats                                          map[string]string
-	RAMAllocationRatio, CPUAllocationRatio         float64
-	DiskAllocationRatio                            float64
+	Stats                                  map[string]string
+	RAMAllocationRatio, CPUAllocationRatio float64
+	DiskAllocationRatio                    float64
 	// Metrics as HostState.metrics (already x100 / truncated, see
 	// SchedulerMetrics).
 	Metrics map[string]int64
