@@ -48,8 +48,9 @@ type Flavor struct {
 }
 
 // Image is the boot image: an id and Glance properties. Property values are
-// strings, float64 numbers or bools, as JSON gives them; Nova's legacy names
-// (architecture, hypervisor_type, vm_mode...) are accepted.
+// string, int64 (integral JSON numbers), float64, bool or nil, as JSON gives
+// them; Nova's legacy names (architecture, hypervisor_type, vm_mode...) are
+// accepted.
 type Image struct {
 	ID         *string
 	Properties map[string]any
