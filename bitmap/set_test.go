@@ -1,0 +1,128 @@
+package bitmap
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+func TestSetAgainstMap(t *testing.T) {
+	for _, n := range []int{0, 1, 63, 64, 65, ShardSize - 1, ShardSize, 3*ShardSize + 17} {
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		s := NewSet(n)
+		want := map[uint32]bool{}
+		for k := 0; k < 3*n; k++ {
+			i := uint32(rng.IntN(n + 1))
+			if int(i) == n {
+				continue
+			}
+			if rng.IntN(3) == 0 {
+				s.Remove(i)
+				delete(want, i)
+			} else {
+				s.Add(i)
+				want[i] = true
+			}
+		}
+		if s.Count() != len(want) {
+			t.Fatalf("n=%d: Count %d, want %d", n, s.Count(), len(want))
+		}
+		var got []uint32
+		for i := s.Next(0); i >= 0; i = s.Next(i + 1) {
+			got = append(got, uint32(i))
+		}
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: Next walked %d hosts, want %d", n, len(got), len(want))
+		}
+		for k, i := range got {
+			if !want[i] || (k > 0 && got[k-1] >= i) {
+				t.Fatalf("n=%d: Next order or content wrong at %d", n, i)
+			}
+		}
+		all := s.AppendTo(nil)
+		if len(all) != len(got) {
+			t.Fatalf("n=%d: AppendTo %d, Next %d", n, len(all), len(got))
+		}
+	}
+}
+
+func TestFillTrimsTail(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 65, 130} {
+		s := NewSet(n)
+		s.Fill()
+		if s.Count() != n {
+			t.Errorf("n=%d: Fill count %d", n, s.Count())
+		}
+		if s.Next(n-1) != n-1 || s.Next(n) != -1 {
+			t.Errorf("n=%d: Next past the end", n)
+		}
+	}
+}
+
+func TestSetAlgebra(t *testing.T) {
+	a, b := NewSet(200), NewSet(200)
+	for i := uint32(0); i < 200; i += 2 {
+		a.Add(i)
+	}
+	for i := uint32(0); i < 200; i += 3 {
+		b.Add(i)
+	}
+	and := a.Clone()
+	and.And(b)
+	or := a.Clone()
+	or.Or(b)
+	andNot := a.Clone()
+	andNot.AndNot(b)
+	for i := uint32(0); i < 200; i++ {
+		if and.Has(i) != (i%2 == 0 && i%3 == 0) || or.Has(i) != (i%2 == 0 || i%3 == 0) ||
+			andNot.Has(i) != (i%2 == 0 && i%3 != 0) {
+			t.Fatalf("algebra wrong at %d", i)
+		}
+	}
+	if !and.Equal(and.Clone()) || and.Equal(or) {
+		t.Fatal("Equal wrong")
+	}
+}
+
+func TestIndexToSet(t *testing.T) {
+	x := NewIndex()
+	for i := uint32(0); i < 10000; i += 7 {
+		x.Add("az1", i)
+	}
+	x.Add("az2", 3)
+	x.Optimize()
+	s := FromRoaring(10000, x.Get("az1"))
+	if s.Count() != int(x.Get("az1").GetCardinality()) || !s.Has(7) || s.Has(8) {
+		t.Fatal("FromRoaring lost hosts")
+	}
+	OrInto(s, x.Get("missing"))
+	OrInto(s, roaring.BitmapOf(8))
+	if !s.Has(8) || x.Values() != 2 {
+		t.Fatal("OrInto/Values wrong")
+	}
+}
+
+func TestForShardsVisitsEveryShardOnce(t *testing.T) {
+	for _, n := range []int{0, 10, ParallelMinHosts, 10*ShardSize + 1} {
+		var seen = make([]atomic.Int32, (n+ShardSize-1)/ShardSize)
+		if err := ForShards(context.Background(), n, func(k int) error {
+			seen[k].Add(1)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for k := range seen {
+			if seen[k].Load() != 1 {
+				t.Fatalf("n=%d shard %d visited %d times", n, k, seen[k].Load())
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ForShards(ctx, 10*ShardSize, func(int) error { return nil }); err == nil {
+		t.Fatal("cancelled context not reported")
+	}
+}
