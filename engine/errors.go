@@ -105,3 +105,16 @@ func (e *MetricNotFoundError) Error() string {
 
 // Is makes errors.Is(err, ErrMetricNotFound) true.
 func (e *MetricNotFoundError) Is(target error) bool { return target == ErrMetricNotFound }
+
+// NovaError is another exception Nova would raise while placing (a
+// JsonFilter query Nova cannot evaluate, say): Kind names it.
+type NovaError struct {
+	Kind          string
+	InstanceIndex int
+	InstanceUUID  string
+	Msg           string
+	// Tentative are the placements chosen before the failing instance.
+	Tentative []Placement
+}
+
+func (e *NovaError) Error() string { return e.Kind + ": " + e.Msg }

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/nova"
+)
+
+// batch is the private state of one PlaceBatch call: the request in the
+// forms the filters need, the overlay of consumed resources, the group
+// bookkeeping and the hosts still in play. The snapshot is only read.
+type batch struct {
+	ctx context.Context
+	s   *Snapshot
+	cfg *Config
+	req *Request
+
+	index int    // instance being placed
+	uuid  string // its uuid
+
+	// The request, pre-digested.
+	memMB, vcpus int64
+	diskMB       int64 // (root + ephemeral) * 1024: what is consumed
+	diskReqMB    int64 // + swap: what DiskFilter asks for
+	img          nova.ImageRequest
+	query        *nova.Query
+	group        *groupState
+	filters      []*filterImpl
+	weighers     []int // active weigher indexes, in config order
+
+	// Overlay: current resources of the hosts consumed in this batch.
+	touched    *bitmap.Set
+	touchedIdx map[uint32]int
+	res        []hostRes
+
+	alive  *bitmap.Set // hosts in play
+	forced bool        // force_hosts/force_nodes: no filter runs
+
+	rng *rand.Rand
+	w   weighScratch
+}
+
+// hostRes is the part of a host's state that consumption changes.
+type hostRes struct {
+	freeRAM, freeDiskMB, vcpusUsed, numInstances, numIOOps int64
+}
+
+// groupState is the server group as the batch changes it: Nova appends
+// each chosen host to group.hosts and each placed instance to its host's
+// instances.
+type groupState struct {
+	policy     string
+	maxPerHost int
+	members    map[string]bool
+	hostNames  map[string]bool // group.hosts
+	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
+	count      map[int32]int   // host name id -> |instances ∩ members|
+	added      map[int32][]string
+}
+
+func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
+	b := &batch{
+		ctx: ctx, s: s, cfg: &s.cfg, req: req,
+		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
+		diskMB:     (req.Flavor.RootGB + req.Flavor.EphemeralGB) * 1024,
+		touched:    bitmap.NewSet(s.n),
+		touchedIdx: map[uint32]int{},
+		rng:        rand.New(rand.NewPCG(uint64(s.cfg.Seed), 0x9e3779b97f4a7c15)),
+	}
+	b.diskReqMB = b.diskMB + req.Flavor.Swap
+	b.img, _ = nova.ParseImage(req.Image.Properties) // validated by PrepareRequest
+	b.query, _ = nova.ParseQuery(req.SchedulerHints.Query)
+	if g := req.InstanceGroup; g != nil {
+		b.group = newGroupState(s, g, req.InstanceUUIDs)
+	}
+	for _, name := range s.cfg.Filters {
+		b.filters = append(b.filters, filterByName[name])
+	}
+	for _, name := range s.cfg.Weighers {
+		b.weighers = append(b.weighers, weigherIndex(name))
+	}
+	return b
+}
+
+func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string) *groupState {
+	gs := &groupState{
+		policy: g.Policy, maxPerHost: g.MaxServerPerHost,
+		members:   make(map[string]bool, len(g.Members)+len(uuids)),
+		hostNames: make(map[string]bool, len(g.Hosts)),
+		hostsSet:  bitmap.NewSet(s.n),
+		count:     map[int32]int{},
+		added:     map[int32][]string{},
+	}
+	if gs.maxPerHost == 0 {
+		gs.maxPerHost = 1
+	}
+	for _, m := range g.Members {
+		gs.members[m] = true
+	}
+	for _, u := range uuids {
+		gs.members[u] = true
+	}
+	for _, h := range g.Hosts {
+		gs.addHost(s, h)
+	}
+	for m := range gs.members {
+		for _, nid := range s.info.hostsOfUUID[m] {
+			gs.count[nid]++
+		}
+	}
+	return gs
+}
+
+// addHost appends a host name to group.hosts.
+func (g *groupState) addHost(s *Snapshot, name string) {
+	if g.hostNames[name] {
+		return
+	}
+	g.hostNames[name] = true
+	for _, id := range s.info.byHostLower[strings.ToLower(name)] {
+		if s.info.host[id] == name {
+			g.hostsSet.Add(id)
+		}
+	}
+}
+
+// hasInstance reports whether uuid is among host name nid's instances.
+func (b *batch) hasInstance(nid int32, uuid string) bool {
+	if slices.Contains(b.s.info.instancesOf[nid], uuid) {
+		return true
+	}
+	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
+}
+
+// cur returns host id's current resources (the overlay's, else the
+// snapshot's).
+func (b *batch) cur(id uint32) hostRes {
+	if b.touched.Has(id) {
+		return b.res[b.touchedIdx[id]]
+	}
+	sh, j := b.s.at(id)
+	return hostRes{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
+}
+
+// consume applies Nova's consume_from_request and _consume_selected_host to
+// host id in the overlay, and returns the hosts whose filter results or
+// weights may have changed.
+func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
+	r := b.cur(id)
+	r.freeRAM -= b.memMB
+	r.freeDiskMB -= b.diskMB
+	r.vcpusUsed += b.vcpus
+	r.numInstances++
+	r.numIOOps++
+	if k, ok := b.touchedIdx[id]; ok {
+		b.res[k] = r
+	} else {
+		b.touchedIdx[id] = len(b.res)
+		b.res = append(b.res, r)
+		b.touched.Add(id)
+	}
+	dirty = append(dirty, id)
+	if g := b.group; g != nil {
+		info := b.s.info
+		nid := info.nameID[id]
+		g.addHost(b.s, info.host[id])
+		if !b.hasInstance(nid, uuid) {
+			g.added[nid] = append(g.added[nid], uuid)
+			if g.members[uuid] {
+				g.count[nid]++
+			}
+		}
+		for _, other := range info.nodesOfName[nid] {
+			if other != id {
+				dirty = append(dirty, other)
+			}
+		}
+	}
+	return dirty
+}
+
+// attrs fills h with what getattr(host_state, ...) returns for host id now.
+func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
+	info := b.s.info
+	sh, j := b.s.at(id)
+	r := b.cur(id)
+	nid := info.nameID[id]
+	*h = nova.HostAttrs{
+		Host: info.host[id], Nodename: info.node[id], UUID: info.uuid[id],
+		CellUUID:  info.cellUUID[info.cell[id]],
+		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
+		TotalUsableRAMMB: sh.totalRAM[j], TotalUsableDiskGB: sh.totalDiskGB[j],
+		DiskMBUsed: info.diskMBUsed[id],
+		VCPUsTotal: sh.vcpusTotal[j], VCPUsUsed: r.vcpusUsed,
+		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds[j],
+		HypervisorType: info.hvType[id], HypervisorVersion: info.hvVersion[id],
+		HypervisorHostname: info.hvHostname[id], CPUInfo: info.cpuInfo[id],
+		SupportedInstances: info.supported[id], HostIP: info.hostIP[id],
+		Stats: info.stats[id], RAMAllocationRatio: sh.ramRatio[j],
+		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
+		Metrics: info.metrics[id],
+	}
+	h.Instances = info.instancesOf[nid]
+	if b.group != nil && len(b.group.added[nid]) > 0 {
+		h.Instances = append(slices.Clone(h.Instances), b.group.added[nid]...)
+	}
+}

@@ -1,0 +1,415 @@
+package engine
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/nova"
+)
+
+// filterImpl is one filter of the catalogue.
+//
+// apply removes from set the hosts that fail, evaluating them on the
+// batch's current state; it is how the whole set is filtered (instance 0,
+// or the explanation of a NoValidHost). host re-tests one host on the
+// current state; it is set only for the filters whose verdict can change
+// when a host consumes resources or the group changes, and is what later
+// instances run on the few hosts that changed. whole, when set, is a
+// set-wide update later instances need (the affinity filter's group.hosts).
+type filterImpl struct {
+	name  string
+	once  bool
+	apply func(b *batch, set *bitmap.Set) error
+	host  func(b *batch, id uint32) (bool, error)
+	whole func(b *batch, set *bitmap.Set)
+}
+
+var filterByName = map[string]*filterImpl{}
+
+func register(f *filterImpl) {
+	f.once = OncePerRequest(f.name)
+	if f.apply == nil {
+		host := f.host
+		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
+	}
+	filterByName[f.name] = f
+}
+
+// applyHost runs a per-host predicate over set, shard by shard in
+// parallel; each shard worker only clears bits of its own words.
+func applyHost(b *batch, set *bitmap.Set, pass func(*batch, uint32) (bool, error)) error {
+	return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
+		words := set.ShardWordsOf(k)
+		base := uint32(k * bitmap.ShardSize)
+		for wi, w := range words {
+			for w != 0 {
+				t := uint32(bits.TrailingZeros64(w))
+				w &= w - 1
+				id := base + uint32(wi)*64 + t
+				ok, err := pass(b, id)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					words[wi] &^= 1 << t
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// applyMask keeps the hosts of set that are in mask.
+func applyMask(mask func(b *batch) *bitmap.Set) func(*batch, *bitmap.Set) error {
+	return func(b *batch, set *bitmap.Set) error {
+		if m := mask(b); m != nil {
+			set.And(m)
+		}
+		return nil
+	}
+}
+
+// classMask is the set of hosts whose aggregate class passes pred.
+func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
+	m := bitmap.NewSet(b.s.n)
+	for i := range b.s.info.classes {
+		c := &b.s.info.classes[i]
+		if pred(c) {
+			m.Or(c.hosts)
+		}
+	}
+	return m
+}
+
+func init() {
+	register(&filterImpl{name: AllHostsFilter, apply: func(*batch, *bitmap.Set) error { return nil }})
+	register(&filterImpl{name: ComputeFilter, apply: applyMask(func(b *batch) *bitmap.Set { return b.s.info.serviceUp })})
+
+	register(&filterImpl{name: RamFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio[j], b.memMB), nil
+	}})
+	register(&filterImpl{name: AggregateRamFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio[j], b.memMB), nil
+	}})
+	register(&filterImpl{name: CoreFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio[j], b.vcpus), nil
+	}})
+	register(&filterImpl{name: AggregateCoreFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio[j], b.vcpus), nil
+	}})
+	register(&filterImpl{name: DiskFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio[j], b.diskReqMB), nil
+	}})
+	register(&filterImpl{name: AggregateDiskFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio[j], b.diskReqMB), nil
+	}})
+	register(&filterImpl{name: IoOpsFilter, host: func(b *batch, id uint32) (bool, error) {
+		return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
+	}})
+	register(&filterImpl{name: AggregateIoOpsFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return b.cur(id).numIOOps < sh.maxIOOps[j], nil
+	}})
+	register(&filterImpl{name: NumInstancesFilter, host: func(b *batch, id uint32) (bool, error) {
+		return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
+	}})
+	register(&filterImpl{name: AggregateNumInstancesFilter, host: func(b *batch, id uint32) (bool, error) {
+		sh, j := b.s.at(id)
+		return b.cur(id).numInstances < sh.maxInstances[j], nil
+	}})
+
+	register(&filterImpl{name: ServerGroupAffinityFilter,
+		apply: func(b *batch, set *bitmap.Set) error {
+			if g := b.group; g != nil && g.policy == PolicyAffinity && len(g.hostNames) > 0 {
+				set.And(g.hostsSet)
+			}
+			return nil
+		},
+		whole: func(b *batch, set *bitmap.Set) {
+			if g := b.group; g != nil && g.policy == PolicyAffinity && len(g.hostNames) > 0 {
+				set.And(g.hostsSet)
+			}
+		}})
+	register(&filterImpl{name: ServerGroupAntiAffinityFilter, host: antiAffinityPasses})
+
+	register(&filterImpl{name: AvailabilityZoneFilter, apply: applyMask(azMask)})
+	register(&filterImpl{name: AggregateMultiTenancyIsolation, apply: applyMask(tenantMask)})
+	register(&filterImpl{name: AggregateTypeAffinityFilter, apply: applyMask(typeAffinityMask)})
+	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, apply: applyMask(func(b *batch) *bitmap.Set {
+		specs := b.req.Flavor.ExtraSpecs
+		if len(specs) == 0 {
+			return nil
+		}
+		return classMask(b, func(c *aggClass) bool { return nova.AggregateInstanceExtraSpecsPass(specs, c.meta) })
+	})})
+	register(&filterImpl{name: AggregateImagePropertiesIsolation, apply: applyMask(func(b *batch) *bitmap.Set {
+		ns, sep := b.cfg.AggregateImagePropertiesIsolationNS, b.cfg.AggregateImagePropertiesIsolationSep
+		return classMask(b, func(c *aggClass) bool {
+			return nova.AggregateImagePropertiesIsolationPass(b.img, c.meta, ns, sep)
+		})
+	})})
+	register(&filterImpl{name: IsolatedHostsFilter, host: isolatedPasses})
+	register(&filterImpl{name: ImagePropertiesFilter, apply: imagePropsApply})
+	register(&filterImpl{name: ComputeCapabilitiesFilter, apply: capabilitiesApply})
+	register(&filterImpl{name: SameHostFilter, apply: applyMask(func(b *batch) *bitmap.Set {
+		if len(b.req.SchedulerHints.SameHost) == 0 {
+			return nil
+		}
+		return uuidHostsMask(b, b.req.SchedulerHints.SameHost)
+	})})
+	register(&filterImpl{name: DifferentHostFilter, apply: func(b *batch, set *bitmap.Set) error {
+		if len(b.req.SchedulerHints.DifferentHost) > 0 {
+			set.AndNot(uuidHostsMask(b, b.req.SchedulerHints.DifferentHost))
+		}
+		return nil
+	}})
+	register(&filterImpl{name: SimpleCIDRAffinityFilter, apply: func(b *batch, set *bitmap.Set) error {
+		hints := &b.req.SchedulerHints
+		if hints.BuildNearHostIP == "" {
+			return nil
+		}
+		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+			return nova.SimpleCIDRPass(b.s.info.hostIP[id], hints.BuildNearHostIP, hints.CIDR), nil
+		})
+	}})
+	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
+		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+			m := b.s.info.metrics[id]
+			for _, mw := range b.cfg.MetricsWeightSetting {
+				if _, ok := m[mw.Name]; !ok {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+	}})
+	register(&filterImpl{name: RetryFilter, apply: func(b *batch, set *bitmap.Set) error {
+		if r := b.req.Retry; r != nil {
+			for _, hn := range r.Hosts {
+				if id, ok := b.s.info.byHostNode[hn]; ok {
+					set.Remove(id)
+				}
+			}
+		}
+		return nil
+	}})
+	register(&filterImpl{name: JsonFilter,
+		apply: func(b *batch, set *bitmap.Set) error {
+			if b.query == nil {
+				return nil
+			}
+			return applyHost(b, set, jsonPasses)
+		},
+		host: func(b *batch, id uint32) (bool, error) {
+			if b.query == nil {
+				return true, nil
+			}
+			return jsonPasses(b, id)
+		}})
+}
+
+// ramPasses is RamFilter (Stein): no overcommit against itself, then
+// total*ratio - (total - free) >= requested.
+func ramPasses(total, free int64, ratio float64, req int64) bool {
+	if total < req {
+		return false
+	}
+	limit := float64(total) * ratio
+	return limit-float64(total-free) >= float64(req)
+}
+
+// corePasses is CoreFilter (Stein): a host reporting no vCPUs passes.
+func corePasses(total, used int64, ratio float64, req int64) bool {
+	if total == 0 {
+		return true
+	}
+	limit := float64(total) * ratio
+	if limit > 0 && req > total {
+		return false
+	}
+	return limit-float64(used) >= float64(req)
+}
+
+// diskPasses is DiskFilter (Stein); req includes swap.
+func diskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
+	totalMB := totalGB * 1024
+	if totalMB < req {
+		return false
+	}
+	limit := float64(totalMB) * ratio
+	return limit-float64(totalMB-freeMB) >= float64(req)
+}
+
+func antiAffinityPasses(b *batch, id uint32) (bool, error) {
+	g := b.group
+	if g == nil || g.policy != PolicyAntiAffinity {
+		return true, nil
+	}
+	nid := b.s.info.nameID[id]
+	if b.hasInstance(nid, b.uuid) {
+		return true, nil
+	}
+	return g.count[nid] < g.maxPerHost, nil
+}
+
+func azMask(b *batch) *bitmap.Set {
+	az := b.req.AvailabilityZone
+	if az == nil || *az == "" {
+		return nil
+	}
+	def := b.cfg.DefaultAvailabilityZone
+	return classMask(b, func(c *aggClass) bool {
+		if zones, ok := c.meta["availability_zone"]; ok {
+			return slices.Contains(zones, *az)
+		}
+		return *az == def
+	})
+}
+
+func tenantMask(b *batch) *bitmap.Set {
+	project := b.req.ProjectID
+	return classMask(b, func(c *aggClass) bool {
+		tenants, ok := c.meta["filter_tenant_id"]
+		if !ok || len(tenants) == 0 {
+			return true
+		}
+		return project != nil && slices.Contains(tenants, *project)
+	})
+}
+
+func typeAffinityMask(b *batch) *bitmap.Set {
+	name := b.req.Flavor.Name
+	return classMask(b, func(c *aggClass) bool {
+		vals := c.raw["instance_type"]
+		for _, v := range vals {
+			for _, x := range strings.Split(v, ",") {
+				if strings.TrimSpace(x) == name {
+					return true
+				}
+			}
+		}
+		return len(vals) == 0
+	})
+}
+
+func isolatedPasses(b *batch, id uint32) (bool, error) {
+	cfg := b.cfg
+	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.host[id])
+	if len(cfg.IsolatedImages) == 0 {
+		return !cfg.RestrictIsolatedHostsToIsolatedImages || !hostIso, nil
+	}
+	imgIso := b.req.Image.ID != nil && slices.Contains(cfg.IsolatedImages, *b.req.Image.ID)
+	if cfg.RestrictIsolatedHostsToIsolatedImages {
+		return imgIso == hostIso, nil
+	}
+	return !imgIso || hostIso, nil
+}
+
+// uuidHostsMask is the set of hosts running any of uuids (instance 0's
+// view: once-per-request filters never see the batch's own placements).
+func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
+	m := bitmap.NewSet(b.s.n)
+	for _, u := range uuids {
+		for _, nid := range b.s.info.hostsOfUUID[u] {
+			for _, id := range b.s.info.nodesOfName[nid] {
+				m.Add(id)
+			}
+		}
+	}
+	return m
+}
+
+// imagePropsApply evaluates ImagePropertiesFilter once per distinct
+// (supported_instances, hypervisor_version) signature.
+func imagePropsApply(b *batch, set *bitmap.Set) error {
+	info := b.s.info
+	def := b.cfg.ImagePropertiesDefaultArchitecture
+	verdict := make([]int8, info.hvSigs) // 0 unknown, 1 pass, -1 fail
+	for id := set.Next(0); id >= 0; id = set.Next(id + 1) {
+		sig := info.hvSig[id]
+		if verdict[sig] == 0 {
+			verdict[sig] = -1
+			if nova.ImagePropertiesPass(b.img, def, info.supported[id], info.hvVersion[id]) {
+				verdict[sig] = 1
+			}
+		}
+		if verdict[sig] < 0 {
+			set.Remove(uint32(id))
+		}
+	}
+	return nil
+}
+
+var attrsPool = sync.Pool{New: func() any { return new(nova.HostAttrs) }}
+
+func capabilitiesApply(b *batch, set *bitmap.Set) error {
+	specs := b.req.Flavor.ExtraSpecs
+	if len(specs) == 0 {
+		return nil
+	}
+	return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+		h := attrsPool.Get().(*nova.HostAttrs)
+		defer attrsPool.Put(h)
+		b.attrs(id, h)
+		return nova.CapabilitiesPass(specs, h), nil
+	})
+}
+
+func jsonPasses(b *batch, id uint32) (bool, error) {
+	h := attrsPool.Get().(*nova.HostAttrs)
+	defer attrsPool.Put(h)
+	b.attrs(id, h)
+	ok, err := b.query.Eval(h)
+	if err != nil {
+		return false, &NovaError{Kind: "JsonFilterError", Msg: err.Error()}
+	}
+	return ok, nil
+}
+
+// limitsOf is what Nova's resource filters leave in HostState.limits for a
+// host that passed them all: each enabled resource filter, in filter order,
+// sets its key (the later of a plain and an Aggregate variant wins).
+func (b *batch) limitsOf(id uint32) Limits {
+	var l Limits
+	if b.forced {
+		return l
+	}
+	sh, j := b.s.at(id)
+	for _, f := range b.filters {
+		switch f.name {
+		case RamFilter, AggregateRamFilter:
+			ratio := sh.ramRatio[j]
+			if f.name == AggregateRamFilter {
+				ratio = sh.aggRAMRatio[j]
+			}
+			l.Set |= HasMemoryMB
+			l.MemoryMB = float64(sh.totalRAM[j]) * ratio
+		case DiskFilter, AggregateDiskFilter:
+			ratio := sh.diskRatio[j]
+			if f.name == AggregateDiskFilter {
+				ratio = sh.aggDiskRatio[j]
+			}
+			l.Set |= HasDiskGB
+			l.DiskGB = float64(sh.totalDiskGB[j]*1024) * ratio / 1024
+		case CoreFilter, AggregateCoreFilter:
+			ratio := sh.cpuRatio[j]
+			if f.name == AggregateCoreFilter {
+				ratio = sh.aggCPURatio[j]
+			}
+			if t := float64(sh.vcpusTotal[j]) * ratio; sh.vcpusTotal[j] != 0 && t > 0 {
+				l.Set |= HasVCPU
+				l.VCPU = t
+			}
+		}
+	}
+	return l
+}

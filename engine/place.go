@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// PlaceBatch places every instance of req against s, one after another, as
+// Nova's FilterScheduler does: filter the hosts still in play, weigh them,
+// choose at random among the best host_subset_size, consume the flavor on
+// the chosen host, go on with the hosts that passed.
+//
+// s is never modified: consumption lives in a private overlay, so many
+// goroutines may call PlaceBatch on one snapshot. The result is a pure
+// function of (s, req, s.Config().Seed), whatever GOMAXPROCS is.
+//
+// Errors: a *ValidationError for bad input; a *NoValidHostError
+// (errors.Is(err, ErrNoValidHost)) when an instance finds no host, in which
+// case the returned Plan is empty and the error carries the tentative
+// choices; a *MetricNotFoundError or *NovaError where Nova would raise;
+// ctx.Err() when the context ends (checked between instances and shards).
+func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
+	if s == nil {
+		return Plan{}, invalid("", "nil snapshot")
+	}
+	r, err := PrepareRequest(&s.cfg, req)
+	if err != nil {
+		return Plan{}, err
+	}
+	b := newBatch(ctx, s, &r)
+	n := r.NumInstances
+	placements := make([]Placement, 0, n)
+	selected := make([]uint32, 0, n)
+	var dirty []uint32
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return Plan{}, err
+		}
+		b.index, b.uuid = i, r.InstanceUUIDs[i]
+		var nvh *NoValidHostError
+		if i == 0 {
+			nvh, err = b.filterFirst()
+		} else {
+			nvh, err = b.filterNext(dirty, r.InstanceUUIDs[i-1])
+		}
+		if err == nil && nvh != nil {
+			err = nvh
+		}
+		if err == nil {
+			err = b.weigh()
+		}
+		if err != nil {
+			return Plan{}, b.fail(err, placements)
+		}
+		k := b.choose()
+		id := b.w.cands[k]
+		placements = append(placements, b.placement(id, b.w.score[k], len(b.w.cands)))
+		selected = append(selected, id)
+		dirty = b.consume(id, b.uuid, dirty[:0])
+	}
+	if err := b.alternates(placements, selected, dirty); err != nil {
+		return Plan{}, b.fail(err, placements[:n-1])
+	}
+	return Plan{BaseVersion: s.version, Placements: placements}, nil
+}
+
+// fail completes an error with the instance it happened at and the
+// tentative placements made before it.
+func (b *batch) fail(err error, tentative []Placement) error {
+	switch e := err.(type) {
+	case *NoValidHostError:
+		e.InstanceIndex, e.InstanceUUID, e.Tentative = b.index, b.uuid, tentative
+	case *MetricNotFoundError:
+		e.InstanceIndex, e.InstanceUUID, e.Tentative = b.index, b.uuid, tentative
+	case *NovaError:
+		e.InstanceIndex, e.InstanceUUID, e.Tentative = b.index, b.uuid, tentative
+	}
+	return err
+}
+
+func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
+	info := b.s.info
+	return Placement{
+		InstanceUUID: b.uuid, HostID: id,
+		Host: info.host[id], Node: info.node[id], Cell: info.cells[info.cell[id]],
+		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
+	}
+}
+
+// prefilter is HostManager.get_filtered_hosts before the filters run:
+// requested_destination, ignore_hosts, force_hosts, force_nodes. It
+// returns false when ignore_hosts left nothing (Nova returns [] without
+// running any filter).
+func (b *batch) prefilter(set *bitmap.Set) bool {
+	info, r := b.s.info, b.req
+	if d := r.RequestedDestination; d != nil {
+		keep := bitmap.NewSet(b.s.n)
+		for _, id := range info.byHostLower[strings.ToLower(d.Host)] {
+			if info.host[id] == d.Host && (d.Node == "" || info.node[id] == d.Node) {
+				keep.Add(id)
+			}
+		}
+		set.And(keep)
+	}
+	if len(r.IgnoreHosts) > 0 {
+		for _, h := range r.IgnoreHosts {
+			for _, id := range info.byHostLower[strings.ToLower(h)] {
+				set.Remove(id)
+			}
+		}
+		if set.Count() == 0 {
+			return false
+		}
+	}
+	if len(r.ForceHosts) > 0 {
+		keep := bitmap.NewSet(b.s.n)
+		for _, h := range r.ForceHosts {
+			for _, id := range info.byHostLower[strings.ToLower(h)] {
+				keep.Add(id)
+			}
+		}
+		set.And(keep)
+	}
+	if len(r.ForceNodes) > 0 {
+		keep := bitmap.NewSet(b.s.n)
+		for _, node := range r.ForceNodes {
+			for _, id := range info.byNode[node] {
+				keep.Add(id)
+			}
+		}
+		set.And(keep)
+	}
+	b.forced = len(r.ForceHosts) > 0 || len(r.ForceNodes) > 0
+	return true
+}
+
+// filterFirst filters every host for instance 0. It returns a
+// *NoValidHostError (without index or tentative placements) when nothing
+// passes.
+func (b *batch) filterFirst() (*NoValidHostError, error) {
+	b.alive = bitmap.NewSet(b.s.n)
+	b.alive.Fill()
+	nvh := &NoValidHostError{InPlay: b.s.n}
+	ran := b.prefilter(b.alive)
+	nvh.Prefiltered = b.alive.Count()
+	if !ran || b.forced {
+		if nvh.Prefiltered == 0 {
+			return nvh, nil
+		}
+		return nil, nil
+	}
+	counts, err := b.runChain(b.alive, false)
+	if err != nil {
+		return nil, err
+	}
+	if b.alive.Count() == 0 {
+		nvh.Filters = counts
+		return nvh, nil
+	}
+	return nil, nil
+}
+
+// runChain runs the enabled filters in order over set (the once-per-request
+// ones only when first), recording (name, start, end) and stopping at the
+// first filter that leaves no host, as nova/filters.py does.
+func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
+	var counts []FilterCount
+	start := set.Count()
+	for _, f := range b.filters {
+		if later && f.once {
+			continue
+		}
+		if err := f.apply(b, set); err != nil {
+			return nil, err
+		}
+		end := set.Count()
+		counts = append(counts, FilterCount{Name: f.name, Start: start, End: end})
+		if end == 0 {
+			break
+		}
+		start = end
+	}
+	return counts, nil
+}
+
+// filterNext filters for instance b.index > 0. Only the hosts whose state
+// changed (dirty) can change verdict, plus the set-wide group.hosts rule of
+// the affinity filter: every other host in play passed the same filters on
+// the same state for the previous instance.
+func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, error) {
+	if b.forced {
+		return nil, nil
+	}
+	prev := b.alive.Clone()
+	if g := b.group; g != nil && g.policy == PolicyAntiAffinity {
+		// The anti-affinity verdict of a host running the instance's own
+		// uuid depends on which instance is being placed.
+		for _, u := range [2]string{prevUUID, b.uuid} {
+			for _, nid := range b.s.info.hostsOfUUID[u] {
+				dirty = append(dirty, b.s.info.nodesOfName[nid]...)
+			}
+		}
+	}
+	for _, id := range dirty {
+		if !b.alive.Has(id) {
+			continue
+		}
+		for _, f := range b.filters {
+			if f.once || f.host == nil {
+				continue
+			}
+			ok, err := f.host(b, id)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				b.alive.Remove(id)
+				break
+			}
+		}
+	}
+	for _, f := range b.filters {
+		if !f.once && f.whole != nil {
+			f.whole(b, b.alive)
+		}
+	}
+	if b.alive.Count() > 0 {
+		return nil, nil
+	}
+	// Explain: replay the per-instance filters on the hosts in play.
+	inPlay := prev.Count()
+	counts, err := b.runChain(prev, true)
+	if err != nil {
+		return nil, err
+	}
+	return &NoValidHostError{InPlay: inPlay, Prefiltered: inPlay, Filters: counts}, nil
+}
+
+// choose picks among the best host_subset_size candidates (after shuffling
+// the hosts tied at the top weight, when configured) with the batch's
+// seeded generator, and returns an index into b.w.cands. Candidates rank by
+// weight, descending, then by id.
+func (b *batch) choose() int {
+	w := &b.w
+	sub := min(b.cfg.HostSubsetSize, len(w.cands))
+	best := topK(w.score, sub)
+	if b.cfg.ShuffleBestSameWeighedHosts {
+		top := w.score[best[0]]
+		var tie []int
+		for k, x := range w.score {
+			if x == top {
+				tie = append(tie, k)
+			}
+		}
+		b.rng.Shuffle(len(tie), func(i, j int) { tie[i], tie[j] = tie[j], tie[i] })
+		if len(tie) < sub {
+			tie = append(tie, best[len(tie):]...)
+		}
+		best = tie
+	}
+	return best[b.rng.IntN(sub)]
+}
+
+// topK returns the indexes of the k best scores, best first, ties by index.
+func topK(score []float64, k int) []int {
+	if k <= 0 {
+		return nil
+	}
+	best := make([]int, 0, k)
+	for i, x := range score {
+		if len(best) == k && x <= score[best[k-1]] {
+			continue
+		}
+		pos := len(best)
+		for pos > 0 && x > score[best[pos-1]] {
+			pos--
+		}
+		if len(best) < k {
+			best = append(best, 0)
+		}
+		copy(best[pos+1:], best[pos:len(best)-1])
+		best[pos] = i
+	}
+	return best
+}
+
+// alternates fills each placement's alternates as _get_alternate_hosts
+// does: from the hosts that pass after the last instance (re-filtered and
+// re-weighed when there were several instances, instance 0's candidates
+// otherwise), hosts of the selected host's cell that are not a selected
+// host, best first, up to max_attempts - 1.
+func (b *batch) alternates(placements []Placement, selected []uint32, dirty []uint32) error {
+	numAlts := b.cfg.MaxAttempts - 1
+	if numAlts <= 0 || len(placements) == 0 {
+		return nil
+	}
+	if len(placements) > 1 {
+		nvh, err := b.filterNext(dirty, b.uuid)
+		if err != nil {
+			return err
+		}
+		if nvh != nil {
+			return nil // no host passes any more: no alternates
+		}
+		if err := b.weigh(); err != nil {
+			return err
+		}
+	}
+	isSelected := bitmap.NewSet(b.s.n)
+	for _, id := range selected {
+		isSelected.Add(id)
+	}
+	info := b.s.info
+	perCell := make(map[int32][]HostNode)
+	for cell := range info.cells {
+		c := int32(cell)
+		var pool []float64
+		var ids []uint32
+		for k, id := range b.w.cands {
+			if info.cell[id] == c && !isSelected.Has(id) {
+				pool = append(pool, b.w.score[k])
+				ids = append(ids, id)
+			}
+		}
+		for _, k := range topK(pool, min(numAlts, len(pool))) {
+			perCell[c] = append(perCell[c], HostNode{Host: info.host[ids[k]], Node: info.node[ids[k]]})
+		}
+	}
+	for i := range placements {
+		placements[i].Alternates = slices.Clone(perCell[info.cell[selected[i]]])
+	}
+	return nil
+}

@@ -1,0 +1,411 @@
+package engine
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/nova"
+)
+
+// Snapshot is an immutable, versioned view of a cloud: the columns of host
+// state the filters and weighers read, cut into shards, plus the static
+// per-host data and the inverted indexes of categorical attributes.
+//
+// Invariants:
+//   - a Snapshot is never modified after NewSnapshot returns; PlaceBatch
+//     keeps its consumption in a private overlay, so any number of
+//     goroutines may place against one Snapshot at once;
+//   - host ids are dense, 0..Len()-1, in the order of Cloud.Hosts;
+//   - shard k holds hosts [k*bitmap.ShardSize, (k+1)*bitmap.ShardSize);
+//   - every per-aggregate override (allocation ratios, io-ops and instance
+//     limits, weigher multipliers) is already resolved into a per-host
+//     column, with Nova's rule (minimum over the host's aggregates, else
+//     the host's or the configured value).
+type Snapshot struct {
+	version uint64
+	cfg     Config
+	n       int
+	shards  []*shard
+	info    *hostInfo
+}
+
+var snapshotVersions atomic.Uint64
+
+// Version is the snapshot's version: distinct snapshots built in one
+// process have distinct versions.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Len is the number of hosts.
+func (s *Snapshot) Len() int { return s.n }
+
+// Config returns the snapshot's scheduler configuration (a copy).
+func (s *Snapshot) Config() Config { return s.cfg }
+
+// HostNode returns the host and node names of host id.
+func (s *Snapshot) HostNode(id uint32) HostNode {
+	return HostNode{Host: s.info.host[id], Node: s.info.node[id]}
+}
+
+// shard holds the columns of up to bitmap.ShardSize hosts. The first group
+// of columns is what a placement consumes; the rest never changes between
+// commits of usage.
+type shard struct {
+	freeRAM      []int64 // free_ram_mb
+	freeDiskMB   []int64 // free_disk_mb
+	vcpusUsed    []int64
+	numInstances []int64
+	numIOOps     []int64
+
+	totalRAM     []int64 // total_usable_ram_mb
+	totalDiskGB  []int64 // total_usable_disk_gb
+	vcpusTotal   []int64
+	failedBuilds []int64
+
+	ramRatio, cpuRatio, diskRatio          []float64 // the host's own (else config)
+	aggRAMRatio, aggCPURatio, aggDiskRatio []float64 // aggregate minimum, else the host's
+	maxIOOps, maxInstances                 []int64   // aggregate minimum, else config
+
+	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
+	// BuildFailureWeigher's already negated.
+	mult [numWeighers][]float64
+}
+
+const numWeighers = 10
+
+// weigher indexes into shard.mult, in WeigherCatalogue order.
+const (
+	wRAM = iota
+	wCPU
+	wDisk
+	wIoOps
+	wNumInstances
+	wMetrics
+	wSoftAffinity
+	wSoftAntiAffinity
+	wBuildFailure
+	wCrossCell
+)
+
+// multiplierKeys are the aggregate metadata keys (and option names) of the
+// weighers' multipliers, in WeigherCatalogue order.
+var multiplierKeys = [numWeighers]string{
+	"ram_weight_multiplier", "cpu_weight_multiplier", "disk_weight_multiplier",
+	"io_ops_weight_multiplier", "num_instances_weight_multiplier",
+	"metrics_weight_multiplier", "soft_affinity_weight_multiplier",
+	"soft_anti_affinity_weight_multiplier", "build_failure_weight_multiplier",
+	"cross_cell_move_weight_multiplier",
+}
+
+func weigherIndex(name string) int {
+	return slices.Index(WeigherCatalogue, name)
+}
+
+// hostInfo is the static, per-host data that filters read once per
+// request (never on the per-instance path) and the indexes built from it.
+type hostInfo struct {
+	host, node, uuid []string
+	cell             []int32 // index into cells
+	cells            []string
+	cellUUID         []string // per cell, as the oracle makes them up
+	diskMBUsed       []int64  // (local_gb - free_disk_gb) * 1024
+	nameID           []int32 // index into names: nodes of one host share it
+	names            []string
+	nodesOfName      [][]uint32 // name id -> node ids
+
+	byHostLower map[string][]uint32 // strings.ToLower(host) -> ids
+	byNode      map[string][]uint32 // node -> ids
+	byHostNode  map[HostNode]uint32
+
+	// instancesOf lists the instance uuids of each host name; hostsOfUUID
+	// maps an instance uuid to the host names it runs on.
+	instancesOf [][]string
+	hostsOfUUID map[string][]int32
+
+	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
+
+	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
+	// MetricsFilter and SimpleCIDR read.
+	hvType     []*string
+	hvVersion  []*int64
+	hvHostname []*string
+	cpuInfo    []*string
+	supported  [][][3]string // canonical
+	hostIP     []*string
+	stats      []map[string]string // with Nova's counters
+	metrics    []map[string]int64  // as the scheduler sees them
+
+	// hvSig groups hosts by (supported_instances, hypervisor_version), what
+	// ImagePropertiesFilter reads; hvSigs counts the distinct signatures.
+	hvSig  []int32
+	hvSigs int
+
+	// Aggregate classes: hosts with the same set of aggregates share one.
+	class   []int32
+	classes []aggClass
+}
+
+// aggClass is one distinct set of aggregates.
+type aggClass struct {
+	aggs  []int                  // indexes into Cloud.Aggregates
+	meta  nova.AggregateMetadata // comma-split values per key
+	raw   map[string][]string    // raw values per key (aggregate_values_from_key)
+	hosts *bitmap.Set
+}
+
+// NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
+// copied: later changes to it do not affect the snapshot.
+func NewSnapshot(c Cloud) (*Snapshot, error) {
+	if err := ValidateCloud(&c); err != nil {
+		return nil, err
+	}
+	cfg := c.Config
+	cfg.Filters = slices.Clone(cfg.Filters)
+	cfg.Weighers = slices.Clone(cfg.Weighers)
+	cfg.MetricsWeightSetting = slices.Clone(cfg.MetricsWeightSetting)
+	cfg.IsolatedHosts = slices.Clone(cfg.IsolatedHosts)
+	cfg.IsolatedImages = slices.Clone(cfg.IsolatedImages)
+
+	n := len(c.Hosts)
+	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n}
+	info, err := buildHostInfo(&c)
+	if err != nil {
+		return nil, err
+	}
+	s.info = info
+	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
+		if n == 0 {
+			break
+		}
+		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
+	}
+	return s, nil
+}
+
+func buildHostInfo(c *Cloud) (*hostInfo, error) {
+	n := len(c.Hosts)
+	info := &hostInfo{
+		host: make([]string, n), node: make([]string, n), uuid: make([]string, n),
+		cell: make([]int32, n), nameID: make([]int32, n),
+		byHostLower: make(map[string][]uint32), byNode: make(map[string][]uint32),
+		byHostNode: make(map[HostNode]uint32, n), hostsOfUUID: make(map[string][]int32),
+		serviceUp: bitmap.NewSet(n),
+		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
+		cpuInfo: make([]*string, n), supported: make([][][3]string, n), hostIP: make([]*string, n),
+		stats: make([]map[string]string, n), metrics: make([]map[string]int64, n),
+		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
+	}
+	cellIDs := map[string]int32{}
+	sigIDs := map[string]int32{}
+	nameIDs := map[string]int32{}
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		id := uint32(i)
+		info.host[i], info.node[i] = h.Host, nodeName(h)
+		info.uuid[i] = h.UUID
+		if h.UUID == "" {
+			info.uuid[i] = madeUpUUID("host", h.Host, info.node[i])
+		}
+		cell := h.Cell
+		if cell == "" {
+			cell = "cell1"
+		}
+		cid, ok := cellIDs[cell]
+		if !ok {
+			cid = int32(len(info.cells))
+			cellIDs[cell] = cid
+			info.cells = append(info.cells, cell)
+			info.cellUUID = append(info.cellUUID, madeUpUUID("cell", cell))
+		}
+		info.cell[i] = cid
+		info.diskMBUsed[i] = (h.LocalGB - h.FreeDiskGB) * 1024
+		nid, ok := nameIDs[h.Host]
+		if !ok {
+			nid = int32(len(info.names))
+			nameIDs[h.Host] = nid
+			info.names = append(info.names, h.Host)
+			info.nodesOfName = append(info.nodesOfName, nil)
+			info.instancesOf = append(info.instancesOf, nil)
+		}
+		info.nameID[i] = nid
+		info.nodesOfName[nid] = append(info.nodesOfName[nid], id)
+		lower := strings.ToLower(h.Host)
+		info.byHostLower[lower] = append(info.byHostLower[lower], id)
+		info.byNode[info.node[i]] = append(info.byNode[info.node[i]], id)
+		info.byHostNode[HostNode{h.Host, info.node[i]}] = id
+		for _, u := range h.Instances {
+			if !slices.Contains(info.instancesOf[nid], u) {
+				info.instancesOf[nid] = append(info.instancesOf[nid], u)
+				info.hostsOfUUID[u] = append(info.hostsOfUUID[u], nid)
+			}
+		}
+		if !h.Service.Disabled && !h.Service.Down {
+			info.serviceUp.Add(id)
+		}
+		info.hvType[i], info.hvVersion[i], info.cpuInfo[i], info.hostIP[i] =
+			h.HypervisorType, h.HypervisorVersion, h.CPUInfo, h.HostIP
+		info.hvHostname[i] = h.HypervisorHostname
+		if info.hvHostname[i] == nil {
+			nn := info.node[i]
+			info.hvHostname[i] = &nn
+		}
+		for _, spec := range h.SupportedInstances {
+			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
+			if err != nil {
+				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
+			}
+			info.supported[i] = append(info.supported[i], cs)
+		}
+		sigKey := fmt.Sprint(info.supported[i], "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
+		sig, ok := sigIDs[sigKey]
+		if !ok {
+			sig = int32(len(sigIDs))
+			sigIDs[sigKey] = sig
+		}
+		info.hvSig[i] = sig
+		st := make(map[string]string, len(h.Stats)+3)
+		for k, v := range h.Stats {
+			st[k] = v
+		}
+		st["num_instances"] = fmt.Sprint(h.NumInstances)
+		st["io_workload"] = fmt.Sprint(h.NumIOOps)
+		st["failed_builds"] = fmt.Sprint(h.FailedBuilds)
+		info.stats[i] = st
+		m, err := nova.SchedulerMetrics(h.Metrics)
+		if err != nil {
+			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
+		}
+		info.metrics[i] = m
+	}
+	info.hvSigs = len(sigIDs)
+	buildAggClasses(c, info)
+	return info, nil
+}
+
+// buildAggClasses groups hosts by their set of aggregates (membership is by
+// host name, as in Nova).
+func buildAggClasses(c *Cloud, info *hostInfo) {
+	n := len(c.Hosts)
+	aggsOfName := make([][]int, len(info.names))
+	nameIDs := make(map[string]int32, len(info.names))
+	for i, name := range info.names {
+		nameIDs[name] = int32(i)
+	}
+	for a, agg := range c.Aggregates {
+		for _, h := range agg.Hosts {
+			if nid, ok := nameIDs[h]; ok && !slices.Contains(aggsOfName[nid], a) {
+				aggsOfName[nid] = append(aggsOfName[nid], a)
+			}
+		}
+	}
+	byKey := map[string]int32{}
+	for i := 0; i < n; i++ {
+		aggs := aggsOfName[info.nameID[i]]
+		slices.Sort(aggs)
+		key := fmt.Sprint(aggs)
+		cid, ok := byKey[key]
+		if !ok {
+			cid = int32(len(info.classes))
+			byKey[key] = cid
+			metas := make([]map[string]string, len(aggs))
+			raw := map[string][]string{}
+			for j, a := range aggs {
+				metas[j] = c.Aggregates[a].Metadata
+				for k, v := range c.Aggregates[a].Metadata {
+					if !slices.Contains(raw[k], v) {
+						raw[k] = append(raw[k], v)
+					}
+				}
+			}
+			info.classes = append(info.classes, aggClass{
+				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: bitmap.NewSet(n),
+			})
+		}
+		info.class[i] = cid
+		info.classes[cid].hosts.Add(uint32(i))
+	}
+}
+
+func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
+	m := hi - lo
+	sh := &shard{
+		freeRAM: make([]int64, m), freeDiskMB: make([]int64, m), vcpusUsed: make([]int64, m),
+		numInstances: make([]int64, m), numIOOps: make([]int64, m),
+		totalRAM: make([]int64, m), totalDiskGB: make([]int64, m), vcpusTotal: make([]int64, m),
+		failedBuilds: make([]int64, m),
+		ramRatio:     make([]float64, m), cpuRatio: make([]float64, m), diskRatio: make([]float64, m),
+		aggRAMRatio: make([]float64, m), aggCPURatio: make([]float64, m), aggDiskRatio: make([]float64, m),
+		maxIOOps: make([]int64, m), maxInstances: make([]int64, m),
+	}
+	for w := range sh.mult {
+		sh.mult[w] = make([]float64, m)
+	}
+	cfg := &c.Config
+	cfgMult := [numWeighers]float64{
+		cfg.RAMWeightMultiplier, cfg.CPUWeightMultiplier, cfg.DiskWeightMultiplier,
+		cfg.IoOpsWeightMultiplier, cfg.NumInstancesWeightMultiplier, cfg.MetricsWeightMultiplier,
+		cfg.SoftAffinityWeightMultiplier, cfg.SoftAntiAffinityWeightMultiplier,
+		cfg.BuildFailureWeightMultiplier, 1000000.0,
+	}
+	for j := 0; j < m; j++ {
+		h := &c.Hosts[lo+j]
+		cl := &info.classes[info.class[lo+j]]
+		freeGB := h.FreeDiskGB
+		if h.DiskAvailableLeast != nil {
+			freeGB = min(freeGB, *h.DiskAvailableLeast)
+		}
+		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = h.FreeRAMMB, freeGB*1024, h.VCPUsUsed
+		sh.numInstances[j], sh.numIOOps[j] = h.NumInstances, h.NumIOOps
+		sh.totalRAM[j], sh.totalDiskGB[j], sh.vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
+		sh.failedBuilds[j] = h.FailedBuilds
+		sh.ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+		sh.cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+		sh.diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+		sh.aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], sh.ramRatio[j])
+		sh.aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], sh.cpuRatio[j])
+		sh.aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], sh.diskRatio[j])
+		sh.maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
+		sh.maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
+		for w := range sh.mult {
+			sh.mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
+		}
+		sh.mult[wBuildFailure][j] = -1 * sh.mult[wBuildFailure][j]
+	}
+	return sh
+}
+
+func ratioOr(v *float64, def float64) float64 {
+	if v != nil {
+		return *v
+	}
+	return def
+}
+
+// madeUpUUID is the oracle's made_up_uuid: a uuid5 in its namespace over
+// the NUL-joined parts, so generated uuids agree with the scenario codec.
+func madeUpUUID(parts ...string) string {
+	ns := [16]byte{0x6f, 0x1c, 0x1a, 0x4e, 0x5b, 0x0e, 0x4c, 0x4e, 0x9d, 0x43, 0x0c, 0x2f, 0x7b, 0x1f, 0x3a, 0x90}
+	h := sha1.New()
+	h.Write(ns[:])
+	h.Write([]byte(strings.Join(parts, "\x00")))
+	var u [16]byte
+	copy(u[:], h.Sum(nil))
+	u[6] = (u[6] & 0x0f) | 0x50
+	u[8] = (u[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// at returns the shard and offset of host id.
+func (s *Snapshot) at(id uint32) (*shard, int) {
+	return s.shards[id>>bitmap.ShardBits], int(id & (bitmap.ShardSize - 1))
+}
+
+func derefInt(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

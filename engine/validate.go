@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/placer/placer/internal/nova"
+)
+
+// ValidateCloud checks a Cloud and returns a *ValidationError naming the
+// first bad field with a scenario-style path (hosts[3].memory_mb,
+// config.filters[2]). It does not change c.
+func ValidateCloud(c *Cloud) error {
+	if err := validateConfig(&c.Config); err != nil {
+		return err
+	}
+	names := make(map[string]int, len(c.Aggregates))
+	for i, a := range c.Aggregates {
+		p := fmt.Sprintf("aggregates[%d]", i)
+		if a.Name == "" {
+			return invalid(p+".name", "want a non-empty string")
+		}
+		if j, dup := names[a.Name]; dup {
+			return invalid(p+".name", "duplicate aggregate name %q (also aggregates[%d])", a.Name, j)
+		}
+		names[a.Name] = i
+	}
+	type key struct{ host, node string }
+	seen := make(map[key]int, len(c.Hosts))
+	uuids := make(map[string]int, len(c.Hosts))
+	service := make(map[string]int, len(c.Hosts))
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		p := fmt.Sprintf("hosts[%d]", i)
+		if h.Host == "" {
+			return invalid(p+".host", "want a non-empty string")
+		}
+		k := key{h.Host, nodeName(h)}
+		if j, dup := seen[k]; dup {
+			return invalid(p, "duplicate host %q node %q (also hosts[%d])", k.host, k.node, j)
+		}
+		seen[k] = i
+		if h.UUID != "" {
+			if j, dup := uuids[h.UUID]; dup {
+				return invalid(p+".uuid", "duplicate uuid %q (also hosts[%d])", h.UUID, j)
+			}
+			uuids[h.UUID] = i
+		}
+		if j, ok := service[h.Host]; ok && c.Hosts[j].Service != h.Service {
+			return invalid(p+".service", "differs from hosts[%d].service of the same host; Nova has one compute service per host", j)
+		}
+		service[h.Host] = i
+		if err := validateHost(p, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nodeName(h *Host) string {
+	if h.Node == "" {
+		return h.Host
+	}
+	return h.Node
+}
+
+func validateHost(p string, h *Host) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"memory_mb", h.MemoryMB}, {"vcpus", h.VCPUs}, {"vcpus_used", h.VCPUsUsed},
+		{"local_gb", h.LocalGB}, {"num_instances", h.NumInstances},
+		{"num_io_ops", h.NumIOOps}, {"failed_builds", h.FailedBuilds},
+	} {
+		if f.v < 0 {
+			return invalid(p+"."+f.name, "want a number >= 0, got %d", f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{
+		{"ram_allocation_ratio", h.RAMAllocationRatio},
+		{"cpu_allocation_ratio", h.CPUAllocationRatio},
+		{"disk_allocation_ratio", h.DiskAllocationRatio},
+	} {
+		if f.v != nil && !(*f.v >= 0 && !math.IsInf(*f.v, 0)) {
+			return invalid(p+"."+f.name, "want a finite number >= 0, got %v", *f.v)
+		}
+	}
+	if h.HypervisorVersion != nil && *h.HypervisorVersion < 0 {
+		return invalid(p+".hypervisor_version", "want an integer >= 0, got %d", *h.HypervisorVersion)
+	}
+	for j, s := range h.SupportedInstances {
+		if _, err := nova.CanonicalHVSpec([3]string{s.Arch, s.HVType, s.VMMode}); err != nil {
+			return invalid(fmt.Sprintf("%s.supported_instances[%d]", p, j), "Nova refuses it: %v", err)
+		}
+	}
+	for name, v := range h.Metrics {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalid(p+".metrics["+strconv.Quote(name)+"]", "want a finite number, got %v", v)
+		}
+	}
+	if _, err := nova.SchedulerMetrics(h.Metrics); err != nil {
+		return invalid(p+".metrics", "%v", err)
+	}
+	return nil
+}
+
+func validateConfig(c *Config) error {
+	if err := validateNames("config.filters", c.Filters, FilterCatalogue, "filter"); err != nil {
+		return err
+	}
+	if err := validateNames("config.weighers", c.Weighers, WeigherCatalogue, "weigher"); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"ram_weight_multiplier", c.RAMWeightMultiplier},
+		{"cpu_weight_multiplier", c.CPUWeightMultiplier},
+		{"disk_weight_multiplier", c.DiskWeightMultiplier},
+		{"io_ops_weight_multiplier", c.IoOpsWeightMultiplier},
+		{"num_instances_weight_multiplier", c.NumInstancesWeightMultiplier},
+		{"soft_affinity_weight_multiplier", c.SoftAffinityWeightMultiplier},
+		{"soft_anti_affinity_weight_multiplier", c.SoftAntiAffinityWeightMultiplier},
+		{"build_failure_weight_multiplier", c.BuildFailureWeightMultiplier},
+		{"metrics_weight_multiplier", c.MetricsWeightMultiplier},
+		{"metrics_weight_of_unavailable", c.MetricsWeightOfUnavailable},
+	} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return invalid("config."+f.name, "want a finite number, got %v", f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"cpu_allocation_ratio", c.CPUAllocationRatio},
+		{"ram_allocation_ratio", c.RAMAllocationRatio},
+		{"disk_allocation_ratio", c.DiskAllocationRatio},
+	} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return invalid("config."+f.name, "want a finite number >= 0, got %v", f.v)
+		}
+	}
+	for i, m := range c.MetricsWeightSetting {
+		p := fmt.Sprintf("config.metrics_weight_setting[%d]", i)
+		if m.Name == "" {
+			return invalid(p+"[0]", "want a non-empty string")
+		}
+		if strings.ContainsAny(m.Name, "=,") {
+			return invalid(p+"[0]", `a metric name cannot hold "=" or ","`)
+		}
+		if math.IsNaN(m.Ratio) || math.IsInf(m.Ratio, 0) {
+			return invalid(p+"[1]", "want a finite number, got %v", m.Ratio)
+		}
+	}
+	switch {
+	case c.HostSubsetSize < 1:
+		return invalid("config.host_subset_size", "want an integer >= 1, got %d", c.HostSubsetSize)
+	case c.MaxAttempts < 1:
+		return invalid("config.max_attempts", "want an integer >= 1, got %d", c.MaxAttempts)
+	case c.MaxIoOpsPerHost < 0:
+		return invalid("config.max_io_ops_per_host", "want an integer >= 0, got %d", c.MaxIoOpsPerHost)
+	case c.MaxInstancesPerHost < 0:
+		return invalid("config.max_instances_per_host", "want an integer >= 0, got %d", c.MaxInstancesPerHost)
+	case c.DefaultAvailabilityZone == "":
+		return invalid("config.default_availability_zone", "want a non-empty string")
+	}
+	return nil
+}
+
+func validateNames(path string, names, catalogue []string, what string) error {
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		known := false
+		for _, c := range catalogue {
+			if c == n {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return invalid(fmt.Sprintf("%s[%d]", path, i), "unknown %s %q", what, n)
+		}
+		if seen[n] {
+			return invalid(fmt.Sprintf("%s[%d]", path, i), "duplicate %s %q", what, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// PrepareRequest validates a request against a configuration and returns it
+// with defaults filled in: NumInstances (len(InstanceUUIDs), else 1) and
+// InstanceUUIDs (inst-0, inst-1, ...). Errors are *ValidationError with
+// paths like request.flavor.vcpus. The caller's slices are not modified.
+func PrepareRequest(cfg *Config, r Request) (Request, error) {
+	switch {
+	case r.NumInstances < 0:
+		return r, invalid("request.num_instances", "want an integer >= 1, got %d", r.NumInstances)
+	case r.NumInstances == 0 && len(r.InstanceUUIDs) > 0:
+		r.NumInstances = len(r.InstanceUUIDs)
+	case r.NumInstances == 0:
+		r.NumInstances = 1
+	}
+	if r.InstanceUUIDs == nil {
+		r.InstanceUUIDs = make([]string, r.NumInstances)
+		for i := range r.InstanceUUIDs {
+			r.InstanceUUIDs[i] = "inst-" + strconv.Itoa(i)
+		}
+	} else if len(r.InstanceUUIDs) != r.NumInstances {
+		return r, invalid("request.instance_uuids", "want %d uuids (one per instance), got %d", r.NumInstances, len(r.InstanceUUIDs))
+	}
+	seen := make(map[string]bool, len(r.InstanceUUIDs))
+	for i, u := range r.InstanceUUIDs {
+		if u == "" {
+			return r, invalid(fmt.Sprintf("request.instance_uuids[%d]", i), "want a non-empty string")
+		}
+		if seen[u] {
+			return r, invalid("request.instance_uuids", "uuids are not unique")
+		}
+		seen[u] = true
+	}
+	f := &r.Flavor
+	for _, x := range []struct {
+		name string
+		v    int64
+	}{
+		{"memory_mb", f.MemoryMB}, {"vcpus", f.VCPUs}, {"root_gb", f.RootGB},
+		{"ephemeral_gb", f.EphemeralGB}, {"swap", f.Swap},
+	} {
+		if x.v < 0 {
+			return r, invalid("request.flavor."+x.name, "want an integer >= 0, got %d", x.v)
+		}
+	}
+	if _, err := nova.ParseImage(r.Image.Properties); err != nil {
+		return r, invalid("request.image.properties", "%v", err)
+	}
+	if g := r.InstanceGroup; g != nil {
+		switch g.Policy {
+		case PolicyAffinity, PolicyAntiAffinity, PolicySoftAffinity, PolicySoftAntiAffinity:
+		default:
+			return r, invalid("request.instance_group.policy",
+				"want one of affinity, anti-affinity, soft-affinity, soft-anti-affinity, got %q", g.Policy)
+		}
+		if g.MaxServerPerHost < 0 {
+			return r, invalid("request.instance_group.rules.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)
+		}
+	}
+	if d := r.RequestedDestination; d != nil && d.Host == "" {
+		return r, invalid("request.requested_destination.host", "want a non-empty string")
+	}
+	if _, err := nova.ParseQuery(r.SchedulerHints.Query); err != nil {
+		return r, invalid("request.scheduler_hints.query", "%v", err)
+	}
+	return r, nil
+}

@@ -1,0 +1,144 @@
+package engine
+
+// weighScratch holds one instance's weighing: the candidates in id order
+// and their total weights, plus reusable buffers.
+type weighScratch struct {
+	cands []uint32
+	score []float64
+	raw   []float64
+}
+
+// minvalZero reports whether weigher w clamps its raw values at 0 and
+// normalises x/max (Nova's minval = 0).
+func minvalZero(w int) bool {
+	return w == wRAM || w == wCPU || w == wDisk || w == wIoOps
+}
+
+// weigh computes the total weight of every host in play, as Nova's
+// BaseWeightHandler.get_weighed_objects does: per weigher, raw values
+// (clamped to minval), normalised over the candidates ((x-min)/(max-min);
+// all equal gives 0), times the host's multiplier, accumulated from 0.0
+// weigher by weigher in configuration order. One candidate weighs 0.0 and
+// no weigher runs.
+func (b *batch) weigh() error {
+	w := &b.w
+	w.cands = b.alive.AppendTo(w.cands[:0])
+	n := len(w.cands)
+	w.score = grow(w.score, n)
+	clear(w.score)
+	if n <= 1 {
+		return nil
+	}
+	w.raw = grow(w.raw, n)
+	for _, wi := range b.weighers {
+		raw := w.raw[:n]
+		if err := b.rawValues(wi, w.cands, raw); err != nil {
+			return err
+		}
+		lo, hi := raw[0], raw[0]
+		for _, x := range raw[1:] {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if minvalZero(wi) {
+			lo = 0
+		}
+		if lo == hi {
+			continue // normalize() gives all zeros: multiplier * 0 adds nothing
+		}
+		span := hi - lo
+		for k, id := range w.cands {
+			sh, j := b.s.at(id)
+			w.score[k] += sh.mult[wi][j] * ((raw[k] - lo) / span)
+		}
+	}
+	return nil
+}
+
+// rawValues fills raw with weigher wi's raw value (clamped to its minval)
+// for every candidate.
+func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
+	switch wi {
+	case wRAM, wCPU, wDisk, wIoOps, wNumInstances:
+		for k, id := range cands {
+			r := b.cur(id)
+			var x float64
+			switch wi {
+			case wRAM:
+				x = float64(r.freeRAM)
+			case wCPU:
+				sh, j := b.s.at(id)
+				x = float64(sh.vcpusTotal[j])*sh.cpuRatio[j] - float64(r.vcpusUsed)
+			case wDisk:
+				x = float64(r.freeDiskMB)
+			case wIoOps:
+				x = float64(r.numIOOps)
+			case wNumInstances:
+				x = float64(r.numInstances)
+			}
+			if minvalZero(wi) && x < 0 {
+				x = 0
+			}
+			raw[k] = x
+		}
+	case wBuildFailure:
+		for k, id := range cands {
+			sh, j := b.s.at(id)
+			raw[k] = float64(sh.failedBuilds[j])
+		}
+	case wSoftAffinity, wSoftAntiAffinity:
+		g := b.group
+		want := PolicySoftAffinity
+		sign := 1.0
+		if wi == wSoftAntiAffinity {
+			want, sign = PolicySoftAntiAffinity, -1.0
+		}
+		for k, id := range cands {
+			raw[k] = 0
+			if g != nil && g.policy == want {
+				raw[k] = sign * float64(g.count[b.s.info.nameID[id]])
+			}
+		}
+	case wMetrics:
+		for k, id := range cands {
+			x, err := b.metricsValue(id)
+			if err != nil {
+				return err
+			}
+			raw[k] = x
+		}
+	case wCrossCell:
+		clear(raw)
+	}
+	return nil
+}
+
+// metricsValue is MetricsWeigher._weigh_object.
+func (b *batch) metricsValue(id uint32) (float64, error) {
+	m := b.s.info.metrics[id]
+	value := 0.0
+	for _, mw := range b.cfg.MetricsWeightSetting {
+		v, ok := m[mw.Name]
+		if ok {
+			value += float64(v) * mw.Ratio
+			continue
+		}
+		if b.cfg.MetricsRequired {
+			return 0, &MetricNotFoundError{
+				InstanceIndex: b.index, InstanceUUID: b.uuid,
+				Host: b.s.info.host[id], Node: b.s.info.node[id], Metric: mw.Name,
+			}
+		}
+		sh, j := b.s.at(id)
+		if mw.Ratio*sh.mult[wMetrics][j] != 0 {
+			return b.cfg.MetricsWeightOfUnavailable, nil
+		}
+	}
+	return value, nil
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
