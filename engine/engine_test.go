@@ -1,0 +1,174 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/placer/placer/engine"
+)
+
+func smallCloud() engine.Cloud {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	for i := 0; i < 50; i++ {
+		c.Hosts = append(c.Hosts, engine.Host{
+			Host: "h" + string(rune('a'+i%26)) + string(rune('a'+i/26)), MemoryMB: 65536,
+			FreeRAMMB: int64(1024 * (i%7 + 1)), VCPUs: 16, VCPUsUsed: int64(i % 5),
+			LocalGB: 1000, FreeDiskGB: int64(100 + i), NumIOOps: int64(i % 3),
+		})
+	}
+	return c
+}
+
+func TestValidationNamesTheField(t *testing.T) {
+	neg := int64(-1)
+	cases := []struct {
+		name  string
+		edit  func(c *engine.Cloud, r *engine.Request)
+		field string
+	}{
+		{"unknown filter", func(c *engine.Cloud, r *engine.Request) { c.Config.Filters = []string{"RamFilter", "NopeFilter"} }, "config.filters[1]"},
+		{"duplicate weigher", func(c *engine.Cloud, r *engine.Request) {
+			c.Config.Weighers = []string{"RAMWeigher", "RAMWeigher"}
+		}, "config.weighers[1]"},
+		{"subset size", func(c *engine.Cloud, r *engine.Request) { c.Config.HostSubsetSize = 0 }, "config.host_subset_size"},
+		{"negative memory", func(c *engine.Cloud, r *engine.Request) { c.Hosts[3].MemoryMB = neg }, "hosts[3].memory_mb"},
+		{"duplicate host", func(c *engine.Cloud, r *engine.Request) { c.Hosts[4].Host = c.Hosts[2].Host }, "hosts[4]"},
+		{"empty host", func(c *engine.Cloud, r *engine.Request) { c.Hosts[1].Host = "" }, "hosts[1].host"},
+		{"negative vcpus", func(c *engine.Cloud, r *engine.Request) { r.Flavor.VCPUs = -2 }, "request.flavor.vcpus"},
+		{"uuid count", func(c *engine.Cloud, r *engine.Request) { r.NumInstances, r.InstanceUUIDs = 2, []string{"a"} }, "request.instance_uuids"},
+		{"policy", func(c *engine.Cloud, r *engine.Request) {
+			r.InstanceGroup = &engine.InstanceGroup{Policy: "friends"}
+		}, "request.instance_group.policy"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, r := smallCloud(), engine.Request{Flavor: engine.Flavor{MemoryMB: 512}}
+			tc.edit(&c, &r)
+			snap, err := engine.NewSnapshot(c)
+			if err == nil {
+				_, err = engine.PlaceBatch(context.Background(), snap, r)
+			}
+			var ve *engine.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, engine.ErrInvalid) {
+				t.Fatalf("got %v, want a *ValidationError", err)
+			}
+			if ve.Field != tc.field || !strings.HasPrefix(err.Error(), tc.field+": ") {
+				t.Fatalf("field %q (%v), want %q", ve.Field, err, tc.field)
+			}
+		})
+	}
+}
+
+func TestDeterministicWhateverGOMAXPROCS(t *testing.T) {
+	c := smallCloud()
+	for i := 0; i < 9000; i++ { // several shards, parallel passes
+		h := c.Hosts[i%len(c.Hosts)]
+		h.Host = "big-" + strings.Repeat("x", i%3) + string(rune('0'+i%10)) + "-" + itoa(i)
+		c.Hosts = append(c.Hosts, h)
+	}
+	c.Config.HostSubsetSize = 3
+	c.Config.ShuffleBestSameWeighedHosts = true
+	c.Config.Seed = 42
+	snap, err := engine.NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := engine.Request{NumInstances: 20, Flavor: engine.Flavor{MemoryMB: 2048, VCPUs: 2, RootGB: 10}}
+	var plans []engine.Plan
+	for _, procs := range []int{1, 2, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		plan, err := engine.PlaceBatch(context.Background(), snap, req)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, plan)
+	}
+	for i := 1; i < len(plans); i++ {
+		if !reflect.DeepEqual(plans[0], plans[i]) {
+			t.Fatalf("plan differs with GOMAXPROCS variation (run %d)", i)
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestSnapshotNeverMutated(t *testing.T) {
+	snap, err := engine.NewSnapshot(smallCloud())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := engine.Request{NumInstances: 30, Flavor: engine.Flavor{MemoryMB: 1024, VCPUs: 1, RootGB: 1}}
+	first, err := engine.PlaceBatch(context.Background(), snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := engine.PlaceBatch(context.Background(), snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, second) {
+		t.Fatal("a second PlaceBatch on the same snapshot saw the first one's consumption")
+	}
+}
+
+func TestNoValidHostConsumesNothingAndExplains(t *testing.T) {
+	c := smallCloud()
+	c.Config.Filters = []string{engine.ComputeFilter, engine.RamFilter}
+	snap, err := engine.NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7 KiB instances: each host fits a few; ask for far more than the cloud holds.
+	req := engine.Request{NumInstances: 2000, Flavor: engine.Flavor{MemoryMB: 7 * 1024}}
+	plan, err := engine.PlaceBatch(context.Background(), snap, req)
+	var nvh *engine.NoValidHostError
+	if !errors.As(err, &nvh) || !errors.Is(err, engine.ErrNoValidHost) {
+		t.Fatalf("got %v, want NoValidHost", err)
+	}
+	if len(plan.Placements) != 0 {
+		t.Fatal("a failed batch returned placements")
+	}
+	if nvh.InstanceIndex == 0 || len(nvh.Tentative) != nvh.InstanceIndex {
+		t.Fatalf("index %d with %d tentative placements", nvh.InstanceIndex, len(nvh.Tentative))
+	}
+	last := nvh.Filters[len(nvh.Filters)-1]
+	if last.Name != engine.RamFilter || last.End != 0 || !strings.Contains(err.Error(), "RamFilter removed") {
+		t.Fatalf("explanation %+v / %v does not name RamFilter", nvh.Filters, err)
+	}
+	for _, f := range nvh.Filters {
+		if f.Name == engine.ComputeFilter {
+			t.Fatal("a once-per-request filter is in a later instance's explanation")
+		}
+	}
+	// Nothing was consumed: the same request of one instance still fits.
+	if _, err := engine.PlaceBatch(context.Background(), snap, engine.Request{Flavor: req.Flavor}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestContextCancelled(t *testing.T) {
+	snap, err := engine.NewSnapshot(smallCloud())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = engine.PlaceBatch(ctx, snap, engine.Request{Flavor: engine.Flavor{MemoryMB: 1}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
