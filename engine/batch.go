@@ -40,8 +40,10 @@ type batch struct {
 	alive  *bitmap.Set // hosts in play
 	forced bool        // force_hosts/force_nodes: no filter runs
 
-	rng *rand.Rand
-	w   weighScratch
+	rng        *rand.Rand
+	w          weighScratch
+	rk         *ranker
+	candidates int // hosts that passed the filters for this instance
 }
 
 // hostRes is the part of a host's state that consumption changes.

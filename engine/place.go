@@ -49,15 +49,16 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 		if err == nil && nvh != nil {
 			err = nvh
 		}
+		var best, ties []scored
 		if err == nil {
-			err = b.weigh()
+			best, ties, err = b.rank(dirty)
 		}
 		if err != nil {
 			return Plan{}, b.fail(err, placements)
 		}
-		k := b.choose()
-		id := b.w.cands[k]
-		placements = append(placements, b.placement(id, b.w.score[k], len(b.w.cands)))
+		c := b.choose(best, ties)
+		id := c.id
+		placements = append(placements, b.placement(id, c.score, b.candidates))
 		selected = append(selected, id)
 		dirty = b.consume(id, b.uuid, dirty[:0])
 	}
@@ -239,29 +240,50 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 	return &NoValidHostError{InPlay: inPlay, Prefiltered: inPlay, Filters: counts}, nil
 }
 
+// scored is a candidate and its total weight.
+type scored struct {
+	id    uint32
+	score float64
+}
+
+// better ranks candidates: weight descending, then host id ascending.
+func better(a, b scored) bool {
+	return a.score > b.score || (a.score == b.score && a.id < b.id)
+}
+
 // choose picks among the best host_subset_size candidates (after shuffling
 // the hosts tied at the top weight, when configured) with the batch's
-// seeded generator, and returns an index into b.w.cands. Candidates rank by
-// weight, descending, then by id.
-func (b *batch) choose() int {
-	w := &b.w
-	sub := min(b.cfg.HostSubsetSize, len(w.cands))
-	best := topK(w.score, sub)
+// seeded generator. best holds the top min(host_subset_size, candidates)
+// in rank order; ties holds every candidate tied at the top weight, in id
+// order (only needed when shuffling).
+func (b *batch) choose(best, ties []scored) scored {
+	sub := len(best)
 	if b.cfg.ShuffleBestSameWeighedHosts {
-		top := w.score[best[0]]
-		var tie []int
-		for k, x := range w.score {
-			if x == top {
-				tie = append(tie, k)
-			}
+		b.rng.Shuffle(len(ties), func(i, j int) { ties[i], ties[j] = ties[j], ties[i] })
+		if len(ties) < sub {
+			ties = append(ties, best[len(ties):]...)
 		}
-		b.rng.Shuffle(len(tie), func(i, j int) { tie[i], tie[j] = tie[j], tie[i] })
-		if len(tie) < sub {
-			tie = append(tie, best[len(tie):]...)
-		}
-		best = tie
+		best = ties
 	}
 	return best[b.rng.IntN(sub)]
+}
+
+// rankScan is the baseline ranking: b.w.cands and b.w.score hold every
+// candidate's weight; it returns the best k and the ties at the top.
+func (b *batch) rankScan(k int, wantTies bool) (best, ties []scored) {
+	w := &b.w
+	for _, i := range topK(w.score, min(k, len(w.cands))) {
+		best = append(best, scored{w.cands[i], w.score[i]})
+	}
+	if wantTies && len(best) > 0 {
+		top := best[0].score
+		for i, x := range w.score {
+			if x == top {
+				ties = append(ties, scored{w.cands[i], x})
+			}
+		}
+	}
+	return best, ties
 }
 
 // topK returns the indexes of the k best scores, best first, ties by index.
@@ -305,8 +327,18 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		if nvh != nil {
 			return nil // no host passes any more: no alternates
 		}
-		if err := b.weigh(); err != nil {
-			return err
+		if useBaseline {
+			if err := b.weigh(); err != nil {
+				return err
+			}
+		} else {
+			b.rk.update(b, dirty)
+		}
+		b.candidates = b.alive.Count()
+		if !useBaseline {
+			if err := b.rk.check(b); err != nil {
+				return err
+			}
 		}
 	}
 	isSelected := bitmap.NewSet(b.s.n)
@@ -317,20 +349,36 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	perCell := make(map[int32][]HostNode)
 	for cell := range info.cells {
 		c := int32(cell)
-		var pool []float64
-		var ids []uint32
-		for k, id := range b.w.cands {
-			if info.cell[id] == c && !isSelected.Has(id) {
-				pool = append(pool, b.w.score[k])
-				ids = append(ids, id)
-			}
+		keep := func(id uint32) bool { return info.cell[id] == c && !isSelected.Has(id) }
+		var best []scored
+		if useBaseline {
+			best = b.topWhereScan(numAlts, keep)
+		} else {
+			best, _ = b.rk.top(b, numAlts, false, keep)
 		}
-		for _, k := range topK(pool, min(numAlts, len(pool))) {
-			perCell[c] = append(perCell[c], HostNode{Host: info.host[ids[k]], Node: info.node[ids[k]]})
+		for _, x := range best {
+			perCell[c] = append(perCell[c], HostNode{Host: info.host[x.id], Node: info.node[x.id]})
 		}
 	}
 	for i := range placements {
 		placements[i].Alternates = slices.Clone(perCell[info.cell[selected[i]]])
 	}
 	return nil
+}
+
+// topWhereScan is the baseline's best k candidates satisfying keep.
+func (b *batch) topWhereScan(k int, keep func(uint32) bool) []scored {
+	var pool []float64
+	var ids []uint32
+	for i, id := range b.w.cands {
+		if keep(id) {
+			pool = append(pool, b.w.score[i])
+			ids = append(ids, id)
+		}
+	}
+	var best []scored
+	for _, i := range topK(pool, min(k, len(pool))) {
+		best = append(best, scored{ids[i], pool[i]})
+	}
+	return best
 }

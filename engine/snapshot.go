@@ -31,6 +31,8 @@ type Snapshot struct {
 	n       int
 	shards  []*shard
 	info    *hostInfo
+	// multZero[w] is true when weigher w's multiplier is 0 on every host.
+	multZero [numWeighers]bool
 }
 
 var snapshotVersions atomic.Uint64
@@ -112,7 +114,7 @@ type hostInfo struct {
 	cells            []string
 	cellUUID         []string // per cell, as the oracle makes them up
 	diskMBUsed       []int64  // (local_gb - free_disk_gb) * 1024
-	nameID           []int32 // index into names: nodes of one host share it
+	nameID           []int32  // index into names: nodes of one host share it
 	names            []string
 	nodesOfName      [][]uint32 // name id -> node ids
 
@@ -181,6 +183,16 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 			break
 		}
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
+	}
+	for w := range s.multZero {
+		s.multZero[w] = true
+		for _, sh := range s.shards {
+			for _, m := range sh.mult[w] {
+				if m != 0 {
+					s.multZero[w] = false
+				}
+			}
+		}
 	}
 	return s, nil
 }
