@@ -1,0 +1,30 @@
+// Package kernels holds the column kernels of the engine's hot paths:
+// loops over flat []float64 slices with no per-element calls, so that they
+// run at memory speed.
+//
+// Each kernel has a portable version (Go the compiler compiles as is) and,
+// when built with GOEXPERIMENT=simd on amd64 (build tag goexperiment.simd),
+// an AVX-512 version from simd/archsimd used when the CPU has AVX-512F.
+// The two are equivalent bit for bit: every operation is a separately
+// rounded IEEE add, subtract, multiply, divide, min or max, never a fused
+// multiply-add (it rounds once where Nova rounds twice), so weights match
+// Nova's and the reference's exactly. kernels_test checks the equivalence
+// at every length up to a few vectors and on random data.
+package kernels
+
+// MinMax returns the smallest and largest values of xs (+Inf, -Inf when
+// xs is empty). xs must not hold NaN.
+func MinMax(xs []float64) (lo, hi float64) { return minMax(xs) }
+
+// Accumulate adds mult[i] * ((raw[i] - lo) / span) to score[i] for every
+// i, with exactly those operations in that order (Nova's normalised,
+// multiplied weigher term). The slices must have equal lengths.
+func Accumulate(score, raw, mult []float64, lo, span float64) { accumulate(score, raw, mult, lo, span) }
+
+// MinMaxPortable is MinMax without SIMD, for tests and paired benchmarks.
+func MinMaxPortable(xs []float64) (lo, hi float64) { return minMaxGo(xs) }
+
+// AccumulatePortable is Accumulate without SIMD.
+func AccumulatePortable(score, raw, mult []float64, lo, span float64) {
+	accumulateGo(score, raw, mult, lo, span)
+}

@@ -1,0 +1,31 @@
+package kernels
+
+import "math"
+
+func minMaxGo(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	i := 0
+	// Four independent lanes hide the latency of the compare chains.
+	if len(xs) >= 4 {
+		l0, l1, l2, l3 := xs[0], xs[1], xs[2], xs[3]
+		h0, h1, h2, h3 := l0, l1, l2, l3
+		for i = 4; i+4 <= len(xs); i += 4 {
+			a, b, c, d := xs[i], xs[i+1], xs[i+2], xs[i+3]
+			l0, l1, l2, l3 = min(l0, a), min(l1, b), min(l2, c), min(l3, d)
+			h0, h1, h2, h3 = max(h0, a), max(h1, b), max(h2, c), max(h3, d)
+		}
+		lo, hi = min(l0, l1, l2, l3), max(h0, h1, h2, h3)
+	}
+	for ; i < len(xs); i++ {
+		lo, hi = min(lo, xs[i]), max(hi, xs[i])
+	}
+	return lo, hi
+}
+
+func accumulateGo(score, raw, mult []float64, lo, span float64) {
+	raw = raw[:len(score)]
+	mult = mult[:len(score)]
+	for i := range score {
+		score[i] += mult[i] * ((raw[i] - lo) / span)
+	}
+}

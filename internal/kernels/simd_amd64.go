@@ -1,0 +1,56 @@
+//go:build goexperiment.simd && amd64
+
+package kernels
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+// SIMD reports whether the AVX-512 kernels are in use.
+var SIMD = archsimd.X86.AVX512()
+
+func minMax(xs []float64) (lo, hi float64) {
+	if !SIMD || len(xs) < 16 {
+		return minMaxGo(xs)
+	}
+	vlo := archsimd.LoadFloat64x8Slice(xs)
+	vhi := vlo
+	i := 8
+	for ; i+8 <= len(xs); i += 8 {
+		v := archsimd.LoadFloat64x8Slice(xs[i:])
+		vlo, vhi = vlo.Min(v), vhi.Max(v)
+	}
+	var l, h [8]float64
+	vlo.Store(&l)
+	vhi.Store(&h)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for k := 0; k < 8; k++ {
+		lo, hi = min(lo, l[k]), max(hi, h[k])
+	}
+	for ; i < len(xs); i++ {
+		lo, hi = min(lo, xs[i]), max(hi, xs[i])
+	}
+	return lo, hi
+}
+
+func accumulate(score, raw, mult []float64, lo, span float64) {
+	if !SIMD {
+		accumulateGo(score, raw, mult, lo, span)
+		return
+	}
+	raw = raw[:len(score)]
+	mult = mult[:len(score)]
+	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	i := 0
+	for ; i+8 <= len(score); i += 8 {
+		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		m := archsimd.LoadFloat64x8Slice(mult[i:])
+		s := archsimd.LoadFloat64x8Slice(score[i:])
+		// No MulAdd: Nova rounds the product and the sum separately.
+		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += mult[i] * ((raw[i] - lo) / span)
+	}
+}
