@@ -12,28 +12,6 @@ type Object struct {
 	Values map[string]any
 }
 
-// ParseJSON decodes JSON text the way Python's json.loads does, into
-// Python-like values: nil, bool, int64 (integral JSON numbers without a
-// fraction or exponent), float64, string, []any, *Object.
-func ParseJSON(text string) (any, error) { panic("TODO") }
-
-// PyStr is Python's str(v) for a Python-like value (see ParseJSON; also
-// map[string]string, []string and [][3]string as dict/list/list-of-lists).
-// None -> "None", True -> "True", 16.0 -> "16.0", ['a', 'b'] -> "['a', 'b']".
-func PyStr(v any) string { panic("TODO") }
-
-// PyFloat is Python's float(s): surrounding whitespace allowed, "inf",
-// "nan", "1e3", "1_000" accepted as Python accepts them. ok=false where
-// Python raises ValueError.
-func PyFloat(s string) (f float64, ok bool) { panic("TODO") }
-
-// PyInt is Python's int(s) for a string (whitespace allowed, no fraction).
-func PyInt(s string) (i int64, ok bool) { panic("TODO") }
-
-// Match is nova.scheduler.filters.extra_specs_ops.match(value, req) for a
-// non-None value (a None value never matches: callers test that first).
-func Match(value, req string) bool { panic("TODO") }
-
 // HostAttrs is what a HostState exposes to ComputeCapabilitiesFilter and
 // JsonFilter lookups (getattr(host_state, name)), filled by the caller from
 // its own representation of one host at the moment of the lookup.
@@ -64,27 +42,10 @@ type HostAttrs struct {
 	Instances []string
 }
 
-// Attr is getattr(host_state, name): the attribute's Python-like value and
-// whether the attribute exists (a None value exists, with v == nil).
-func (h *HostAttrs) Attr(name string) (v any, ok bool) { panic("TODO") }
-
-// CapabilitiesPass is ComputeCapabilitiesFilter.host_passes for a flavor's
-// extra_specs against one host.
-func CapabilitiesPass(extraSpecs map[string]string, h *HostAttrs) bool { panic("TODO") }
-
 // AggregateMetadata is nova.scheduler.filters.utils.aggregate_metadata_get_by_host:
 // key -> set of comma-split, stripped values over the host's aggregates
 // (each value list sorted and de-duplicated).
 type AggregateMetadata map[string][]string
-
-// MetadataByHost builds AggregateMetadata from the metadata maps of a host's
-// aggregates.
-func MetadataByHost(aggMetadata []map[string]string) AggregateMetadata { panic("TODO") }
-
-// AggregateInstanceExtraSpecsPass is AggregateInstanceExtraSpecsFilter.
-func AggregateInstanceExtraSpecsPass(extraSpecs map[string]string, meta AggregateMetadata) bool {
-	panic("TODO")
-}
 
 // ImageRequest is what ImagePropertiesFilter and
 // AggregateImagePropertiesIsolation read from an image, after Nova's
@@ -130,18 +91,3 @@ func (q *Query) Eval(h *HostAttrs) (bool, error) { panic("TODO") }
 // SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
 // hint absent: pass; cidr "" = "/24").
 func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool { panic("TODO") }
-
-// SchedulerMetrics turns a compute node's reported metrics into what the
-// scheduler sees (MonitorMetricList.from_json): the cpu.*percent values
-// x100, every value truncated to an integer. An error names a metric Nova
-// does not know.
-func SchedulerMetrics(reported map[string]float64) (map[string]int64, error) { panic("TODO") }
-
-// AggregateNumValue is validate_num_values(aggregate_values_from_key(...),
-// def, cast_to=float): the minimum of the values that all parse, else def
-// (also when any value fails to parse).
-func AggregateNumValue(values []string, def float64) float64 { panic("TODO") }
-
-// AggregateIntValue is the same with cast_to=int (IoOps/NumInstances
-// aggregate filters).
-func AggregateIntValue(values []string, def int64) int64 { panic("TODO") }

@@ -1,0 +1,140 @@
+package nova
+
+import (
+	"math"
+	"math/big"
+	"sort"
+	"strings"
+)
+
+// MetadataByHost builds AggregateMetadata from the metadata maps of a host's
+// aggregates.
+func MetadataByHost(aggMetadata []map[string]string) AggregateMetadata {
+	sets := map[string]map[string]bool{}
+	for _, md := range aggMetadata {
+		for k, v := range md {
+			s := sets[k]
+			if s == nil {
+				s = map[string]bool{}
+				sets[k] = s
+			}
+			for _, x := range strings.Split(v, ",") {
+				s[strings.TrimFunc(x, pyIsSpace)] = true
+			}
+		}
+	}
+	out := make(AggregateMetadata, len(sets))
+	for k, s := range sets {
+		vals := make([]string, 0, len(s))
+		for v := range s {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		out[k] = vals
+	}
+	return out
+}
+
+// AggregateInstanceExtraSpecsPass is AggregateInstanceExtraSpecsFilter.
+// Where Nova could raise (see AggregateInstanceExtraSpecsCheck) the host
+// fails.
+func AggregateInstanceExtraSpecsPass(extraSpecs map[string]string, meta AggregateMetadata) bool {
+	ok, err := AggregateInstanceExtraSpecsCheck(extraSpecs, meta)
+	return ok && err == nil
+}
+
+// AggregateInstanceExtraSpecsCheck is AggregateInstanceExtraSpecsFilter
+// with Nova's exceptions. Nova tries the aggregate values of a key in set
+// order, which depends on Python's per-process string hashing, and a
+// numeric operator raises ValueError on a value float() refuses; this
+// passes a key when any value matches and returns the *ErrPython only when
+// none matches and some value raised. Keys are walked in sorted order.
+func AggregateInstanceExtraSpecsCheck(extraSpecs map[string]string, meta AggregateMetadata) (bool, error) {
+	if len(extraSpecs) == 0 {
+		return true, nil
+	}
+	keys := make([]string, 0, len(extraSpecs))
+	for k := range extraSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, fullKey := range keys {
+		req := extraSpecs[fullKey]
+		key := fullKey
+		if scope, rest, found := strings.Cut(fullKey, ":"); found {
+			if scope != "aggregate_instance_extra_specs" {
+				continue
+			}
+			key = rest
+		}
+		vals := meta[key]
+		if len(vals) == 0 {
+			return false, nil
+		}
+		matched := false
+		var firstErr error
+		for _, v := range vals {
+			ok, err := MatchErr(v, req)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if ok && err == nil {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			if firstErr != nil {
+				return false, firstErr
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// AggregateNumValue is validate_num_values(aggregate_values_from_key(...),
+// def, cast_to=float): the minimum of the values that all parse, else def
+// (also when any value fails to parse). A NaN value makes the result
+// depend on set order in Python; here NaN values are ignored unless all
+// values are NaN.
+func AggregateNumValue(values []string, def float64) float64 {
+	if len(values) == 0 {
+		return def
+	}
+	min := math.NaN()
+	for _, v := range values {
+		f, ok := PyFloat(v)
+		if !ok {
+			return def
+		}
+		if math.IsNaN(min) || f < min {
+			min = f
+		}
+	}
+	return min
+}
+
+// AggregateIntValue is the same with cast_to=int (IoOps/NumInstances
+// aggregate filters): int("4") is 4, int("4.0") raises and def is used. A
+// value outside the int64 range is treated as unparsable (Python would keep
+// it exactly); a huge negative one then gives def instead of itself.
+func AggregateIntValue(values []string, def int64) int64 {
+	if len(values) == 0 {
+		return def
+	}
+	var min *big.Int
+	for _, v := range values {
+		b, ok := pyBigInt(v)
+		if !ok {
+			return def
+		}
+		if min == nil || b.Cmp(min) < 0 {
+			min = b
+		}
+	}
+	if !min.IsInt64() {
+		return def
+	}
+	return min.Int64()
+}

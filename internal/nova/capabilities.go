@@ -1,0 +1,153 @@
+package nova
+
+import (
+	"math/big"
+	"sort"
+	"strings"
+)
+
+// CapabilitiesPass is ComputeCapabilitiesFilter.host_passes for a flavor's
+// extra_specs against one host. Where Nova would raise (see
+// CapabilitiesCheck) the host fails.
+func CapabilitiesPass(extraSpecs map[string]string, h *HostAttrs) bool {
+	ok, err := CapabilitiesCheck(extraSpecs, h)
+	return ok && err == nil
+}
+
+// CapabilitiesCheck is CapabilitiesPass with the exception Nova raises when
+// an extra spec's numeric operator meets a value or operand that float()
+// refuses (a *ErrPython). The extra specs are walked in sorted key order
+// (Nova walks them in the flavor's order, which a Go map does not keep; the
+// order only matters when one spec fails and another raises).
+func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error) {
+	if len(extraSpecs) == 0 {
+		return true, nil
+	}
+	keys := make([]string, 0, len(extraSpecs))
+	for k := range extraSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		req := extraSpecs[key]
+		scope := strings.Split(key, ":")
+		if len(scope) == 1 {
+			_, hasAttr := h.Attr(key)
+			_, inStats := h.Stats[key]
+			if !hasAttr && !inStats {
+				continue
+			}
+		} else {
+			if scope[0] != "capabilities" {
+				continue
+			}
+			scope = scope[1:]
+		}
+		cap, found := h.capability(scope)
+		if !found {
+			return false, nil
+		}
+		ok, err := MatchErr(PyStr(cap), req)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// hostMarker stands for the HostState itself at the start of the walk.
+type hostMarker struct{}
+
+// capability is ComputeCapabilitiesFilter._get_capabilities: found is
+// false where Nova returns None.
+func (h *HostAttrs) capability(scope []string) (any, bool) {
+	var cap any = hostMarker{}
+	for _, name := range scope {
+		if s, ok := cap.(string); ok {
+			v, err := ParseJSON(s)
+			if err != nil {
+				return nil, false
+			}
+			cap = v
+		}
+		switch c := cap.(type) {
+		case hostMarker:
+			v, ok := h.Attr(name)
+			if !ok || v == nil {
+				sv, ok := h.Stats[name]
+				if !ok {
+					return nil, false
+				}
+				v = sv
+			}
+			cap = v
+		case *Object:
+			v, ok := c.Get(name)
+			if !ok {
+				return nil, false
+			}
+			cap = v
+		default:
+			// getattr(cap, name, None), then cap.stats: only the numeric
+			// attributes of int/float exist; anything else has no stats
+			// (AttributeError), so the lookup fails.
+			v, ok := numberAttr(cap, name)
+			if !ok {
+				return nil, false
+			}
+			cap = v
+		}
+		if cap == nil {
+			return nil, false
+		}
+	}
+	return cap, true
+}
+
+// numberAttr is getattr(x, name) for Python numbers' data attributes.
+func numberAttr(x any, name string) (any, bool) {
+	var asInt any
+	switch v := x.(type) {
+	case bool:
+		if v {
+			asInt = int64(1)
+		} else {
+			asInt = int64(0)
+		}
+	case int64, *big.Int:
+		asInt = v
+	case *IPAddress:
+		switch name {
+		case "version":
+			return int64(v.Version), true
+		case "value":
+			if v.Value.IsInt64() {
+				return v.Value.Int64(), true
+			}
+			return v.Value, true
+		}
+		return nil, false
+	case float64:
+		switch name {
+		case "real":
+			return v, true
+		case "imag":
+			return 0.0, true
+		}
+		return nil, false
+	default:
+		return nil, false
+	}
+	switch name {
+	case "real", "numerator":
+		return asInt, true
+	case "imag":
+		return int64(0), true
+	case "denominator":
+		return int64(1), true
+	}
+	return nil, false
+}

@@ -1,0 +1,185 @@
+package nova
+
+import (
+	"fmt"
+	"math/big"
+	"net/netip"
+	"sort"
+)
+
+// hostMethods are HostState's methods: getattr returns a bound method,
+// whose str() is "<bound method HostState.NAME of REPR>".
+var hostMethods = map[string]bool{
+	"update":                       true,
+	"consume_from_request":         true,
+	"_update_from_compute_node":    true,
+	"_locked_consume_from_request": true,
+}
+
+// Attr is getattr(host_state, name): the attribute's Python-like value and
+// whether the attribute exists (a None value exists, with v == nil).
+//
+// The data attributes are those HostState sets in __init__, update() and
+// _update_from_compute_node(). Values: strings and int64s as the fields
+// hold them; cpu_info the JSON text (a str, as Nova stores it);
+// supported_instances a list of lists; host_ip an *IPAddress
+// (netaddr.IPAddress); stats a dict (*Object, keys sorted); the ratios
+// float64. Attributes whose value is a Python object are modelled as
+// *PyObject values whose str() is what Nova prints where that is
+// reproducible (bound methods, _lock_name, metrics, instances' keys) and
+// an approximation otherwise (aggregates, service, Instance objects).
+// limits is an empty dict (the limits set by filters that ran before are
+// not part of HostAttrs); pci_stats, numa_topology and updated are None.
+// Python's special attributes (__class__, __dict__, __doc__, ...) are not
+// modelled: ok is false for them.
+func (h *HostAttrs) Attr(name string) (v any, ok bool) {
+	switch name {
+	case "host":
+		return h.Host, true
+	case "nodename":
+		return h.Nodename, true
+	case "uuid":
+		return h.UUID, true
+	case "cell_uuid":
+		return h.CellUUID, true
+	case "free_ram_mb":
+		return h.FreeRAMMB, true
+	case "free_disk_mb":
+		return h.FreeDiskMB, true
+	case "total_usable_ram_mb":
+		return h.TotalUsableRAMMB, true
+	case "total_usable_disk_gb":
+		return h.TotalUsableDiskGB, true
+	case "disk_mb_used":
+		return h.DiskMBUsed, true
+	case "vcpus_total":
+		return h.VCPUsTotal, true
+	case "vcpus_used":
+		return h.VCPUsUsed, true
+	case "num_instances":
+		return h.NumInstances, true
+	case "num_io_ops":
+		return h.NumIOOps, true
+	case "failed_builds":
+		return h.FailedBuilds, true
+	case "hypervisor_type":
+		return optStr(h.HypervisorType), true
+	case "hypervisor_version":
+		if h.HypervisorVersion == nil {
+			return nil, true
+		}
+		return *h.HypervisorVersion, true
+	case "hypervisor_hostname":
+		return optStr(h.HypervisorHostname), true
+	case "cpu_info":
+		return optStr(h.CPUInfo), true
+	case "supported_instances":
+		out := make([]any, len(h.SupportedInstances))
+		for i, s := range h.SupportedInstances {
+			out[i] = []any{s[0], s[1], s[2]}
+		}
+		return out, true
+	case "host_ip":
+		if h.HostIP == nil {
+			return nil, true
+		}
+		return parseIPAddress(*h.HostIP), true
+	case "stats":
+		return stringDict(h.Stats), true
+	case "ram_allocation_ratio":
+		return h.RAMAllocationRatio, true
+	case "cpu_allocation_ratio":
+		return h.CPUAllocationRatio, true
+	case "disk_allocation_ratio":
+		return h.DiskAllocationRatio, true
+	case "metrics":
+		return h.metricsObject(), true
+	case "instances":
+		return h.instancesDict(), true
+	case "limits":
+		return &Object{Values: map[string]any{}}, true
+	case "aggregates":
+		return h.object("list", "[<aggregates>]", "aggregates", false), true
+	case "service":
+		return h.object("ReadOnlyDict", "{<service>}", "service", false), true
+	case "_lock_name":
+		return h.object("tuple", "("+pyStrRepr(h.Host)+", "+pyStrRepr(h.Nodename)+")", "_lock_name", false), true
+	case "pci_stats", "numa_topology", "updated":
+		return nil, true
+	}
+	if hostMethods[name] {
+		repr := "<bound method HostState." + name + " of " + h.repr() + ">"
+		return h.object("method", repr, name, false), true
+	}
+	return nil, false
+}
+
+// repr is HostState.__repr__.
+func (h *HostAttrs) repr() string {
+	return fmt.Sprintf("(%s, %s) ram: %dMB disk: %dMB io_ops: %d instances: %d",
+		h.Host, h.Nodename, h.FreeRAMMB, h.FreeDiskMB, h.NumIOOps, h.NumInstances)
+}
+
+func (h *HostAttrs) object(typ, repr, attr string, falsy bool) *PyObject {
+	return &PyObject{Type: typ, Repr: repr, Identity: h.Host + "\x00" + h.Nodename + "\x00" + attr, Falsy: falsy}
+}
+
+// metricsObject is HostState.metrics, a MonitorMetricList.
+func (h *HostAttrs) metricsObject() *PyObject {
+	repr := "MonitorMetricList(objects=["
+	for i := 0; i < len(h.Metrics); i++ {
+		if i > 0 {
+			repr += ","
+		}
+		repr += "MonitorMetric"
+	}
+	return h.object("MonitorMetricList", repr+"])", "metrics", len(h.Metrics) == 0)
+}
+
+// instancesDict is HostState.instances: uuid -> Instance object.
+func (h *HostAttrs) instancesDict() *Object {
+	o := &Object{Values: map[string]any{}}
+	for _, u := range h.Instances {
+		o.set(u, h.object("Instance", "Instance(uuid="+u+")", "instance\x00"+u, false))
+	}
+	return o
+}
+
+func optStr(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// stringDict turns a string map into a dict with sorted keys.
+func stringDict(m map[string]string) *Object {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	o := &Object{Keys: keys, Values: make(map[string]any, len(m))}
+	for _, k := range keys {
+		o.Values[k] = m[k]
+	}
+	return o
+}
+
+// parseIPAddress is netaddr.IPAddress(text) as Nova's IPAddressField builds
+// it; text that is not an address stays a plain string.
+func parseIPAddress(text string) any {
+	a, err := netip.ParseAddr(text)
+	if err != nil || a.Zone() != "" {
+		return text
+	}
+	ip := &IPAddress{Version: 6, Value: new(big.Int).SetBytes(a.AsSlice())}
+	if a.Is4() {
+		ip.Version = 4
+	}
+	ip.Text = a.String()
+	if a.Is4In6() {
+		ip.Text = "::ffff:" + a.Unmap().String()
+	}
+	return ip
+}
