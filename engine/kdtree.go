@@ -3,9 +3,6 @@ package engine
 import (
 	"container/heap"
 	"math"
-	"math/bits"
-
-	"github.com/placer/placer/bitmap"
 )
 
 // kdTree indexes the candidates of a batch by their raw weigher values so
@@ -33,7 +30,6 @@ type kdTree struct {
 	rlo    []float64 // node*nA + a
 	rhi    []float64
 	mhi    []float64
-	in     *bitmap.Set // hosts counted in the boxes
 }
 
 type kdNode struct {
@@ -45,15 +41,14 @@ type kdNode struct {
 
 const kdLeafSize = 16
 
-func buildKDTree(b *batch, rk *ranker, cands []uint32) *kdTree {
+func buildKDTree(b *batch, rk *ranker) *kdTree {
 	t := &kdTree{
-		perm:   append([]uint32(nil), cands...),
-		leafOf: make(map[uint32]int32, len(cands)),
+		perm:   append([]uint32(nil), rk.ids...),
+		leafOf: make(map[uint32]int32, len(rk.ids)),
 		nA:     len(rk.act),
-		in:     b.alive.Clone(),
 	}
-	t.nodes = make([]kdNode, 0, 2*len(cands)/kdLeafSize+1)
-	t.build(b, rk, 0, int32(len(cands)), -1)
+	t.nodes = make([]kdNode, 0, 2*len(rk.ids)/kdLeafSize+1)
+	t.build(b, rk, 0, int32(len(rk.ids)), -1)
 	return t
 }
 
@@ -83,7 +78,7 @@ func (t *kdTree) build(b *batch, rk *ranker, from, to, parent int32) int32 {
 	}
 	mid := (from + to) / 2
 	if split >= 0 {
-		selectNth(t.perm[from:to], int(mid-from), rk.raw[split])
+		selectNth(t.perm[from:to], int(mid-from), rk.raw[split], rk.pos)
 	}
 	l := t.build(b, rk, from, mid, ni)
 	r := t.build(b, rk, mid, to, ni)
@@ -105,12 +100,13 @@ func (t *kdTree) box(b *batch, rk *ranker, ni int32) {
 		for a, w := range rk.act {
 			t.mhi[o+a] = max(t.mhi[o+a], sh.mult[w][j])
 		}
-		if !t.in.Has(id) {
+		k := rk.pos[id]
+		if k < 0 {
 			continue
 		}
 		nd.alive++
 		for a := range rk.act {
-			x := rk.raw[a][id]
+			x := rk.raw[a][k]
 			t.rlo[o+a], t.rhi[o+a] = min(t.rlo[o+a], x), max(t.rhi[o+a], x)
 		}
 	}
@@ -130,20 +126,6 @@ func (t *kdTree) refresh(b *batch, rk *ranker, id uint32) {
 		for a := 0; a < t.nA; a++ {
 			t.rlo[o+a] = min(t.rlo[lo+a], t.rlo[ro+a])
 			t.rhi[o+a] = max(t.rhi[lo+a], t.rhi[ro+a])
-		}
-	}
-}
-
-// sync drops the hosts no longer in play from the boxes.
-func (t *kdTree) sync(b *batch, rk *ranker) {
-	in, alive := t.in.Words(), b.alive.Words()
-	for wi, w := range in {
-		gone := w &^ alive[wi]
-		for gone != 0 {
-			bit := gone & -gone
-			gone &^= bit
-			in[wi] &^= bit
-			t.refresh(b, rk, uint32(wi*64+bits.TrailingZeros64(bit)))
 		}
 	}
 }
@@ -174,7 +156,7 @@ func (t *kdTree) bound(rk *ranker, ni int32) float64 {
 }
 
 // search offers to c every host that can still rank, best bounds first.
-func (t *kdTree) search(b *batch, rk *ranker, c *collector, keep func(uint32) bool) {
+func (t *kdTree) search(rk *ranker, c *collector, keep func(uint32) bool) {
 	h := nodeHeap{{ni: 0, ub: t.bound(rk, 0), minID: t.nodes[0].minID}}
 	for len(h) > 0 {
 		top := heap.Pop(&h).(nodeItem)
@@ -189,8 +171,8 @@ func (t *kdTree) search(b *batch, rk *ranker, c *collector, keep func(uint32) bo
 		nd := &t.nodes[top.ni]
 		if nd.left < 0 {
 			for _, id := range t.perm[nd.from:nd.to] {
-				if t.in.Has(id) && (keep == nil || keep(id)) {
-					c.offer(scored{id, rk.score(b, id)})
+				if k := rk.pos[id]; k >= 0 && (keep == nil || keep(id)) {
+					c.offer(scored{id, rk.scoreAt(k)})
 				}
 			}
 			continue
@@ -228,16 +210,16 @@ func (h *nodeHeap) Pop() any {
 // selectNth reorders ids so that ids[k] holds the id whose key would be
 // there in sorted order, smaller keys before it and larger after
 // (Hoare's selection).
-func selectNth(ids []uint32, k int, key []float64) {
+func selectNth(ids []uint32, k int, key []float64, pos []int32) {
 	lo, hi := 0, len(ids)-1
 	for lo < hi {
-		p := key[ids[(lo+hi)/2]]
+		p := key[pos[ids[(lo+hi)/2]]]
 		i, j := lo, hi
 		for i <= j {
-			for key[ids[i]] < p {
+			for key[pos[ids[i]]] < p {
 				i++
 			}
-			for key[ids[j]] > p {
+			for key[pos[ids[j]]] > p {
 				j--
 			}
 			if i <= j {

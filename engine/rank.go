@@ -3,27 +3,38 @@ package engine
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 )
 
 // ranker keeps each candidate's raw weigher values across the instances
-// of a batch and finds the best candidates of an instance without scoring
-// every host when it can.
+// of a batch, in compact columns aligned with ids, and finds the best
+// candidates of an instance without rebuilding anything: a placement only
+// refreshes the hosts it changed and drops the hosts that left play.
 //
-// Invariants: raw[a][id] is weigher act[a]'s raw value (clamped to its
-// minval) for every host id in play, on the batch's current state; lo and
-// hi are the normalisation bounds over the hosts in play (lo fixed at 0 for
-// minval-0 weighers); scores computed here are bit-for-bit the baseline's
-// (same operations, same order), because the only weighers left out are
-// those whose multiplier is 0 on every host, which add exactly 0.
+// Invariants: ids holds exactly the hosts in play (b.alive), in no
+// particular order; pos[id] is id's index in ids, or -1; raw[a][k] is
+// weigher act[a]'s raw value (clamped to its minval) for host ids[k] on the
+// batch's current state, and mult[a][k] its multiplier; lo and hi are the
+// normalisation bounds over the hosts in play (lo fixed at 0 for minval-0
+// weighers). Weights computed here are bit-for-bit the baseline's (same
+// operations in the same order): the only weighers left out are those that
+// add exactly 0 to every weight.
 type ranker struct {
-	act  []int
-	raw  [][]float64
-	lo   []float64
-	hi   []float64
-	tree *kdTree // nil: linear scan
+	act   []int
+	ids   []uint32
+	pos   []int32
+	raw   [][]float64
+	mult  [][]float64
+	score []float64
+	in    *bitmap.Set // the hosts in ids
+	lo    []float64
+	hi    []float64
+	tree  *kdTree // nil: linear scan with the column kernels
 
-	// Hosts in play lacking a weighed metric, when metrics are required.
 	trackMissing bool
 	missing      []bool
 	missingAlive int
@@ -49,9 +60,10 @@ func (b *batch) contributes(w int) bool {
 	return true
 }
 
-// Thresholds above which a batch builds the k-d tree: below them a linear
-// scan of the candidates costs less than building it.
-const (
+// Thresholds above which a batch builds the k-d tree: below them the
+// linear scan costs less than building it. Variables so that tests can
+// force either path.
+var (
 	treeMinHosts     = 2048
 	treeMinInstances = 8
 )
@@ -83,7 +95,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	} else {
 		b.rk.update(b, dirty)
 	}
-	b.candidates = b.alive.Count()
+	b.candidates = len(b.rk.ids)
 	if err := b.rk.check(b); err != nil {
 		return nil, nil, err
 	}
@@ -92,8 +104,8 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 }
 
 func (b *batch) newRanker() error {
-	rk := &ranker{}
 	n := b.s.n
+	rk := &ranker{in: b.alive.Clone()}
 	for _, w := range b.weighers {
 		if w == wMetrics && len(b.cfg.MetricsWeightSetting) > 0 && b.cfg.MetricsRequired {
 			rk.trackMissing = true // Nova raises even when the multiplier is 0
@@ -102,56 +114,51 @@ func (b *batch) newRanker() error {
 			rk.act = append(rk.act, w)
 		}
 	}
-	rk.raw = make([][]float64, len(rk.act))
-	rk.lo = make([]float64, len(rk.act))
-	rk.hi = make([]float64, len(rk.act))
-	cands := b.alive.AppendTo(nil)
+	rk.ids = b.alive.AppendTo(nil)
+	m := len(rk.ids)
+	rk.pos = make([]int32, n)
+	for i := range rk.pos {
+		rk.pos[i] = -1
+	}
+	for k, id := range rk.ids {
+		rk.pos[id] = int32(k)
+	}
 	if rk.trackMissing {
 		rk.missing = make([]bool, n)
-		for _, id := range cands {
+		for _, id := range rk.ids {
 			if _, err := b.metricsValue(id); err != nil {
 				rk.missing[id] = true
 				rk.missingAlive++
 			}
 		}
 	}
+	rk.raw = make([][]float64, len(rk.act))
+	rk.mult = make([][]float64, len(rk.act))
+	rk.lo = make([]float64, len(rk.act))
+	rk.hi = make([]float64, len(rk.act))
+	rk.score = make([]float64, m)
 	for a, w := range rk.act {
-		rk.raw[a] = make([]float64, n)
+		rk.raw[a] = make([]float64, m)
+		rk.mult[a] = make([]float64, m)
+		for k, id := range rk.ids {
+			sh, j := b.s.at(id)
+			rk.mult[a][k] = sh.mult[w][j]
+		}
 		if w == wMetrics {
-			if err := rk.fillMetrics(b, cands); err != nil {
-				return err
+			for k, id := range rk.ids {
+				if x, err := b.metricsValue(id); err == nil {
+					rk.raw[a][k] = x
+				}
 			}
 			continue
 		}
-		vals := make([]float64, len(cands))
-		if err := b.rawValues(w, cands, vals); err != nil {
+		if err := b.rawValues(w, rk.ids, rk.raw[a]); err != nil {
 			return err
 		}
-		for k, id := range cands {
-			rk.raw[a][id] = vals[k]
-		}
-	}
-	if len(cands) >= treeMinHosts && b.req.NumInstances >= treeMinInstances {
-		rk.tree = buildKDTree(b, rk, cands)
 	}
 	b.rk = rk
-	return nil
-}
-
-// fillMetrics computes MetricsWeigher's raw values, which never change.
-// With metrics_required a host lacking a metric is an error only when it is
-// weighed, so it is remembered rather than reported here.
-func (rk *ranker) fillMetrics(b *batch, cands []uint32) error {
-	a := len(rk.raw) - 1
-	for i, w := range rk.act {
-		if w == wMetrics {
-			a = i
-		}
-	}
-	for _, id := range cands {
-		if x, err := b.metricsValue(id); err == nil {
-			rk.raw[a][id] = x
-		}
+	if m >= treeMinHosts && b.req.NumInstances >= treeMinInstances {
+		rk.tree = buildKDTree(b, rk)
 	}
 	return nil
 }
@@ -170,52 +177,70 @@ func (rk *ranker) check(b *batch) error {
 	return nil
 }
 
-// update recomputes the raw values of the hosts the previous placement
-// changed and forgets the hosts no longer in play.
+// update drops the hosts that left play and recomputes the raw values of
+// the hosts the previous placement changed.
 func (rk *ranker) update(b *batch, dirty []uint32) {
-	if rk.tree != nil {
-		rk.tree.sync(b, rk)
+	in, alive := rk.in.Words(), b.alive.Words()
+	for wi, w := range in {
+		gone := w &^ alive[wi]
+		for gone != 0 {
+			t := bits.TrailingZeros64(gone)
+			gone &= gone - 1
+			rk.remove(b, uint32(wi*64+t))
+		}
 	}
 	var one [1]uint32
 	var val [1]float64
 	for _, id := range dirty {
-		if !b.alive.Has(id) {
+		k := rk.pos[id]
+		if k < 0 {
 			continue
 		}
 		one[0] = id
 		for a, w := range rk.act {
-			if w == wMetrics || w == wBuildFailure || w == wCrossCell {
+			if w == wMetrics || w == wBuildFailure {
 				continue // never change within a batch
 			}
 			_ = b.rawValues(w, one[:], val[:])
-			rk.raw[a][id] = val[0]
+			rk.raw[a][k] = val[0]
 		}
 		if rk.tree != nil {
 			rk.tree.refresh(b, rk, id)
 		}
 	}
-	if rk.missing != nil {
-		rk.missingAlive = 0
-		for id := b.alive.Next(0); id >= 0; id = b.alive.Next(id + 1) {
-			if rk.missing[id] {
-				rk.missingAlive++
-			}
-		}
+}
+
+// remove drops host id from the columns (swap with the last).
+func (rk *ranker) remove(b *batch, id uint32) {
+	k := rk.pos[id]
+	last := int32(len(rk.ids) - 1)
+	moved := rk.ids[last]
+	rk.ids[k] = moved
+	rk.pos[moved] = k
+	for a := range rk.act {
+		rk.raw[a][k], rk.mult[a][k] = rk.raw[a][last], rk.mult[a][last]
+		rk.raw[a] = rk.raw[a][:last]
+		rk.mult[a] = rk.mult[a][:last]
+	}
+	rk.ids = rk.ids[:last]
+	rk.score = rk.score[:last]
+	rk.pos[id] = -1
+	rk.in.Remove(id)
+	if rk.missing != nil && rk.missing[id] {
+		rk.missingAlive--
+	}
+	if rk.tree != nil {
+		rk.tree.refresh(b, rk, id)
 	}
 }
 
 // bounds sets lo and hi over the hosts in play.
-func (rk *ranker) bounds(b *batch) {
+func (rk *ranker) bounds() {
 	if rk.tree != nil {
 		rk.tree.rootBounds(rk)
 	} else {
 		for a := range rk.act {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			raw := rk.raw[a]
-			for id := b.alive.Next(0); id >= 0; id = b.alive.Next(id + 1) {
-				lo, hi = min(lo, raw[id]), max(hi, raw[id])
-			}
-			rk.lo[a], rk.hi[a] = lo, hi
+			rk.lo[a], rk.hi[a] = kernels.MinMax(rk.raw[a])
 		}
 	}
 	for a, w := range rk.act {
@@ -225,17 +250,16 @@ func (rk *ranker) bounds(b *batch) {
 	}
 }
 
-// score is host id's total weight, with the baseline's operations in the
-// baseline's order.
-func (rk *ranker) score(b *batch, id uint32) float64 {
-	sh, j := b.s.at(id)
+// scoreAt is the total weight of the host at index k, with the baseline's
+// operations in the baseline's order.
+func (rk *ranker) scoreAt(k int32) float64 {
 	s := 0.0
-	for a, w := range rk.act {
+	for a := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w][j] * ((rk.raw[a][id] - lo) / (hi - lo))
+		s += rk.mult[a][k] * ((rk.raw[a][k] - lo) / (hi - lo))
 	}
 	return s
 }
@@ -244,22 +268,37 @@ func (rk *ranker) score(b *batch, id uint32) float64 {
 // wantTies, every candidate tied with the best (in id order). One
 // candidate weighs 0, as in Nova, where no weigher runs.
 func (rk *ranker) top(b *batch, k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
-	if b.candidates <= 1 {
-		if id := b.alive.Next(0); id >= 0 && (keep == nil || keep(uint32(id))) && k > 0 {
-			best = []scored{{uint32(id), 0}}
-			ties = best[:1:1]
-		}
-		return best, ties
-	}
-	rk.bounds(b)
 	var c collector
 	c.init(k, wantTies)
+	if len(rk.ids) <= 1 {
+		for _, id := range rk.ids {
+			if keep == nil || keep(id) {
+				c.offer(scored{id, 0})
+			}
+		}
+		return c.best, c.tieList()
+	}
+	rk.bounds()
 	if rk.tree != nil {
-		rk.tree.search(b, rk, &c, keep)
-	} else {
-		for id := b.alive.Next(0); id >= 0; id = b.alive.Next(id + 1) {
-			if keep == nil || keep(uint32(id)) {
-				c.offer(scored{uint32(id), rk.score(b, uint32(id))})
+		rk.tree.search(rk, &c, keep)
+		return c.best, c.tieList()
+	}
+	score := rk.score
+	clear(score)
+	for a := range rk.act {
+		if lo, hi := rk.lo[a], rk.hi[a]; lo != hi {
+			kernels.Accumulate(score, rk.raw[a], rk.mult[a], lo, hi-lo)
+		}
+	}
+	thr := math.Inf(-1)
+	for i, x := range score {
+		if x < thr {
+			continue
+		}
+		if id := rk.ids[i]; keep == nil || keep(id) {
+			c.offer(scored{id, x})
+			if t, ok := c.threshold(); ok && !wantTies {
+				thr = t.score
 			}
 		}
 	}
