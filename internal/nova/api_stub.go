@@ -57,26 +57,6 @@ type ImageRequest struct {
 	Props map[string]any
 }
 
-// ParseImage turns a request's image properties into an ImageRequest as
-// ImageMeta.from_dict does. An error names the property Nova refuses.
-func ParseImage(props map[string]any) (ImageRequest, error) { panic("TODO") }
-
-// ImagePropertiesPass is ImagePropertiesFilter.host_passes.
-// defaultArch is image_properties_default_architecture (nil = unset).
-func ImagePropertiesPass(img ImageRequest, defaultArch *string, supported [][3]string, hvVersion *int64) bool {
-	panic("TODO")
-}
-
-// AggregateImagePropertiesIsolationPass is AggregateImagePropertiesIsolation
-// with the configured namespace (nil = none) and separator.
-func AggregateImagePropertiesIsolationPass(img ImageRequest, meta AggregateMetadata, namespace *string, sep string) bool {
-	panic("TODO")
-}
-
-// CanonicalHVSpec canonicalises a supported_instances triple as Nova's
-// HVSpec does; an error when Nova refuses a value.
-func CanonicalHVSpec(spec [3]string) ([3]string, error) { panic("TODO") }
-
 // Query is a parsed JsonFilter query.
 type Query struct{ root any }
 

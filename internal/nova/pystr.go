@@ -138,6 +138,19 @@ func writeRepr(b *strings.Builder, v any) {
 			b.WriteString(pyStrRepr(x[k]))
 		}
 		b.WriteByte('}')
+	case IntSet:
+		if len(x) == 0 {
+			b.WriteString("CoercedSet()")
+			return
+		}
+		b.WriteString("CoercedSet({")
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.FormatInt(e, 10))
+		}
+		b.WriteString("})")
 	case *PyObject:
 		b.WriteString(x.Repr)
 	case *IPAddress:
