@@ -57,17 +57,6 @@ type ImageRequest struct {
 	Props map[string]any
 }
 
-// Query is a parsed JsonFilter query.
-type Query struct{ root any }
-
-// ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
-// that passes every host.
-func ParseQuery(text string) (*Query, error) { panic("TODO") }
-
-// Eval is JsonFilter.host_passes for one host. An error is what Nova would
-// raise (e.g. an unknown command).
-func (q *Query) Eval(h *HostAttrs) (bool, error) { panic("TODO") }
-
 // SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
 // hint absent: pass; cidr "" = "/24").
 func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool { panic("TODO") }

@@ -1,0 +1,202 @@
+package nova
+
+import (
+	"math"
+	"strings"
+)
+
+// Query is a parsed JsonFilter query.
+type Query struct{ root any }
+
+// ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
+// that passes every host. An error is the ValueError jsonutils.loads
+// raises on text that is not JSON.
+func ParseQuery(text string) (*Query, error) {
+	if text == "" {
+		return nil, nil
+	}
+	v, err := ParseJSON(text)
+	if err != nil {
+		return nil, pyErr("ValueError", "%v", err)
+	}
+	return &Query{root: v}, nil
+}
+
+// Eval is JsonFilter.host_passes for one host. An error is what Nova would
+// raise (e.g. an unknown command): a *ErrPython with the exception class
+// (KeyError for an unknown command, TypeError for a comparison Python
+// refuses or a query that is not a list, AttributeError for a $a.b lookup
+// into a value without .get).
+func (q *Query) Eval(h *HostAttrs) (bool, error) {
+	if q == nil {
+		return true, nil
+	}
+	res, err := processQuery(q.root, h)
+	if err != nil {
+		return false, err
+	}
+	if list, ok := res.([]any); ok {
+		for _, e := range list {
+			if pyTruthy(e) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return pyTruthy(res), nil
+}
+
+// processQuery is JsonFilter._process_filter.
+func processQuery(query any, h *HostAttrs) (any, error) {
+	if !pyTruthy(query) {
+		return true, nil
+	}
+	var items []any
+	switch x := query.(type) {
+	case []any:
+		items = x
+	case string:
+		// query[0] and query[1:] of a str walk its characters.
+		for _, r := range x {
+			items = append(items, string(r))
+		}
+	case *Object:
+		return nil, pyErr("KeyError", "0")
+	default:
+		return nil, pyErr("TypeError", "'%s' object is not subscriptable", pyTypeName(query))
+	}
+	cmd, isStr := items[0].(string)
+	if !isStr {
+		switch items[0].(type) {
+		case []any, *Object:
+			return nil, pyErr("TypeError", "unhashable type: '%s'", pyTypeName(items[0]))
+		}
+		return nil, pyErr("KeyError", "%s", PyRepr(items[0]))
+	}
+	if !isJSONCommand(cmd) {
+		return nil, pyErr("KeyError", "%s", pyStrRepr(cmd))
+	}
+	var args []any
+	for _, arg := range items[1:] {
+		switch a := arg.(type) {
+		case []any:
+			r, err := processQuery(a, h)
+			if err != nil {
+				return nil, err
+			}
+			arg = r
+		case string:
+			r, err := parseQueryString(a, h)
+			if err != nil {
+				return nil, err
+			}
+			arg = r
+		}
+		if arg != nil {
+			args = append(args, arg)
+		}
+	}
+	return runJSONCommand(cmd, args)
+}
+
+func isJSONCommand(cmd string) bool {
+	switch cmd {
+	case "=", "<", ">", "in", "<=", ">=", "not", "or", "and":
+		return true
+	}
+	return false
+}
+
+func runJSONCommand(cmd string, args []any) (any, error) {
+	switch cmd {
+	case "not":
+		out := make([]any, len(args))
+		for i, a := range args {
+			out[i] = !pyTruthy(a)
+		}
+		return out, nil
+	case "or":
+		for _, a := range args {
+			if pyTruthy(a) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case "and":
+		for _, a := range args {
+			if !pyTruthy(a) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if len(args) < 2 {
+		return false, nil
+	}
+	if cmd == "in" {
+		for _, a := range args[1:] {
+			if pyEq(args[0], a) || bothJSONNaN(args[0], a) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	allOK := true
+	for _, a := range args[1:] {
+		var ok bool
+		if cmd == "=" {
+			ok = pyEq(args[0], a)
+		} else {
+			var err error
+			if ok, err = pyOrder(cmd, args[0], a); err != nil {
+				return nil, err
+			}
+		}
+		allOK = allOK && ok
+	}
+	return allOK, nil
+}
+
+// bothJSONNaN: json.loads returns one shared float object for every NaN
+// literal, and `in` tests identity before equality.
+func bothJSONNaN(a, b any) bool {
+	x, ok1 := a.(float64)
+	y, ok2 := b.(float64)
+	return ok1 && ok2 && math.IsNaN(x) && math.IsNaN(y)
+}
+
+// parseQueryString is JsonFilter._parse_string: "" -> None, a plain string
+// is itself, "$a.b.c" is getattr(host, "a").get("b").get("c") with None
+// for a missing step.
+func parseQueryString(s string, h *HostAttrs) (any, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if !strings.HasPrefix(s, "$") {
+		return s, nil
+	}
+	path := strings.Split(s[1:], ".")
+	obj, ok := h.Attr(path[0])
+	if !ok || obj == nil {
+		return nil, nil
+	}
+	for _, item := range path[1:] {
+		switch o := obj.(type) {
+		case *Object:
+			v, ok := o.Get(item)
+			if !ok || v == nil {
+				return nil, nil
+			}
+			obj = v
+		case *PyObject:
+			if o.Type == "ReadOnlyDict" {
+				// HostState.service: its contents are not modelled.
+				return nil, nil
+			}
+			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", o.Type)
+		default:
+			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", pyTypeName(obj))
+		}
+	}
+	return obj, nil
+}
