@@ -32,6 +32,6 @@ func Example_placeBatch() {
 		fmt.Printf("%s -> %s (weight %.3f, %d candidates)\n", p.InstanceUUID, p.Host, p.Weight, p.Candidates)
 	}
 	// Output:
-	// inst-0 -> compute-1 (weight 1.000, 3 candidates)
-	// inst-1 -> compute-1 (weight 1.000, 3 candidates)
+	// inst-0 -> compute-1 (weight 3.000, 3 candidates)
+	// inst-1 -> compute-2 (weight 2.667, 3 candidates)
 }
