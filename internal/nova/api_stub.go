@@ -56,7 +56,3 @@ type ImageRequest struct {
 	// img_hv_requested_version, os_distro, ...), as Python-like values.
 	Props map[string]any
 }
-
-// SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
-// hint absent: pass; cidr "" = "/24").
-func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool { panic("TODO") }

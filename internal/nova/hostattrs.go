@@ -2,8 +2,6 @@ package nova
 
 import (
 	"fmt"
-	"math/big"
-	"net/netip"
 	"sort"
 )
 
@@ -167,19 +165,11 @@ func stringDict(m map[string]string) *Object {
 }
 
 // parseIPAddress is netaddr.IPAddress(text) as Nova's IPAddressField builds
-// it; text that is not an address stays a plain string.
+// it; text netaddr refuses stays a plain string.
 func parseIPAddress(text string) any {
-	a, err := netip.ParseAddr(text)
-	if err != nil || a.Zone() != "" {
+	ip, err := parseNetaddrIP(text)
+	if err != nil {
 		return text
-	}
-	ip := &IPAddress{Version: 6, Value: new(big.Int).SetBytes(a.AsSlice())}
-	if a.Is4() {
-		ip.Version = 4
-	}
-	ip.Text = a.String()
-	if a.Is4In6() {
-		ip.Text = "::ffff:" + a.Unmap().String()
 	}
 	return ip
 }
