@@ -7,6 +7,11 @@ import (
 	"strings"
 )
 
+// AggregateMetadata is nova.scheduler.filters.utils.aggregate_metadata_get_by_host:
+// key -> set of comma-split, stripped values over the host's aggregates
+// (each value list sorted and de-duplicated).
+type AggregateMetadata map[string][]string
+
 // MetadataByHost builds AggregateMetadata from the metadata maps of a host's
 // aggregates.
 func MetadataByHost(aggMetadata []map[string]string) AggregateMetadata {

@@ -5,6 +5,36 @@ import (
 	"sort"
 )
 
+// HostAttrs is what a HostState exposes to ComputeCapabilitiesFilter and
+// JsonFilter lookups (getattr(host_state, name)), filled by the caller from
+// its own representation of one host at the moment of the lookup.
+type HostAttrs struct {
+	Host, Nodename, UUID, CellUUID string
+	FreeRAMMB, FreeDiskMB          int64
+	TotalUsableRAMMB               int64
+	TotalUsableDiskGB              int64
+	DiskMBUsed                     int64
+	VCPUsTotal, VCPUsUsed          int64
+	NumInstances, NumIOOps         int64
+	FailedBuilds                   int64
+	HypervisorType                 *string
+	HypervisorVersion              *int64
+	HypervisorHostname             *string
+	CPUInfo                        *string // JSON text as Nova stores it
+	SupportedInstances             [][3]string
+	HostIP                         *string
+	// Stats as HostState.stats holds them (including the num_instances,
+	// io_workload and failed_builds counters Nova keeps there).
+	Stats                                  map[string]string
+	RAMAllocationRatio, CPUAllocationRatio float64
+	DiskAllocationRatio                    float64
+	// Metrics as HostState.metrics (already x100 / truncated, see
+	// SchedulerMetrics).
+	Metrics map[string]int64
+	// Instances are the uuids on the host (HostState.instances keys).
+	Instances []string
+}
+
 // hostMethods are HostState's methods: getattr returns a bound method,
 // whose str() is "<bound method HostState.NAME of REPR>".
 var hostMethods = map[string]bool{

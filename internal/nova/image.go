@@ -9,6 +9,16 @@ import (
 	"strings"
 )
 
+// ImageRequest is what ImagePropertiesFilter and
+// AggregateImagePropertiesIsolation read from an image, after Nova's
+// ImageMeta.from_dict: legacy names mapped, values canonicalised/typed.
+type ImageRequest struct {
+	// Props are the typed ImageMetaProps fields that are set, by their
+	// current names (hw_architecture, img_hv_type, hw_vm_mode,
+	// img_hv_requested_version, os_distro, ...), as Python-like values.
+	Props map[string]any
+}
+
 // fieldKind is the oslo.versionedobjects type of an ImageMetaProps field.
 type fieldKind int
 

@@ -10,6 +10,15 @@ import (
 	"unicode/utf8"
 )
 
+// Object is a JSON object (or Python dict) that keeps its key order, as a
+// Python dict decoded by json.loads does.
+type Object struct {
+	// Keys are the keys in insertion order.
+	Keys []string
+	// Values maps each key to its value.
+	Values map[string]any
+}
+
 // Get returns the value stored under key and whether the key is present,
 // as Python's dict.get does.
 func (o *Object) Get(key string) (any, bool) {
