@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -247,13 +246,22 @@ func pyStrRepr(s string) string {
 	return b.String()
 }
 
-// pyPrintable approximates str.isprintable for one non-ASCII character:
-// every character except the categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs.
+// pyPrintable is Python 3.11's str.isprintable for one non-ASCII
+// character (Unicode 14 categories, from the generated pyNonPrintable).
 func pyPrintable(r rune) bool {
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
-		return false
+	lo, hi := 0, len(pyNonPrintable)
+	for lo < hi {
+		m := (lo + hi) / 2
+		switch {
+		case r < pyNonPrintable[m][0]:
+			hi = m
+		case r > pyNonPrintable[m][1]:
+			lo = m + 1
+		default:
+			return false
+		}
 	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+	return true
 }
 
 func hexPad(n int64, width int) string {

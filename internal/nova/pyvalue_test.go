@@ -122,6 +122,9 @@ func TestPyStrGoValues(t *testing.T) {
 		{"supported", [][3]string{{"x86_64", "kvm", "hvm"}}, "[['x86_64', 'kvm', 'hvm']]"},
 		{"string dict sorted", map[string]string{"b": "2", "a": "1"}, "{'a': '1', 'b': '2'}"},
 		{"int", int64(-3), "-3"},
+		// Python 3.11 (Unicode 14) escapes U+0ECE, new in Unicode 15.
+		{"unicode 15 char escaped", []string{"\u0ece\u00e9"}, "['\\u0eceé']"},
+		{"quotes", []string{`it's`, `say "hi"`, `both '"`}, `["it's", 'say "hi"', 'both \'"']`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
