@@ -1,0 +1,78 @@
+// Command placer places a batch of instances the way OpenStack Nova's
+// FilterScheduler would, from a scenario file (../shared/SCENARIO.md).
+//
+//	placer place [-f FILE|-] [--impl engine|reference] [--timing]
+//	placer help
+//
+// Run "placer help" for the exit statuses. The subcommands gen, simulate
+// and serve are not implemented yet.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit statuses (documented in usage).
+const (
+	exitOK          = 0
+	exitFailure     = 1 // anything else: an I/O error, an interrupt
+	exitBadInput    = 2 // a bad scenario or a bad command line
+	exitNoValidHost = 3
+	exitNovaError   = 4 // another error Nova would raise (ComputeHostMetricNotFound)
+)
+
+const usage = `placer: Nova FilterScheduler placement, batch by batch.
+
+Usage:
+  placer place [-f FILE|-] [--impl engine|reference] [--timing]
+      Read a scenario (../shared/SCENARIO.md) from FILE, or stdin with "-f -",
+      or, without -f, the embedded default scenario (200 hosts, 8 instances);
+      place its request and print the result document on stdout.
+        --impl engine      the engine (default)
+        --impl reference   the per-host reference implementation
+        --timing           print "place_seconds: X" on stderr: the time of the
+                           placement alone (not reading the file, not building
+                           the snapshot)
+  placer help
+      This text.
+
+Not implemented yet: placer gen, placer simulate, placer serve.
+
+Exit status:
+  0  placed
+  1  another failure (I/O error, interrupted)
+  2  bad input: one line on stderr naming the field path, e.g.
+     hosts[17].free_ram_mb: want a number, got "12GB"
+     (or a bad command line)
+  3  NoValidHost: the result's "error" says which instance and which filters;
+     "placements" holds the tentative choices made before it
+  4  another error Nova would raise (ComputeHostMetricNotFound); the result's
+     error.kind names it
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the command, with its streams, returning the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitBadInput
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "place":
+		return place(rest, stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "gen", "simulate", "serve":
+		fmt.Fprintf(stderr, "placer %s: not implemented yet\n", cmd)
+		return exitBadInput
+	default:
+		fmt.Fprintf(stderr, "placer: unknown command %q (try placer help)\n", cmd)
+		return exitBadInput
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/placer/placer/internal/scenario"
+)
+
+// placer runs the command in-process.
+func placer(t *testing.T, stdin string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	status = run(args, strings.NewReader(stdin), &out, &errb)
+	return status, out.String(), errb.String()
+}
+
+func implList() []string {
+	var names []string
+	for name := range impls {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		want       int
+		wantStdout string
+		wantStderr string
+	}{
+		{"help", []string{"help"}, exitOK, "Exit status:", ""},
+		{"--help", []string{"--help"}, exitOK, "placer place", ""},
+		{"no command", nil, exitBadInput, "", "Usage:"},
+		{"unknown command", []string{"plase"}, exitBadInput, "", `unknown command "plase"`},
+		{"gen", []string{"gen"}, exitBadInput, "", "placer gen: not implemented yet"},
+		{"simulate", []string{"simulate"}, exitBadInput, "", "placer simulate: not implemented yet"},
+		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: not implemented yet"},
+		{"place -h", []string{"place", "-h"}, exitOK, "", "-impl"},
+		{"unknown impl", []string{"place", "--impl", "nova"}, exitBadInput, "", `unknown --impl "nova"`},
+		{"stray argument", []string{"place", "s.json"}, exitBadInput, "", `unexpected argument "s.json"`},
+		{"bad flag", []string{"place", "--fast"}, exitBadInput, "", "flag provided but not defined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, stdout, stderr := placer(t, "", tc.args...)
+			if status != tc.want || !strings.Contains(stdout, tc.wantStdout) || !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("status %d (want %d)\nstdout: %s\nstderr: %s", status, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+const oneHost = `{"host": "h1", "memory_mb": 4096, "free_ram_mb": 4096, "vcpus": 4, "vcpus_used": 0, "local_gb": 40, "free_disk_gb": 40}`
+const twoHosts = oneHost + `, {"host": "h2", "memory_mb": 8192, "free_ram_mb": 8192, "vcpus": 4, "vcpus_used": 0, "local_gb": 40, "free_disk_gb": 40}`
+
+// TestPlace runs "placer place" on scenarios with each outcome, with every
+// implementation.
+func TestPlace(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.json", `{"hosts": [`+twoHosts+`], "request": {"num_instances": 2, "flavor": {"memory_mb": 1024, "vcpus": 1, "root_gb": 1}}}`)
+	nvh := write("nvh.json", `{"hosts": [`+twoHosts+`], "request": {"num_instances": 2, "flavor": {"memory_mb": 7000}}}`)
+	metric := write("metric.json", `{"config": {"weighers": ["MetricsWeigher"], "metrics_weight_setting": [["cpu.percent", 1.0]]},
+		"hosts": [`+twoHosts+`], "request": {"flavor": {"memory_mb": 1}}}`)
+	badField := write("bad.json", `{"hosts": [`+oneHost+`, {"host": "h2", "memory_mb": 1, "free_ram_mb": "12GB"}], "request": {"flavor": {}}}`)
+	badMetric := write("badmetric.json", `{"hosts": [{"host": "h1", "memory_mb": 1, "free_ram_mb": 1, "vcpus": 1, "vcpus_used": 0,
+		"local_gb": 1, "free_disk_gb": 1, "metrics": {"cpu.bogus": 1}}], "request": {"flavor": {}}}`)
+	okText, _ := os.ReadFile(ok)
+
+	for _, impl := range implList() {
+		for _, tc := range []struct {
+			name       string
+			args       []string
+			stdin      string
+			want       int
+			check      func(t *testing.T, doc scenario.Result)
+			wantStderr string // a prefix of the only stderr line
+		}{
+			{name: "embedded default scenario", want: exitOK, check: func(t *testing.T, doc scenario.Result) {
+				if len(doc.Placements) != 8 || doc.Error != nil {
+					t.Errorf("got %+v", doc)
+				}
+			}},
+			{name: "file", args: []string{"-f", ok}, want: exitOK, check: func(t *testing.T, doc scenario.Result) {
+				if len(doc.Placements) != 2 || doc.Placements[0].Host != "h2" || doc.Placements[0].Limits.MemoryMB == nil {
+					t.Errorf("got %+v", doc)
+				}
+			}},
+			{name: "stdin", args: []string{"-f", "-"}, stdin: string(okText), want: exitOK},
+			{name: "NoValidHost", args: []string{"-f", nvh}, want: exitNoValidHost, check: func(t *testing.T, doc scenario.Result) {
+				e := doc.Error
+				if e == nil || e.Kind != "NoValidHost" || e.InstanceIndex != 1 || len(doc.Placements) != 1 || len(e.Filters) == 0 {
+					t.Errorf("got %+v %+v", doc, e)
+				}
+			}},
+			{name: "ComputeHostMetricNotFound", args: []string{"-f", metric}, want: exitNovaError, check: func(t *testing.T, doc scenario.Result) {
+				if e := doc.Error; e == nil || e.Kind != "ComputeHostMetricNotFound" || e.InstanceIndex != 0 {
+					t.Errorf("got %+v", doc)
+				}
+			}},
+			{name: "bad field", args: []string{"-f", badField}, want: exitBadInput,
+				wantStderr: `hosts[1].free_ram_mb: want a number, got "12GB"`},
+			{name: "Nova refuses a metric", args: []string{"-f", badMetric}, want: exitBadInput, wantStderr: "hosts[0].metrics"},
+			{name: "missing file", args: []string{"-f", filepath.Join(dir, "nope.json")}, want: exitBadInput,
+				wantStderr: "cannot read " + filepath.Join(dir, "nope.json") + ": no such file or directory"},
+			{name: "empty stdin", args: []string{"-f", "-"}, want: exitBadInput, wantStderr: "not valid JSON"},
+		} {
+			t.Run(impl+"/"+tc.name, func(t *testing.T) {
+				args := append([]string{"place", "--impl", impl}, tc.args...)
+				status, stdout, stderr := placer(t, tc.stdin, args...)
+				if status != tc.want {
+					t.Fatalf("status %d, want %d\nstderr: %s", status, tc.want, stderr)
+				}
+				if tc.wantStderr != "" {
+					if stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, tc.wantStderr) {
+						t.Errorf("want one stderr line starting %q, got %q (stdout %q)", tc.wantStderr, stderr, stdout)
+					}
+					return
+				}
+				if stderr != "" {
+					t.Errorf("stderr: %s", stderr)
+				}
+				doc, err := scenario.DecodeResult(strings.NewReader(stdout))
+				if err != nil {
+					t.Fatalf("%v\n%s", err, stdout)
+				}
+				if doc.Format != 1 {
+					t.Errorf("format %d", doc.Format)
+				}
+				if tc.check != nil {
+					tc.check(t, doc)
+				}
+			})
+		}
+	}
+}
+
+func TestPlaceTiming(t *testing.T) {
+	status, stdout, stderr := placer(t, "", "place", "--timing")
+	if status != exitOK || stdout == "" || !strings.HasPrefix(stderr, "place_seconds: ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+}
+
+// TestDefaultScenarioSize keeps the embedded scenario small (the binary
+// carries it).
+func TestDefaultScenarioSize(t *testing.T) {
+	if n := len(defaultScenario); n == 0 || n > 300<<10 {
+		t.Errorf("embedded scenario is %d bytes", n)
+	}
+}
