@@ -18,11 +18,12 @@ import (
 
 var edgeBases = []string{"alpha", "Bravo", "CHARLIE", "delta", "Echo", "fOxtrot", "golf", "Hotel"}
 
-// Metric names Nova's MonitorMetric knows.
+// Metric names Nova's MonitorMetric knows; the first four are the core
+// most edge hosts report and edge configs weigh.
 var novaMetrics = []string{
-	"cpu.frequency", "cpu.user.time", "cpu.kernel.time", "cpu.idle.time",
-	"cpu.iowait.time", "cpu.user.percent", "cpu.kernel.percent",
-	"cpu.idle.percent", "cpu.iowait.percent", "cpu.percent",
+	"cpu.frequency", "cpu.percent", "cpu.user.percent", "cpu.idle.percent",
+	"cpu.user.time", "cpu.kernel.time", "cpu.idle.time", "cpu.iowait.time",
+	"cpu.kernel.percent", "cpu.iowait.percent",
 	"numa.membw.max", "numa.membw.current",
 }
 
@@ -80,7 +81,7 @@ func optRatio(r rng) *float64 {
 
 func edgeResourcesOf(r rng) edgeResources {
 	var e edgeResources
-	if r.chance(0.6) { // a host most requests fit on
+	if r.chance(0.7) { // a host most requests fit on
 		e.memoryMB = pick(r, []int64{4096, 8192, 8192, 16384})
 		e.freeRAMMB = e.memoryMB - pick(r, []int64{0, 0, 512, 1024, 2048, 4096})
 		e.vcpus = pick(r, []int64{4, 8, 8, 16})
@@ -131,9 +132,15 @@ func edgeResourcesOf(r rng) edgeResources {
 			e.stats[s.key] = s.value
 		}
 	}
-	if r.chance(0.7) {
+	if r.chance(0.75) {
+		// Mostly the metrics the config weighs (edgeConfig draws from the
+		// first four), sometimes a few more or fewer.
 		e.metrics = map[string]float64{}
-		for _, name := range sample(r, novaMetrics, r.between(1, 5)) {
+		names := novaMetrics[:4]
+		if r.chance(0.3) {
+			names = sample(r, novaMetrics, r.between(1, 5))
+		}
+		for _, name := range names {
 			v := pick(r, []float64{0, 1, 2400, 2400.9, 37, -1})
 			if strings.HasSuffix(name, "percent") {
 				v = pick(r, []float64{0, 0.29, 0.5, 0.57, 1})
@@ -208,7 +215,7 @@ func edgeCloud(r rng, nHosts int) (engine.Cloud, *meta) {
 		case x < 0.25:
 			hn.service = engine.Service{Disabled: true, Down: true}
 		}
-		if !r.chance(0.2) {
+		if !r.chance(0.05) { // no IP: SimpleCIDRAffinityFilter raises in Nova
 			ip := pick(r, []string{"10.0.0.", "10.0.1.", "10.1.0.", "192.168.0."}) + strconv.Itoa(r.between(1, 254))
 			hn.ip = &ip
 		}
@@ -380,14 +387,20 @@ func edgeConfig(r rng, m *meta) engine.Config {
 	}
 	for _, p := range []*float64{&cfg.RAMWeightMultiplier, &cfg.CPUWeightMultiplier,
 		&cfg.DiskWeightMultiplier, &cfg.IoOpsWeightMultiplier,
-		&cfg.NumInstancesWeightMultiplier, &cfg.SoftAffinityWeightMultiplier,
-		&cfg.SoftAntiAffinityWeightMultiplier, &cfg.BuildFailureWeightMultiplier,
+		&cfg.NumInstancesWeightMultiplier, &cfg.BuildFailureWeightMultiplier,
 		&cfg.MetricsWeightMultiplier} {
 		if r.chance(0.6) {
 			*p = pick(r, edgeMultipliers)
 		}
 	}
-	for _, name := range sample(r, novaMetrics, r.between(0, 3)) {
+	// Nova's options refuse negative soft (anti-)affinity multipliers (an
+	// aggregate's metadata may still hold one).
+	for _, p := range []*float64{&cfg.SoftAffinityWeightMultiplier, &cfg.SoftAntiAffinityWeightMultiplier} {
+		if r.chance(0.6) {
+			*p = pick(r, []float64{0, 1, 2, 0.5, 1000})
+		}
+	}
+	for _, name := range sample(r, novaMetrics[:4], r.between(0, 2)) {
 		cfg.MetricsWeightSetting = append(cfg.MetricsWeightSetting,
 			engine.MetricWeight{Name: name, Ratio: pick(r, []float64{0, 1, -1, 0.001, 2})})
 	}
@@ -401,7 +414,7 @@ func edgeConfig(r rng, m *meta) engine.Config {
 	cfg.ShuffleBestSameWeighedHosts = r.chance(0.5)
 	cfg.Seed = int64(r.between(0, 1<<31-1))
 	cfg.MaxIoOpsPerHost = pick(r, []int64{0, 2, 4, 8, 8, 8, 50})
-	cfg.MaxInstancesPerHost = pick(r, []int64{0, 3, 6, 50, 50, 50})
+	cfg.MaxInstancesPerHost = pick(r, []int64{1, 3, 6, 50, 50, 50}) // Nova: >= 1
 	if r.chance(0.2) {
 		cfg.DefaultAvailabilityZone = "az1"
 	}

@@ -65,6 +65,10 @@ var edgeImageProps = []struct {
 
 func edgeRequest(r rng, c *engine.Cloud, m *meta, n int) engine.Request {
 	req := engine.Request{NumInstances: n}
+	// strict scales how many constraining features the request has: some
+	// requests are meant to be placed, so weighing and choice get tested,
+	// others to fail, so the filter counts do.
+	strict := pick(r, []float64{0.25, 0.5, 1})
 	if r.chance(0.85) {
 		req.InstanceUUIDs = r.uuids(n, new([]byte))
 		if r.chance(0.25) && m.numInstances() > 0 {
@@ -90,14 +94,14 @@ func edgeRequest(r rng, c *engine.Cloud, m *meta, n int) engine.Request {
 		EphemeralGB: pick(r, []int64{0, 0, 1, 5}),
 		Swap:        pick(r, []int64{0, 0, 512, 1024}),
 	}
-	if r.chance(0.5) {
+	if r.chance(0.5 * strict) {
 		req.Flavor.ExtraSpecs = map[string]string{}
 		for _, s := range sample(r, edgeExtraSpecs, r.between(1, 3)) {
 			req.Flavor.ExtraSpecs[s.key] = s.value
 		}
 	}
 
-	if r.chance(0.6) {
+	if r.chance(0.6 * strict) {
 		props := map[string]any{}
 		for _, i := range r.sampleIdx(len(edgeImageProps), r.between(0, 4)) {
 			p := edgeImageProps[i]
@@ -112,7 +116,7 @@ func edgeRequest(r rng, c *engine.Cloud, m *meta, n int) engine.Request {
 			req.Image.ID = &id
 		}
 	}
-	if r.chance(0.35) {
+	if r.chance(0.35 * strict) {
 		req.AvailabilityZone = strp(pick(r, []string{"az1", "az2", "az3", "nova", "AZ1"}))
 	}
 	if r.chance(0.8) {
@@ -125,8 +129,8 @@ func edgeRequest(r rng, c *engine.Cloud, m *meta, n int) engine.Request {
 	if r.chance(0.45) {
 		req.InstanceGroup = edgeGroup(r, c, m, uuids)
 	}
-	edgeHints(r, c, m, &req, uuids)
-	edgeHostLists(r, c, m, &req)
+	edgeHints(r, c, m, &req, uuids, strict)
+	edgeHostLists(r, c, m, &req, strict)
 	return req
 }
 
@@ -161,7 +165,7 @@ func edgeGroup(r rng, c *engine.Cloud, m *meta, uuids []string) *engine.Instance
 	return g
 }
 
-func edgeHints(r rng, c *engine.Cloud, m *meta, req *engine.Request, uuids []string) {
+func edgeHints(r rng, c *engine.Cloud, m *meta, req *engine.Request, uuids []string, strict float64) {
 	h := &req.SchedulerHints
 	someUUIDs := func() []string {
 		var out []string
@@ -179,16 +183,16 @@ func edgeHints(r rng, c *engine.Cloud, m *meta, req *engine.Request, uuids []str
 		}
 		return out
 	}
-	if r.chance(0.15) {
+	if r.chance(0.15 * strict) {
 		h.SameHost = someUUIDs()
 	}
-	if r.chance(0.15) {
+	if r.chance(0.15 * strict) {
 		h.DifferentHost = someUUIDs()
 	}
-	if r.chance(0.3) {
+	if r.chance(0.3 * strict) {
 		h.Query = edgeQuery(r)
 	}
-	if r.chance(0.2) {
+	if r.chance(0.2 * strict) {
 		host := &c.Hosts[r.IntN(len(c.Hosts))]
 		if host.HostIP != nil && r.chance(0.8) {
 			h.BuildNearHostIP = *host.HostIP
@@ -199,24 +203,24 @@ func edgeHints(r rng, c *engine.Cloud, m *meta, req *engine.Request, uuids []str
 	}
 }
 
-func edgeHostLists(r rng, c *engine.Cloud, m *meta, req *engine.Request) {
+func edgeHostLists(r rng, c *engine.Cloud, m *meta, req *engine.Request, strict float64) {
 	hostName := func() string {
 		if r.chance(0.1) || len(m.hostNames) == 0 {
 			return "nowhere"
 		}
 		return caseTwist(r, pick(r, m.hostNames))
 	}
-	if r.chance(0.15) {
+	if r.chance(0.15 * strict) {
 		for i := r.between(1, 3); i > 0; i-- {
 			req.IgnoreHosts = append(req.IgnoreHosts, hostName())
 		}
 	}
-	if r.chance(0.1) {
+	if r.chance(0.1 * strict) {
 		for i := r.between(1, 2); i > 0; i-- {
 			req.ForceHosts = append(req.ForceHosts, hostName())
 		}
 	}
-	if r.chance(0.08) {
+	if r.chance(0.08 * strict) {
 		for i := r.between(1, 2); i > 0; i-- {
 			node := nodeOf(&c.Hosts[r.IntN(len(c.Hosts))])
 			if r.chance(0.2) {
@@ -225,7 +229,7 @@ func edgeHostLists(r rng, c *engine.Cloud, m *meta, req *engine.Request) {
 			req.ForceNodes = append(req.ForceNodes, node)
 		}
 	}
-	if r.chance(0.1) {
+	if r.chance(0.1 * strict) {
 		h := &c.Hosts[r.IntN(len(c.Hosts))]
 		d := &engine.Destination{Host: h.Host}
 		switch x := r.Float64(); {
@@ -238,7 +242,7 @@ func edgeHostLists(r rng, c *engine.Cloud, m *meta, req *engine.Request) {
 		}
 		req.RequestedDestination = d
 	}
-	if r.chance(0.15) {
+	if r.chance(0.15 * strict) {
 		retry := &engine.Retry{}
 		for i := r.between(1, 3); i > 0; i-- {
 			h := &c.Hosts[r.IntN(len(c.Hosts))]
