@@ -1,0 +1,42 @@
+# placer: see README.md. Every target is a thin wrapper; the commands are
+# usable on their own.
+
+GO       ?= go
+FUZZTIME ?= 10s
+IMPL     ?= engine
+BIN      ?= bin
+
+.PHONY: all build test race bench fuzz conformance clean
+
+all: build test
+
+## build: compile every package and the placer command into $(BIN)/placer
+build:
+	$(GO) build ./...
+	$(GO) build -o $(BIN)/placer ./cmd/placer
+
+## test: the README's test command (CI runs the same)
+test:
+	$(GO) vet ./... && $(GO) test ./...
+
+## race: the tests under the race detector
+race:
+	$(GO) test -race ./...
+
+## bench: every benchmark, with allocations (compare runs with benchstat)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: each native fuzz target for FUZZTIME (default 10s)
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+## conformance: oracle gen -> placer place -> oracle check against Nova's own
+## code (needs ../shared/nova-oracle and python3-nova); IMPL=reference to check
+## the reference; CONFORMANCE_SEEDS/HOSTS/INSTANCES to size it
+conformance:
+	IMPL=$(IMPL) CONFORMANCE_SEEDS=$(CONFORMANCE_SEEDS) CONFORMANCE_HOSTS=$(CONFORMANCE_HOSTS) \
+	CONFORMANCE_INSTANCES=$(CONFORMANCE_INSTANCES) scripts/conformance.sh
+
+clean:
+	rm -rf $(BIN) .work
