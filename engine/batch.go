@@ -38,12 +38,18 @@ type batch struct {
 	res        []hostRes
 
 	alive  *bitmap.Set // hosts in play
+	prev   *bitmap.Set // the hosts in play for the previous instance
 	forced bool        // force_hosts/force_nodes: no filter runs
 
 	rng        *rand.Rand
 	w          weighScratch
 	rk         *ranker
 	candidates int // hosts that passed the filters for this instance
+
+	sc        *scratch
+	taken     []*bitmap.Set
+	takenCols [][]float64
+	keepSets  bool // sets escape to the caller (FilterHosts): never pooled
 }
 
 // hostRes is the part of a host's state that consumption changes.
@@ -69,15 +75,16 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 		ctx: ctx, s: s, cfg: &s.cfg, req: req,
 		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
 		diskMB:     (req.Flavor.RootGB + req.Flavor.EphemeralGB) * 1024,
-		touched:    bitmap.NewSet(s.n),
 		touchedIdx: map[uint32]int{},
 		rng:        rand.New(rand.NewPCG(uint64(s.cfg.Seed), 0x9e3779b97f4a7c15)),
 	}
+	b.sc = s.getScratch()
+	b.touched = b.set()
 	b.diskReqMB = b.diskMB + req.Flavor.Swap
 	b.img, _ = nova.ParseImage(req.Image.Properties) // validated by PrepareRequest
 	b.query, _ = nova.ParseQuery(req.SchedulerHints.Query)
 	if g := req.InstanceGroup; g != nil {
-		b.group = newGroupState(s, g, req.InstanceUUIDs)
+		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
 	}
 	for _, name := range s.cfg.Filters {
 		b.filters = append(b.filters, filterByName[name])
@@ -88,12 +95,12 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 	return b
 }
 
-func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string) *groupState {
+func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {
 	gs := &groupState{
 		policy: g.Policy, maxPerHost: g.MaxServerPerHost,
 		members:   make(map[string]bool, len(g.Members)+len(uuids)),
 		hostNames: make(map[string]bool, len(g.Hosts)),
-		hostsSet:  bitmap.NewSet(s.n),
+		hostsSet:  hosts,
 		count:     map[int32]int{},
 		added:     map[int32][]string{},
 	}

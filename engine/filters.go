@@ -74,7 +74,7 @@ func applyMask(mask func(b *batch) *bitmap.Set) func(*batch, *bitmap.Set) error 
 
 // classMask is the set of hosts whose aggregate class passes pred.
 func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
-	m := bitmap.NewSet(b.s.n)
+	m := b.set()
 	for i := range b.s.info.classes {
 		c := &b.s.info.classes[i]
 		if pred(c) {
@@ -317,7 +317,7 @@ func isolatedPasses(b *batch, id uint32) (bool, error) {
 // uuidHostsMask is the set of hosts running any of uuids (instance 0's
 // view: once-per-request filters never see the batch's own placements).
 func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
-	m := bitmap.NewSet(b.s.n)
+	m := b.set()
 	for _, u := range uuids {
 		for _, nid := range b.s.info.hostsOfUUID[u] {
 			for _, id := range b.s.info.nodesOfName[nid] {

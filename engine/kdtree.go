@@ -25,7 +25,7 @@ import (
 type kdTree struct {
 	perm   []uint32
 	nodes  []kdNode
-	leafOf map[uint32]int32
+	leafOf []int32 // host id -> leaf (valid for the hosts in perm)
 	nA     int
 	rlo    []float64 // node*nA + a
 	rhi    []float64
@@ -42,48 +42,96 @@ type kdNode struct {
 const kdLeafSize = 16
 
 func buildKDTree(b *batch, rk *ranker) *kdTree {
+	sc := b.sc
+	m := len(rk.ids)
+	// Median splits stop at kdLeafSize, so leaves hold at least half of it.
+	maxNodes := 2*(2*m/kdLeafSize+1) + 1
 	t := &kdTree{
-		perm:   append([]uint32(nil), rk.ids...),
-		leafOf: make(map[uint32]int32, len(rk.ids)),
+		perm:   append(sc.ints[:0], rk.ids...),
+		leafOf: sc.leaf,
 		nA:     len(rk.act),
+		nodes:  sc.nodes[:0],
 	}
-	t.nodes = make([]kdNode, 0, 2*len(rk.ids)/kdLeafSize+1)
-	t.build(b, rk, 0, int32(len(rk.ids)), -1)
+	if need := 3 * t.nA * maxNodes; cap(sc.boxes) < need {
+		sc.boxes = make([]float64, need)
+	}
+	boxes := sc.boxes[:3*t.nA*maxNodes]
+	t.rlo = boxes[: 0 : t.nA*maxNodes]
+	t.rhi = boxes[t.nA*maxNodes : t.nA*maxNodes : 2*t.nA*maxNodes]
+	t.mhi = boxes[2*t.nA*maxNodes : 2*t.nA*maxNodes]
+	t.build(b, rk, 0, int32(m), -1)
 	return t
 }
 
 func (t *kdTree) build(b *batch, rk *ranker, from, to, parent int32) int32 {
 	ni := int32(len(t.nodes))
 	t.nodes = append(t.nodes, kdNode{from: from, to: to, left: -1, right: -1, parent: parent})
-	t.rlo = append(t.rlo, make([]float64, t.nA)...)
-	t.rhi = append(t.rhi, make([]float64, t.nA)...)
-	t.mhi = append(t.mhi, make([]float64, t.nA)...)
-	t.box(b, rk, ni)
+	t.rlo = t.rlo[:len(t.rlo)+t.nA]
+	t.rhi = t.rhi[:len(t.rhi)+t.nA]
+	t.mhi = t.mhi[:len(t.mhi)+t.nA]
 	if to-from <= kdLeafSize {
 		for _, id := range t.perm[from:to] {
 			t.leafOf[id] = ni
 		}
+		t.box(b, rk, ni)
 		return ni
 	}
-	// Split on the weigher whose values spread most, relative to the root.
-	split, widest := -1, 0.0
-	for a := 0; a < t.nA; a++ {
-		w := t.rhi[int(ni)*t.nA+a] - t.rlo[int(ni)*t.nA+a]
-		if root := t.rhi[a] - t.rlo[a]; root > 0 {
-			w /= root
-		}
-		if w > widest {
-			split, widest = a, w
-		}
-	}
 	mid := (from + to) / 2
-	if split >= 0 {
+	if split := t.splitDim(rk, from, to); split >= 0 {
 		selectNth(t.perm[from:to], int(mid-from), rk.raw[split], rk.pos)
 	}
 	l := t.build(b, rk, from, mid, ni)
 	r := t.build(b, rk, mid, to, ni)
 	t.nodes[ni].left, t.nodes[ni].right = l, r
+	t.join(ni)
+	t.nodes[ni].minID = min(t.nodes[l].minID, t.nodes[r].minID)
+	o, lo, ro := int(ni)*t.nA, int(l)*t.nA, int(r)*t.nA
+	for a := 0; a < t.nA; a++ {
+		t.mhi[o+a] = max(t.mhi[lo+a], t.mhi[ro+a])
+	}
 	return ni
+}
+
+// splitDim picks the weigher whose values spread most over a sample of
+// the range, relative to their spread over a sample of all candidates
+// (the tree only needs good splits, not the best ones).
+func (t *kdTree) splitDim(rk *ranker, from, to int32) int {
+	const samples = 32
+	split, widest := -1, 0.0
+	step := max(1, (to-from)/samples)
+	all := max(1, int32(len(t.perm))/samples)
+	for a := 0; a < t.nA; a++ {
+		raw := rk.raw[a]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := from; i < to; i += step {
+			x := raw[rk.pos[t.perm[i]]]
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		glo, ghi := math.Inf(1), math.Inf(-1)
+		for i := int32(0); i < int32(len(t.perm)); i += all {
+			x := raw[rk.pos[t.perm[i]]]
+			glo, ghi = min(glo, x), max(ghi, x)
+		}
+		w := hi - lo
+		if ghi > glo {
+			w /= ghi - glo
+		}
+		if w > widest {
+			split, widest = a, w
+		}
+	}
+	return split
+}
+
+// join sets an inner node's boxes and count from its children's.
+func (t *kdTree) join(p int32) {
+	l, r := t.nodes[p].left, t.nodes[p].right
+	t.nodes[p].alive = t.nodes[l].alive + t.nodes[r].alive
+	o, lo, ro := int(p)*t.nA, int(l)*t.nA, int(r)*t.nA
+	for a := 0; a < t.nA; a++ {
+		t.rlo[o+a] = min(t.rlo[lo+a], t.rlo[ro+a])
+		t.rhi[o+a] = max(t.rhi[lo+a], t.rhi[ro+a])
+	}
 }
 
 // box computes node ni's boxes and counts from its hosts.
@@ -98,7 +146,11 @@ func (t *kdTree) box(b *batch, rk *ranker, ni int32) {
 		nd.minID = min(nd.minID, id)
 		sh, j := b.s.at(id)
 		for a, w := range rk.act {
-			t.mhi[o+a] = max(t.mhi[o+a], sh.mult[w][j])
+			if rk.mult[a] == nil {
+				t.mhi[o+a] = rk.multV[a]
+			} else {
+				t.mhi[o+a] = max(t.mhi[o+a], sh.mult[w][j])
+			}
 		}
 		k := rk.pos[id]
 		if k < 0 {
@@ -114,19 +166,10 @@ func (t *kdTree) box(b *batch, rk *ranker, ni int32) {
 
 // refresh recomputes the boxes on the path from host id's leaf to the root.
 func (t *kdTree) refresh(b *batch, rk *ranker, id uint32) {
-	ni, ok := t.leafOf[id]
-	if !ok {
-		return
-	}
+	ni := t.leafOf[id]
 	t.box(b, rk, ni)
 	for p := t.nodes[ni].parent; p >= 0; p = t.nodes[p].parent {
-		l, r := t.nodes[p].left, t.nodes[p].right
-		t.nodes[p].alive = t.nodes[l].alive + t.nodes[r].alive
-		o, lo, ro := int(p)*t.nA, int(l)*t.nA, int(r)*t.nA
-		for a := 0; a < t.nA; a++ {
-			t.rlo[o+a] = min(t.rlo[lo+a], t.rlo[ro+a])
-			t.rhi[o+a] = max(t.rhi[lo+a], t.rhi[ro+a])
-		}
+		t.join(p)
 	}
 }
 

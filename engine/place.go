@@ -31,6 +31,7 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 		return Plan{}, err
 	}
 	b := newBatch(ctx, s, &r)
+	defer b.release()
 	n := r.NumInstances
 	placements := make([]Placement, 0, n)
 	selected := make([]uint32, 0, n)
@@ -98,7 +99,7 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 func (b *batch) prefilter(set *bitmap.Set) bool {
 	info, r := b.s.info, b.req
 	if d := r.RequestedDestination; d != nil {
-		keep := bitmap.NewSet(b.s.n)
+		keep := b.set()
 		for _, id := range info.byHostLower[strings.ToLower(d.Host)] {
 			if info.host[id] == d.Host && (d.Node == "" || info.node[id] == d.Node) {
 				keep.Add(id)
@@ -117,7 +118,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 		}
 	}
 	if len(r.ForceHosts) > 0 {
-		keep := bitmap.NewSet(b.s.n)
+		keep := b.set()
 		for _, h := range r.ForceHosts {
 			for _, id := range info.byHostLower[strings.ToLower(h)] {
 				keep.Add(id)
@@ -126,7 +127,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 		set.And(keep)
 	}
 	if len(r.ForceNodes) > 0 {
-		keep := bitmap.NewSet(b.s.n)
+		keep := b.set()
 		for _, node := range r.ForceNodes {
 			for _, id := range info.byNode[node] {
 				keep.Add(id)
@@ -142,7 +143,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 // *NoValidHostError (without index or tentative placements) when nothing
 // passes.
 func (b *batch) filterFirst() (*NoValidHostError, error) {
-	b.alive = bitmap.NewSet(b.s.n)
+	b.alive = b.set()
 	b.alive.Fill()
 	nvh := &NoValidHostError{InPlay: b.s.n}
 	ran := b.prefilter(b.alive)
@@ -195,7 +196,11 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 	if b.forced {
 		return nil, nil
 	}
-	prev := b.alive.Clone()
+	if b.prev == nil {
+		b.prev = b.set()
+	}
+	prev := b.prev
+	prev.CopyFrom(b.alive)
 	if g := b.group; g != nil && g.policy == PolicyAntiAffinity {
 		// The anti-affinity verdict of a host running the instance's own
 		// uuid depends on which instance is being placed.
@@ -342,7 +347,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 			}
 		}
 	}
-	isSelected := bitmap.NewSet(b.s.n)
+	isSelected := b.set()
 	for _, id := range selected {
 		isSelected.Add(id)
 	}

@@ -28,7 +28,8 @@ type ranker struct {
 	ids   []uint32
 	pos   []int32
 	raw   [][]float64
-	mult  [][]float64
+	mult  [][]float64 // nil where the multiplier is uniform: see multOf
+	multV []float64   // the uniform multipliers
 	score []float64
 	in    *bitmap.Set // the hosts in ids
 	lo    []float64
@@ -105,7 +106,8 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 
 func (b *batch) newRanker() error {
 	n := b.s.n
-	rk := &ranker{in: b.alive.Clone()}
+	rk := &ranker{in: b.set()}
+	rk.in.CopyFrom(b.alive)
 	for _, w := range b.weighers {
 		if w == wMetrics && len(b.cfg.MetricsWeightSetting) > 0 && b.cfg.MetricsRequired {
 			rk.trackMissing = true // Nova raises even when the multiplier is 0
@@ -114,12 +116,9 @@ func (b *batch) newRanker() error {
 			rk.act = append(rk.act, w)
 		}
 	}
-	rk.ids = b.alive.AppendTo(nil)
+	rk.ids = b.alive.AppendTo(b.sc.ids[:0])
 	m := len(rk.ids)
-	rk.pos = make([]int32, n)
-	for i := range rk.pos {
-		rk.pos[i] = -1
-	}
+	rk.pos = b.sc.pos
 	for k, id := range rk.ids {
 		rk.pos[id] = int32(k)
 	}
@@ -134,15 +133,20 @@ func (b *batch) newRanker() error {
 	}
 	rk.raw = make([][]float64, len(rk.act))
 	rk.mult = make([][]float64, len(rk.act))
+	rk.multV = make([]float64, len(rk.act))
 	rk.lo = make([]float64, len(rk.act))
 	rk.hi = make([]float64, len(rk.act))
-	rk.score = make([]float64, m)
+	rk.score = b.floats(m)
 	for a, w := range rk.act {
-		rk.raw[a] = make([]float64, m)
-		rk.mult[a] = make([]float64, m)
-		for k, id := range rk.ids {
-			sh, j := b.s.at(id)
-			rk.mult[a][k] = sh.mult[w][j]
+		rk.raw[a] = b.floats(m)
+		if b.s.multUniform[w] {
+			rk.multV[a] = b.s.multValue[w]
+		} else {
+			rk.mult[a] = b.floats(m)
+			for k, id := range rk.ids {
+				sh, j := b.s.at(id)
+				rk.mult[a][k] = sh.mult[w][j]
+			}
 		}
 		if w == wMetrics {
 			for k, id := range rk.ids {
@@ -218,9 +222,12 @@ func (rk *ranker) remove(b *batch, id uint32) {
 	rk.ids[k] = moved
 	rk.pos[moved] = k
 	for a := range rk.act {
-		rk.raw[a][k], rk.mult[a][k] = rk.raw[a][last], rk.mult[a][last]
+		rk.raw[a][k] = rk.raw[a][last]
 		rk.raw[a] = rk.raw[a][:last]
-		rk.mult[a] = rk.mult[a][:last]
+		if rk.mult[a] != nil {
+			rk.mult[a][k] = rk.mult[a][last]
+			rk.mult[a] = rk.mult[a][:last]
+		}
 	}
 	rk.ids = rk.ids[:last]
 	rk.score = rk.score[:last]
@@ -259,9 +266,17 @@ func (rk *ranker) scoreAt(k int32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += rk.mult[a][k] * ((rk.raw[a][k] - lo) / (hi - lo))
+		s += rk.multOf(a, k) * ((rk.raw[a][k] - lo) / (hi - lo))
 	}
 	return s
+}
+
+// multOf is the multiplier of weigher act[a] for the host at index k.
+func (rk *ranker) multOf(a int, k int32) float64 {
+	if m := rk.mult[a]; m != nil {
+		return m[k]
+	}
+	return rk.multV[a]
 }
 
 // top returns the k best candidates satisfying keep (nil: all), and, when
@@ -286,7 +301,12 @@ func (rk *ranker) top(b *batch, k int, wantTies bool, keep func(uint32) bool) (b
 	score := rk.score
 	clear(score)
 	for a := range rk.act {
-		if lo, hi := rk.lo[a], rk.hi[a]; lo != hi {
+		lo, hi := rk.lo[a], rk.hi[a]
+		switch {
+		case lo == hi:
+		case rk.mult[a] == nil:
+			kernels.AccumulateScalar(score, rk.raw[a], rk.multV[a], lo, hi-lo)
+		default:
 			kernels.Accumulate(score, rk.raw[a], rk.mult[a], lo, hi-lo)
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha1"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -33,6 +34,11 @@ type Snapshot struct {
 	info    *hostInfo
 	// multZero[w] is true when weigher w's multiplier is 0 on every host.
 	multZero [numWeighers]bool
+	// multUniform[w] is true when weigher w's multiplier is multValue[w]
+	// on every host (no aggregate overrides it).
+	multUniform [numWeighers]bool
+	multValue   [numWeighers]float64
+	pool        scratchPool
 }
 
 var snapshotVersions atomic.Uint64
@@ -185,11 +191,17 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
 	}
 	for w := range s.multZero {
-		s.multZero[w] = true
+		s.multZero[w], s.multUniform[w] = true, true
+		if n > 0 {
+			s.multValue[w] = s.shards[0].mult[w][0]
+		}
 		for _, sh := range s.shards {
 			for _, m := range sh.mult[w] {
 				if m != 0 {
 					s.multZero[w] = false
+				}
+				if math.Float64bits(m) != math.Float64bits(s.multValue[w]) {
+					s.multUniform[w] = false
 				}
 			}
 		}

@@ -21,6 +21,17 @@ func MinMax(xs []float64) (lo, hi float64) { return minMax(xs) }
 // multiplied weigher term). The slices must have equal lengths.
 func Accumulate(score, raw, mult []float64, lo, span float64) { accumulate(score, raw, mult, lo, span) }
 
+// AccumulateScalar adds m * ((raw[i] - lo) / span) to score[i] for every
+// i: Accumulate with one multiplier for every element.
+func AccumulateScalar(score, raw []float64, m, lo, span float64) {
+	accumulateScalar(score, raw, m, lo, span)
+}
+
+// AccumulateScalarPortable is AccumulateScalar without SIMD.
+func AccumulateScalarPortable(score, raw []float64, m, lo, span float64) {
+	accumulateScalarGo(score, raw, m, lo, span)
+}
+
 // MinMaxPortable is MinMax without SIMD, for tests and paired benchmarks.
 func MinMaxPortable(xs []float64) (lo, hi float64) { return minMaxGo(xs) }
 

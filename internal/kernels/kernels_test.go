@@ -37,6 +37,16 @@ func TestKernelsMatchPortable(t *testing.T) {
 			if gotLo != wantLo || gotHi != wantHi {
 				t.Fatalf("n=%d: MinMax (%v,%v), portable (%v,%v)", n, gotLo, gotHi, wantLo, wantHi)
 			}
+			m := rng.NormFloat64()
+			c, d := randSlice(rng, n), make([]float64, n)
+			copy(d, c)
+			AccumulateScalar(c, raw, m, lo, span)
+			AccumulateScalarPortable(d, raw, m, lo, span)
+			for i := range c {
+				if math.Float64bits(c[i]) != math.Float64bits(d[i]) {
+					t.Fatalf("n=%d i=%d: AccumulateScalar %v, portable %v", n, i, c[i], d[i])
+				}
+			}
 			a, b := randSlice(rng, n), make([]float64, n)
 			copy(b, a)
 			Accumulate(a, raw, mult, lo, span)

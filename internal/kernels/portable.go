@@ -22,6 +22,13 @@ func minMaxGo(xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
+func accumulateScalarGo(score, raw []float64, m, lo, span float64) {
+	raw = raw[:len(score)]
+	for i := range score {
+		score[i] += m * ((raw[i] - lo) / span)
+	}
+}
+
 func accumulateGo(score, raw, mult []float64, lo, span float64) {
 	raw = raw[:len(score)]
 	mult = mult[:len(score)]

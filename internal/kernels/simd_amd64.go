@@ -34,6 +34,25 @@ func minMax(xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
+func accumulateScalar(score, raw []float64, m, lo, span float64) {
+	if !SIMD {
+		accumulateScalarGo(score, raw, m, lo, span)
+		return
+	}
+	raw = raw[:len(score)]
+	vm := archsimd.BroadcastFloat64x8(m)
+	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	i := 0
+	for ; i+8 <= len(score); i += 8 {
+		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += m * ((raw[i] - lo) / span)
+	}
+}
+
 func accumulate(score, raw, mult []float64, lo, span float64) {
 	if !SIMD {
 		accumulateGo(score, raw, mult, lo, span)

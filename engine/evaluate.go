@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// Candidate is one host that passed the filters, with its weight.
+type Candidate struct {
+	ID     uint32
+	Host   HostNode
+	Weight float64
+}
+
+// FilterHosts runs the first instance's pre-filtering and filter chain of
+// req against s and returns the hosts that pass, with the per-filter counts
+// (stopping at the first filter that leaves none, as Nova does). It is one
+// full filter pass: what PlaceBatch does before weighing instance 0.
+func FilterHosts(ctx context.Context, s *Snapshot, req Request) (*bitmap.Set, []FilterCount, error) {
+	b, err := prepare(ctx, s, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer b.release()
+	counts, err := b.filterFirstCounts()
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.alive, counts, nil
+}
+
+// WeighHosts weighs the hosts of set for req's first instance, exactly as
+// PlaceBatch does, and returns them best first (ties by id). It is one full
+// weigher pass.
+func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) ([]Candidate, error) {
+	b, err := prepare(ctx, s, req)
+	if err != nil {
+		return nil, err
+	}
+	defer b.release()
+	b.alive = set.Clone()
+	if err := b.weigh(); err != nil {
+		return nil, err
+	}
+	out := make([]Candidate, len(b.w.cands))
+	for k, id := range b.w.cands {
+		out[k] = Candidate{ID: id, Host: s.HostNode(id), Weight: b.w.score[k]}
+	}
+	slices.SortStableFunc(out, func(x, y Candidate) int { return cmp.Compare(y.Weight, x.Weight) })
+	return out, nil
+}
+
+func prepare(ctx context.Context, s *Snapshot, req Request) (*batch, error) {
+	if s == nil {
+		return nil, invalid("", "nil snapshot")
+	}
+	r, err := PrepareRequest(&s.cfg, req)
+	if err != nil {
+		return nil, err
+	}
+	b := newBatch(ctx, s, &r)
+	b.uuid = r.InstanceUUIDs[0]
+	b.keepSets = true
+	return b, nil
+}
+
+// filterFirstCounts is filterFirst returning the counts even on success.
+func (b *batch) filterFirstCounts() ([]FilterCount, error) {
+	b.alive = b.set()
+	b.alive.Fill()
+	if !b.prefilter(b.alive) || b.forced {
+		return nil, nil
+	}
+	return b.runChain(b.alive, false)
+}
