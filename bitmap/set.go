@@ -108,6 +108,16 @@ func (s *Set) Or(o *Set) {
 	}
 }
 
+// Intersects reports whether s and o share a host.
+func (s *Set) Intersects(o *Set) bool {
+	for i, w := range o.words {
+		if s.words[i]&w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Equal reports whether s and o hold the same hosts.
 func (s *Set) Equal(o *Set) bool {
 	if s.n != o.n {

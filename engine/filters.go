@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math/bits"
 	"slices"
 	"strings"
@@ -144,13 +145,25 @@ func init() {
 	register(&filterImpl{name: AvailabilityZoneFilter, apply: applyMask(azMask)})
 	register(&filterImpl{name: AggregateMultiTenancyIsolation, apply: applyMask(tenantMask)})
 	register(&filterImpl{name: AggregateTypeAffinityFilter, apply: applyMask(typeAffinityMask)})
-	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, apply: applyMask(func(b *batch) *bitmap.Set {
+	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, apply: func(b *batch, set *bitmap.Set) error {
 		specs := b.req.Flavor.ExtraSpecs
 		if len(specs) == 0 {
 			return nil
 		}
-		return classMask(b, func(c *aggClass) bool { return nova.AggregateInstanceExtraSpecsPass(specs, c.meta) })
-	})})
+		var err error
+		m := classMask(b, func(c *aggClass) bool {
+			if !c.hosts.Intersects(set) {
+				return false // no host in play: Nova never evaluates it
+			}
+			ok, e := nova.AggregateInstanceExtraSpecsCheck(specs, c.meta)
+			if e != nil && err == nil {
+				err = e
+			}
+			return ok
+		})
+		set.And(m)
+		return pyError(err)
+	}})
 	register(&filterImpl{name: AggregateImagePropertiesIsolation, apply: applyMask(func(b *batch) *bitmap.Set {
 		ns, sep := b.cfg.AggregateImagePropertiesIsolationNS, b.cfg.AggregateImagePropertiesIsolationSep
 		return classMask(b, func(c *aggClass) bool {
@@ -178,7 +191,8 @@ func init() {
 			return nil
 		}
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			return nova.SimpleCIDRPass(b.s.info.hostIP[id], hints.BuildNearHostIP, hints.CIDR), nil
+			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP[id], hints.BuildNearHostIP, hints.CIDR)
+			return ok, pyError(err)
 		})
 	}})
 	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
@@ -338,7 +352,11 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 		sig := info.hvSig[id]
 		if verdict[sig] == 0 {
 			verdict[sig] = -1
-			if nova.ImagePropertiesPass(b.img, def, info.supported[id], info.hvVersion[id]) {
+			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[id], info.hvVersion[id])
+			if err != nil {
+				return pyError(err)
+			}
+			if ok {
 				verdict[sig] = 1
 			}
 		}
@@ -360,7 +378,8 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 		h := attrsPool.Get().(*nova.HostAttrs)
 		defer attrsPool.Put(h)
 		b.attrs(id, h)
-		return nova.CapabilitiesPass(specs, h), nil
+		ok, err := nova.CapabilitiesCheck(specs, h)
+		return ok, pyError(err)
 	})
 }
 
@@ -369,10 +388,21 @@ func jsonPasses(b *batch, id uint32) (bool, error) {
 	defer attrsPool.Put(h)
 	b.attrs(id, h)
 	ok, err := b.query.Eval(h)
-	if err != nil {
-		return false, &NovaError{Kind: "JsonFilterError", Msg: err.Error()}
+	return ok, pyError(err)
+}
+
+// pyError turns what a Nova helper reports as a Python exception into the
+// *NovaError PlaceBatch returns (Kind is the exception's class, as the
+// oracle reports it).
+func pyError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return ok, nil
+	var pe *nova.ErrPython
+	if errors.As(err, &pe) {
+		return &NovaError{Kind: pe.Exception, Msg: pe.Msg}
+	}
+	return &NovaError{Kind: "JsonFilterError", Msg: err.Error()}
 }
 
 // limitsOf is what Nova's resource filters leave in HostState.limits for a

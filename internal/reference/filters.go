@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"errors"
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/nova"
 )
@@ -51,16 +52,16 @@ func init() {
 		return diskFilter(s, h, aggregateRatio(h, "disk_allocation_ratio", h.DiskAllocationRatio))
 	}))
 	register(engine.AvailabilityZoneFilter, true, ok(availabilityZoneFilter))
-	register(engine.ComputeCapabilitiesFilter, true, ok(func(s *RequestSpec, h *HostState) bool {
-		return nova.CapabilitiesPass(s.Req.Flavor.ExtraSpecs, h.attrs())
-	}))
-	register(engine.ImagePropertiesFilter, true, ok(func(s *RequestSpec, h *HostState) bool {
-		return nova.ImagePropertiesPass(s.Image, s.Cfg.ImagePropertiesDefaultArchitecture,
-			h.SupportedInstances, h.HypervisorVersion)
-	}))
-	register(engine.AggregateInstanceExtraSpecsFilter, true, ok(func(s *RequestSpec, h *HostState) bool {
-		return nova.AggregateInstanceExtraSpecsPass(s.Req.Flavor.ExtraSpecs, h.AggMeta)
-	}))
+	register(engine.ComputeCapabilitiesFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
+		return raised(nova.CapabilitiesCheck(s.Req.Flavor.ExtraSpecs, h.attrs()))
+	})
+	register(engine.ImagePropertiesFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
+		return raised(nova.ImagePropertiesCheck(s.Image, s.Cfg.ImagePropertiesDefaultArchitecture,
+			h.SupportedInstances, h.HypervisorVersion))
+	})
+	register(engine.AggregateInstanceExtraSpecsFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
+		return raised(nova.AggregateInstanceExtraSpecsCheck(s.Req.Flavor.ExtraSpecs, h.AggMeta))
+	})
 	register(engine.AggregateImagePropertiesIsolation, true, ok(func(s *RequestSpec, h *HostState) bool {
 		return nova.AggregateImagePropertiesIsolationPass(s.Image, h.AggMeta,
 			s.Cfg.AggregateImagePropertiesIsolationNS, s.Cfg.AggregateImagePropertiesIsolationSep)
@@ -78,10 +79,10 @@ func init() {
 		uuids := s.Req.SchedulerHints.DifferentHost
 		return !hintGiven(uuids) || !overlap(h, uuids)
 	}))
-	register(engine.SimpleCIDRAffinityFilter, true, ok(func(s *RequestSpec, h *HostState) bool {
+	register(engine.SimpleCIDRAffinityFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
 		hints := &s.Req.SchedulerHints
-		return nova.SimpleCIDRPass(h.HostIP, hints.BuildNearHostIP, hints.CIDR)
-	}))
+		return raised(nova.SimpleCIDRCheck(h.HostIP, hints.BuildNearHostIP, hints.CIDR))
+	})
 	register(engine.IoOpsFilter, false, ok(func(s *RequestSpec, h *HostState) bool {
 		return h.NumIOOps < s.Cfg.MaxIoOpsPerHost
 	}))
@@ -271,11 +272,21 @@ func jsonFilter(s *RequestSpec, h *HostState) (bool, error) {
 	if s.Query == nil {
 		return true, nil
 	}
-	pass, err := s.Query.Eval(h.attrs())
-	if err != nil {
-		return false, &engine.NovaError{Kind: "JsonFilterError", Msg: err.Error()}
+	return raised(s.Query.Eval(h.attrs()))
+}
+
+// raised turns an exception a Nova helper reports into the error Nova's
+// scheduler would propagate: an *engine.NovaError named after the Python
+// exception class.
+func raised(pass bool, err error) (bool, error) {
+	if err == nil {
+		return pass, nil
 	}
-	return pass, nil
+	var pe *nova.ErrPython
+	if errors.As(err, &pe) {
+		return false, &engine.NovaError{Kind: pe.Exception, Msg: pe.Msg}
+	}
+	return false, &engine.NovaError{Kind: "JsonFilterError", Msg: err.Error()}
 }
 
 // metricsFilter is MetricsFilter: every weighed metric must be reported.
