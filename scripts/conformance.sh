@@ -14,7 +14,8 @@
 #   CONFORMANCE_INSTANCES  instances per request (8)
 #   CONFORMANCE_PROFILES   profiles ("basic rich")
 #   CONFORMANCE_JOBS       scenarios in parallel (2)
-#   CONFORMANCE_WORK       work directory (.work/conformance)
+#   CONFORMANCE_WORK       work directory (.work/conformance/IMPL-PID, so that
+#                          runs in one clone do not meet; removed when all pass)
 #   CONFORMANCE_TIMEOUT    seconds allowed per command (300)
 #   IMPL                   placer --impl: engine or reference (engine)
 #   ORACLE                 the oracle command (../shared/nova-oracle/oracle)
@@ -23,14 +24,14 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
+impl=${IMPL:-engine}
 seeds=${CONFORMANCE_SEEDS:-50}
 hosts=${CONFORMANCE_HOSTS:-300}
 instances=${CONFORMANCE_INSTANCES:-8}
 profiles=${CONFORMANCE_PROFILES:-basic rich}
 jobs=${CONFORMANCE_JOBS:-2}
-work=${CONFORMANCE_WORK:-$root/.work/conformance}
+work=${CONFORMANCE_WORK:-$root/.work/conformance/$impl-$$}
 limit=${CONFORMANCE_TIMEOUT:-300}
-impl=${IMPL:-engine}
 oracle=${ORACLE:-$root/../shared/nova-oracle/oracle}
 
 if [ ! -x "$oracle" ]; then

@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +38,7 @@ type Scenario struct {
 // metric name, an image property Nova cannot type) is left to the engine's
 // own validation.
 func Decode(r io.Reader) (*Scenario, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, &engine.ValidationError{Msg: "cannot read the scenario: " + err.Error()}
 	}
@@ -45,6 +47,27 @@ func Decode(r io.Reader) (*Scenario, error) {
 		return nil, err
 	}
 	return decodeNode(root)
+}
+
+// readAll is io.ReadAll with the buffer sized up front when r knows its
+// length (a file, a bytes or strings reader), so that a large cloud is not
+// copied through ever larger buffers.
+func readAll(r io.Reader) ([]byte, error) {
+	size := 0
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		size = x.Len()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := x.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = int(fi.Size())
+		}
+	}
+	if size == 0 {
+		return io.ReadAll(r)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+1))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // scenarioDoc is a scenario being read.

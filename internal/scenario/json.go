@@ -1,13 +1,9 @@
 package scenario
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/placer/placer/engine"
@@ -41,42 +37,48 @@ type node struct {
 	keys  []string // kObject keys, parallel to items
 }
 
+// maxDepth bounds nesting, as encoding/json does (Python would overflow its
+// recursion limit far earlier).
+const maxDepth = 10000
+
 // parseJSON reads one JSON document strictly, as the oracle's load_json
 // does: syntax errors, NaN/Infinity and duplicate keys are errors, and so
 // is anything after the document. A duplicate key is reported when its
 // object ends (where Python's object_pairs_hook sees it), with the object's
-// path.
+// path. It is a small recursive-descent parser rather than
+// encoding/json's Decoder.Token, which is several times slower on large
+// clouds and cannot say where a NaN is.
 func parseJSON(data []byte) (*node, error) {
 	if !utf8.Valid(data) {
 		return nil, &engine.ValidationError{Msg: "not valid JSON: the input is not UTF-8 text"}
 	}
-	p := &parser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	p.dec.UseNumber()
-	tok, err := p.dec.Token()
-	if err == io.EOF {
+	p := &parser{data: data}
+	p.ws()
+	if p.pos == len(data) {
 		return nil, &engine.ValidationError{Msg: "not valid JSON: the input is empty"}
 	}
-	if err != nil {
-		return nil, p.syntax(err)
-	}
-	root, err := p.value(tok)
+	root, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	end := p.dec.InputOffset()
-	if _, err := p.dec.Token(); err != io.EOF {
-		for end < int64(len(data)) && strings.IndexByte(" \t\r\n", data[end]) >= 0 {
-			end++
-		}
-		return nil, p.syntaxAt(end, "extra data after the document")
+	p.ws()
+	if p.pos < len(data) {
+		return nil, p.syntax("extra data after the document")
 	}
 	return root, nil
 }
 
 type parser struct {
 	data []byte
-	dec  *json.Decoder
+	pos  int
 	path []pathElem // where the parser is, for duplicate-key messages
+	slab []node     // nodes are carved from here, a chunk at a time
+	// items and keys are stacks the open lists and objects collect their
+	// elements on; each is copied out once, at its exact size, when it
+	// closes.
+	items []*node
+	keys  []string
+	names map[string]string // object keys seen, to share their strings
 }
 
 // pathElem is one step of a field path: an object key or a list index.
@@ -98,158 +100,440 @@ func (p *parser) pathString() string {
 	return path
 }
 
-func (p *parser) value(tok json.Token) (*node, error) {
-	switch t := tok.(type) {
-	case nil:
-		return &node{kind: kNull}, nil
-	case bool:
-		return &node{kind: kBool, b: t}, nil
-	case string:
-		return &node{kind: kString, s: t}, nil
-	case json.Number:
-		return numberNode(string(t)), nil
-	case json.Delim:
-		if t == '[' {
-			return p.list()
-		}
-		return p.object()
+func (p *parser) newNode(k kind) *node {
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 256)
 	}
-	return nil, fmt.Errorf("scenario: unexpected JSON token %T", tok)
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind = k
+	return n
 }
 
-func (p *parser) list() (*node, error) {
-	n := &node{kind: kList}
-	for i := 0; ; i++ {
-		tok, err := p.dec.Token()
-		if err != nil {
-			return nil, p.syntax(err)
+func (p *parser) ws() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
 		}
-		if tok == json.Delim(']') {
-			return n, nil
-		}
-		p.path = append(p.path, pathElem{index: i})
-		v, err := p.value(tok)
-		p.path = p.path[:len(p.path)-1]
-		if err != nil {
-			return nil, err
-		}
-		n.items = append(n.items, v)
 	}
 }
 
-func (p *parser) object() (*node, error) {
-	n := &node{kind: kObject}
-	dup := ""
-	hasDup := false
-	var seen map[string]bool // only for large objects
-	for {
-		tok, err := p.dec.Token()
-		if err != nil {
-			return nil, p.syntax(err)
-		}
-		if tok == json.Delim('}') {
-			if hasDup {
-				return nil, &engine.ValidationError{Field: p.pathString(),
-					Msg: "duplicate key " + pyQuote(dup) + " in one JSON object"}
-			}
-			return n, nil
-		}
-		key := tok.(string)
-		if !hasDup {
-			if len(n.keys) >= 16 && seen == nil {
-				seen = make(map[string]bool, 2*len(n.keys))
-				for _, k := range n.keys {
-					seen[k] = true
-				}
-			}
-			if seen != nil {
-				hasDup = seen[key]
-				seen[key] = true
-			} else {
-				for _, k := range n.keys {
-					if k == key {
-						hasDup = true
-						break
-					}
-				}
-			}
-			if hasDup {
-				dup = key
-			}
-		}
-		tok, err = p.dec.Token()
-		if err != nil {
-			return nil, p.syntax(err)
-		}
-		p.path = append(p.path, pathElem{key: key, isKey: true})
-		v, err := p.value(tok)
-		p.path = p.path[:len(p.path)-1]
-		if err != nil {
-			return nil, err
-		}
-		n.keys = append(n.keys, key)
-		n.items = append(n.items, v)
-	}
-}
-
-// numberNode types a JSON number literal as Python does: with a fraction or
-// an exponent it is a float (possibly infinite: 1e400), else an int.
-func numberNode(lit string) *node {
-	if strings.ContainsAny(lit, ".eE") {
-		f, _ := strconv.ParseFloat(lit, 64) // out of range gives ±Inf, as Python's float()
-		return &node{kind: kFloat, f: f}
-	}
-	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return &node{kind: kInt, i: i}
-	}
-	return &node{kind: kBigInt, s: lit}
-}
-
-// syntax turns an encoding/json error into the oracle's kinds of message:
-// NaN and Infinity are named (Python's json accepts them as constants and
-// the oracle refuses them), anything else is "not valid JSON".
-func (p *parser) syntax(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// The Decoder's offsets are approximate; the scanner behind
-		// Unmarshal counts exactly (Offset = bytes read, the offending one
-		// included).
-		var raw json.RawMessage
-		if !errors.As(json.Unmarshal(p.data, &raw), &se) {
-			approx := *se
-			approx.Offset++
-			se = &approx
-		}
-	}
-	switch {
-	case se != nil:
-		if at := int(se.Offset) - 1; at >= 0 && at < len(p.data) {
-			rest := p.data[at:]
-			switch {
-			case bytes.HasPrefix(rest, []byte("NaN")):
-				return &engine.ValidationError{Msg: "NaN is not a JSON number"}
-			case bytes.HasPrefix(rest, []byte("Infinity")):
-				if at > 0 && p.data[at-1] == '-' {
-					return &engine.ValidationError{Msg: "-Infinity is not a JSON number"}
-				}
-				return &engine.ValidationError{Msg: "Infinity is not a JSON number"}
-			}
-		}
-		return p.syntaxAt(se.Offset-1, se.Error())
-	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-		return p.syntaxAt(int64(len(p.data)), "unexpected end of input")
-	}
-	return &engine.ValidationError{Msg: "not valid JSON: " + err.Error()}
-}
-
-func (p *parser) syntaxAt(offset int64, what string) error {
+// syntax is a "not valid JSON" error at the current position.
+func (p *parser) syntax(what string) error {
 	line, col := 1, 1
-	for _, c := range p.data[:min(int(offset), len(p.data))] {
+	for _, c := range p.data[:p.pos] {
 		if c == '\n' {
 			line, col = line+1, 1
-		} else {
+		} else if c < 0x80 || c >= 0xc0 { // count characters, not bytes
 			col++
 		}
 	}
 	return &engine.ValidationError{Msg: fmt.Sprintf("not valid JSON: %s (line %d column %d)", what, line, col)}
+}
+
+// unexpected reports the character at the current position (or the end of
+// the input) in a context such as "looking for beginning of value".
+func (p *parser) unexpected(context string) error {
+	if p.pos >= len(p.data) {
+		return p.syntax("unexpected end of input")
+	}
+	r, _ := utf8.DecodeRune(p.data[p.pos:])
+	var c string
+	switch r {
+	case '\'':
+		c = `'\''`
+	case '"':
+		c = `'"'`
+	default:
+		q := strconv.QuoteRune(r)
+		c = "'" + q[1:len(q)-1] + "'"
+	}
+	return p.syntax("invalid character " + c + " " + context)
+}
+
+func (p *parser) has(lit string) bool {
+	return len(p.data)-p.pos >= len(lit) && string(p.data[p.pos:p.pos+len(lit)]) == lit
+}
+
+func (p *parser) value(depth int) (*node, error) {
+	if depth > maxDepth {
+		return nil, p.syntax("nested too deeply")
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.unexpected("")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.list(depth)
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		n := p.newNode(kString)
+		n.s = s
+		return n, nil
+	case c == '-' || c >= '0' && c <= '9':
+		if p.has("-Infinity") {
+			return nil, &engine.ValidationError{Msg: "-Infinity is not a JSON number"}
+		}
+		return p.number()
+	case p.has("true"):
+		p.pos += 4
+		n := p.newNode(kBool)
+		n.b = true
+		return n, nil
+	case p.has("false"):
+		p.pos += 5
+		return p.newNode(kBool), nil
+	case p.has("null"):
+		p.pos += 4
+		return p.newNode(kNull), nil
+	case p.has("NaN"):
+		return nil, &engine.ValidationError{Msg: "NaN is not a JSON number"}
+	case p.has("Infinity"):
+		return nil, &engine.ValidationError{Msg: "Infinity is not a JSON number"}
+	}
+	return nil, p.unexpected("looking for beginning of value")
+}
+
+func (p *parser) list(depth int) (*node, error) {
+	p.pos++ // [
+	n := p.newNode(kList)
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return n, nil
+	}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
+	for i := 0; ; i++ {
+		p.ws()
+		p.path = append(p.path, pathElem{index: i})
+		v, err := p.value(depth + 1)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		p.items = append(p.items, v)
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.unexpected("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			n.items = append([]*node(nil), p.items[base:]...)
+			return n, nil
+		default:
+			return nil, p.unexpected("after array element")
+		}
+	}
+}
+
+func (p *parser) object(depth int) (*node, error) {
+	p.pos++ // {
+	n := p.newNode(kObject)
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return n, nil
+	}
+	dup, hasDup := "", false
+	var seen map[string]bool // only for large objects
+	base, kbase := len(p.items), len(p.keys)
+	defer func() { p.items, p.keys = p.items[:base], p.keys[:kbase] }()
+	for {
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.unexpected("looking for beginning of object key string")
+		}
+		key, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		if !hasDup {
+			hasDup = p.seenKey(p.keys[kbase:], &seen, key)
+			dup = key
+		}
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.unexpected("after object key")
+		}
+		p.pos++
+		p.ws()
+		p.path = append(p.path, pathElem{key: key, isKey: true})
+		v, err := p.value(depth + 1)
+		p.path = p.path[:len(p.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		p.keys = append(p.keys, key)
+		p.items = append(p.items, v)
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.unexpected("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			if hasDup {
+				return nil, &engine.ValidationError{Field: p.pathString(),
+					Msg: "duplicate key " + pyQuote(dup) + " in one JSON object"}
+			}
+			n.keys = append([]string(nil), p.keys[kbase:]...)
+			n.items = append([]*node(nil), p.items[base:]...)
+			return n, nil
+		default:
+			return nil, p.unexpected("after object key:value pair")
+		}
+	}
+}
+
+// seenKey reports whether key is among keys, with a map once the object is
+// large.
+func (p *parser) seenKey(keys []string, seen *map[string]bool, key string) bool {
+	if *seen == nil && len(keys) < 16 {
+		for _, k := range keys {
+			if k == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*len(keys))
+		for _, k := range keys {
+			(*seen)[k] = true
+		}
+	}
+	if (*seen)[key] {
+		return true
+	}
+	(*seen)[key] = true
+	return false
+}
+
+// key reads an object key, sharing the string of an equal key read before
+// (a cloud repeats the same few field names on every host).
+func (p *parser) key() (string, error) {
+	start := p.pos
+	for i := start + 1; i < len(p.data) && i-start <= 64; i++ {
+		if c := p.data[i]; c == '"' {
+			if shared, ok := p.names[string(p.data[start+1:i])]; ok {
+				p.pos = i + 1
+				return shared, nil
+			}
+			break
+		} else if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	s, err := p.str()
+	if err != nil || p.pos-start > 64 {
+		return s, err
+	}
+	if p.names == nil {
+		p.names = make(map[string]string)
+	}
+	if shared, ok := p.names[s]; ok {
+		return shared, nil
+	}
+	p.names[s] = s
+	return s, nil
+}
+
+// str reads a string literal (the input is valid UTF-8).
+func (p *parser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	for p.pos < len(p.data) {
+		switch c := p.data[p.pos]; {
+		case c == '"':
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		case c == '\\':
+			return p.escapedStr(start)
+		case c < 0x20:
+			return "", p.unexpected("in string literal")
+		default:
+			p.pos++
+		}
+	}
+	return "", p.unexpected("")
+}
+
+// escapedStr finishes a string literal that has escapes. A \u escape that
+// is a lone surrogate becomes U+FFFD (Go strings hold UTF-8; Python would
+// keep the surrogate).
+func (p *parser) escapedStr(start int) (string, error) {
+	buf := append([]byte(nil), p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.unexpected("in string literal")
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		p.pos++ // backslash
+		if p.pos >= len(p.data) {
+			return "", p.unexpected("")
+		}
+		esc := p.data[p.pos]
+		p.pos++
+		switch esc {
+		case '"', '\\', '/':
+			buf = append(buf, esc)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.unexpected("in \\u hexadecimal character escape")
+			}
+			if utf16.IsSurrogate(r) && p.has(`\u`) {
+				save := p.pos
+				p.pos += 2
+				if r2, ok := p.hex4(); ok {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						buf = utf8.AppendRune(buf, d)
+						continue
+					}
+				}
+				p.pos = save
+			}
+			buf = utf8.AppendRune(buf, r) // a lone surrogate is U+FFFD
+		default:
+			p.pos--
+			return "", p.unexpected("in string escape code")
+		}
+	}
+	return "", p.unexpected("")
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.data)-p.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	p.pos += 4
+	return r, true
+}
+
+// number reads a number literal and types it as Python does: with a
+// fraction or an exponent it is a float (possibly infinite: 1e400), else an
+// int.
+func (p *parser) number() (*node, error) {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.unexpected("in numeric literal")
+	}
+	isFloat := false
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		isFloat = true
+		if digits() == 0 {
+			return nil, p.unexpected("after decimal point in numeric literal")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		isFloat = true
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.unexpected("in exponent of numeric literal")
+		}
+	}
+	lit := p.data[start:p.pos]
+	if isFloat {
+		n := p.newNode(kFloat)
+		n.f, _ = strconv.ParseFloat(string(lit), 64) // out of range: ±Inf, as Python's float()
+		return n, nil
+	}
+	if i, ok := smallInt(lit); ok {
+		n := p.newNode(kInt)
+		n.i = i
+		return n, nil
+	}
+	if i, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
+		n := p.newNode(kInt)
+		n.i = i
+		return n, nil
+	}
+	n := p.newNode(kBigInt)
+	n.s = string(lit)
+	return n, nil
+}
+
+// smallInt parses an integer literal of at most 18 digits without
+// allocating.
+func smallInt(lit []byte) (int64, bool) {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	if len(lit) > 18 {
+		return 0, false
+	}
+	var i int64
+	for _, c := range lit {
+		i = i*10 + int64(c-'0')
+	}
+	if neg {
+		i = -i
+	}
+	return i, true
 }
