@@ -1,0 +1,271 @@
+package plandiff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/reference"
+)
+
+// Outcome is what one implementation returned for one scenario: a plan,
+// an error, or a panic (its value, printed).
+type Outcome struct {
+	Plan  engine.Plan
+	Err   error
+	Panic string
+}
+
+// RunEngine places req on cloud with engine.NewSnapshot and
+// engine.PlaceBatch, turning a panic into Outcome.Panic.
+func RunEngine(cloud engine.Cloud, req engine.Request) (o Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.Panic = fmt.Sprint(p)
+		}
+	}()
+	snap, err := engine.NewSnapshot(cloud)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	plan, err := engine.PlaceBatch(context.Background(), snap, req)
+	return Outcome{Plan: plan, Err: err}
+}
+
+// RunReference places req on cloud with reference.PlaceBatch, turning a
+// panic into Outcome.Panic.
+func RunReference(cloud engine.Cloud, req engine.Request) (o Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o.Panic = fmt.Sprint(p)
+		}
+	}()
+	plan, err := reference.PlaceBatch(context.Background(), cloud, req)
+	return Outcome{Plan: plan, Err: err}
+}
+
+// Kind names an outcome: "ok", "NoValidHost", "MetricNotFound",
+// "Nova:<exception>", "invalid", "panic", or the error's Go type.
+func Kind(o Outcome) string {
+	if o.Panic != "" {
+		return "panic"
+	}
+	return ErrKind(o.Err)
+}
+
+// ErrKind is Kind for an error alone ("ok" for nil).
+func ErrKind(err error) string {
+	var nvh *engine.NoValidHostError
+	var mnf *engine.MetricNotFoundError
+	var ne *engine.NovaError
+	var ve *engine.ValidationError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &nvh):
+		return "NoValidHost"
+	case errors.As(err, &mnf):
+		return "MetricNotFound"
+	case errors.As(err, &ne):
+		return "Nova:" + ne.Kind
+	case errors.As(err, &ve):
+		return "invalid"
+	}
+	return fmt.Sprintf("%T", err)
+}
+
+// Compare lists the differences between the engine's outcome (e) and the
+// reference's (r), one line each: "path: engine X, reference Y". No line
+// means the two agree.
+func Compare(e, r Outcome) []string {
+	var d diffs
+	if e.Panic != "" || r.Panic != "" {
+		d.add("panic", e.Panic, r.Panic)
+		return d.lines
+	}
+	ek, rk := Kind(e), Kind(r)
+	if ek != rk {
+		d.add("outcome", ek+errText(e.Err), rk+errText(r.Err))
+		// Still compare what both chose, when both have choices.
+	}
+	switch {
+	case e.Err == nil && r.Err == nil:
+		d.placements("placements", e.Plan.Placements, r.Plan.Placements, true)
+		return d.lines
+	case ek != rk:
+		d.placements("tentative", Tentative(e), Tentative(r), false)
+		return d.lines
+	}
+	if len(e.Plan.Placements) != 0 {
+		d.add("plan", fmt.Sprintf("%d placements beside an error", len(e.Plan.Placements)), "")
+	}
+	d.lines = append(d.lines, CompareErrors(e.Err, r.Err)...)
+	d.placements("tentative", Tentative(e), Tentative(r), false)
+	return d.lines
+}
+
+// CompareErrors lists the differences between two errors of the same kind
+// (see ErrKind): the failing instance, the counts, the host and metric,
+// the field. Errors of different kinds are one "outcome" line.
+func CompareErrors(e, r error) []string {
+	var d diffs
+	if ek, rk := ErrKind(e), ErrKind(r); ek != rk {
+		d.add("outcome", ek+errText(e), rk+errText(r))
+		return d.lines
+	}
+	switch ee := e.(type) {
+	case *engine.NoValidHostError:
+		re := r.(*engine.NoValidHostError)
+		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
+		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
+		d.eq("error.in_play", ee.InPlay, re.InPlay)
+		d.eq("error.prefiltered", ee.Prefiltered, re.Prefiltered)
+		d.eq("error.filters", FormatFilters(ee.Filters), FormatFilters(re.Filters))
+	case *engine.MetricNotFoundError:
+		re := r.(*engine.MetricNotFoundError)
+		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
+		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
+		d.eq("error.host", ee.Host+"/"+ee.Node, re.Host+"/"+re.Node)
+		d.eq("error.metric", ee.Metric, re.Metric)
+	case *engine.NovaError:
+		re := r.(*engine.NovaError)
+		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
+		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
+	case *engine.ValidationError:
+		re := r.(*engine.ValidationError)
+		d.eq("error.field", ee.Field, re.Field)
+	}
+	return d.lines
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (" + err.Error() + ")"
+}
+
+// Tentative is the placements of an outcome: the plan's, or those an
+// error carries (made before the failing instance).
+func Tentative(o Outcome) []engine.Placement {
+	switch e := o.Err.(type) {
+	case nil:
+		return o.Plan.Placements
+	case *engine.NoValidHostError:
+		return e.Tentative
+	case *engine.MetricNotFoundError:
+		return e.Tentative
+	case *engine.NovaError:
+		return e.Tentative
+	}
+	return nil
+}
+
+// FormatFilters prints per-filter counts as "[Name start->end, ...]".
+func FormatFilters(fs []engine.FilterCount) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s %d->%d", f.Name, f.Start, f.End)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+type diffs struct{ lines []string }
+
+func (d *diffs) add(path string, e, r any) {
+	d.lines = append(d.lines, fmt.Sprintf("%s: engine %v, reference %v", path, e, r))
+}
+
+func (d *diffs) eq(path string, e, r any) {
+	if e != r {
+		d.add(path, e, r)
+	}
+}
+
+// CloseEnough is the weight tolerance: 1e-9 relative (absolute below 1).
+func CloseEnough(a, b float64) bool {
+	if a == b {
+		return true
+	}
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func (d *diffs) placements(what string, e, r []engine.Placement, alternates bool) {
+	if len(e) != len(r) {
+		d.add(what+".len", len(e), len(r))
+	}
+	for i := 0; i < min(len(e), len(r)); i++ {
+		p := fmt.Sprintf("%s[%d]", what, i)
+		a, b := &e[i], &r[i]
+		d.eq(p+".instance_uuid", a.InstanceUUID, b.InstanceUUID)
+		if a.Host != b.Host || a.Node != b.Node || a.HostID != b.HostID {
+			d.add(p+".host", fmt.Sprintf("%s/%s#%d", a.Host, a.Node, a.HostID),
+				fmt.Sprintf("%s/%s#%d", b.Host, b.Node, b.HostID))
+			// The rest of this placement and the later ones follow
+			// from the choice; report the weights that led to it.
+			d.eq(p+".weight", a.Weight, b.Weight)
+			d.eq(p+".candidates", a.Candidates, b.Candidates)
+			return
+		}
+		d.eq(p+".cell", a.Cell, b.Cell)
+		if !CloseEnough(a.Weight, b.Weight) {
+			d.add(p+".weight", a.Weight, b.Weight)
+		}
+		d.eq(p+".candidates", a.Candidates, b.Candidates)
+		if !SameLimits(a.Limits, b.Limits) {
+			d.add(p+".limits", FormatLimits(a.Limits), FormatLimits(b.Limits))
+		}
+		if alternates {
+			d.eq(p+".alternates", fmt.Sprint(a.Alternates), fmt.Sprint(b.Alternates))
+		}
+	}
+}
+
+// SameLimits reports whether two limits set the same fields to values
+// within CloseEnough.
+func SameLimits(a, b engine.Limits) bool {
+	if a.Set != b.Set {
+		return false
+	}
+	return (a.Set&engine.HasMemoryMB == 0 || CloseEnough(a.MemoryMB, b.MemoryMB)) &&
+		(a.Set&engine.HasVCPU == 0 || CloseEnough(a.VCPU, b.VCPU)) &&
+		(a.Set&engine.HasDiskGB == 0 || CloseEnough(a.DiskGB, b.DiskGB))
+}
+
+// FormatLimits prints the set fields of l.
+func FormatLimits(l engine.Limits) string {
+	var parts []string
+	if l.Set&engine.HasMemoryMB != 0 {
+		parts = append(parts, fmt.Sprintf("memory_mb=%v", l.MemoryMB))
+	}
+	if l.Set&engine.HasVCPU != 0 {
+		parts = append(parts, fmt.Sprintf("vcpu=%v", l.VCPU))
+	}
+	if l.Set&engine.HasDiskGB != 0 {
+		parts = append(parts, fmt.Sprintf("disk_gb=%v", l.DiskGB))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// PathKind is the field path of a difference line without its indexes
+// ("placements[2].weight: ..." -> "placements.weight"): the key a summary
+// groups differences by.
+func PathKind(line string) string {
+	path, _, _ := strings.Cut(line, ":")
+	var b strings.Builder
+	skip := false
+	for _, r := range path {
+		switch {
+		case r == '[':
+			skip = true
+		case r == ']':
+			skip = false
+		case !skip:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
