@@ -66,7 +66,9 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	if err := b.alternates(placements, selected, dirty); err != nil {
 		return Plan{}, b.fail(err, placements[:n-1])
 	}
-	return Plan{BaseVersion: s.version, Placements: placements}, nil
+	// Commit layer (store.go): the plan carries its claim and group so
+	// that Store.Commit can re-check it on hosts that changed.
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(&r), Group: groupClaimOf(&r)}, nil
 }
 
 // fail completes an error with the instance it happened at and the
@@ -360,7 +362,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		if useBaseline {
 			best = b.topWhereScan(numAlts, keep)
 		} else {
-			best, _ = b.rk.top(b, numAlts, false, keep)
+			best, _ = b.rk.top(numAlts, false, keep)
 		}
 		for _, x := range best {
 			perCell[c] = append(perCell[c], HostNode{Host: info.host[x.id], Node: info.node[x.id]})

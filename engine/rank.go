@@ -1,45 +1,62 @@
 package engine
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
 )
 
-// ranker keeps each candidate's raw weigher values across the instances
-// of a batch, in compact columns aligned with ids, and finds the best
-// candidates of an instance without rebuilding anything: a placement only
-// refreshes the hosts it changed and drops the hosts that left play.
+// ranker keeps each candidate's raw weigher values and total weight across
+// the instances of a batch, and finds the best candidates of an instance
+// without rescoring every host when it can.
+//
+// Nova normalises each weigher over the candidates: (x - lo) / (hi - lo).
+// When no placement moves any weigher's lo or hi — the usual case, since
+// many hosts share the extreme values — every weight but those of the
+// hosts the placement changed stays exactly what it was, so only those are
+// rescored. When a bound does move, every weight is recomputed with the
+// column kernels. Either way each weight is computed with the baseline's
+// operations in the baseline's order, so it is bit for bit the baseline's.
 //
 // Invariants: ids holds exactly the hosts in play (b.alive), in no
 // particular order; pos[id] is id's index in ids, or -1; raw[a][k] is
 // weigher act[a]'s raw value (clamped to its minval) for host ids[k] on the
-// batch's current state, and mult[a][k] its multiplier; lo and hi are the
-// normalisation bounds over the hosts in play (lo fixed at 0 for minval-0
-// weighers). Weights computed here are bit-for-bit the baseline's (same
-// operations in the same order): the only weighers left out are those that
-// add exactly 0 to every weight.
+// batch's current state, mult[a][k] its multiplier (nil column: multV[a]
+// for every host); while cached, bLo/bHi hold each block of blockSize
+// positions' minimum and maximum raw values, and, while valid, score[k] is
+// host ids[k]'s weight under the bounds lo/hi and bBest each block's
+// largest weight.
 type ranker struct {
+	b     *batch
 	act   []int
 	ids   []uint32
 	pos   []int32
 	raw   [][]float64
-	mult  [][]float64 // nil where the multiplier is uniform: see multOf
-	multV []float64   // the uniform multipliers
+	mult  [][]float64
+	multV []float64
 	score []float64
 	in    *bitmap.Set // the hosts in ids
 	lo    []float64
 	hi    []float64
-	tree  *kdTree // nil: linear scan with the column kernels
+
+	cached bool        // block statistics are maintained (second instance on)
+	valid  bool        // score and bBest hold the weights under lo/hi
+	bLo    [][]float64 // per weigher, per block: minimum raw value
+	bHi    [][]float64 // per weigher, per block: maximum raw value
+	bBest  []float64   // per block: largest weight
+	moved  []int32     // positions whose values changed since the last rank
 
 	trackMissing bool
 	missing      []bool
 	missingAlive int
 }
+
+// blockSize is the number of candidate positions one block statistic
+// covers: small enough that refreshing a block is cheap, large enough that
+// scanning the blocks is.
+const blockSize = 64
 
 // contributes reports whether weigher w can add anything but 0 to a weight
 // in this batch: leaving the others out changes no weight, bit for bit
@@ -60,14 +77,6 @@ func (b *batch) contributes(w int) bool {
 	}
 	return true
 }
-
-// Thresholds above which a batch builds the k-d tree: below them the
-// linear scan costs less than building it. Variables so that tests can
-// force either path.
-var (
-	treeMinHosts     = 2048
-	treeMinInstances = 8
-)
 
 // useBaseline makes PlaceBatch weigh every candidate from scratch for every
 // instance (the literal Nova loop); tests and benchmarks compare it with
@@ -100,13 +109,12 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	if err := b.rk.check(b); err != nil {
 		return nil, nil, err
 	}
-	best, ties = b.rk.top(b, sub, shuffle, nil)
+	best, ties = b.rk.top(sub, shuffle, nil)
 	return best, ties, nil
 }
 
 func (b *batch) newRanker() error {
-	n := b.s.n
-	rk := &ranker{in: b.set()}
+	rk := &ranker{b: b, in: b.set()}
 	rk.in.CopyFrom(b.alive)
 	for _, w := range b.weighers {
 		if w == wMetrics && len(b.cfg.MetricsWeightSetting) > 0 && b.cfg.MetricsRequired {
@@ -123,7 +131,7 @@ func (b *batch) newRanker() error {
 		rk.pos[id] = int32(k)
 	}
 	if rk.trackMissing {
-		rk.missing = make([]bool, n)
+		rk.missing = make([]bool, b.s.n)
 		for _, id := range rk.ids {
 			if _, err := b.metricsValue(id); err != nil {
 				rk.missing[id] = true
@@ -131,11 +139,9 @@ func (b *batch) newRanker() error {
 			}
 		}
 	}
-	rk.raw = make([][]float64, len(rk.act))
-	rk.mult = make([][]float64, len(rk.act))
-	rk.multV = make([]float64, len(rk.act))
-	rk.lo = make([]float64, len(rk.act))
-	rk.hi = make([]float64, len(rk.act))
+	nA := len(rk.act)
+	rk.raw, rk.mult = make([][]float64, nA), make([][]float64, nA)
+	rk.multV, rk.lo, rk.hi = make([]float64, nA), make([]float64, nA), make([]float64, nA)
 	rk.score = b.floats(m)
 	for a, w := range rk.act {
 		rk.raw[a] = b.floats(m)
@@ -161,9 +167,6 @@ func (b *batch) newRanker() error {
 		}
 	}
 	b.rk = rk
-	if m >= treeMinHosts && b.req.NumInstances >= treeMinInstances {
-		rk.tree = buildKDTree(b, rk)
-	}
 	return nil
 }
 
@@ -190,7 +193,7 @@ func (rk *ranker) update(b *batch, dirty []uint32) {
 		for gone != 0 {
 			t := bits.TrailingZeros64(gone)
 			gone &= gone - 1
-			rk.remove(b, uint32(wi*64+t))
+			rk.remove(uint32(wi*64 + t))
 		}
 	}
 	var one [1]uint32
@@ -208,14 +211,12 @@ func (rk *ranker) update(b *batch, dirty []uint32) {
 			_ = b.rawValues(w, one[:], val[:])
 			rk.raw[a][k] = val[0]
 		}
-		if rk.tree != nil {
-			rk.tree.refresh(b, rk, id)
-		}
+		rk.moved = append(rk.moved, k)
 	}
 }
 
-// remove drops host id from the columns (swap with the last).
-func (rk *ranker) remove(b *batch, id uint32) {
+// remove drops host id from the columns (the last host takes its place).
+func (rk *ranker) remove(id uint32) {
 	k := rk.pos[id]
 	last := int32(len(rk.ids) - 1)
 	moved := rk.ids[last]
@@ -229,32 +230,18 @@ func (rk *ranker) remove(b *batch, id uint32) {
 			rk.mult[a] = rk.mult[a][:last]
 		}
 	}
-	rk.ids = rk.ids[:last]
+	rk.score[k] = rk.score[last]
 	rk.score = rk.score[:last]
+	rk.ids = rk.ids[:last]
 	rk.pos[id] = -1
 	rk.in.Remove(id)
 	if rk.missing != nil && rk.missing[id] {
 		rk.missingAlive--
 	}
-	if rk.tree != nil {
-		rk.tree.refresh(b, rk, id)
+	if k != last {
+		rk.moved = append(rk.moved, k)
 	}
-}
-
-// bounds sets lo and hi over the hosts in play.
-func (rk *ranker) bounds() {
-	if rk.tree != nil {
-		rk.tree.rootBounds(rk)
-	} else {
-		for a := range rk.act {
-			rk.lo[a], rk.hi[a] = kernels.MinMax(rk.raw[a])
-		}
-	}
-	for a, w := range rk.act {
-		if minvalZero(w) {
-			rk.lo[a] = 0
-		}
-	}
+	rk.moved = append(rk.moved, last) // its block shrank
 }
 
 // scoreAt is the total weight of the host at index k, with the baseline's
@@ -279,25 +266,8 @@ func (rk *ranker) multOf(a int, k int32) float64 {
 	return rk.multV[a]
 }
 
-// top returns the k best candidates satisfying keep (nil: all), and, when
-// wantTies, every candidate tied with the best (in id order). One
-// candidate weighs 0, as in Nova, where no weigher runs.
-func (rk *ranker) top(b *batch, k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
-	var c collector
-	c.init(k, wantTies)
-	if len(rk.ids) <= 1 {
-		for _, id := range rk.ids {
-			if keep == nil || keep(id) {
-				c.offer(scored{id, 0})
-			}
-		}
-		return c.best, c.tieList()
-	}
-	rk.bounds()
-	if rk.tree != nil {
-		rk.tree.search(rk, &c, keep)
-		return c.best, c.tieList()
-	}
+// rescoreAll recomputes every weight under lo/hi with the column kernels.
+func (rk *ranker) rescoreAll() {
 	score := rk.score
 	clear(score)
 	for a := range rk.act {
@@ -310,14 +280,140 @@ func (rk *ranker) top(b *batch, k int, wantTies bool, keep func(uint32) bool) (b
 			kernels.Accumulate(score, rk.raw[a], rk.mult[a], lo, hi-lo)
 		}
 	}
+}
+
+// bounds sets lo and hi over the hosts in play and reports whether any
+// moved.
+func (rk *ranker) bounds() (changed bool) {
+	for a, w := range rk.act {
+		var lo, hi float64
+		if rk.cached {
+			lo, _ = kernels.MinMax(rk.bLo[a])
+			_, hi = kernels.MinMax(rk.bHi[a])
+		} else {
+			lo, hi = kernels.MinMax(rk.raw[a])
+		}
+		if minvalZero(w) {
+			lo = 0
+		}
+		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
+			rk.lo[a], rk.hi[a], changed = lo, hi, true
+		}
+	}
+	return changed
+}
+
+// blocks is the number of blocks over the hosts in play.
+func (rk *ranker) blocks() int { return (len(rk.ids) + blockSize - 1) / blockSize }
+
+// blockRaw recomputes block q's raw statistics.
+func (rk *ranker) blockRaw(q int) {
+	from, to := q*blockSize, min((q+1)*blockSize, len(rk.ids))
+	for a := range rk.act {
+		rk.bLo[a][q], rk.bHi[a][q] = kernels.MinMax(rk.raw[a][from:to])
+	}
+}
+
+// blockBest recomputes block q's largest weight.
+func (rk *ranker) blockBest(q int) {
+	from, to := q*blockSize, min((q+1)*blockSize, len(rk.ids))
+	_, rk.bBest[q] = kernels.MinMax(rk.score[from:to])
+}
+
+// startCache builds the block statistics (from the second instance on: a
+// one-instance batch never needs them).
+func (rk *ranker) startCache() {
+	b := rk.b
+	nb := rk.blocks()
+	rk.bLo, rk.bHi = make([][]float64, len(rk.act)), make([][]float64, len(rk.act))
+	for a := range rk.act {
+		rk.bLo[a], rk.bHi[a] = b.floats(nb), b.floats(nb)
+	}
+	rk.bBest = b.floats(nb)
+	for q := 0; q < nb; q++ {
+		rk.blockRaw(q)
+	}
+	rk.cached = true
+	rk.valid = false // the weights are rescored, and every block's best set
+}
+
+// refresh brings the statistics of the blocks holding moved positions up
+// to date, and the weights too when the bounds did not move.
+func (rk *ranker) refresh() {
+	nb := rk.blocks()
+	for a := range rk.act {
+		rk.bLo[a], rk.bHi[a] = rk.bLo[a][:nb], rk.bHi[a][:nb]
+	}
+	rk.bBest = rk.bBest[:nb]
+	for _, k := range rk.moved {
+		if q := int(k) / blockSize; q < nb {
+			rk.blockRaw(q)
+		}
+	}
+}
+
+// top returns the k best candidates satisfying keep (nil: all), and, when
+// wantTies, every candidate tied with the best (in id order). One
+// candidate weighs 0, as in Nova, where no weigher runs.
+func (rk *ranker) top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
+	var c collector
+	c.init(k, wantTies)
+	if len(rk.ids) <= 1 {
+		for _, id := range rk.ids {
+			if keep == nil || keep(id) {
+				c.offer(scored{id, 0})
+			}
+		}
+		return c.best, c.tieList()
+	}
+	if rk.valid && !rk.cached && len(rk.moved) == 0 {
+		// Same state as the last call (alternates of a one-instance batch).
+		return rk.scan(&c, keep)
+	}
+	if !rk.cached && rk.valid {
+		rk.startCache()
+	} else if rk.cached {
+		rk.refresh()
+	}
+	changed := rk.bounds()
+	switch {
+	case changed || !rk.valid:
+		rk.rescoreAll()
+		rk.valid = true
+		if rk.cached {
+			for q := range rk.bBest {
+				rk.blockBest(q)
+			}
+		}
+	default:
+		for _, k := range rk.moved {
+			if int(k) < len(rk.ids) {
+				rk.score[k] = rk.scoreAt(k)
+			}
+		}
+		for _, k := range rk.moved {
+			if q := int(k) / blockSize; q < len(rk.bBest) {
+				rk.blockBest(q)
+			}
+		}
+	}
+	rk.moved = rk.moved[:0]
+	if !rk.cached {
+		return rk.scan(&c, keep)
+	}
+	return rk.scanBlocks(&c, keep)
+}
+
+// scan offers every candidate to c.
+func (rk *ranker) scan(c *collector, keep func(uint32) bool) (best, ties []scored) {
 	thr := math.Inf(-1)
-	for i, x := range score {
+	for i, x := range rk.score {
 		if x < thr {
 			continue
 		}
 		if id := rk.ids[i]; keep == nil || keep(id) {
 			c.offer(scored{id, x})
-			if t, ok := c.threshold(); ok && !wantTies {
+			if t, ok := c.threshold(); ok {
 				thr = t.score
 			}
 		}
@@ -325,65 +421,37 @@ func (rk *ranker) top(b *batch, k int, wantTies bool, keep func(uint32) bool) (b
 	return c.best, c.tieList()
 }
 
-// collector keeps the k best candidates offered, and every candidate tied
-// with the best when asked to.
-type collector struct {
-	k        int
-	wantTies bool
-	best     []scored
-	ties     []scored
-}
-
-func (c *collector) init(k int, wantTies bool) {
-	c.k, c.wantTies = k, wantTies
-	c.best = make([]scored, 0, k)
-}
-
-// threshold is the weight below which nothing can enter any more (and
-// the id below which an equal weight still can), or ok=false while there is
-// room.
-func (c *collector) threshold() (s scored, ok bool) {
-	if len(c.best) < c.k {
-		return scored{}, false
-	}
-	return c.best[c.k-1], true
-}
-
-func (c *collector) offer(x scored) {
-	if c.k == 0 {
-		return
-	}
-	if c.wantTies {
-		switch {
-		case len(c.ties) == 0 || x.score > c.ties[0].score:
-			c.ties = append(c.ties[:0], x)
-		case x.score == c.ties[0].score:
-			c.ties = append(c.ties, x)
+// scanBlocks offers to c the candidates of every block whose largest
+// weight can still rank, starting with the best block.
+func (rk *ranker) scanBlocks(c *collector, keep func(uint32) bool) (best, ties []scored) {
+	first, top := 0, math.Inf(-1)
+	for q, x := range rk.bBest {
+		if x > top {
+			first, top = q, x
 		}
 	}
-	if len(c.best) == c.k && !better(x, c.best[c.k-1]) {
-		return
+	rk.scanBlock(c, keep, first)
+	for q, x := range rk.bBest {
+		if q == first {
+			continue
+		}
+		if t, ok := c.threshold(); ok && x < t.score {
+			continue
+		}
+		rk.scanBlock(c, keep, q)
 	}
-	pos := len(c.best)
-	for pos > 0 && better(x, c.best[pos-1]) {
-		pos--
-	}
-	if len(c.best) < c.k {
-		c.best = append(c.best, scored{})
-	}
-	copy(c.best[pos+1:], c.best[pos:len(c.best)-1])
-	c.best[pos] = x
+	return c.best, c.tieList()
 }
 
-// tieList returns the ties in id order.
-func (c *collector) tieList() []scored {
-	if !c.wantTies {
-		return nil
+func (rk *ranker) scanBlock(c *collector, keep func(uint32) bool, q int) {
+	from, to := q*blockSize, min((q+1)*blockSize, len(rk.ids))
+	for i := from; i < to; i++ {
+		x := rk.score[i]
+		if t, ok := c.threshold(); ok && x < t.score {
+			continue
+		}
+		if id := rk.ids[i]; keep == nil || keep(id) {
+			c.offer(scored{id, x})
+		}
 	}
-	sortByID(c.ties)
-	return c.ties
-}
-
-func sortByID(s []scored) {
-	slices.SortFunc(s, func(a, b scored) int { return cmp.Compare(a.id, b.id) })
 }

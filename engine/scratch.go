@@ -13,14 +13,10 @@ import (
 //
 // Invariant while in the pool: every entry of pos is -1.
 type scratch struct {
-	sets  []*bitmap.Set
-	pos   []int32
-	ids   []uint32
-	cols  [][]float64
-	ints  []uint32
-	nodes []kdNode
-	boxes []float64
-	leaf  []int32
+	sets []*bitmap.Set
+	pos  []int32
+	ids  []uint32
+	cols [][]float64
 }
 
 type scratchPool struct{ p sync.Pool }
@@ -29,7 +25,7 @@ func (s *Snapshot) getScratch() *scratch {
 	if sc, ok := s.pool.p.Get().(*scratch); ok {
 		return sc
 	}
-	sc := &scratch{pos: make([]int32, s.n), leaf: make([]int32, s.n)}
+	sc := &scratch{pos: make([]int32, s.n)}
 	for i := range sc.pos {
 		sc.pos[i] = -1
 	}
@@ -81,9 +77,6 @@ func (b *batch) release() {
 			sc.pos[id] = -1
 		}
 		sc.ids = rk.ids[:0]
-		if t := rk.tree; t != nil {
-			sc.nodes, sc.ints = t.nodes[:0], t.perm[:0]
-		}
 	}
 	b.sc, b.taken, b.takenCols = nil, nil, nil
 	b.s.putScratch(sc)
