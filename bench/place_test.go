@@ -1,0 +1,117 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/reference"
+)
+
+// referenceBudget bounds hosts*instances for reference cases: past it one
+// reference batch runs for more than a minute on this machine, so those
+// cases are skipped (and say so).
+const referenceBudget = 1_000_000
+
+func BenchmarkPlaceBatch(b *testing.B) {
+	for _, impl := range []string{"engine", "reference"} {
+		for _, filters := range []string{FiltersDefault, FiltersRich} {
+			for _, hosts := range HostCounts {
+				for _, instances := range InstanceCounts {
+					name := fmt.Sprintf("impl=%s/filters=%s/hosts=%d/instances=%d", impl, filters, hosts, instances)
+					b.Run(name, func(b *testing.B) {
+						if impl == "reference" && hosts*instances > referenceBudget {
+							b.Skipf("reference at %d hosts x %d instances runs past a minute per batch", hosts, instances)
+						}
+						benchPlace(b, impl, filters, hosts, instances)
+					})
+				}
+			}
+		}
+	}
+}
+
+func benchPlace(b *testing.B, impl, filters string, hosts, instances int) {
+	ctx := context.Background()
+	req := Request(instances, filters)
+	var place func() (engine.Plan, error)
+	switch impl {
+	case "engine":
+		snap, err := Snapshot(hosts, filters)
+		if err != nil {
+			b.Fatal(err)
+		}
+		place = func() (engine.Plan, error) { return engine.PlaceBatch(ctx, snap, req) }
+	default:
+		cloud := Cloud(hosts, filters)
+		place = func() (engine.Plan, error) { return reference.PlaceBatch(ctx, cloud, req) }
+	}
+	plan, err := place()
+	if err != nil {
+		b.Fatalf("before timing: %v", err)
+	}
+	if len(plan.Placements) != instances || plan.Placements[0].Candidates == 0 {
+		b.Fatalf("before timing: %d placements for %d instances", len(plan.Placements), instances)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := place(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(instances)*float64(b.N)/b.Elapsed().Seconds(), "placements/s")
+}
+
+func BenchmarkFilterPass(b *testing.B) {
+	ctx := context.Background()
+	for _, hosts := range HostCounts {
+		b.Run(fmt.Sprintf("filters=default/hosts=%d", hosts), func(b *testing.B) {
+			snap, err := Snapshot(hosts, FiltersDefault)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := Request(1, FiltersDefault)
+			set, _, err := engine.FilterHosts(ctx, snap, req)
+			if err != nil || set.Count() == 0 {
+				b.Fatalf("before timing: %v, %d hosts pass", err, set.Count())
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := engine.FilterHosts(ctx, snap, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(hosts)*float64(b.N)/b.Elapsed().Seconds(), "hosts/s")
+		})
+	}
+}
+
+func BenchmarkWeighPass(b *testing.B) {
+	ctx := context.Background()
+	for _, hosts := range HostCounts {
+		b.Run(fmt.Sprintf("weighers=default/hosts=%d", hosts), func(b *testing.B) {
+			snap, err := Snapshot(hosts, FiltersDefault)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := Request(1, FiltersDefault)
+			set, _, err := engine.FilterHosts(ctx, snap, req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cands, err := engine.WeighHosts(ctx, snap, req, set)
+			if err != nil || len(cands) != set.Count() || cands[0].Weight < cands[len(cands)-1].Weight {
+				b.Fatalf("before timing: %v, %d candidates", err, len(cands))
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := engine.WeighHosts(ctx, snap, req, set); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(set.Count())*float64(b.N)/b.Elapsed().Seconds(), "hosts/s")
+		})
+	}
+}
