@@ -195,6 +195,8 @@ var badCases = []badCase{
 		`request.flavor.extra_specs["hw:cpu_policy"]: want a string, got 1`, false},
 	{"unknown field first", doc("request", request("flavor", `{"memory_mb": "x", "foo": 1}`)),
 		"request.flavor.foo: unknown field", false},
+	{"num_instances huge", doc("request", request("num_instances", "1e12")),
+		"request.num_instances: want an integer <= 1048576, got 1000000000000", true},
 	{"num_instances 0", doc("request", request("num_instances", "0")), "request.num_instances: want an integer >= 1, got 0", false},
 	{"too few uuids", doc("request", request("num_instances", "2", "instance_uuids", `["a"]`)),
 		"request.instance_uuids: want 2 uuids (one per instance), got 1", false},

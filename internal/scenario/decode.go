@@ -213,14 +213,15 @@ func (d *decoder) request(doc *requestDoc) engine.Request {
 	case len(r.InstanceUUIDs) != n:
 		d.fail("request.instance_uuids", "want %d uuids (one per instance), got %d", n, len(r.InstanceUUIDs))
 		return r
-	}
-	seen := make(map[string]bool, n)
-	for _, u := range r.InstanceUUIDs {
-		if seen[u] {
-			d.fail("request.instance_uuids", "uuids are not unique")
-			return r
+	default:
+		seen := make(map[string]bool, n)
+		for _, u := range r.InstanceUUIDs {
+			if seen[u] {
+				d.fail("request.instance_uuids", "uuids are not unique")
+				return r
+			}
+			seen[u] = true
 		}
-		seen[u] = true
 	}
 	if g := doc.group; g != nil {
 		if !slices.Contains(GroupPolicies, g.g.Policy) {

@@ -55,6 +55,10 @@ func askOracle(t *testing.T, req, out any) {
 func TestMessagesMatchOracle(t *testing.T) {
 	var texts []string
 	for _, tc := range badCases {
+		if strings.Contains(tc.want, "<= 1048576") {
+			texts = append(texts, "{}") // the oracle would build 10^12 uuids
+			continue
+		}
 		texts = append(texts, tc.text)
 	}
 	var answer struct{ Messages []*string }
@@ -62,6 +66,8 @@ func TestMessagesMatchOracle(t *testing.T) {
 	for i, tc := range badCases {
 		got := answer.Messages[i]
 		switch {
+		case strings.Contains(tc.want, "<= 1048576"):
+			// Not asked (see above): the oracle has no such bound.
 		case got == nil && strings.Contains(tc.want, "fits"):
 			// The oracle takes Python's unbounded ints; Nova could not.
 		case got == nil:

@@ -119,9 +119,19 @@ func (d *decoder) nullableList(p string, v *node) []string {
 	return d.stringList(p, v, false)
 }
 
+// MaxInstances bounds a request's num_instances, so that a typo cannot
+// make the reader build millions of instance uuids.
+const MaxInstances = 1 << 20
+
 var requestFields = []field[requestDoc]{
 	{"num_instances", false, func(d *decoder, p string, v *node, r *requestDoc) {
-		r.r.NumInstances = d.positiveInt(p, v)
+		n := d.positiveInt(p, v)
+		if n > MaxInstances {
+			// The oracle has no bound and would build the list of uuids;
+			// no cloud places millions of instances in one request.
+			d.fail(p, "want an integer <= %d, got %d", MaxInstances, n)
+		}
+		r.r.NumInstances = n
 	}},
 	{"instance_uuids", false, func(d *decoder, p string, v *node, r *requestDoc) {
 		if v.kind != kNull {
