@@ -11,6 +11,38 @@ type Plan struct {
 	BaseVersion uint64
 	// Placements has one entry per instance, in request order.
 	Placements []Placement
+	// Claim is what each instance consumes on its host and what the
+	// resource filters asked of it; Store.Commit re-checks it on hosts
+	// that changed since BaseVersion. PlaceBatch sets it.
+	Claim Claim
+	// Group is the request's server group as the commit layer needs it
+	// (nil when the request has none). PlaceBatch sets it.
+	Group *GroupClaim
+}
+
+// Claim is one instance's demand on its host, as Nova's resource filters
+// check it and consume_from_request applies it.
+type Claim struct {
+	// MemoryMB is subtracted from free_ram_mb and checked by RamFilter.
+	MemoryMB int64
+	// VCPUs is added to vcpus_used and checked by CoreFilter.
+	VCPUs int64
+	// DiskMB is (root_gb + ephemeral_gb) * 1024, subtracted from
+	// free_disk_mb.
+	DiskMB int64
+	// DiskRequestMB is DiskMB plus swap: what DiskFilter asks for.
+	DiskRequestMB int64
+}
+
+// GroupClaim is the server group of a plan: which group its instances join
+// and the anti-affinity rule the commit layer re-checks.
+type GroupClaim struct {
+	UUID   string
+	Policy string
+	// MaxServerPerHost is the anti-affinity limit (at least 1).
+	MaxServerPerHost int
+	// Members are the group's members, the plan's own instances included.
+	Members []string
 }
 
 // Placement is the choice made for one instance.

@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ErrClosed is returned by Scheduler.Place once Close has been called.
+var ErrClosed = errors.New("scheduler closed")
+
+// DefaultRetryBudget is how many times a Scheduler re-places a request
+// whose commit conflicted before it gives up with ErrConflict.
+const DefaultRetryBudget = 5
+
+// SchedulerOptions configure a Scheduler. The zero value is usable.
+type SchedulerOptions struct {
+	// Workers is the number of placement workers; 0 means GOMAXPROCS.
+	Workers int
+	// QueueSize bounds the requests waiting for a worker (Place blocks
+	// while the queue is full); 0 means 4 × Workers.
+	QueueSize int
+	// RetryBudget is how many re-placements a conflicting request gets;
+	// 0 means DefaultRetryBudget, a negative value none.
+	RetryBudget int
+	// Metrics, when set, records requests, latencies, retries and the
+	// queue depth (commits and versions are the Store's: give it the same
+	// Metrics in StoreOptions).
+	Metrics *Metrics
+}
+
+// SchedulerStats are a Scheduler's counters since it started.
+type SchedulerStats struct {
+	// Requests is how many requests finished (any outcome).
+	Requests int64
+	// Placed is how many requests were committed; Instances how many
+	// instances they held.
+	Placed, Instances int64
+	// NoValidHost is how many requests found no host for an instance.
+	NoValidHost int64
+	// ConflictRetries is how many times a request was re-placed after a
+	// conflict; ConflictFailures how many requests gave up (ErrConflict).
+	ConflictRetries, ConflictFailures int64
+}
+
+// Scheduler is an embedded pool of placement workers over a Store.
+//
+// Place queues a request; a worker places it with PlaceBatch on the
+// newest snapshot (no lock), commits the plan (Store.Commit: a short
+// serialized check of the hosts it touches), and on a conflict places it
+// again on the fresh snapshot, up to the retry budget. Many workers thus
+// place in parallel on shared immutable snapshots and never double-book a
+// host. A Scheduler is safe for concurrent use.
+type Scheduler struct {
+	store *Store
+	opts  SchedulerOptions
+	queue chan *job
+	mu    sync.RWMutex // closed and the sends on queue
+	close bool
+	g     errgroup.Group
+
+	requests, placed, instances, nvh, retries, failures atomic.Int64
+}
+
+// job states.
+const (
+	jobQueued int32 = iota
+	jobStarted
+	jobAbandoned
+)
+
+type job struct {
+	ctx   context.Context
+	req   Request
+	state atomic.Int32
+	plan  Plan
+	err   error
+	done  chan struct{}
+}
+
+// NewScheduler starts the workers of a Scheduler over store.
+func NewScheduler(store *Store, opts SchedulerOptions) *Scheduler {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 4 * opts.Workers
+	}
+	if opts.RetryBudget == 0 {
+		opts.RetryBudget = DefaultRetryBudget
+	}
+	s := &Scheduler{store: store, opts: opts, queue: make(chan *job, opts.QueueSize)}
+	for range opts.Workers {
+		s.g.Go(func() error {
+			for j := range s.queue {
+				s.run(j)
+			}
+			return nil
+		})
+	}
+	return s
+}
+
+// Place places req and commits it, and returns the committed plan. Errors:
+// the PlaceBatch errors (*ValidationError, *NoValidHostError...), a
+// *ConflictError (errors.Is(err, ErrConflict)) when the retry budget ran
+// out, ErrClosed after Close, or ctx.Err(). On any error nothing of req is
+// committed. A request whose context ends before a worker takes it is
+// dropped at once; once a worker runs it, Place waits for its outcome (the
+// worker checks the context between instances and before committing).
+func (s *Scheduler) Place(ctx context.Context, req Request) (Plan, error) {
+	start := time.Now()
+	j := &job{ctx: ctx, req: req, done: make(chan struct{})}
+	plan, err := s.submit(j)
+	s.finish(plan, err, time.Since(start))
+	return plan, err
+}
+
+func (s *Scheduler) submit(j *job) (Plan, error) {
+	if err := j.ctx.Err(); err != nil {
+		return Plan{}, err
+	}
+	s.mu.RLock()
+	if s.close {
+		s.mu.RUnlock()
+		return Plan{}, ErrClosed
+	}
+	select {
+	case s.queue <- j:
+		s.gaugeQueue(1)
+	case <-j.ctx.Done():
+		s.mu.RUnlock()
+		return Plan{}, j.ctx.Err()
+	}
+	s.mu.RUnlock()
+	select {
+	case <-j.done:
+		return j.plan, j.err
+	case <-j.ctx.Done():
+		if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+			return Plan{}, j.ctx.Err()
+		}
+		<-j.done
+		return j.plan, j.err
+	}
+}
+
+func (s *Scheduler) gaugeQueue(d float64) {
+	if m := s.opts.Metrics; m != nil {
+		m.queueDepth.Add(d)
+	}
+}
+
+// run is one worker's handling of a job.
+func (s *Scheduler) run(j *job) {
+	s.gaugeQueue(-1)
+	if !j.state.CompareAndSwap(jobQueued, jobStarted) {
+		return // abandoned: Place has returned
+	}
+	j.plan, j.err = s.placeAndCommit(j.ctx, j.req)
+	close(j.done)
+}
+
+func (s *Scheduler) placeAndCommit(ctx context.Context, req Request) (Plan, error) {
+	for attempt := 0; ; attempt++ {
+		plan, err := PlaceBatch(ctx, s.store.Snapshot(), req)
+		if err != nil {
+			return Plan{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Plan{}, err
+		}
+		_, err = s.store.Commit(plan)
+		if err == nil {
+			return plan, nil
+		}
+		if !errors.Is(err, ErrConflict) || attempt >= s.opts.RetryBudget {
+			if errors.Is(err, ErrConflict) {
+				s.failures.Add(1)
+			}
+			return Plan{}, err
+		}
+		s.retries.Add(1)
+		if m := s.opts.Metrics; m != nil {
+			m.retries.Inc()
+		}
+	}
+}
+
+func (s *Scheduler) finish(plan Plan, err error, d time.Duration) {
+	s.requests.Add(1)
+	switch {
+	case err == nil:
+		s.placed.Add(1)
+		s.instances.Add(int64(len(plan.Placements)))
+	case errors.Is(err, ErrNoValidHost):
+		s.nvh.Add(1)
+	}
+	if m := s.opts.Metrics; m != nil {
+		m.observeOutcome(plan, err, d.Seconds())
+	}
+}
+
+// Stats returns the scheduler's counters.
+func (s *Scheduler) Stats() SchedulerStats {
+	return SchedulerStats{
+		Requests: s.requests.Load(), Placed: s.placed.Load(), Instances: s.instances.Load(),
+		NoValidHost: s.nvh.Load(), ConflictRetries: s.retries.Load(), ConflictFailures: s.failures.Load(),
+	}
+}
+
+// Close stops accepting requests (Place returns ErrClosed), lets the
+// workers finish every request already queued, and returns when they have.
+// It is safe to call more than once.
+func (s *Scheduler) Close() error {
+	s.mu.Lock()
+	if !s.close {
+		s.close = true
+		close(s.queue)
+	}
+	s.mu.Unlock()
+	return s.g.Wait()
+}

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// tightCloud is n hosts of 8 GB, 4 vCPUs and 100 GB with no overcommit:
+// a few instances fill a host, so conflicts are frequent.
+func tightCloud(n int) Cloud {
+	cfg := DefaultConfig()
+	cfg.RAMAllocationRatio, cfg.CPUAllocationRatio, cfg.DiskAllocationRatio = 1, 1, 1
+	cfg.Filters = append(cfg.Filters, NumInstancesFilter)
+	cfg.MaxInstancesPerHost = 6
+	c := Cloud{Config: cfg}
+	for i := range n {
+		c.Hosts = append(c.Hosts, Host{
+			Host: fmt.Sprintf("h%04d", i), MemoryMB: 8192, FreeRAMMB: 8192,
+			VCPUs: 4, LocalGB: 100, FreeDiskGB: 100,
+		})
+	}
+	return c
+}
+
+var small = Flavor{Name: "small", MemoryMB: 2048, VCPUs: 1, RootGB: 10}
+
+func req(uuids ...string) Request {
+	return Request{InstanceUUIDs: uuids, Flavor: small}
+}
+
+func mustStore(t testing.TB, c Cloud) *Store {
+	t.Helper()
+	s, err := NewStore(c, StoreOptions{Journal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustPlan(t testing.TB, snap *Snapshot, r Request) Plan {
+	t.Helper()
+	p, err := PlaceBatch(context.Background(), snap, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fill reports host full (no RAM left) from inside a commit.
+func fill(t testing.TB, s *Store, hn HostNode) {
+	t.Helper()
+	if _, err := s.updateHostLocked(hn, HostUsage{FreeRAMMB: 0, FreeDiskMB: 0, VCPUsUsed: 4, NumInstances: 4}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hn(p Placement) HostNode { return HostNode{p.Host, p.Node} }
+
+func TestCommitHarness(t *testing.T) {
+	t.Run("accept", func(t *testing.T) {
+		s := mustStore(t, tightCloud(3*bitmap.ShardSize))
+		old := s.Snapshot()
+		plan := mustPlan(t, old, req("a"))
+		res, err := s.Commit(plan)
+		if err != nil || len(res.Accepted) != 1 || res.Rechecked != 0 {
+			t.Fatalf("commit: %+v %v", res, err)
+		}
+		now := s.Snapshot()
+		id := plan.Placements[0].HostID
+		if got := now.Usage(id).FreeRAMMB; got != 8192-2048 {
+			t.Errorf("free RAM after commit %d", got)
+		}
+		if got := old.Usage(id).FreeRAMMB; got != 8192 {
+			t.Errorf("the old snapshot changed: free RAM %d", got)
+		}
+		if now.Version() <= old.Version() || s.Generation(id) != now.Version() {
+			t.Errorf("versions: old %d new %d gen %d", old.Version(), now.Version(), s.Generation(id))
+		}
+		k := int(id >> bitmap.ShardBits)
+		for i := range now.shards {
+			if shared := now.shards[i] == old.shards[i]; shared == (i == k) {
+				t.Errorf("shard %d shared=%v (touched shard %d)", i, shared, k)
+			}
+		}
+		if now.info != old.info {
+			t.Error("host info copied on a usage commit")
+		}
+	})
+	t.Run("recheck and accept", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		plan := mustPlan(t, s.Snapshot(), req("a"))
+		s.beforeCommit = func(s *Store, p *Plan) {
+			// Another instance landed there meanwhile: still room.
+			s.updateHostLocked(hn(p.Placements[0]), HostUsage{FreeRAMMB: 4096, FreeDiskMB: 90 * 1024, VCPUsUsed: 2, NumInstances: 2})
+		}
+		res, err := s.Commit(plan)
+		if err != nil || res.Rechecked != 1 || len(res.Accepted) != 1 {
+			t.Fatalf("commit: %+v %v", res, err)
+		}
+		if got := s.Snapshot().Usage(plan.Placements[0].HostID); got.FreeRAMMB != 2048 || got.NumInstances != 3 {
+			t.Errorf("usage %+v", got)
+		}
+	})
+	t.Run("reject", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		plan := mustPlan(t, s.Snapshot(), req("a", "b"))
+		s.beforeCommit = func(s *Store, p *Plan) { fill(t, s, hn(p.Placements[1])) }
+		before := s.Snapshot().Usage(plan.Placements[0].HostID)
+		_, err := s.Commit(plan)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) || len(ce.Rejected) != 1 || ce.Rejected[0] != 1 || ce.Reasons[0] != RamFilter {
+			t.Fatalf("want a conflict on placement 1 (RamFilter), got %v", err)
+		}
+		if after := s.Snapshot().Usage(plan.Placements[0].HostID); after != before || s.Instances() != 0 {
+			t.Errorf("something was committed: %+v -> %+v, %d instances", before, after, s.Instances())
+		}
+	})
+	t.Run("partial", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		plan := mustPlan(t, s.Snapshot(), req("a", "b"))
+		if hn(plan.Placements[0]) == hn(plan.Placements[1]) {
+			t.Fatal("want two hosts")
+		}
+		s.beforeCommit = func(s *Store, p *Plan) { fill(t, s, hn(p.Placements[0])) }
+		res, err := s.Commit(plan, Partial())
+		if err != nil || len(res.Accepted) != 1 || res.Accepted[0] != 1 || len(res.Rejected) != 1 || res.Rejected[0] != 0 {
+			t.Fatalf("partial commit: %+v %v", res, err)
+		}
+		if s.Instances() != 1 {
+			t.Errorf("%d instances committed, want 1", s.Instances())
+		}
+	})
+	t.Run("anti-affinity", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		g := &InstanceGroup{UUID: "g", Policy: PolicyAntiAffinity}
+		r1, r2 := req("a"), req("b")
+		r1.InstanceGroup, r2.InstanceGroup = g, g
+		snap := s.Snapshot()
+		p1, p2 := mustPlan(t, snap, r1), mustPlan(t, snap, r2)
+		if hn(p1.Placements[0]) != hn(p2.Placements[0]) {
+			t.Fatal("want both plans on one host")
+		}
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Commit(p2)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Reasons[0] != ServerGroupAntiAffinityFilter {
+			t.Fatalf("want an anti-affinity conflict, got %v", err)
+		}
+	})
+	t.Run("duplicate uuid", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		snap := s.Snapshot()
+		p1, p2 := mustPlan(t, snap, req("a")), mustPlan(t, snap, req("a"))
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(p2); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("want a validation error, got %v", err)
+		}
+	})
+}
+
+func TestSchedulerHarness(t *testing.T) {
+	ctx := context.Background()
+	t.Run("reject and retry", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		commits := 0
+		s.beforeCommit = func(s *Store, p *Plan) {
+			if commits++; commits == 1 {
+				fill(t, s, hn(p.Placements[0]))
+			}
+		}
+		sc := NewScheduler(s, SchedulerOptions{Workers: 1})
+		defer sc.Close()
+		plan, err := sc.Place(ctx, req("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := sc.Stats()
+		if st.ConflictRetries != 1 || st.ConflictFailures != 0 || st.Placed != 1 || commits != 2 {
+			t.Errorf("stats %+v after %d commits", st, commits)
+		}
+		if plan.BaseVersion == 0 || s.Instances() != 1 {
+			t.Errorf("plan %+v, %d instances", plan, s.Instances())
+		}
+	})
+	t.Run("budget exhausted", func(t *testing.T) {
+		s := mustStore(t, tightCloud(8))
+		commits := 0
+		s.beforeCommit = func(s *Store, p *Plan) { commits++; fill(t, s, hn(p.Placements[0])) }
+		sc := NewScheduler(s, SchedulerOptions{Workers: 2, RetryBudget: 3})
+		defer sc.Close()
+		_, err := sc.Place(ctx, req("a"))
+		if !errors.Is(err, ErrConflict) {
+			t.Fatalf("want ErrConflict, got %v", err)
+		}
+		st := sc.Stats()
+		if st.ConflictRetries != 3 || st.ConflictFailures != 1 || commits != 4 || s.Instances() != 0 {
+			t.Errorf("stats %+v, %d commits, %d instances", st, commits, s.Instances())
+		}
+	})
+	t.Run("no valid host", func(t *testing.T) {
+		s := mustStore(t, tightCloud(2))
+		sc := NewScheduler(s, SchedulerOptions{})
+		defer sc.Close()
+		r := req()
+		r.NumInstances = 20
+		if _, err := sc.Place(ctx, r); !errors.Is(err, ErrNoValidHost) {
+			t.Fatalf("want NoValidHost, got %v", err)
+		}
+	})
+	t.Run("closed and canceled", func(t *testing.T) {
+		s := mustStore(t, tightCloud(2))
+		sc := NewScheduler(s, SchedulerOptions{})
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := sc.Place(cctx, req("a")); !errors.Is(err, context.Canceled) {
+			t.Errorf("canceled: %v", err)
+		}
+		sc.Close()
+		if _, err := sc.Place(ctx, req("b")); !errors.Is(err, ErrClosed) {
+			t.Errorf("closed: %v", err)
+		}
+		if s.Instances() != 0 {
+			t.Error("committed after cancel")
+		}
+	})
+}

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// JournalKind says what a JournalEntry records.
+type JournalKind uint8
+
+// The changes a Store journals.
+const (
+	// JournalPlace is one committed instance: Claim consumed on Host.
+	JournalPlace JournalKind = iota + 1
+	// JournalDelete is one deleted instance: Claim released on Host
+	// (num_io_ops excepted, see DeleteInstance).
+	JournalDelete
+	// JournalUpdate is a compute node's report: Host's usage is now Usage.
+	JournalUpdate
+	// JournalAddHost is a new compute node with usage Usage.
+	JournalAddHost
+	// JournalRemoveHost is a removed compute node.
+	JournalRemoveHost
+	// JournalAggregate is an aggregate metadata change (no usage change).
+	JournalAggregate
+)
+
+// JournalEntry is one committed change, in commit order. Replaying the
+// entries of a Store's journal over the Cloud it was made from gives every
+// host's usage in the Store's newest snapshot.
+type JournalEntry struct {
+	// Version is the version of the snapshot the change was published in.
+	Version      uint64
+	Kind         JournalKind
+	Host         HostNode
+	InstanceUUID string
+	Claim        Claim
+	Usage        HostUsage
+}
+
+// Journal returns a copy of the changes committed so far (empty unless
+// StoreOptions.Journal is set).
+func (s *Store) Journal() []JournalEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.journal)
+}
+
+// Instances returns how many instances the store's ledger holds (committed
+// through Commit and not deleted).
+func (s *Store) Instances() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ledger)
+}
+
+func (s *Store) record(e JournalEntry) {
+	if s.opts.Journal {
+		s.journal = append(s.journal, e)
+	}
+}
+
+// UpdateHost records a compute node's usage report: host's usage becomes u
+// (free_disk_mb in MB, as the scheduler keeps it). It is a commit: the
+// host's shard is copied, its generation moves (so plans made before it are
+// re-checked on that host), and a new snapshot is published; readers of
+// older snapshots see no change. It returns the new version.
+func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.updateHostLocked(host, u)
+}
+
+func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
+	st := s.cur.Load()
+	id, ok := st.snap.info.byHostNode[host]
+	if !ok {
+		return 0, invalid("host", "no host %q node %q", host.Host, host.Node)
+	}
+	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
+		return 0, invalid("usage", "want vcpus_used, num_instances and num_io_ops >= 0")
+	}
+	ov := overlay{res: map[uint32]hostRes{}}
+	ov.set(id, hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps})
+	next := s.applyLocked(st, &ov)
+	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host, Usage: u})
+	s.publish(next)
+	return next.snap.version, nil
+}
+
+// DeleteInstance releases the resources of an instance committed through
+// the store (free_ram_mb, free_disk_mb, vcpus_used and num_instances;
+// num_io_ops falls when the compute node reports it, see UpdateHost). It
+// is a copy-on-write commit of the host's shard. Instances the store did
+// not commit (those of the Cloud it was built from) are released by the
+// compute node's report instead; for them it returns a *ValidationError.
+func (s *Store) DeleteInstance(uuid string) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleteInstanceLocked(uuid)
+}
+
+func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
+	e, ok := s.ledger[uuid]
+	if !ok {
+		return 0, invalid("instance_uuid", "instance %q was not committed through this store", uuid)
+	}
+	st := s.cur.Load()
+	id, ok := st.snap.info.byHostNode[e.host]
+	if !ok { // cannot happen: RemoveHosts drops the ledger entries
+		return 0, fmt.Errorf("engine: instance %s on unknown host %v", uuid, e.host)
+	}
+	ov := overlay{res: map[uint32]hostRes{}}
+	ov.set(id, releaseRes(ov.get(st, id), &e.claim))
+	next := s.applyLocked(st, &ov)
+	s.forgetLocked(uuid, e)
+	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim})
+	s.publish(next)
+	return next.snap.version, nil
+}
+
+func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
+	delete(s.ledger, uuid)
+	if m := s.byGroup[e.group]; m != nil && m[e.host.Host] > 0 {
+		if m[e.host.Host]--; m[e.host.Host] == 0 {
+			delete(m, e.host.Host)
+		}
+		if len(m) == 0 {
+			delete(s.byGroup, e.group)
+		}
+	}
+}
+
+// AddHosts adds compute nodes. The host set changes, so the whole snapshot
+// is rebuilt with NewSnapshot (host ids are dense and aggregates are
+// resolved per host); plans made before it are re-checked host by host,
+// by name. It returns the new version.
+func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cloud
+	c.Hosts = append(slices.Clone(c.Hosts), hosts...)
+	v, err := s.rebuildLocked(c)
+	if err != nil {
+		return 0, err
+	}
+	for i := range hosts {
+		h := &hosts[i]
+		free := h.FreeDiskGB
+		if h.DiskAvailableLeast != nil {
+			free = min(free, *h.DiskAvailableLeast)
+		}
+		s.record(JournalEntry{Version: v, Kind: JournalAddHost, Host: HostNode{h.Host, nodeName(h)},
+			Usage: HostUsage{h.FreeRAMMB, free * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}})
+	}
+	return v, nil
+}
+
+// RemoveHosts removes compute nodes (dead nodes); the instances the store
+// committed on them are forgotten. It rebuilds the snapshot, as AddHosts
+// does. Unknown nodes are a *ValidationError and nothing changes.
+func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.cur.Load().snap.info
+	drop := make(map[HostNode]bool, len(nodes))
+	for i, hn := range nodes {
+		if _, ok := info.byHostNode[hn]; !ok {
+			return 0, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+		}
+		drop[hn] = true
+	}
+	c := s.cloud
+	c.Hosts = slices.DeleteFunc(slices.Clone(c.Hosts), func(h Host) bool { return drop[HostNode{h.Host, nodeName(&h)}] })
+	v, err := s.rebuildLocked(c)
+	if err != nil {
+		return 0, err
+	}
+	for uuid, e := range s.ledger {
+		if drop[e.host] {
+			s.forgetLocked(uuid, e)
+		}
+	}
+	for _, hn := range nodes {
+		s.record(JournalEntry{Version: v, Kind: JournalRemoveHost, Host: hn})
+	}
+	return v, nil
+}
+
+// SetAggregateMetadata changes aggregate name's metadata: keys of set are
+// set, keys of del removed. An aggregate that does not exist is created
+// with no hosts. Aggregate overrides are resolved per host at build time,
+// so the snapshot is rebuilt with NewSnapshot. It returns the new version.
+func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []string) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cloud
+	c.Aggregates = slices.Clone(c.Aggregates)
+	i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name })
+	if i < 0 {
+		c.Aggregates = append(c.Aggregates, Aggregate{Name: name})
+		i = len(c.Aggregates) - 1
+	}
+	a := &c.Aggregates[i]
+	meta := maps.Clone(a.Metadata)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	maps.Copy(meta, set)
+	for _, k := range del {
+		delete(meta, k)
+	}
+	a.Metadata = meta
+	v, err := s.rebuildLocked(c)
+	if err != nil {
+		return 0, err
+	}
+	s.record(JournalEntry{Version: v, Kind: JournalAggregate})
+	return v, nil
+}
+
+// rebuildLocked builds a whole new snapshot from c: the current usage of
+// every surviving host is carried over exactly, and the instances committed
+// through the store join their hosts' instance lists (so group filters and
+// same_host/different_host hints see them from now on).
+func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
+	old := s.cur.Load().snap
+	onHost := map[HostNode][]string{}
+	for uuid, e := range s.ledger {
+		onHost[e.host] = append(onHost[e.host], uuid)
+	}
+	built := c
+	built.Hosts = slices.Clone(c.Hosts)
+	for i := range built.Hosts {
+		h := &built.Hosts[i]
+		if extra := onHost[HostNode{h.Host, nodeName(h)}]; len(extra) > 0 {
+			slices.Sort(extra)
+			h.Instances = append(slices.Clone(h.Instances), extra...)
+		}
+	}
+	snap, err := NewSnapshot(built)
+	if err != nil {
+		return 0, err
+	}
+	for id := 0; id < snap.n; id++ {
+		hn := HostNode{snap.info.host[id], snap.info.node[id]}
+		oid, ok := old.info.byHostNode[hn]
+		if !ok {
+			continue
+		}
+		osh, oj := old.at(oid)
+		sh, j := snap.at(uint32(id))
+		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = osh.freeRAM[oj], osh.freeDiskMB[oj], osh.vcpusUsed[oj]
+		sh.numInstances[j], sh.numIOOps[j] = osh.numInstances[oj], osh.numIOOps[oj]
+	}
+	s.cloud = c
+	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
+	return snap.version, nil
+}
