@@ -430,28 +430,30 @@ func (rk *ranker) scanBlocks(c *collector, keep func(uint32) bool) (best, ties [
 			first, top = q, x
 		}
 	}
-	rk.scanBlock(c, keep, first)
+	thr := rk.scanBlock(c, keep, first, math.Inf(-1))
 	for q, x := range rk.bBest {
-		if q == first {
-			continue
+		if q != first && x >= thr {
+			thr = rk.scanBlock(c, keep, q, thr)
 		}
-		if t, ok := c.threshold(); ok && x < t.score {
-			continue
-		}
-		rk.scanBlock(c, keep, q)
 	}
 	return c.best, c.tieList()
 }
 
-func (rk *ranker) scanBlock(c *collector, keep func(uint32) bool, q int) {
+// scanBlock offers block q's candidates weighing at least thr to c and
+// returns the new threshold (the k-th best weight, once there are k).
+func (rk *ranker) scanBlock(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
 	from, to := q*blockSize, min((q+1)*blockSize, len(rk.ids))
 	for i := from; i < to; i++ {
 		x := rk.score[i]
-		if t, ok := c.threshold(); ok && x < t.score {
+		if x < thr {
 			continue
 		}
 		if id := rk.ids[i]; keep == nil || keep(id) {
 			c.offer(scored{id, x})
+			if t, ok := c.threshold(); ok {
+				thr = t.score
+			}
 		}
 	}
+	return thr
 }

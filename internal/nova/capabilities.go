@@ -67,7 +67,7 @@ func (h *HostAttrs) capability(scope []string) (any, bool) {
 	var cap any = hostMarker{}
 	for _, name := range scope {
 		if s, ok := cap.(string); ok {
-			v, err := ParseJSON(s)
+			v, err := parseJSONCached(s)
 			if err != nil {
 				return nil, false
 			}
