@@ -1,0 +1,106 @@
+package fuzz
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/plandiff"
+)
+
+var writeSeeds = flag.Bool("fuzz.writeseeds", false,
+	"TestWriteSeeds: search for inputs of every outcome and write them to testdata/fuzz/<Target>/")
+
+// seedBytes is a deterministic input of n bytes.
+func seedBytes(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// addSceneSeeds adds a few inputs in code; testdata/fuzz/<Target>/ holds
+// the ones chosen for their outcome (TestWriteSeeds) and the crashers.
+func addSceneSeeds(f *testing.F) {
+	f.Add([]byte{})
+	for s := uint64(1); s <= 3; s++ {
+		f.Add(seedBytes(s, 2048))
+	}
+}
+
+// seedKinds name the outcomes TestWriteSeeds looks for; each is one seed
+// file of the scene targets.
+var seedKinds = []struct {
+	name string
+	is   func(s scene, o plandiff.Outcome) bool
+}{
+	{"placed-batch", func(s scene, o plandiff.Outcome) bool {
+		return o.Err == nil && len(o.Plan.Placements) >= 3 && o.Plan.Placements[0].Candidates >= 3
+	}},
+	{"placed-alternates", func(s scene, o plandiff.Outcome) bool {
+		return o.Err == nil && len(o.Plan.Placements) > 0 && len(o.Plan.Placements[0].Alternates) >= 2
+	}},
+	{"no-valid-host-late", func(s scene, o plandiff.Outcome) bool {
+		return plandiff.Kind(o) == "NoValidHost" && len(plandiff.Tentative(o)) > 0
+	}},
+	{"no-valid-host", func(s scene, o plandiff.Outcome) bool { return plandiff.Kind(o) == "NoValidHost" }},
+	{"nova-error", func(s scene, o plandiff.Outcome) bool {
+		return len(plandiff.Kind(o)) > 5 && plandiff.Kind(o)[:5] == "Nova:"
+	}},
+	{"metric-not-found", func(s scene, o plandiff.Outcome) bool { return plandiff.Kind(o) == "MetricNotFound" }},
+	{"invalid", func(s scene, o plandiff.Outcome) bool { return plandiff.Kind(o) == "invalid" }},
+	{"forced", func(s scene, o plandiff.Outcome) bool {
+		return o.Err == nil && (len(s.Req.ForceHosts) > 0 || len(s.Req.ForceNodes) > 0)
+	}},
+	{"anti-affinity", func(s scene, o plandiff.Outcome) bool {
+		g := s.Req.InstanceGroup
+		return o.Err == nil && g != nil && g.Policy == engine.PolicyAntiAffinity && len(o.Plan.Placements) >= 2
+	}},
+	{"json-query", func(s scene, o plandiff.Outcome) bool {
+		return o.Err == nil && s.Req.SchedulerHints.Query != "" && o.Plan.Placements[0].Candidates >= 2
+	}},
+}
+
+// TestWriteSeeds writes the seed corpus of FuzzFilters, FuzzWeighers and
+// FuzzPlaceBatch: for each seed kind, the first input whose scene has that
+// outcome. Run with -fuzz.writeseeds after changing the generator.
+func TestWriteSeeds(t *testing.T) {
+	if !*writeSeeds {
+		t.Skip("-fuzz.writeseeds not given")
+	}
+	found := map[string][]byte{}
+	for seed := uint64(100); seed < 100000 && len(found) < len(seedKinds); seed++ {
+		data := seedBytes(seed, 1024)
+		s := sceneOf(data)
+		o := plandiff.RunReference(s.Cloud, s.Req)
+		for _, k := range seedKinds {
+			if _, ok := found[k.name]; !ok && k.is(s, o) {
+				found[k.name] = data
+			}
+		}
+	}
+	for _, target := range []string{"FuzzFilters", "FuzzWeighers", "FuzzPlaceBatch"} {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range found {
+			if err := writeCorpusFile(filepath.Join(dir, "seed-"+name), data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("wrote %d seed kinds of %d", len(found), len(seedKinds))
+}
+
+// writeCorpusFile writes data in the format of go test -fuzz's corpus.
+func writeCorpusFile(path string, data []byte) error {
+	return os.WriteFile(path, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))), 0o644)
+}
