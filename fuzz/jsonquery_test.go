@@ -382,4 +382,3 @@ func modelCmp(a, b mval) (int, string) {
 	}
 	return len(a.list) - len(b.list), ""
 }
-
