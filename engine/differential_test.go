@@ -53,7 +53,8 @@ type diffCase struct {
 }
 
 // diffCaseOf derives scenario i: about 70% edge, 20% rich, 10% basic;
-// small clouds, 1-8 instances.
+// small clouds, 1-8 instances, and now and then a cloud of several
+// thousand hosts.
 func diffCaseOf(seed uint64) diffCase {
 	profile := *diffProfile
 	if profile == "" {
@@ -67,7 +68,16 @@ func diffCaseOf(seed uint64) diffCase {
 		}
 	}
 	o := synth.Options{Seed: seed, Profile: profile}
-	if profile != synth.Edge {
+	switch {
+	case profile == synth.Edge && seed%7 == 3:
+		// Past one 64-bit word of host bits.
+		o.Hosts = 41 + int(seed*7919%260) // 41..300
+	case profile != synth.Edge && (seed%500 == 17 || seed%500 == 269):
+		// Several bitmap shards (bitmap.ShardSize hosts each), more
+		// instances: the engine's parallel and incremental paths.
+		o.Hosts = 4097 + int(seed*7919%6000) // 4097..10096
+		o.Instances = 1 + int(seed*104729%20)
+	case profile != synth.Edge:
 		o.Hosts = 30 + int(seed*7919%121)    // 30..150
 		o.Instances = 1 + int(seed*104729%8) // 1..8
 	}
@@ -299,4 +309,28 @@ func dumpDiff(dir string, r *diffResult) error {
 		}
 	}
 	return os.WriteFile(base+".diff.txt", []byte(strings.Join(r.diffs, "\n")+"\n"), 0o644)
+}
+
+// TestDifferentialBadInput: engine and reference refuse the same bad
+// input, naming the same field (synth.BadInput breaks one field of an edge
+// scenario).
+func TestDifferentialBadInput(t *testing.T) {
+	bad := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		cloud, req, field := synth.BadInput(seed)
+		e, r := plandiff.RunEngine(cloud, req), plandiff.RunReference(cloud, req)
+		for _, o := range []struct {
+			name string
+			o    plandiff.Outcome
+		}{{"engine", e}, {"reference", r}} {
+			var ve *engine.ValidationError
+			if o.o.Panic != "" || !errors.As(o.o.Err, &ve) || ve.Field != field {
+				bad++
+				if bad <= *diffReport {
+					t.Errorf("BadInput(%d): %s: got %s (%v, panic %q), want a ValidationError naming %s",
+						seed, o.name, plandiff.Kind(o.o), o.o.Err, o.o.Panic, field)
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -214,5 +215,36 @@ func BenchmarkRequest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.Request()
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	if !novaReady() {
+		t.Skip("internal/nova is not implemented yet")
+	}
+	fields := map[string]bool{}
+	for seed := uint64(0); seed < 400; seed++ {
+		c, r, field := BadInput(seed)
+		err := engine.ValidateCloud(&c)
+		if err == nil {
+			_, err = engine.PrepareRequest(&c.Config, r)
+		}
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) || ve.Field != field {
+			t.Fatalf("seed %d: got %v, want a ValidationError naming %s", seed, err, field)
+		}
+		fields[field] = true
+	}
+	if len(fields) < 30 {
+		t.Fatalf("only %d distinct bad fields in 400 seeds", len(fields))
+	}
+	// The generator's own cloud is not touched by BadInput.
+	g := New(Options{Seed: 5, Profile: Edge})
+	want := g.Cloud()
+	for seed := uint64(0); seed < 50; seed++ {
+		BadInput(5)
+	}
+	if !reflect.DeepEqual(want, New(Options{Seed: 5, Profile: Edge}).Cloud()) {
+		t.Fatal("BadInput changed a generated cloud")
 	}
 }
