@@ -75,7 +75,7 @@ func diffCaseOf(seed uint64) diffCase {
 	case profile != synth.Edge && (seed%500 == 17 || seed%500 == 269):
 		// Several bitmap shards (bitmap.ShardSize hosts each), more
 		// instances: the engine's parallel and incremental paths.
-		o.Hosts = 4097 + int(seed*7919%6000) // 4097..10096
+		o.Hosts = 4097 + int(seed*7919%1400) // 4097..5496
 		o.Instances = 1 + int(seed*104729%20)
 	case profile != synth.Edge:
 		o.Hosts = 30 + int(seed*7919%121)    // 30..150
