@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// replay recomputes every host's usage from the initial cloud and the
+// journal, checking on the way that each committed instance fitted the
+// state it was committed to. It returns the usage per node.
+func replay(t *testing.T, c Cloud, journal []JournalEntry, capOf func(HostNode) (HostCapacity, bool)) map[HostNode]HostUsage {
+	t.Helper()
+	u := map[HostNode]HostUsage{}
+	for _, h := range c.Hosts {
+		u[HostNode{h.Host, nodeName(&h)}] = HostUsage{h.FreeRAMMB, h.FreeDiskGB * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}
+	}
+	for i, e := range journal {
+		cur, ok := u[e.Host]
+		if !ok && e.Kind != JournalAddHost && e.Kind != JournalAggregate {
+			t.Fatalf("journal[%d]: %v on unknown host %v", i, e.Kind, e.Host)
+		}
+		switch e.Kind {
+		case JournalPlace:
+			next := HostUsage{cur.FreeRAMMB - e.Claim.MemoryMB, cur.FreeDiskMB - e.Claim.DiskMB,
+				cur.VCPUsUsed + e.Claim.VCPUs, cur.NumInstances + 1, cur.NumIOOps + 1}
+			if capy, ok := capOf(e.Host); ok && capy.Exceeds(next) {
+				t.Errorf("journal[%d]: %s committed on %v beyond its limits: %+v -> %+v", i, e.InstanceUUID, e.Host, cur, next)
+			}
+			u[e.Host] = next
+		case JournalDelete:
+			u[e.Host] = HostUsage{cur.FreeRAMMB + e.Claim.MemoryMB, cur.FreeDiskMB + e.Claim.DiskMB,
+				cur.VCPUsUsed - e.Claim.VCPUs, cur.NumInstances - 1, cur.NumIOOps}
+		case JournalUpdate, JournalAddHost:
+			u[e.Host] = e.Usage
+		case JournalRemoveHost:
+			delete(u, e.Host)
+		}
+	}
+	return u
+}
+
+func TestSchedulerStress(t *testing.T) {
+	c := tightCloud(40)
+	s := mustStore(t, c)
+	sc := NewScheduler(s, SchedulerOptions{Workers: 16})
+	ctx := context.Background()
+
+	var mu sync.Mutex
+	var committed []string
+	stop := make(chan struct{})
+	var upd sync.WaitGroup
+	upd.Add(1)
+	go func() { // external updates: reports, deletions, host churn
+		defer upd.Done()
+		r := rand.New(rand.NewPCG(1, 2))
+		for k := 0; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			snap := s.Snapshot()
+			id := uint32(r.IntN(snap.Len()))
+			switch {
+			case k == 50:
+				if _, err := s.RemoveHosts(snap.HostNode(id)); err != nil {
+					t.Error(err)
+				}
+			case k == 80:
+				if _, err := s.AddHosts(Host{Host: "late", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}); err != nil {
+					t.Error(err)
+				}
+			case k == 120:
+				if _, err := s.SetAggregateMetadata("agg", map[string]string{"k": "v"}, nil); err != nil {
+					t.Error(err)
+				}
+			case k%3 == 0:
+				mu.Lock()
+				if len(committed) > 0 {
+					i := r.IntN(len(committed))
+					u := committed[i]
+					committed[i] = committed[len(committed)-1]
+					committed = committed[:len(committed)-1]
+					mu.Unlock()
+					s.DeleteInstance(u) // may be gone with a removed host
+				} else {
+					mu.Unlock()
+				}
+			default:
+				// A compute node reports its usage unchanged but for
+				// the finished I/O: the host's generation moves.
+				u := snap.Usage(id)
+				u.NumIOOps = 0
+				s.UpdateHost(snap.HostNode(id), u)
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	var nvh, conflicts int
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				n := 1 + (w+i)%3
+				r := Request{NumInstances: n, Flavor: small}
+				for k := range n {
+					r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("w%d-r%d-%d", w, i, k))
+				}
+				if (w+i)%5 == 0 {
+					r.InstanceGroup = &InstanceGroup{UUID: fmt.Sprintf("g%d", (w+i)%4), Policy: PolicyAntiAffinity, MaxServerPerHost: 2}
+				}
+				plan, err := sc.Place(ctx, r)
+				mu.Lock()
+				switch {
+				case err == nil:
+					for _, p := range plan.Placements {
+						committed = append(committed, p.InstanceUUID)
+					}
+				case errors.Is(err, ErrNoValidHost):
+					nvh++
+				case errors.Is(err, ErrConflict):
+					conflicts++
+				default:
+					t.Error(err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	upd.Wait()
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	final := s.Snapshot()
+	capOf := func(h HostNode) (HostCapacity, bool) {
+		id, ok := final.info.byHostNode[h]
+		if !ok {
+			return HostCapacity{}, false
+		}
+		return final.Capacity(id), true
+	}
+	want := replay(t, c, s.Journal(), capOf)
+	if len(want) != final.Len() {
+		t.Errorf("%d hosts recomputed, %d in the store", len(want), final.Len())
+	}
+	for id := range uint32(final.Len()) {
+		got, h := final.Usage(id), final.HostNode(id)
+		if got != want[h] {
+			t.Errorf("%v: store %+v, recomputed %+v", h, got, want[h])
+		}
+		if final.Capacity(id).Exceeds(got) {
+			t.Errorf("%v over its limits: %+v", h, got)
+		}
+	}
+	st := sc.Stats()
+	t.Logf("stats %+v, NoValidHost %d, conflicts %d, journal %d", st, nvh, conflicts, len(s.Journal()))
+	if st.Placed == 0 || st.ConflictRetries == 0 {
+		t.Errorf("the stress test did not stress: %+v", st)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(tightCloud(4), StoreOptions{Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := 0
+	s.beforeCommit = func(s *Store, p *Plan) {
+		if commits++; commits == 1 {
+			fill(t, s, hn(p.Placements[0]))
+		}
+	}
+	sc := NewScheduler(s, SchedulerOptions{Workers: 2, Metrics: m})
+	ctx := context.Background()
+	if _, err := sc.Place(ctx, req("a", "b")); err != nil { // one conflict, one retry
+		t.Fatal(err)
+	}
+	big := req()
+	big.NumInstances = 50
+	if _, err := sc.Place(ctx, big); !errors.Is(err, ErrNoValidHost) {
+		t.Fatal(err)
+	}
+	sc.Close()
+	for name, c := range map[string]struct {
+		c    prometheus.Collector
+		want float64
+	}{
+		"placed":      {m.requests.WithLabelValues(OutcomePlaced), 1},
+		"nvh":         {m.requests.WithLabelValues(OutcomeNoValidHost), 1},
+		"placements":  {m.placements, 2},
+		"accepted":    {m.commits.WithLabelValues("accepted"), 1},
+		"conflict":    {m.commits.WithLabelValues("conflict"), 1},
+		"retries":     {m.retries, 1},
+		"queue":       {m.queueDepth, 0},
+		"version":     {m.snapshotVersion, float64(s.Version())},
+		"ram removed": {m.removed.WithLabelValues(RamFilter), 1},
+	} {
+		if got := testutil.ToFloat64(c.c); got != c.want {
+			t.Errorf("%s = %v, want %v", name, got, c.want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.latency); n != 1 {
+		t.Errorf("latency histogram: %d series", n)
+	}
+	if got, err := testutil.GatherAndCount(reg); err != nil || got < 10 {
+		t.Errorf("gathered %d series, %v", got, err)
+	}
+	if _, err := NewMetrics(reg); err == nil {
+		t.Error("registering twice succeeded")
+	}
+}
