@@ -23,9 +23,11 @@ test:
 race:
 	$(GO) test -race ./...
 
-## bench: every benchmark, with allocations (compare runs with benchstat)
+## bench: the headline benchmarks (engine vs reference side by side, filter
+## pass at GOMAXPROCS 1 and 2, snapshot memory) as a table; BENCHTIME to
+## size it. The whole matrix: go test ./bench -run '^$$' -bench .
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	scripts/bench.sh
 
 ## fuzz: each native fuzz target for FUZZTIME (default 10s)
 fuzz:

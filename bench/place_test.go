@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -11,8 +13,16 @@ import (
 
 // referenceBudget bounds hosts*instances for reference cases: past it one
 // reference batch runs for more than a minute on this machine, so those
-// cases are skipped (and say so).
-const referenceBudget = 1_000_000
+// cases are skipped (and say so). PLACER_BENCH_REFERENCE_BUDGET raises it
+// (scripts/bench.sh does, for the one 50,000 x 100 ratio case).
+var referenceBudget = envInt("PLACER_BENCH_REFERENCE_BUDGET", 1_000_000)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
 
 func BenchmarkPlaceBatch(b *testing.B) {
 	for _, impl := range []string{"engine", "reference"} {
