@@ -242,6 +242,9 @@ func ramPasses(total, free int64, ratio float64, req int64) bool {
 }
 
 // corePasses is CoreFilter (Stein): a host reporting no vCPUs passes.
+// Nova fails a host when free < requested, so a NaN ratio (an aggregate's
+// "nan") passes, where RamFilter and DiskFilter, which fail unless
+// usable >= requested, reject it.
 func corePasses(total, used int64, ratio float64, req int64) bool {
 	if total == 0 {
 		return true
@@ -250,7 +253,7 @@ func corePasses(total, used int64, ratio float64, req int64) bool {
 	if limit > 0 && req > total {
 		return false
 	}
-	return limit-float64(used) >= float64(req)
+	return !(limit-float64(used) < float64(req))
 }
 
 // diskPasses is DiskFilter (Stein); req includes swap.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ func ValidateCloud(c *Cloud) error {
 			return invalid(p+".name", "duplicate aggregate name %q (also aggregates[%d])", a.Name, j)
 		}
 		names[a.Name] = i
+		if err := validateAggregateNumbers(p, a.Metadata); err != nil {
+			return err
+		}
 	}
 	type key struct{ host, node string }
 	seen := make(map[key]int, len(c.Hosts))
@@ -54,6 +58,27 @@ func ValidateCloud(c *Cloud) error {
 		service[h.Host] = i
 		if err := validateHost(p, h); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// validateAggregateNumbers refuses aggregate overrides that parse to
+// numbers no result can carry: a NaN or infinite weigher multiplier makes
+// NaN weights, which Nova's sort cannot order and JSON cannot hold, and an
+// infinite allocation ratio an infinite limit. (Nova itself accepts them;
+// a NaN ratio is accepted here too, with Nova's semantics.)
+func validateAggregateNumbers(p string, meta map[string]string) error {
+	for key, v := range meta {
+		f, ok := nova.PyFloat(v)
+		if !ok {
+			continue // Nova falls back to the configured value
+		}
+		switch {
+		case slices.Contains(multiplierKeys[:], key) && (math.IsNaN(f) || math.IsInf(f, 0)):
+			return invalid(p+".metadata."+key, "want a finite number, got %q", v)
+		case strings.HasSuffix(key, "_allocation_ratio") && math.IsInf(f, 0):
+			return invalid(p+".metadata."+key, "want a finite number (or NaN), got %q", v)
 		}
 	}
 	return nil
