@@ -66,9 +66,10 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	if err := b.alternates(placements, selected, dirty); err != nil {
 		return Plan{}, b.fail(err, placements[:n-1])
 	}
-	// Commit layer (store.go): the plan carries its claim and group so
-	// that Store.Commit can re-check it on hosts that changed.
-	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(&r), Group: groupClaimOf(&r)}, nil
+	// Commit layer (store.go): the plan carries its claim, group and
+	// whether the filters were skipped, so that Store.Commit can re-check
+	// it on hosts that changed.
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(&r), Group: groupClaimOf(&r), Forced: b.forced}, nil
 }
 
 // fail completes an error with the instance it happened at and the

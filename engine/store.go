@@ -190,7 +190,8 @@ type CommitResult struct {
 // plan was computed on exactly its state); a changed host is re-checked
 // with the enabled resource filters (RAM, core, disk, io-ops, instance
 // count, and the anti-affinity rule of the plan's group) on its newest
-// usage — Omega's fine-grained conflict detection. All-or-nothing unless
+// usage — Omega's fine-grained conflict detection. A Forced plan
+// (force_hosts/force_nodes) skipped the filters and is not re-checked. All-or-nothing unless
 // Partial() is given: on a conflict nothing is committed and the error is
 // a *ConflictError (errors.Is(err, ErrConflict)).
 //
@@ -251,7 +252,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	ov := overlay{res: make(map[uint32]hostRes, len(plan.Placements))}
 	ids := make([]uint32, len(plan.Placements))
 	var groupCount map[string]int // host name -> members, anti-affinity only
-	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity
+	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity && !plan.Forced
 	if antiAffinity {
 		groupCount = s.groupCountLocked(snap, plan.Group)
 	}
@@ -276,7 +277,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		}
 		ids[i] = id
 		r := ov.get(st, id)
-		if touched {
+		if touched && !plan.Forced {
 			res.Rechecked++
 			if ok, f := snap.claimFits(id, r, &plan.Claim); !ok {
 				reject(i, f)
@@ -324,7 +325,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{
 				Version: res.Version, Kind: JournalPlace, Host: e.host,
-				InstanceUUID: p.InstanceUUID, Claim: plan.Claim,
+				InstanceUUID: p.InstanceUUID, Claim: plan.Claim, Forced: plan.Forced,
 			})
 		}
 	}

@@ -37,6 +37,9 @@ type JournalEntry struct {
 	InstanceUUID string
 	Claim        Claim
 	Usage        HostUsage
+	// Forced marks a placement made with force_hosts/force_nodes, which
+	// skip every filter (Nova's admin override): it may exceed limits.
+	Forced bool
 }
 
 // Journal returns a copy of the changes committed so far (empty unless
