@@ -4,8 +4,10 @@
 //	placer place [-f FILE|-] [--impl engine|reference] [--timing]
 //	placer help
 //
-// Run "placer help" for the exit statuses. The subcommands gen, simulate
-// and serve are not implemented yet.
+//	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
+//
+// Run "placer help" for the exit statuses. The subcommands gen and serve
+// are not implemented yet.
 package main
 
 import (
@@ -35,10 +37,10 @@ Usage:
         --timing           print "place_seconds: X" on stderr: the time of the
                            placement alone (not reading the file, not building
                            the snapshot)
-  placer help
+  ` + simulateUsage + `  placer help
       This text.
 
-Not implemented yet: placer gen, placer simulate, placer serve.
+Not implemented yet: placer gen, placer serve.
 
 Exit status:
   0  placed
@@ -68,7 +70,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
-	case "gen", "simulate", "serve":
+	case "simulate":
+		return simulate(rest, stdout, stderr)
+	case "gen", "serve":
 		fmt.Fprintf(stderr, "placer %s: not implemented yet\n", cmd)
 		return exitBadInput
 	default:

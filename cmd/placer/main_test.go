@@ -41,7 +41,7 @@ func TestCommands(t *testing.T) {
 		{"no command", nil, exitBadInput, "", "Usage:"},
 		{"unknown command", []string{"plase"}, exitBadInput, "", `unknown command "plase"`},
 		{"gen", []string{"gen"}, exitBadInput, "", "placer gen: not implemented yet"},
-		{"simulate", []string{"simulate"}, exitBadInput, "", "placer simulate: not implemented yet"},
+		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: not implemented yet"},
 		{"place -h", []string{"place", "-h"}, exitOK, "", "-impl"},
 		{"unknown impl", []string{"place", "--impl", "nova"}, exitBadInput, "", `unknown --impl "nova"`},
