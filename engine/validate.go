@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -69,7 +70,8 @@ func ValidateCloud(c *Cloud) error {
 // infinite allocation ratio an infinite limit. (Nova itself accepts them;
 // a NaN ratio is accepted here too, with Nova's semantics.)
 func validateAggregateNumbers(p string, meta map[string]string) error {
-	for key, v := range meta {
+	for _, key := range slices.Sorted(maps.Keys(meta)) {
+		v := meta[key]
 		f, ok := nova.PyFloat(v)
 		if !ok {
 			continue // Nova falls back to the configured value
@@ -124,8 +126,8 @@ func validateHost(p string, h *Host) error {
 			return invalid(fmt.Sprintf("%s.supported_instances[%d]", p, j), "Nova refuses it: %v", err)
 		}
 	}
-	for name, v := range h.Metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
+		if v := h.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return invalid(p+".metrics["+strconv.Quote(name)+"]", "want a finite number, got %v", v)
 		}
 	}
