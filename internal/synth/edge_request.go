@@ -162,6 +162,9 @@ func edgeGroup(r rng, c *engine.Cloud, m *meta, uuids []string) *engine.Instance
 	case x < 0.8 && len(m.hostNames) > 0:
 		g.Hosts = sample(r, m.hostNames, r.between(1, 2))
 	}
+	if len(g.Hosts) > 0 && r.chance(0.1) {
+		g.Hosts[0] = caseTwist(r, g.Hosts[0]) // ServerGroupAffinityFilter matches exactly
+	}
 	return g
 }
 
@@ -247,10 +250,14 @@ func edgeHostLists(r rng, c *engine.Cloud, m *meta, req *engine.Request, strict 
 		for i := r.between(1, 3); i > 0; i-- {
 			h := &c.Hosts[r.IntN(len(c.Hosts))]
 			node := nodeOf(h)
-			if r.chance(0.15) {
+			host := h.Host
+			switch x := r.Float64(); {
+			case x < 0.15:
 				node = h.Host + "-other"
+			case x < 0.25:
+				host = caseTwist(r, host) // RetryFilter matches exactly
 			}
-			retry.Hosts = append(retry.Hosts, engine.HostNode{Host: h.Host, Node: node})
+			retry.Hosts = append(retry.Hosts, engine.HostNode{Host: host, Node: node})
 		}
 		retry.NumAttempts = len(retry.Hosts) + 1
 		req.Retry = retry
@@ -266,8 +273,13 @@ var (
 	stringVars = []string{"$hypervisor_type", "$host", "$nodename", "$stats.gpu",
 		"$stats.opt1", "$stats.num_instances", "$host_ip", "$hypervisor_hostname"}
 	missingVars = []string{"$nosuch", "$stats.nosuch", ""}
-	compareOps  = []string{"=", "<", ">", "<=", ">=", "in"}
-	logicOps    = []string{"and", "or", "not"}
+	// Variables Nova cannot resolve without raising: metrics is a
+	// MonitorMetricList and cpu_info a str (no .get), an int has no
+	// attributes; and a bool.
+	oddVars = []string{"$metrics.cpu.frequency", "$cpu_info.vendor", "$free_ram_mb.x",
+		"$service.disabled", "$limits.memory_mb", "$aggregates"}
+	compareOps = []string{"=", "<", ">", "<=", ">=", "in"}
+	logicOps   = []string{"and", "or", "not"}
 )
 
 func edgeQuery(r rng) string {
@@ -303,6 +315,14 @@ func queryExpr(r rng, b *strings.Builder, depth int) {
 			switch {
 			case i == 0 && r.chance(0.1):
 				b.WriteString(quote(pick(r, missingVars)))
+			case r.chance(0.04):
+				b.WriteString(quote(pick(r, oddVars)))
+			case depth > 0 && r.chance(0.08):
+				// A command's result as an operand: bools compare with
+				// ints (True == 1), "not" gives a list.
+				queryExpr(r, b, depth-1)
+			case r.chance(0.03):
+				b.WriteString(pick(r, []string{"true", "false", "null", "[]"}))
 			case i == 0 && numeric:
 				b.WriteString(quote(pick(r, numericVars)))
 			case i == 0:
