@@ -193,8 +193,8 @@ func (d *decoder) hosts(hosts []engine.Host) {
 	}
 }
 
-// GroupPolicies are the server group policies a scenario may name.
-var GroupPolicies = []string{engine.PolicyAffinity, engine.PolicyAntiAffinity, engine.PolicySoftAffinity, engine.PolicySoftAntiAffinity}
+// groupPolicies are the server group policies a scenario may name.
+var groupPolicies = []string{engine.PolicyAffinity, engine.PolicyAntiAffinity, engine.PolicySoftAffinity, engine.PolicySoftAntiAffinity}
 
 // request fills the instance uuids (inst-0, inst-1...) and the group's uuid
 // and checks the uuid count, their uniqueness and the group policy.
@@ -224,9 +224,9 @@ func (d *decoder) request(doc *requestDoc) engine.Request {
 		}
 	}
 	if g := doc.group; g != nil {
-		if !slices.Contains(GroupPolicies, g.g.Policy) {
+		if !slices.Contains(groupPolicies, g.g.Policy) {
 			d.fail("request.instance_group.policy", "want one of %s, got %s",
-				strings.Join(GroupPolicies, ", "), pyQuote(g.g.Policy))
+				strings.Join(groupPolicies, ", "), pyQuote(g.g.Policy))
 			return r
 		}
 		if !g.uuidGiven {
