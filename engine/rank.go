@@ -406,18 +406,7 @@ func (rk *ranker) top(k int, wantTies bool, keep func(uint32) bool) (best, ties 
 
 // scan offers every candidate to c.
 func (rk *ranker) scan(c *collector, keep func(uint32) bool) (best, ties []scored) {
-	thr := math.Inf(-1)
-	for i, x := range rk.score {
-		if x < thr {
-			continue
-		}
-		if id := rk.ids[i]; keep == nil || keep(id) {
-			c.offer(scored{id, x})
-			if t, ok := c.threshold(); ok {
-				thr = t.score
-			}
-		}
-	}
+	rk.scanRange(c, keep, 0, len(rk.ids), math.Inf(-1))
 	return c.best, c.tieList()
 }
 
@@ -440,9 +429,15 @@ func (rk *ranker) scanBlocks(c *collector, keep func(uint32) bool) (best, ties [
 }
 
 // scanBlock offers block q's candidates weighing at least thr to c and
-// returns the new threshold (the k-th best weight, once there are k).
+// returns the new threshold.
 func (rk *ranker) scanBlock(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
-	from, to := q*blockSize, min((q+1)*blockSize, len(rk.ids))
+	return rk.scanRange(c, keep, q*blockSize, min((q+1)*blockSize, len(rk.ids)), thr)
+}
+
+// scanRange offers the candidates at positions [from, to) weighing at
+// least thr to c and returns the new threshold (the k-th best weight, once
+// there are k).
+func (rk *ranker) scanRange(c *collector, keep func(uint32) bool, from, to int, thr float64) float64 {
 	for i := from; i < to; i++ {
 		x := rk.score[i]
 		if x < thr {
