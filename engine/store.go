@@ -287,9 +287,11 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		if antiAffinity {
+		if antiAffinity && !slices.Contains(snap.info.instancesOf[snap.info.nameID[id]], p.InstanceUUID) {
 			// The group rule is checked on every placement: other nodes of
-			// the same host name and other requests of the group count.
+			// the same host name and other requests of the group count. A
+			// host already listing the instance's own uuid passes, as in
+			// the filter.
 			if groupCount[p.Host] >= plan.Group.MaxServerPerHost {
 				reject(i, ServerGroupAntiAffinityFilter)
 				continue
