@@ -309,7 +309,7 @@ var edgeMetadata = map[string][]string{
 	"filter_tenant_id_2":                   {"p2"},
 	"instance_type":                        {"m1.tiny", "m1.small, g1.large", "odd"},
 	"ram_allocation_ratio":                 {"2.0", "0.5", "abc", " 1.5 ", "1e1", "3"},
-	"cpu_allocation_ratio":                 {"8", "0.5", "x", "2.0", "inf"},
+	"cpu_allocation_ratio":                 {"8", "0.5", "x", "2.0", "nan"},
 	"disk_allocation_ratio":                {"1.5", "2", "none", "0"},
 	"max_io_ops_per_host":                  {"2", "0", "x", "3.5", " 4 ", "10"},
 	"max_instances_per_host":               {"3", "1", "y", "2.0", "6"},
