@@ -53,8 +53,8 @@ type diffCase struct {
 }
 
 // diffCaseOf derives scenario i: about 70% edge, 20% rich, 10% basic;
-// small clouds, 1-8 instances, and now and then a cloud of several
-// thousand hosts.
+// small clouds, mostly 1-8 instances, now and then up to 20, and now and
+// then a cloud of several thousand hosts.
 func diffCaseOf(seed uint64) diffCase {
 	profile := *diffProfile
 	if profile == "" {
@@ -68,6 +68,10 @@ func diffCaseOf(seed uint64) diffCase {
 		}
 	}
 	o := synth.Options{Seed: seed, Profile: profile}
+	if profile == synth.Edge && seed%11 == 5 {
+		// Long requests on small clouds: hosts fill up, groups grow.
+		o.Instances = 9 + int(seed*104729%12) // 9..20
+	}
 	switch {
 	case profile == synth.Edge && seed%7 == 3:
 		// Past one 64-bit word of host bits.
