@@ -61,6 +61,17 @@ func OrInto(s *Set, b *roaring.Bitmap) {
 	}
 }
 
+// IntersectsRoaring reports whether s holds any host of b.
+func IntersectsRoaring(s *Set, b *roaring.Bitmap) bool {
+	it := b.Iterator()
+	for it.HasNext() {
+		if s.Has(it.Next()) {
+			return true
+		}
+	}
+	return false
+}
+
 // FromRoaring returns a Set over n hosts holding the hosts of b.
 func FromRoaring(n int, b *roaring.Bitmap) *Set {
 	s := NewSet(n)

@@ -79,7 +79,7 @@ func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
 	for i := range b.s.info.classes {
 		c := &b.s.info.classes[i]
 		if pred(c) {
-			m.Or(c.hosts)
+			bitmap.OrInto(m, c.hosts)
 		}
 	}
 	return m
@@ -152,7 +152,7 @@ func init() {
 		}
 		var err error
 		m := classMask(b, func(c *aggClass) bool {
-			if !c.hosts.Intersects(set) {
+			if !bitmap.IntersectsRoaring(set, c.hosts) {
 				return false // no host in play: Nova never evaluates it
 			}
 			ok, e := nova.AggregateInstanceExtraSpecsCheck(specs, c.meta)

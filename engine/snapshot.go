@@ -2,11 +2,14 @@ package engine
 
 import (
 	"crypto/sha1"
+
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/nova"
@@ -161,7 +164,7 @@ type aggClass struct {
 	aggs  []int                  // indexes into Cloud.Aggregates
 	meta  nova.AggregateMetadata // comma-split values per key
 	raw   map[string][]string    // raw values per key (aggregate_values_from_key)
-	hosts *bitmap.Set
+	hosts *roaring.Bitmap        // the inverted index entry: class -> its hosts
 }
 
 // NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
@@ -345,11 +348,14 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 				}
 			}
 			info.classes = append(info.classes, aggClass{
-				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: bitmap.NewSet(n),
+				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
 			})
 		}
 		info.class[i] = cid
 		info.classes[cid].hosts.Add(uint32(i))
+	}
+	for i := range info.classes {
+		info.classes[i].hosts.RunOptimize()
 	}
 }
 
