@@ -89,6 +89,9 @@ type hostBuilder struct {
 	cpuInfo [4]string // per generation
 	armInfo string
 	itoa    []string
+	// stats[k] is the stats map of a host running k instances; hosts
+	// with the same count share it (a Cloud is read-only).
+	stats   []map[string]string
 	scratch []byte
 	// Batches the per-host pointer targets and slices are cut from.
 	strs   []string
@@ -106,6 +109,8 @@ func newHostBuilder(r rng, n int) *hostBuilder {
 		[]string{"fp", "asimd", "aes", "sha2"})
 	for i := 0; i <= 60; i++ {
 		b.itoa = append(b.itoa, strconv.Itoa(i))
+		k := b.itoa[i]
+		b.stats = append(b.stats, map[string]string{"num_vm_active": k, "num_task_None": k, "num_os_type_linux": k})
 	}
 	b.strs = make([]string, 0, 3*n)
 	b.ints = make([]int64, 0, 2*n)
@@ -162,7 +167,7 @@ func realisticCloud(r rng, n int, rich bool) (engine.Cloud, *meta) {
 		if rack >= cell1Racks {
 			cell = "cell2"
 		}
-		name := "compute-" + zeroPad(i, width)
+		name := hostName(i, width)
 		m.gen[i] = b.host(&hosts[i], name, rack, i%rackSize, cell)
 		total += len(hosts[i].Instances)
 		m.instCum[i] = total
@@ -179,12 +184,18 @@ func realisticCloud(r rng, n int, rich bool) (engine.Cloud, *meta) {
 	return c, m
 }
 
-func zeroPad(i, width int) string {
-	s := strconv.Itoa(i)
-	if len(s) >= width {
-		return s
+// hostName is gen.py's 'compute-%0*d' % (width, i), in one allocation.
+func hostName(i, width int) string {
+	var buf [32]byte
+	b := append(buf[:0], "compute-"...)
+	digits := 1
+	for x := i; x >= 10; x /= 10 {
+		digits++
 	}
-	return strings.Repeat("0", width-len(s)) + s
+	for pad := width - digits; pad > 0; pad-- {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendInt(b, int64(i), 10))
 }
 
 // host fills h as gen.py's _Cloud._host does and returns its generation.
@@ -261,8 +272,7 @@ func (b *hostBuilder) host(h *engine.Host, name string, rack, slot int, cell str
 			engine.HVSpec{Arch: "i686", HVType: "kvm", VMMode: "hvm"})
 		h.CPUInfo = b.str(b.cpuInfo[gi])
 	}
-	nStr := b.itoa[count]
-	h.Stats = map[string]string{"num_vm_active": nStr, "num_task_None": nStr, "num_os_type_linux": nStr}
+	h.Stats = b.stats[count]
 	if r.chance(0.9) {
 		busy := min(0.99, max(0.01, target*r.uniform(0.5, 1.0)))
 		h.Metrics = map[string]float64{

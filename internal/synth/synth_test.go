@@ -248,3 +248,15 @@ func TestBadInput(t *testing.T) {
 		t.Fatal("BadInput changed a generated cloud")
 	}
 }
+
+func TestHostName(t *testing.T) {
+	for _, tc := range []struct {
+		i, width int
+		want     string
+	}{{0, 4, "compute-0000"}, {42, 4, "compute-0042"}, {9999, 4, "compute-9999"},
+		{12345, 5, "compute-12345"}, {7, 6, "compute-000007"}, {100000, 6, "compute-100000"}} {
+		if got := hostName(tc.i, tc.width); got != tc.want {
+			t.Errorf("hostName(%d, %d) = %q, want %q", tc.i, tc.width, got, tc.want)
+		}
+	}
+}
