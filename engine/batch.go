@@ -35,6 +35,7 @@ type batch struct {
 	// Overlay: current resources of the hosts consumed in this batch.
 	touched    *bitmap.Set
 	touchedIdx map[uint32]int
+	touchedIDs []uint32 // in consumption order; res[i] is touchedIDs[i]'s
 	res        []hostRes
 
 	alive  *bitmap.Set // hosts in play
@@ -170,6 +171,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	} else {
 		b.touchedIdx[id] = len(b.res)
 		b.res = append(b.res, r)
+		b.touchedIDs = append(b.touchedIDs, id)
 		b.touched.Add(id)
 	}
 	dirty = append(dirty, id)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"math/bits"
 	"slices"
@@ -21,17 +22,21 @@ import (
 // instances run on the few hosts that changed. whole, when set, is a
 // set-wide update later instances need (the affinity filter's group.hosts).
 type filterImpl struct {
-	name  string
-	once  bool
-	apply func(b *batch, set *bitmap.Set) error
-	host  func(b *batch, id uint32) (bool, error)
-	whole func(b *batch, set *bitmap.Set)
+	name   string
+	once   bool
+	kernel shardKernel // the column version of host, when there is one
+	apply  func(b *batch, set *bitmap.Set) error
+	host   func(b *batch, id uint32) (bool, error)
+	whole  func(b *batch, set *bitmap.Set)
 }
 
 var filterByName = map[string]*filterImpl{}
 
 func register(f *filterImpl) {
 	f.once = OncePerRequest(f.name)
+	if f.apply == nil && f.kernel != nil {
+		f.apply = applyColumns(f.kernel, f.host)
+	}
 	if f.apply == nil {
 		host := f.host
 		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
@@ -89,44 +94,48 @@ func init() {
 	register(&filterImpl{name: AllHostsFilter, apply: func(*batch, *bitmap.Set) error { return nil }})
 	register(&filterImpl{name: ComputeFilter, apply: applyMask(func(b *batch) *bitmap.Set { return b.s.info.serviceUp })})
 
-	register(&filterImpl{name: RamFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio[j], b.memMB), nil
 	}})
-	register(&filterImpl{name: AggregateRamFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio[j], b.memMB), nil
 	}})
-	register(&filterImpl{name: CoreFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio[j], b.vcpus), nil
 	}})
-	register(&filterImpl{name: AggregateCoreFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio[j], b.vcpus), nil
 	}})
-	register(&filterImpl{name: DiskFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio[j], b.diskReqMB), nil
 	}})
-	register(&filterImpl{name: AggregateDiskFilter, host: func(b *batch, id uint32) (bool, error) {
+	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
 		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio[j], b.diskReqMB), nil
 	}})
-	register(&filterImpl{name: IoOpsFilter, host: func(b *batch, id uint32) (bool, error) {
-		return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
-	}})
-	register(&filterImpl{name: AggregateIoOpsFilter, host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return b.cur(id).numIOOps < sh.maxIOOps[j], nil
-	}})
-	register(&filterImpl{name: NumInstancesFilter, host: func(b *batch, id uint32) (bool, error) {
-		return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
-	}})
-	register(&filterImpl{name: AggregateNumInstancesFilter, host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return b.cur(id).numInstances < sh.maxInstances[j], nil
-	}})
+	register(&filterImpl{name: IoOpsFilter,
+		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
+			return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
+		}})
+	register(&filterImpl{name: AggregateIoOpsFilter,
+		kernel: belowKernel(ioOpsOf, nil, func(sh *shard) []int64 { return sh.maxIOOps }), host: func(b *batch, id uint32) (bool, error) {
+			sh, j := b.s.at(id)
+			return b.cur(id).numIOOps < sh.maxIOOps[j], nil
+		}})
+	register(&filterImpl{name: NumInstancesFilter,
+		kernel: belowKernel(instancesOf, func(b *batch) int64 { return b.cfg.MaxInstancesPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
+			return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
+		}})
+	register(&filterImpl{name: AggregateNumInstancesFilter,
+		kernel: belowKernel(instancesOf, nil, func(sh *shard) []int64 { return sh.maxInstances }), host: func(b *batch, id uint32) (bool, error) {
+			sh, j := b.s.at(id)
+			return b.cur(id).numInstances < sh.maxInstances[j], nil
+		}})
 
 	register(&filterImpl{name: ServerGroupAffinityFilter,
 		apply: func(b *batch, set *bitmap.Set) error {
@@ -230,6 +239,9 @@ func init() {
 			return jsonPasses(b, id)
 		}})
 }
+
+func ioOpsOf(sh *shard) []int64     { return sh.numIOOps }
+func instancesOf(sh *shard) []int64 { return sh.numInstances }
 
 // ramPasses is RamFilter (Stein): no overcommit against itself, then
 // total*ratio - (total - free) >= requested.
@@ -346,25 +358,39 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 }
 
 // imagePropsApply evaluates ImagePropertiesFilter once per distinct
-// (supported_instances, hypervisor_version) signature.
+// (supported_instances, hypervisor_version) signature, on a host of it
+// that is in play, and removes the hosts of the failing signatures through
+// the signature index. Nova evaluates hosts in order and raises at the
+// first that raises; signatures are tried in order of their first host in
+// play, so the same exception surfaces.
 func imagePropsApply(b *batch, set *bitmap.Set) error {
 	info := b.s.info
 	def := b.cfg.ImagePropertiesDefaultArchitecture
-	verdict := make([]int8, info.hvSigs) // 0 unknown, 1 pass, -1 fail
-	for id := set.Next(0); id >= 0; id = set.Next(id + 1) {
-		sig := info.hvSig[id]
-		if verdict[sig] == 0 {
-			verdict[sig] = -1
-			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[id], info.hvVersion[id])
-			if err != nil {
-				return pyError(err)
-			}
-			if ok {
-				verdict[sig] = 1
+	type trial struct {
+		sig   int
+		first uint32
+	}
+	var trials []trial
+	for sig, hosts := range info.hvSigHost {
+		it := hosts.Iterator()
+		for it.HasNext() {
+			if id := it.Next(); set.Has(id) {
+				trials = append(trials, trial{sig, id})
+				break
 			}
 		}
-		if verdict[sig] < 0 {
-			set.Remove(uint32(id))
+	}
+	slices.SortFunc(trials, func(x, y trial) int { return cmp.Compare(x.first, y.first) })
+	for _, t := range trials {
+		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[t.first], info.hvVersion[t.first])
+		if err != nil {
+			return pyError(err)
+		}
+		if !ok {
+			it := info.hvSigHost[t.sig].Iterator()
+			for it.HasNext() {
+				set.Remove(it.Next())
+			}
 		}
 	}
 	return nil

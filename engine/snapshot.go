@@ -151,8 +151,10 @@ type hostInfo struct {
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigs counts the distinct signatures.
-	hvSig  []int32
-	hvSigs int
+	hvSig     []int32
+	hvSigs    int
+	hvSigHost []*roaring.Bitmap // signature -> its hosts
+	hvSigRep  []uint32          // signature -> one of its hosts
 
 	// Aggregate classes: hosts with the same set of aggregates share one.
 	class   []int32
@@ -293,6 +295,11 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			sigIDs[sigKey] = sig
 		}
 		info.hvSig[i] = sig
+		if int(sig) == len(info.hvSigHost) {
+			info.hvSigHost = append(info.hvSigHost, roaring.New())
+			info.hvSigRep = append(info.hvSigRep, uint32(i))
+		}
+		info.hvSigHost[sig].Add(uint32(i))
 		st := make(map[string]string, len(h.Stats)+3)
 		for k, v := range h.Stats {
 			st[k] = v
