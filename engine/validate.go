@@ -163,6 +163,18 @@ func validateConfig(c *Config) error {
 			return invalid("config."+f.name, "want a finite number, got %v", f.v)
 		}
 	}
+	// Nova's options (nova/conf/scheduler.py) have min=0.0 for these two.
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"soft_affinity_weight_multiplier", c.SoftAffinityWeightMultiplier},
+		{"soft_anti_affinity_weight_multiplier", c.SoftAntiAffinityWeightMultiplier},
+	} {
+		if f.v < 0 {
+			return invalid("config."+f.name, "want a number >= 0 (Nova's minimum), got %v", f.v)
+		}
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -194,8 +206,8 @@ func validateConfig(c *Config) error {
 		return invalid("config.max_attempts", "want an integer >= 1, got %d", c.MaxAttempts)
 	case c.MaxIoOpsPerHost < 0:
 		return invalid("config.max_io_ops_per_host", "want an integer >= 0, got %d", c.MaxIoOpsPerHost)
-	case c.MaxInstancesPerHost < 0:
-		return invalid("config.max_instances_per_host", "want an integer >= 0, got %d", c.MaxInstancesPerHost)
+	case c.MaxInstancesPerHost < 1: // Nova's option has min=1
+		return invalid("config.max_instances_per_host", "want an integer >= 1, got %d", c.MaxInstancesPerHost)
 	case c.DefaultAvailabilityZone == "":
 		return invalid("config.default_availability_zone", "want a non-empty string")
 	}

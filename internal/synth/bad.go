@@ -52,6 +52,12 @@ func BadInput(seed uint64) (engine.Cloud, engine.Request, string) {
 		func() string { c.Config.HostSubsetSize = 0; return "config.host_subset_size" },
 		func() string { c.Config.MaxAttempts = -2; return "config.max_attempts" },
 		func() string { c.Config.MaxIoOpsPerHost = -1; return "config.max_io_ops_per_host" },
+		// Values Nova's options refuse (min=1, min=0.0).
+		func() string { c.Config.MaxInstancesPerHost = 0; return "config.max_instances_per_host" },
+		func() string {
+			c.Config.SoftAntiAffinityWeightMultiplier = -1
+			return "config.soft_anti_affinity_weight_multiplier"
+		},
 		func() string { c.Config.DefaultAvailabilityZone = ""; return "config.default_availability_zone" },
 		func() string {
 			c.Aggregates = append(c.Aggregates, engine.Aggregate{Name: ""})
