@@ -140,21 +140,25 @@ func metricsRaw(s *RequestSpec, h *HostState, mult float64) (float64, error) {
 	return value, nil
 }
 
-// normalize is nova.weights.normalize with maxval unset: the values mapped
-// to [0, 1] between minval (the list's minimum when nil) and the list's
-// maximum; all zero when those are equal.
-func normalize(ws []float64, minval *float64) []float64 {
+// normalize is nova.weights.normalize: the values mapped to [0, 1]
+// between minval and maxval (the list's own minimum and maximum when nil);
+// all zero when those are equal. No weigher of the catalogue sets maxval.
+func normalize(ws []float64, minval, maxval *float64) []float64 {
 	out := make([]float64, len(ws))
 	if len(ws) == 0 {
 		return out
 	}
-	maxv := ws[0]
-	for _, x := range ws[1:] {
-		if x > maxv {
-			maxv = x
+	var maxv, minv float64
+	if maxval != nil {
+		maxv = *maxval
+	} else {
+		maxv = ws[0]
+		for _, x := range ws[1:] {
+			if x > maxv {
+				maxv = x
+			}
 		}
 	}
-	var minv float64
 	if minval != nil {
 		minv = *minval
 	} else {
@@ -197,7 +201,7 @@ func weigh(s *RequestSpec, ws []*Weigher, hosts []*HostState) ([]float64, error)
 			}
 			raw[i] = r
 		}
-		norm := normalize(raw, w.MinVal)
+		norm := normalize(raw, w.MinVal, nil)
 		for i := range hosts {
 			total[i] += float64(mult[i] * norm[i])
 		}
