@@ -5,9 +5,9 @@
 //   - Set, a dense word bitmap over [0, n): the candidate set of a placement,
 //     updated bit by bit on the hot path, cut into shards of ShardSize hosts
 //     (ShardWords words) that filter passes process in parallel;
-//   - Index, an inverted index from a categorical value (an availability
-//     zone, an aggregate, a host name...) to a roaring bitmap of hosts,
-//     built once per snapshot and turned into a Set by AND/OR passes.
+//   - roaring bitmaps, for the inverted indexes of categorical attributes
+//     (the hosts of an aggregate class, of a hypervisor signature), built
+//     once per snapshot and folded into a Set by OrInto and friends.
 //
 // Nothing here allocates per host on a hot path.
 package bitmap

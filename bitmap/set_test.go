@@ -87,21 +87,31 @@ func TestSetAlgebra(t *testing.T) {
 	}
 }
 
-func TestIndexToSet(t *testing.T) {
-	x := NewIndex()
+func TestRoaringHelpers(t *testing.T) {
+	rb := roaring.New()
 	for i := uint32(0); i < 10000; i += 7 {
-		x.Add("az1", i)
+		rb.Add(i)
 	}
-	x.Add("az2", 3)
-	x.Optimize()
-	s := FromRoaring(10000, x.Get("az1"))
-	if s.Count() != int(x.Get("az1").GetCardinality()) || !s.Has(7) || s.Has(8) {
+	rb.RunOptimize()
+	s := FromRoaring(10000, rb)
+	if s.Count() != int(rb.GetCardinality()) || !s.Has(7) || s.Has(8) {
 		t.Fatal("FromRoaring lost hosts")
 	}
-	OrInto(s, x.Get("missing"))
+	OrInto(s, nil)
 	OrInto(s, roaring.BitmapOf(8))
-	if !s.Has(8) || x.Values() != 2 {
-		t.Fatal("OrInto/Values wrong")
+	if !s.Has(8) {
+		t.Fatal("OrInto did not add")
+	}
+	other := NewSet(10000)
+	if IntersectsRoaring(other, rb) {
+		t.Fatal("empty set intersects")
+	}
+	other.Add(14)
+	if !IntersectsRoaring(other, rb) || IntersectsRoaring(other, roaring.BitmapOf(15)) {
+		t.Fatal("IntersectsRoaring wrong")
+	}
+	if !s.Intersects(other) || NewSet(10000).Intersects(other) {
+		t.Fatal("Intersects wrong")
 	}
 }
 

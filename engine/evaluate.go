@@ -69,10 +69,16 @@ func prepare(ctx context.Context, s *Snapshot, req Request) (*batch, error) {
 
 // filterFirstCounts is filterFirst returning the counts even on success.
 func (b *batch) filterFirstCounts() ([]FilterCount, error) {
-	b.alive = b.set()
-	b.alive.Fill()
-	if !b.prefilter(b.alive) || b.forced {
+	if !b.startFilter() || b.forced {
 		return nil, nil
 	}
 	return b.runChain(b.alive, false)
+}
+
+// startFilter puts every host in play and pre-filters them; false means
+// ignore_hosts left nothing (no filter runs).
+func (b *batch) startFilter() bool {
+	b.alive = b.set()
+	b.alive.Fill()
+	return b.prefilter(b.alive)
 }

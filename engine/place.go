@@ -146,11 +146,8 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 // *NoValidHostError (without index or tentative placements) when nothing
 // passes.
 func (b *batch) filterFirst() (*NoValidHostError, error) {
-	b.alive = b.set()
-	b.alive.Fill()
-	nvh := &NoValidHostError{InPlay: b.s.n}
-	ran := b.prefilter(b.alive)
-	nvh.Prefiltered = b.alive.Count()
+	ran := b.startFilter()
+	nvh := &NoValidHostError{InPlay: b.s.n, Prefiltered: b.alive.Count()}
 	if !ran || b.forced {
 		if nvh.Prefiltered == 0 {
 			return nvh, nil

@@ -150,9 +150,8 @@ type hostInfo struct {
 	metrics    []map[string]int64  // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
-	// ImagePropertiesFilter reads; hvSigs counts the distinct signatures.
+	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
 	hvSig     []int32
-	hvSigs    int
 	hvSigHost []*roaring.Bitmap // signature -> its hosts
 	hvSigRep  []uint32          // signature -> one of its hosts
 
@@ -314,7 +313,6 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.metrics[i] = m
 	}
-	info.hvSigs = len(sigIDs)
 	buildAggClasses(c, info)
 	return info, nil
 }
