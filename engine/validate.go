@@ -199,6 +199,13 @@ func validateConfig(c *Config) error {
 			return invalid(p+"[1]", "want a finite number, got %v", m.Ratio)
 		}
 	}
+	if a := c.ImagePropertiesDefaultArchitecture; a != nil {
+		// Nova's option has choices=arch.ALL: exact names, no aliases.
+		if canon, err := nova.CanonicalArch(*a); err != nil || canon != *a {
+			return invalid("config.image_properties_default_architecture",
+				"Nova refuses %q: not one of its architecture names (x86_64, aarch64, i686, ...)", *a)
+		}
+	}
 	switch {
 	case c.HostSubsetSize < 1:
 		return invalid("config.host_subset_size", "want an integer >= 1, got %d", c.HostSubsetSize)

@@ -52,7 +52,11 @@ func BadInput(seed uint64) (engine.Cloud, engine.Request, string) {
 		func() string { c.Config.HostSubsetSize = 0; return "config.host_subset_size" },
 		func() string { c.Config.MaxAttempts = -2; return "config.max_attempts" },
 		func() string { c.Config.MaxIoOpsPerHost = -1; return "config.max_io_ops_per_host" },
-		// Values Nova's options refuse (min=1, min=0.0).
+		// Values Nova's options refuse (min=1, min=0.0, choices).
+		func() string {
+			c.Config.ImagePropertiesDefaultArchitecture = strp(pick(r, []string{"AMD64", "X86_64", "i386", "armv99", ""}))
+			return "config.image_properties_default_architecture"
+		},
 		func() string { c.Config.MaxInstancesPerHost = 0; return "config.max_instances_per_host" },
 		func() string {
 			c.Config.SoftAntiAffinityWeightMultiplier = -1
