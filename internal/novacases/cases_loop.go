@@ -13,7 +13,7 @@ import (
 func loopCases() []Case {
 	var out []Case
 	for _, group := range [][]Case{consumptionCases(), groupLoopCases(), alternateCases(),
-		prefilterCases(), noValidHostCases(), choiceCases()} {
+		prefilterCases(), noValidHostCases(), choiceCases(), errorCases()} {
 		out = append(out, group...)
 	}
 	return out
@@ -426,4 +426,37 @@ func choiceCases() []Case {
 		Want:  Want{Hosts: names("h1"), Weights: []float64{0}},
 	})
 	return out
+}
+
+// errorCases are the exceptions Nova lets escape the scheduler, and bad
+// input.
+func errorCases() []Case {
+	raise := func(name, kind string, filter string, h engine.Host, req engine.Request) Case {
+		return Case{
+			Name:  name,
+			Cloud: engine.Cloud{Config: config(names(filter), nil), Hosts: []engine.Host{host("h0"), h}},
+			Req:   req,
+			Want:  Want{Err: &WantErr{Kind: kind, Index: 0}},
+		}
+	}
+	return []Case{
+		raise("raises/json-filter-unknown-command", "KeyError", engine.JsonFilter, host("h1"),
+			with(func(r *engine.Request) { r.SchedulerHints.Query = `["~", "$free_ram_mb", 1]` })),
+		raise("raises/cidr-host-without-ip", "AddrFormatError", engine.SimpleCIDRAffinityFilter, host("h1"),
+			with(func(r *engine.Request) { r.SchedulerHints.BuildNearHostIP = "10.0.0.1" })),
+		raise("raises/capabilities-numeric-operator-on-text", "ValueError", engine.ComputeCapabilitiesFilter,
+			host("h1", stats("foo", "fast")), with(func(r *engine.Request) { r.Flavor.ExtraSpecs = map[string]string{"foo": ">= 5"} })),
+		{
+			Name:  "invalid/unknown-filter",
+			Cloud: engine.Cloud{Config: config(names("NoSuchFilter"), nil), Hosts: []engine.Host{host("h1")}},
+			Req:   request(1),
+			Want:  Want{Err: &WantErr{Kind: Invalid, Field: "config.filters[0]"}},
+		},
+		{
+			Name:  "invalid/negative-flavor-ram",
+			Cloud: engine.Cloud{Config: config(nil, nil), Hosts: []engine.Host{host("h1")}},
+			Req:   with(func(r *engine.Request) { r.Flavor.MemoryMB = -1 }),
+			Want:  Want{Err: &WantErr{Kind: Invalid, Field: "request.flavor.memory_mb"}},
+		},
+	}
 }

@@ -56,15 +56,19 @@ type Want struct {
 	Err *WantErr
 }
 
-// Error kinds of WantErr.
+// Error kinds of WantErr; any other Kind is an *engine.NovaError's (the
+// Python exception class Nova raises).
 const (
 	NoValidHost    = "NoValidHost"
 	MetricNotFound = "ComputeHostMetricNotFound"
+	// Invalid is a *engine.ValidationError (the oracle exits 2).
+	Invalid = "Invalid"
 )
 
 // WantErr is an expected failure.
 type WantErr struct {
-	// Kind is NoValidHost or MetricNotFound.
+	// Kind is NoValidHost, MetricNotFound, Invalid or a Python exception
+	// class (an *engine.NovaError).
 	Kind string
 	// Index is the failing instance.
 	Index int
@@ -77,6 +81,8 @@ type WantErr struct {
 	Tentative []string
 	// Host is MetricNotFound's host ("" = unchecked).
 	Host string
+	// Field is Invalid's field path ("" = unchecked).
+	Field string
 }
 
 // Run runs every case against place, one subtest each.
@@ -90,6 +96,14 @@ func Run(t *testing.T, place PlaceFunc) {
 			}
 		})
 	}
+	t.Run("loop/cancelled-context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		c := Cases()[0]
+		if _, err := place(ctx, c.Cloud, c.Req); !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled", err)
+		}
+	})
 }
 
 // Cases returns every case, freshly built (callers may modify them).
@@ -210,8 +224,24 @@ func checkErr(w *WantErr, err error, fromNova bool) []string {
 		if !fromNova && w.Host != "" && e.Host != w.Host {
 			bad("MetricNotFound on host %s, want %s", e.Host, w.Host)
 		}
+	case Invalid:
+		var e *engine.ValidationError
+		if !errors.As(err, &e) || !errors.Is(err, engine.ErrInvalid) {
+			bad("error %v, want a validation error", err)
+			return out
+		}
+		if w.Field != "" && e.Field != w.Field {
+			bad("invalid field %q, want %q", e.Field, w.Field)
+		}
 	default:
-		bad("unknown wanted error kind %q", w.Kind)
+		var e *engine.NovaError
+		if !errors.As(err, &e) || e.Kind != w.Kind {
+			bad("error %v, want Nova's %s at instance %d", err, w.Kind, w.Index)
+			return out
+		}
+		if e.InstanceIndex != w.Index {
+			bad("%s at instance %d, want %d", w.Kind, e.InstanceIndex, w.Index)
+		}
 	}
 	return out
 }

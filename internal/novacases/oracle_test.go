@@ -42,6 +42,12 @@ func TestOracle(t *testing.T) {
 
 			// Nova's own placement against the case's expectation.
 			out, code := run(t, oracle, "place", scn)
+			if w := c.Want.Err; w != nil && w.Kind == novacases.Invalid {
+				if code != 2 {
+					t.Errorf("oracle place: exit %d, want 2 (bad input): %s", code, out)
+				}
+				return
+			}
 			if code != 0 && code != 3 && code != 4 {
 				t.Fatalf("oracle place: exit %d: %s", code, out)
 			}

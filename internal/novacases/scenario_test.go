@@ -231,6 +231,9 @@ func resultDoc(plan engine.Plan, err error) (map[string]any, error) {
 	case *engine.MetricNotFoundError:
 		add(e.Tentative)
 		errDoc = map[string]any{"kind": "ComputeHostMetricNotFound", "instance_index": e.InstanceIndex, "message": e.Error(), "filters": []any{}}
+	case *engine.NovaError:
+		add(e.Tentative)
+		errDoc = map[string]any{"kind": e.Kind, "instance_index": e.InstanceIndex, "message": e.Error(), "filters": []any{}}
 	default:
 		return nil, fmt.Errorf("no result document for %v", err)
 	}
