@@ -5,9 +5,9 @@
 //	placer help
 //
 //	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
+//	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
 //
-// Run "placer help" for the exit statuses. The subcommands gen and serve
-// are not implemented yet.
+// Run "placer help" for the exit statuses.
 package main
 
 import (
@@ -37,10 +37,8 @@ Usage:
         --timing           print "place_seconds: X" on stderr: the time of the
                            placement alone (not reading the file, not building
                            the snapshot)
-  ` + simulateUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  placer help
       This text.
-
-Not implemented yet: placer gen, placer serve.
 
 Exit status:
   0  placed
@@ -72,7 +70,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	case "simulate":
 		return simulate(rest, stdout, stderr)
-	case "gen", "serve":
+	case "gen":
+		return gen(rest, stdout, stderr)
+	case "serve":
 		fmt.Fprintf(stderr, "placer %s: not implemented yet\n", cmd)
 		return exitBadInput
 	default:

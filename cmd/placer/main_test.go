@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/placer/placer/internal/scenario"
+	"github.com/placer/placer/internal/synth"
 )
 
 // placer runs the command in-process.
@@ -40,7 +43,9 @@ func TestCommands(t *testing.T) {
 		{"--help", []string{"--help"}, exitOK, "placer place", ""},
 		{"no command", nil, exitBadInput, "", "Usage:"},
 		{"unknown command", []string{"plase"}, exitBadInput, "", `unknown command "plase"`},
-		{"gen", []string{"gen"}, exitBadInput, "", "placer gen: not implemented yet"},
+		{"gen extra", []string{"gen", "extra"}, exitBadInput, "", `placer gen: unexpected argument "extra"`},
+		{"gen profile", []string{"gen", "--profile", "huge"}, exitBadInput, "", `placer gen: unknown profile "huge"`},
+		{"gen hosts", []string{"gen", "--hosts", "-1"}, exitBadInput, "", "placer gen: hosts: want"},
 		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: not implemented yet"},
 		{"place -h", []string{"place", "-h"}, exitOK, "", "-impl"},
@@ -160,5 +165,55 @@ func TestPlaceTiming(t *testing.T) {
 func TestDefaultScenarioSize(t *testing.T) {
 	if n := len(defaultScenario); n == 0 || n > 300<<10 {
 		t.Errorf("embedded scenario is %d bytes", n)
+	}
+}
+
+// TestGen decodes what "placer gen" writes, for each profile, places it
+// with "placer place", and checks that -o writes the same bytes.
+func TestGen(t *testing.T) {
+	for _, profile := range synth.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			args := []string{"gen", "--hosts", "30", "--instances", "3", "--seed", "7", "--profile", profile}
+			status, stdout, stderr := placer(t, "", args...)
+			if status != exitOK || stderr != "" {
+				t.Fatalf("status %d, stderr %q", status, stderr)
+			}
+			s, err := scenario.Decode(strings.NewReader(stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cloud, req := synth.Scenario(synth.Options{Hosts: 30, Instances: 3, Seed: 7, Profile: profile})
+			if len(s.Cloud.Hosts) != len(cloud.Hosts) || s.Request.NumInstances != 3 ||
+				!slices.Equal(s.Request.InstanceUUIDs, req.InstanceUUIDs) || s.Request.Flavor.Name != req.Flavor.Name {
+				t.Errorf("decoded %d hosts, request %+v; generated %d hosts, request %+v",
+					len(s.Cloud.Hosts), s.Request, len(cloud.Hosts), req)
+			}
+			// Decoding, encoding and decoding again gives the same scenario
+			// (Decode fills defaults such as node and uuid, so the bytes
+			// may differ from gen's).
+			var again bytes.Buffer
+			if err := scenario.EncodeScenario(&again, s); err != nil {
+				t.Fatal(err)
+			}
+			s2, err := scenario.Decode(&again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s, s2) {
+				t.Errorf("decode/encode/decode does not round-trip")
+			}
+			status, _, stderr = placer(t, stdout, "place", "-f", "-")
+			if status != exitOK && status != exitNoValidHost && status != exitNovaError {
+				t.Errorf("place: status %d, stderr %q", status, stderr)
+			}
+
+			file := filepath.Join(t.TempDir(), "s.json")
+			if status, _, stderr := placer(t, "", append(args, "-o", file)...); status != exitOK || stderr != "" {
+				t.Fatalf("-o: status %d, stderr %q", status, stderr)
+			}
+			if b, err := os.ReadFile(file); err != nil || string(b) != stdout {
+				t.Errorf("-o wrote other bytes (%v)", err)
+			}
+		})
 	}
 }
