@@ -1,0 +1,97 @@
+package scenario
+
+import (
+	"io"
+	"slices"
+
+	"github.com/placer/placer/engine"
+)
+
+// RequestDoc is a placement request read on its own (DecodeRequestDoc),
+// with what a service needs to know beyond the engine.Request.
+type RequestDoc struct {
+	// Request is complete, as Scenario.Request is after Decode.
+	Request engine.Request
+	// UUIDsGiven is true when the document listed instance_uuids (else
+	// Request holds the defaults inst-0, inst-1...).
+	UUIDsGiven bool
+	// Flags are the extra boolean fields the caller allowed, true or false
+	// as given (absent ones are false).
+	Flags map[string]bool
+}
+
+// DecodeRequest reads one request object, the "request" of a scenario,
+// with the same strict rules, defaults and messages as Decode; field paths
+// start with "request" (request.flavor.vcpus). Every error is a
+// *engine.ValidationError.
+func DecodeRequest(r io.Reader) (engine.Request, error) {
+	doc, err := DecodeRequestDoc(r)
+	return doc.Request, err
+}
+
+// DecodeRequestDoc is DecodeRequest that also accepts, at the top level
+// of the object, the boolean fields named in flags (a service's "partial",
+// say), and says whether instance_uuids was given.
+func DecodeRequestDoc(r io.Reader, flags ...string) (RequestDoc, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return RequestDoc{}, &engine.ValidationError{Msg: "cannot read the request: " + err.Error()}
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return RequestDoc{}, err
+	}
+	const path = "request"
+	d := &decoder{}
+	out := RequestDoc{Flags: map[string]bool{}}
+	if root.kind == kObject && len(flags) > 0 {
+		// Take the flags out, so that the record reader sees the request
+		// fields only.
+		keep := &node{kind: kObject}
+		for i, k := range root.keys {
+			if slices.Contains(flags, k) {
+				out.Flags[k] = d.boolean(fieldPath(path, k), root.items[i])
+				continue
+			}
+			keep.keys = append(keep.keys, k)
+			keep.items = append(keep.items, root.items[i])
+		}
+		root = keep
+	}
+	doc := requestDoc{}
+	doc.r.NumInstances = 1
+	record(d, path, root, requestFields, &doc)
+	out.Request = d.request(&doc)
+	out.UUIDsGiven = doc.uuidsGiven
+	if d.err != nil {
+		return RequestDoc{}, d.err
+	}
+	return out, nil
+}
+
+// DecodeHost reads one host object, an element of a scenario's "hosts",
+// with the same rules and defaults as Decode (node = host, cell1, a
+// made-up uuid); field paths start with "host" (host.free_ram_mb). Every
+// error is a *engine.ValidationError.
+func DecodeHost(r io.Reader) (engine.Host, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return engine.Host{}, &engine.ValidationError{Msg: "cannot read the host: " + err.Error()}
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return engine.Host{}, err
+	}
+	d := &decoder{}
+	var h engine.Host
+	record(d, "host", root, hostFields, &h)
+	if d.err != nil {
+		return engine.Host{}, d.err
+	}
+	hosts := []engine.Host{h}
+	d.hosts(hosts)
+	if d.err != nil {
+		return engine.Host{}, d.err
+	}
+	return hosts[0], nil
+}
