@@ -235,6 +235,13 @@ func hintFilterCases() []Case {
 		oneOf("SameHostFilter/no-hint", config(names(engine.SameHostFilter), nil), hosts, nil, request(1), "h1", "h2", "h3"),
 		oneOf("SameHostFilter/unknown-instance", config(names(engine.SameHostFilter), nil), hosts, nil,
 			hints(engine.Hints{SameHost: names("u9")})),
+		// get_scheduler_hint returns a one-element list as its string, and
+		// an empty string is no hint.
+		oneOf("SameHostFilter/one-empty-uuid-is-no-hint", config(names(engine.SameHostFilter), nil), hosts, nil,
+			hints(engine.Hints{SameHost: names("")}), "h1", "h2", "h3"),
+		oneOf("DifferentHostFilter/one-empty-uuid-is-no-hint", config(names(engine.DifferentHostFilter), nil),
+			[]engine.Host{host("h1", instances("")), host("h2")}, nil,
+			hints(engine.Hints{DifferentHost: names("")}), "h1", "h2"),
 		oneOf("DifferentHostFilter/without-listed-instances", config(names(engine.DifferentHostFilter), nil), hosts, nil,
 			hints(engine.Hints{DifferentHost: names("u1", "u2")}), "h3"),
 		oneOf("DifferentHostFilter/no-hint", config(names(engine.DifferentHostFilter), nil), hosts, nil, request(1), "h1", "h2", "h3"),
