@@ -1,0 +1,477 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/scenario"
+)
+
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// newUUID is a random (version 4) uuid.
+func newUUID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// ErrorDoc is the body of every answer that is not a result document or a
+// resource: {"error": {...}}.
+type ErrorDoc struct {
+	Error ErrorBody `json:"error"`
+}
+
+// ErrorBody says what went wrong: Kind is BadRequest, NotFound,
+// BodyTooLarge, QueueFull, Unavailable, Conflict or Internal; Field is the
+// field path of a bad body (request.flavor.vcpus), when there is one.
+type ErrorBody struct {
+	Kind    string `json:"kind"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		fmt.Fprintf(&buf, "{\"error\": {\"kind\": \"Internal\", \"message\": %q}}\n", err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func writeError(w http.ResponseWriter, status int, kind, field, msg string) {
+	writeJSON(w, status, ErrorDoc{ErrorBody{Kind: kind, Field: field, Message: msg}})
+}
+
+// writeEngineError answers an error of the Store or the Scheduler that is
+// not a placement outcome.
+func writeEngineError(w http.ResponseWriter, err error, notFound bool) {
+	var ve *engine.ValidationError
+	switch {
+	case errors.As(err, &ve) && notFound:
+		writeError(w, http.StatusNotFound, "NotFound", ve.Field, err.Error())
+	case errors.As(err, &ve):
+		writeError(w, http.StatusBadRequest, "BadRequest", ve.Field, err.Error())
+	case errors.Is(err, engine.ErrConflict):
+		writeError(w, http.StatusConflict, "Conflict", "", err.Error())
+	case errors.Is(err, engine.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "Unavailable", "", err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, "Internal", "", err.Error())
+	}
+}
+
+// readBody reads the body up to the limit; on an error it has answered
+// (413 over the limit) and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, "BodyTooLarge", "",
+				fmt.Sprintf("request body over %d bytes", tooLarge.Limit))
+		} else {
+			writeError(w, http.StatusBadRequest, "BadRequest", "", "cannot read the body: "+err.Error())
+		}
+		return nil, false
+	}
+	return data, true
+}
+
+func badBody(w http.ResponseWriter, err error) {
+	var ve *engine.ValidationError
+	field := ""
+	if errors.As(err, &ve) {
+		field = ve.Field
+	}
+	writeError(w, http.StatusBadRequest, "BadRequest", field, err.Error())
+}
+
+// place is POST /v1/place.
+func (s *Server) place(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	doc, err := scenario.DecodeRequestDoc(bytes.NewReader(data), "partial")
+	if err != nil {
+		badBody(w, err)
+		return
+	}
+	req := doc.Request
+	if !doc.UUIDsGiven {
+		// The defaults inst-0, inst-1... would collide with the previous
+		// request's committed instances: a service makes fresh uuids.
+		for i := range req.InstanceUUIDs {
+			req.InstanceUUIDs[i] = newUUID()
+		}
+	}
+	select {
+	case s.pending <- struct{}{}:
+		defer func() { <-s.pending }()
+	default:
+		writeError(w, http.StatusServiceUnavailable, "QueueFull", "",
+			fmt.Sprintf("%d placement requests are already pending; retry later", cap(s.pending)))
+		return
+	}
+	if !s.ready.Load() {
+		writeError(w, http.StatusServiceUnavailable, "Unavailable", "", "shutting down")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	if s.beforePlace != nil {
+		s.beforePlace(ctx)
+	}
+	plan, err := s.sched.Place(ctx, req)
+	if err != nil && doc.Flags["partial"] && errors.Is(err, engine.ErrConflict) {
+		// The retry budget ran out: place once more on the newest
+		// snapshot and keep what still fits.
+		plan, err = s.placePartial(ctx, req)
+	}
+	result, rerr := scenario.ResultOf(plan, err)
+	if rerr != nil {
+		writeEngineError(w, rerr, false)
+		return
+	}
+	status := http.StatusOK
+	switch {
+	case result.Error == nil:
+	case result.Error.Kind == scenario.KindNoValidHost:
+		status = http.StatusConflict
+	default: // ComputeHostMetricNotFound and the like: the request cannot be placed as is
+		status = http.StatusUnprocessableEntity
+	}
+	var buf bytes.Buffer
+	if err := scenario.Encode(&buf, result); err != nil {
+		writeError(w, http.StatusInternalServerError, "Internal", "", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// placePartial places req on the newest snapshot and commits with
+// engine.Partial(): the plan it returns holds the accepted placements.
+func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.Plan, error) {
+	plan, err := engine.PlaceBatch(ctx, s.store.Snapshot(), req)
+	if err != nil {
+		return engine.Plan{}, err
+	}
+	res, err := s.store.Commit(plan, engine.Partial())
+	if err != nil {
+		return engine.Plan{}, err
+	}
+	accepted := make([]engine.Placement, 0, len(res.Accepted))
+	for _, i := range res.Accepted {
+		accepted = append(accepted, plan.Placements[i])
+	}
+	plan.Placements = accepted
+	return plan, nil
+}
+
+// NodeDoc is a compute node as GET /v1/hosts answers it: SCENARIO.md's
+// host fields (free_disk_mb as the scheduler keeps it) and the limits the
+// enabled filters apply (0 ratio or -1 count: not enforced).
+type NodeDoc struct {
+	Host                string  `json:"host"`
+	Node                string  `json:"node"`
+	MemoryMB            int64   `json:"memory_mb"`
+	FreeRAMMB           int64   `json:"free_ram_mb"`
+	VCPUs               int64   `json:"vcpus"`
+	VCPUsUsed           int64   `json:"vcpus_used"`
+	LocalGB             int64   `json:"local_gb"`
+	FreeDiskMB          int64   `json:"free_disk_mb"`
+	NumInstances        int64   `json:"num_instances"`
+	NumIOOps            int64   `json:"num_io_ops"`
+	RAMAllocationRatio  float64 `json:"ram_allocation_ratio"`
+	CPUAllocationRatio  float64 `json:"cpu_allocation_ratio"`
+	DiskAllocationRatio float64 `json:"disk_allocation_ratio"`
+	MaxIOOps            int64   `json:"max_io_ops"`
+	MaxInstances        int64   `json:"max_instances"`
+}
+
+// HostDoc is GET /v1/hosts/{host}: every node of the host.
+type HostDoc struct {
+	Host            string    `json:"host"`
+	SnapshotVersion uint64    `json:"snapshot_version"`
+	Nodes           []NodeDoc `json:"nodes"`
+}
+
+// nodesOf returns the ids of host's nodes in snap (node "" means all).
+func nodesOf(snap *engine.Snapshot, host, node string) []uint32 {
+	var ids []uint32
+	for id := range uint32(snap.Len()) {
+		hn := snap.HostNode(id)
+		if hn.Host == host && (node == "" || hn.Node == node) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func nodeDoc(snap *engine.Snapshot, id uint32) NodeDoc {
+	hn, u, c := snap.HostNode(id), snap.Usage(id), snap.Capacity(id)
+	return NodeDoc{
+		Host: hn.Host, Node: hn.Node,
+		MemoryMB: c.MemoryMB, FreeRAMMB: u.FreeRAMMB, VCPUs: c.VCPUs, VCPUsUsed: u.VCPUsUsed,
+		LocalGB: c.LocalGB, FreeDiskMB: u.FreeDiskMB, NumInstances: u.NumInstances, NumIOOps: u.NumIOOps,
+		RAMAllocationRatio: c.RAMRatio, CPUAllocationRatio: c.CPURatio, DiskAllocationRatio: c.DiskRatio,
+		MaxIOOps: c.MaxIOOps, MaxInstances: c.MaxInstances,
+	}
+}
+
+func notFoundHost(w http.ResponseWriter, host, node string) {
+	what := fmt.Sprintf("no host %q", host)
+	if node != "" {
+		what = fmt.Sprintf("no host %q node %q", host, node)
+	}
+	writeError(w, http.StatusNotFound, "NotFound", "", what)
+}
+
+// getHost is GET /v1/hosts/{host} and /v1/hosts/{host}/{node}.
+func (s *Server) getHost(w http.ResponseWriter, r *http.Request) {
+	host, node := r.PathValue("host"), r.PathValue("node")
+	snap := s.store.Snapshot()
+	ids := nodesOf(snap, host, node)
+	if len(ids) == 0 {
+		notFoundHost(w, host, node)
+		return
+	}
+	if node != "" {
+		writeJSON(w, http.StatusOK, nodeDoc(snap, ids[0]))
+		return
+	}
+	doc := HostDoc{Host: host, SnapshotVersion: snap.Version()}
+	for _, id := range ids {
+		doc.Nodes = append(doc.Nodes, nodeDoc(snap, id))
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// VersionDoc answers a change: the version of the snapshot it published.
+type VersionDoc struct {
+	Version uint64 `json:"version"`
+}
+
+// usageFields are the fields of a usage report, SCENARIO.md's host names;
+// the first three are required.
+var usageFields = []string{"free_ram_mb", "free_disk_gb", "vcpus_used", "num_instances", "num_io_ops"}
+
+// decodeUsage reads a usage report strictly: an object with usageFields
+// only, integers (num_* and vcpus_used >= 0), the first three required.
+func decodeUsage(data []byte) (engine.HostUsage, error) {
+	bad := func(field, format string, args ...any) error {
+		return &engine.ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return engine.HostUsage{}, bad("usage", "want an object of %v", usageFields)
+	}
+	if dec.More() {
+		return engine.HostUsage{}, bad("usage", "extra data after the object")
+	}
+	for k := range raw {
+		if !slices.Contains(usageFields, k) {
+			return engine.HostUsage{}, bad("usage."+k, "unknown field")
+		}
+	}
+	var vals [5]int64
+	for i, f := range usageFields {
+		v, ok := raw[f]
+		if !ok {
+			if i < 3 {
+				return engine.HostUsage{}, bad("usage."+f, "required field is missing")
+			}
+			continue
+		}
+		if err := json.Unmarshal(v, &vals[i]); err != nil {
+			return engine.HostUsage{}, bad("usage."+f, "want an integer, got %s", v)
+		}
+		if i >= 2 && vals[i] < 0 {
+			return engine.HostUsage{}, bad("usage."+f, "want an integer >= 0, got %d", vals[i])
+		}
+	}
+	return engine.HostUsage{FreeRAMMB: vals[0], FreeDiskMB: vals[1] * 1024, VCPUsUsed: vals[2],
+		NumInstances: vals[3], NumIOOps: vals[4]}, nil
+}
+
+// putHost is PUT /v1/hosts/{host}[/{node}]: a compute node reports its
+// usage (node defaults to the host name).
+func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
+	host, node := r.PathValue("host"), r.PathValue("node")
+	if node == "" {
+		node = host
+	}
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	u, err := decodeUsage(data)
+	if err != nil {
+		badBody(w, err)
+		return
+	}
+	if len(nodesOf(s.store.Snapshot(), host, node)) == 0 {
+		notFoundHost(w, host, node)
+		return
+	}
+	v, err := s.store.UpdateHost(engine.HostNode{Host: host, Node: node}, u)
+	if err != nil {
+		writeEngineError(w, err, true) // the node was removed meanwhile
+		return
+	}
+	writeJSON(w, http.StatusOK, VersionDoc{v})
+}
+
+// deleteHost is DELETE /v1/hosts/{host}[/{node}]: every node of the host,
+// or one.
+func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
+	host, node := r.PathValue("host"), r.PathValue("node")
+	snap := s.store.Snapshot()
+	ids := nodesOf(snap, host, node)
+	if len(ids) == 0 {
+		notFoundHost(w, host, node)
+		return
+	}
+	nodes := make([]engine.HostNode, len(ids))
+	for i, id := range ids {
+		nodes[i] = snap.HostNode(id)
+	}
+	v, err := s.store.RemoveHosts(nodes...)
+	if err != nil {
+		writeEngineError(w, err, true)
+		return
+	}
+	writeJSON(w, http.StatusOK, VersionDoc{v})
+}
+
+// addHost is POST /v1/hosts: one SCENARIO.md host object.
+func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	h, err := scenario.DecodeHost(bytes.NewReader(data))
+	if err != nil {
+		badBody(w, err)
+		return
+	}
+	if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
+		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
+		return
+	}
+	v, err := s.store.AddHosts(h)
+	if err != nil {
+		writeEngineError(w, err, false)
+		return
+	}
+	w.Header().Set("Location", "/v1/hosts/"+h.Host+"/"+h.Node)
+	writeJSON(w, http.StatusCreated, VersionDoc{v})
+}
+
+// deleteInstance is DELETE /v1/instances/{uuid}: release an instance
+// committed through this server.
+func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
+	v, err := s.store.DeleteInstance(r.PathValue("uuid"))
+	if err != nil {
+		writeEngineError(w, err, true)
+		return
+	}
+	writeJSON(w, http.StatusOK, VersionDoc{v})
+}
+
+// StatsDoc is GET /v1/stats.
+type StatsDoc struct {
+	SnapshotVersion uint64 `json:"snapshot_version"`
+	Hosts           int    `json:"hosts"`
+	// Instances are the instances committed through the server and not
+	// released.
+	Instances int `json:"instances"`
+	// Utilization is the used fraction of RAM, vCPUs and disk over every
+	// host's totals ("ram", "vcpu", "disk").
+	Utilization map[string]float64 `json:"utilization"`
+	// QueueDepth is the requests waiting for a worker; Pending the
+	// placement requests admitted (waiting or being placed), out of
+	// MaxPending.
+	QueueDepth float64 `json:"queue_depth"`
+	Pending    int     `json:"pending"`
+	MaxPending int     `json:"max_pending"`
+	Workers    int     `json:"workers"`
+	Requests   int64   `json:"requests"`
+	Placed     int64   `json:"placed_requests"`
+	Placements int64   `json:"placements"`
+	// NoValidHost, ConflictRetries and ConflictFailures are the
+	// Scheduler's counters.
+	NoValidHost      int64 `json:"no_valid_host"`
+	ConflictRetries  int64 `json:"conflict_retries"`
+	ConflictFailures int64 `json:"conflict_failures"`
+}
+
+// stats is GET /v1/stats.
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	snap := s.store.Snapshot()
+	st := s.sched.Stats()
+	writeJSON(w, http.StatusOK, StatsDoc{
+		SnapshotVersion: snap.Version(), Hosts: snap.Len(), Instances: s.store.Instances(),
+		Utilization: utilization(snap), QueueDepth: s.gauge("placer_queue_depth"),
+		Pending: len(s.pending), MaxPending: cap(s.pending), Workers: s.opts.Workers,
+		Requests: st.Requests, Placed: st.Placed, Placements: st.Instances,
+		NoValidHost: st.NoValidHost, ConflictRetries: st.ConflictRetries, ConflictFailures: st.ConflictFailures,
+	})
+}
+
+// gauge reads a gauge of the registry (0 when it has none).
+func (s *Server) gauge(name string) float64 {
+	mfs, err := s.reg.Gather()
+	if err != nil {
+		return 0
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) > 0 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// utilization is the used fraction of RAM, vCPUs and disk.
+func utilization(snap *engine.Snapshot) map[string]float64 {
+	var ram, ramTot, cpu, cpuTot, disk, diskTot float64
+	for id := range uint32(snap.Len()) {
+		u, c := snap.Usage(id), snap.Capacity(id)
+		ram += float64(c.MemoryMB - u.FreeRAMMB)
+		ramTot += float64(c.MemoryMB)
+		cpu += float64(u.VCPUsUsed)
+		cpuTot += float64(c.VCPUs)
+		disk += float64(c.LocalGB*1024 - u.FreeDiskMB)
+		diskTot += float64(c.LocalGB * 1024)
+	}
+	div := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	return map[string]float64{"ram": div(ram, ramTot), "vcpu": div(cpu, cpuTot), "disk": div(disk, diskTot)}
+}

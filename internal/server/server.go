@@ -1,0 +1,269 @@
+// Package server is the HTTP API of "placer serve": a placement service
+// over an engine.Store and its engine.Scheduler, with the field names of
+// ../shared/SCENARIO.md.
+//
+//	POST   /v1/place                  place a request (body: a SCENARIO.md request,
+//	                                  plus "partial": true); answer: the result document
+//	GET    /v1/hosts/{host}[/{node}]  a host's nodes (or one node): usage and capacity
+//	PUT    /v1/hosts/{host}[/{node}]  a compute node's usage report
+//	DELETE /v1/hosts/{host}[/{node}]  remove a host's nodes (or one node)
+//	POST   /v1/hosts                  add a host (body: a SCENARIO.md host)
+//	DELETE /v1/instances/{uuid}       release an instance committed here
+//	GET    /v1/stats                  version, hosts, utilization, queue depth, counters
+//	GET    /metrics                   Prometheus metrics (placer_*, Go runtime)
+//	GET    /debug/pprof/              runtime profiles
+//	GET    /healthz, /readyz          liveness, readiness
+//
+// Every request goes through the commit layer: placements are computed on
+// the newest snapshot and committed by the Store, host changes are Store
+// commits, so no client ever sees a half-applied change.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/placer/placer/engine"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Workers, QueueSize and RetryBudget configure the Scheduler (see
+	// engine.SchedulerOptions; 0 means its defaults).
+	Workers, QueueSize, RetryBudget int
+	// MaxPending bounds the placement requests admitted at once (waiting
+	// in the Scheduler's queue or being placed); one more is answered 503
+	// at once. 0 means Workers + QueueSize as the Scheduler resolves them.
+	MaxPending int
+	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// RequestTimeout bounds one placement, queueing included; 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests
+	// once its context ends; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Logger receives one structured line per request and the lifecycle
+	// events; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the placement service: a Store, a Scheduler over it, their
+// metrics on a registry of its own, and the HTTP handlers.
+type Server struct {
+	store   *engine.Store
+	sched   *engine.Scheduler
+	reg     *prometheus.Registry
+	log     *slog.Logger
+	opts    Options
+	pending chan struct{} // admission: one token per admitted placement
+	ready   atomic.Bool
+	handler http.Handler
+
+	// beforePlace, when set (tests), runs in the place handler once the
+	// request is admitted, before the Scheduler sees it.
+	beforePlace func(ctx context.Context)
+}
+
+// New builds the Store of cloud (engine.NewStore validates it), the
+// Scheduler and the metrics. Close stops the Scheduler.
+func New(cloud engine.Cloud, opts Options) (*Server, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = defaultWorkers()
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 4 * opts.Workers
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = opts.Workers + opts.QueueSize
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := engine.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	store, err := engine.NewStore(cloud, engine.StoreOptions{Metrics: m})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		store: store,
+		sched: engine.NewScheduler(store, engine.SchedulerOptions{
+			Workers: opts.Workers, QueueSize: opts.QueueSize, RetryBudget: opts.RetryBudget, Metrics: m,
+		}),
+		reg: reg, log: opts.Logger, opts: opts,
+		pending: make(chan struct{}, opts.MaxPending),
+	}
+	s.ready.Store(true)
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Store is the server's store (to inspect it, or to change it besides the
+// API).
+func (s *Server) Store() *engine.Store { return s.store }
+
+// Scheduler is the server's scheduler.
+func (s *Server) Scheduler() *engine.Scheduler { return s.sched }
+
+// Registry is the Prometheus registry /metrics serves.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// Handler is the server's HTTP API, with request logging.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close marks the server not ready and stops the Scheduler once the
+// requests it holds are done. Place requests after it answer 503.
+func (s *Server) Close() error {
+	s.ready.Store(false)
+	return s.sched.Close()
+}
+
+// Serve serves the API on ln until ctx ends, then shuts down gracefully:
+// /readyz turns 503, the listener closes, the requests in flight finish
+// (up to Options.ShutdownTimeout) and the Scheduler stops. It returns nil
+// after a graceful shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      s.opts.RequestTimeout + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "hosts", s.store.Snapshot().Len())
+	select {
+	case err := <-errc:
+		s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: finishing requests in flight")
+	s.ready.Store(false)
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		hs.Close()
+		err = fmt.Errorf("shutdown: %w", err)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if serr := <-errc; err == nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = serr
+	}
+	s.log.Info("stopped", "version", s.store.Version())
+	return err
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/place", s.place)
+	mux.HandleFunc("GET /v1/hosts/{host}", s.getHost)
+	mux.HandleFunc("GET /v1/hosts/{host}/{node}", s.getHost)
+	mux.HandleFunc("PUT /v1/hosts/{host}", s.putHost)
+	mux.HandleFunc("PUT /v1/hosts/{host}/{node}", s.putHost)
+	mux.HandleFunc("DELETE /v1/hosts/{host}", s.deleteHost)
+	mux.HandleFunc("DELETE /v1/hosts/{host}/{node}", s.deleteHost)
+	mux.HandleFunc("POST /v1/hosts", s.addHost)
+	mux.HandleFunc("DELETE /v1/instances/{uuid}", s.deleteInstance)
+	mux.HandleFunc("GET /v1/stats", s.stats)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !s.ready.Load() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "shutting down"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	return s.logged(mux)
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (pprof's
+// profile handler extends its write deadline).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logged logs one line per request: method, path, status, duration.
+func (s *Server) logged(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		level := slog.LevelInfo
+		if sw.status >= 500 {
+			level = slog.LevelWarn
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)),
+			slog.String("remote", r.RemoteAddr))
+	})
+}

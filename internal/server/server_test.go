@@ -1,0 +1,397 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/scenario"
+)
+
+// testCloud is n hosts h0..h<n-1> of 8 GB, 4 vCPUs and 100 GB, with
+// Nova's default configuration.
+func testCloud(n int) engine.Cloud {
+	return testCloudWith(n, engine.DefaultConfig())
+}
+
+func testCloudWith(n int, cfg engine.Config) engine.Cloud {
+	c := engine.Cloud{Config: cfg}
+	for i := range n {
+		c.Hosts = append(c.Hosts, engine.Host{
+			Host: fmt.Sprintf("h%d", i), MemoryMB: 8192, FreeRAMMB: 8192,
+			VCPUs: 4, LocalGB: 100, FreeDiskGB: 100,
+		})
+	}
+	return c
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newTestServer(t *testing.T, hosts int, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	return newTestServerOn(t, testCloud(hosts), opts)
+}
+
+func newTestServerOn(t *testing.T, cloud engine.Cloud, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = quietLogger()
+	}
+	if opts.Workers == 0 {
+		opts.Workers = 2
+	}
+	s, err := New(cloud, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+	})
+	return s, ts
+}
+
+// call sends a request and returns the status and the body.
+func call(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func decode[T any](t *testing.T, body string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	return v
+}
+
+func wantStatus(t *testing.T, what string, got, want int, body string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s: status %d, want %d\n%s", what, got, want, body)
+	}
+}
+
+const smallFlavor = `"flavor": {"name": "m1.small", "memory_mb": 2048, "vcpus": 1, "root_gb": 10}`
+
+func TestPlaceAndRelease(t *testing.T) {
+	_, ts := newTestServer(t, 3, Options{})
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 2, `+smallFlavor+`}`)
+	wantStatus(t, "place", code, http.StatusOK, body)
+	res, err := scenario.DecodeResult(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Error != nil || len(res.Placements) != 2 || res.Placements[0].InstanceUUID == "inst-0" {
+		t.Fatalf("got %+v", res)
+	}
+	// The chosen host shows the claim.
+	p := res.Placements[0]
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/"+p.Host+"/"+p.Node, "")
+	wantStatus(t, "get node", code, http.StatusOK, body)
+	if n := decode[NodeDoc](t, body); n.FreeRAMMB != 8192-2048 || n.VCPUsUsed != 1 || n.NumInstances != 1 {
+		t.Errorf("node after placement: %+v", n)
+	}
+	// Given uuids are kept; a committed one cannot be placed again.
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{"instance_uuids": ["vm-1"], `+smallFlavor+`}`)
+	wantStatus(t, "place vm-1", code, http.StatusOK, body)
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{"instance_uuids": ["vm-1"], `+smallFlavor+`}`)
+	wantStatus(t, "place vm-1 again", code, http.StatusBadRequest, body)
+
+	code, body = call(t, "DELETE", ts.URL+"/v1/instances/"+p.InstanceUUID, "")
+	wantStatus(t, "release", code, http.StatusOK, body)
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/"+p.Host+"/"+p.Node, "")
+	wantStatus(t, "get node", code, http.StatusOK, body)
+	if n := decode[NodeDoc](t, body); n.FreeRAMMB != 8192 || n.VCPUsUsed != 0 {
+		t.Errorf("node after release: %+v", n)
+	}
+	code, body = call(t, "DELETE", ts.URL+"/v1/instances/"+p.InstanceUUID, "")
+	wantStatus(t, "release twice", code, http.StatusNotFound, body)
+
+	code, body = call(t, "GET", ts.URL+"/v1/stats", "")
+	wantStatus(t, "stats", code, http.StatusOK, body)
+	st := decode[StatsDoc](t, body)
+	if st.Hosts != 3 || st.Instances != 2 || st.Placed != 2 || st.Placements != 3 || st.Utilization["ram"] <= 0 {
+		t.Errorf("stats: %+v", st)
+	}
+}
+
+func TestNoValidHost(t *testing.T) {
+	_, ts := newTestServer(t, 2, Options{})
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 3, "flavor": {"memory_mb": 7000}}`)
+	wantStatus(t, "place", code, http.StatusConflict, body)
+	res, err := scenario.DecodeResult(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := res.Error; e == nil || e.Kind != scenario.KindNoValidHost || e.InstanceIndex != 2 ||
+		!strings.Contains(e.Message, "RamFilter") || len(e.Filters) == 0 {
+		t.Errorf("got %+v", res)
+	}
+}
+
+func TestBadBodies(t *testing.T) {
+	_, ts := newTestServer(t, 1, Options{MaxBodyBytes: 256})
+	for _, tc := range []struct {
+		method, path, body string
+		want               int
+		field              string
+	}{
+		{"POST", "/v1/place", `{"flavor": {"vcpus": "two"}}`, 400, "request.flavor.vcpus"},
+		{"POST", "/v1/place", `{"num_instances": 1}`, 400, "request.flavor"},
+		{"POST", "/v1/place", `{"flavor": {}, "bogus": 1}`, 400, "request.bogus"},
+		{"POST", "/v1/place", `{"flavor": {}, "partial": "yes"}`, 400, "request.partial"},
+		{"POST", "/v1/place", `{"flavor": `, 400, ""},
+		{"POST", "/v1/place", `{"flavor": {}, "image": {"id": "` + strings.Repeat("x", 300) + `"}}`, 413, ""},
+		{"PUT", "/v1/hosts/h0", `{"free_ram_mb": "lots", "free_disk_gb": 1, "vcpus_used": 0}`, 400, "usage.free_ram_mb"},
+		{"PUT", "/v1/hosts/h0", `{"free_ram_mb": 1, "free_disk_gb": 1}`, 400, "usage.vcpus_used"},
+		{"PUT", "/v1/hosts/h0", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0, "x": 1}`, 400, "usage.x"},
+		{"PUT", "/v1/hosts/nope", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}`, 404, ""},
+		{"POST", "/v1/hosts", `{"host": "h9", "memory_mb": -1}`, 400, "host.memory_mb"},
+		{"POST", "/v1/hosts", `{"host": "h0", "memory_mb": 1, "free_ram_mb": 1, "vcpus": 1, "vcpus_used": 0, "local_gb": 1, "free_disk_gb": 1}`, 409, ""},
+		{"GET", "/v1/hosts/nope", "", 404, ""},
+		{"DELETE", "/v1/hosts/h0/nope", "", 404, ""},
+		{"DELETE", "/v1/instances/nope", "", 404, "instance_uuid"},
+		{"GET", "/v1/place", "", 405, ""},
+	} {
+		code, body := call(t, tc.method, ts.URL+tc.path, tc.body)
+		if code != tc.want {
+			t.Errorf("%s %s %s: status %d, want %d\n%s", tc.method, tc.path, tc.body, code, tc.want, body)
+			continue
+		}
+		if code == 405 {
+			continue
+		}
+		doc := decode[ErrorDoc](t, body)
+		if doc.Error.Field != tc.field || doc.Error.Message == "" ||
+			(tc.field != "" && !strings.HasPrefix(doc.Error.Message, tc.field+": ")) {
+			t.Errorf("%s %s %s: got %+v, want field %q", tc.method, tc.path, tc.body, doc.Error, tc.field)
+		}
+	}
+}
+
+// blockPlace makes s's placements wait in the handler, once admitted,
+// until release is closed; entered receives one value per request that
+// got there.
+func blockPlace(s *Server) (entered chan struct{}, release chan struct{}) {
+	entered, release = make(chan struct{}, 16), make(chan struct{})
+	s.beforePlace = func(ctx context.Context) {
+		entered <- struct{}{}
+		<-release
+	}
+	return entered, release
+}
+
+func TestQueueFull(t *testing.T) {
+	s, ts := newTestServer(t, 2, Options{Workers: 1, QueueSize: 1, MaxPending: 1})
+	entered, release := blockPlace(s)
+	done := make(chan int)
+	go func() {
+		code, _ := call(t, "POST", ts.URL+"/v1/place", `{`+smallFlavor+`}`)
+		done <- code
+	}()
+	<-entered
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{`+smallFlavor+`}`)
+	wantStatus(t, "second request", code, http.StatusServiceUnavailable, body)
+	if doc := decode[ErrorDoc](t, body); doc.Error.Kind != "QueueFull" {
+		t.Errorf("got %+v", doc)
+	}
+	close(release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("first request: status %d", code)
+	}
+	// Admitted again once the first is done.
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{`+smallFlavor+`}`)
+	wantStatus(t, "third request", code, http.StatusOK, body)
+}
+
+func TestHosts(t *testing.T) {
+	_, ts := newTestServer(t, 2, Options{})
+	code, body := call(t, "GET", ts.URL+"/v1/hosts/h1", "")
+	wantStatus(t, "get", code, http.StatusOK, body)
+	if h := decode[HostDoc](t, body); h.Host != "h1" || len(h.Nodes) != 1 || h.Nodes[0].MemoryMB != 8192 ||
+		h.Nodes[0].RAMAllocationRatio != 1.5 {
+		t.Errorf("got %+v", h)
+	}
+
+	code, body = call(t, "PUT", ts.URL+"/v1/hosts/h1", `{"free_ram_mb": 1024, "free_disk_gb": 50, "vcpus_used": 3, "num_instances": 2}`)
+	wantStatus(t, "put", code, http.StatusOK, body)
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/h1/h1", "")
+	wantStatus(t, "get after put", code, http.StatusOK, body)
+	if n := decode[NodeDoc](t, body); n.FreeRAMMB != 1024 || n.FreeDiskMB != 50*1024 || n.VCPUsUsed != 3 || n.NumInstances != 2 {
+		t.Errorf("got %+v", n)
+	}
+
+	code, body = call(t, "POST", ts.URL+"/v1/hosts", `{"host": "big", "memory_mb": 65536, "free_ram_mb": 65536,
+		"vcpus": 32, "vcpus_used": 0, "local_gb": 1000, "free_disk_gb": 1000}`)
+	wantStatus(t, "add", code, http.StatusCreated, body)
+	// The new host is the only one with room.
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 30000}}`)
+	wantStatus(t, "place on the new host", code, http.StatusOK, body)
+	if res, _ := scenario.DecodeResult(strings.NewReader(body)); len(res.Placements) != 1 || res.Placements[0].Host != "big" {
+		t.Errorf("got %s", body)
+	}
+
+	code, body = call(t, "DELETE", ts.URL+"/v1/hosts/big", "")
+	wantStatus(t, "delete", code, http.StatusOK, body)
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/big", "")
+	wantStatus(t, "get deleted", code, http.StatusNotFound, body)
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 30000}}`)
+	wantStatus(t, "place without it", code, http.StatusConflict, body)
+	code, body = call(t, "GET", ts.URL+"/v1/stats", "")
+	if st := decode[StatsDoc](t, body); st.Hosts != 2 || st.Instances != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestConcurrentClients has many clients place on a cloud with room for
+// exactly the instances they ask for: every one is placed, none is
+// double-booked.
+func TestConcurrentClients(t *testing.T) {
+	const hosts, clients = 4, 16 // 4 instances of 2 GB fit each 8 GB host
+	cfg := engine.DefaultConfig()
+	cfg.RAMAllocationRatio = 1
+	s, ts := newTestServerOn(t, testCloudWith(hosts, cfg), Options{Workers: 2, QueueSize: clients, MaxPending: clients})
+	var wg sync.WaitGroup
+	codes := make([]int, clients)
+	for i := range clients {
+		wg.Go(func() {
+			codes[i], _ = call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 2048, "vcpus": 1}}`)
+		})
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("client %d: status %d", i, c)
+		}
+	}
+	snap := s.Store().Snapshot()
+	for id := range uint32(snap.Len()) {
+		if u := snap.Usage(id); u.FreeRAMMB != 0 || u.NumInstances != 4 {
+			t.Errorf("host %v: %+v", snap.HostNode(id), u)
+		}
+	}
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 2048, "vcpus": 1}}`)
+	wantStatus(t, "one too many", code, http.StatusConflict, body)
+}
+
+func TestMetricsAndProbes(t *testing.T) {
+	_, ts := newTestServer(t, 2, Options{})
+	call(t, "POST", ts.URL+"/v1/place", `{`+smallFlavor+`}`)
+	call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 99999}}`)
+	code, body := call(t, "GET", ts.URL+"/metrics", "")
+	wantStatus(t, "metrics", code, http.StatusOK, body)
+	for _, want := range []string{
+		`placer_requests_total{outcome="placed"} 1`,
+		`placer_requests_total{outcome="no_valid_host"} 1`,
+		`placer_placements_total 1`,
+		`placer_commits_total{result="accepted"} 1`,
+		`placer_filter_removed_hosts_total{filter="RamFilter"} 2`,
+		`placer_request_duration_seconds_count 2`,
+		`placer_queue_depth 0`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/debug/pprof/"} {
+		if code, body := call(t, "GET", ts.URL+path, ""); code != http.StatusOK {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+}
+
+// TestGracefulShutdown stops a server on a real loopback listener with a
+// request in flight: the request is answered, and committed.
+func TestGracefulShutdown(t *testing.T) {
+	s, err := New(testCloud(2), Options{Workers: 1, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := blockPlace(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+
+	type answer struct {
+		code int
+		body string
+	}
+	inFlight := make(chan answer, 1)
+	go func() {
+		code, body := call(t, "POST", url+"/v1/place", `{"instance_uuids": ["vm-shutdown"], `+smallFlavor+`}`)
+		inFlight <- answer{code, body}
+	}()
+	<-entered
+	cancel()
+	// The listener closes: new connections are refused.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", ln.Addr().String(), 100*time.Millisecond)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("listener still open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s.ready.Load() {
+		t.Error("still ready while shutting down")
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned %v with a request in flight", err)
+	default:
+	}
+	close(release)
+	a := <-inFlight
+	if a.code != http.StatusOK || !strings.Contains(a.body, "vm-shutdown") {
+		t.Errorf("in-flight request: %d %s", a.code, a.body)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if n := s.Store().Instances(); n != 1 {
+		t.Errorf("%d instances committed, want 1", n)
+	}
+	if _, err := s.Scheduler().Place(context.Background(), engine.Request{}); err != engine.ErrClosed {
+		t.Errorf("scheduler after shutdown: %v", err)
+	}
+}
