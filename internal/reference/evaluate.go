@@ -44,11 +44,7 @@ func WeighHosts(ctx context.Context, cloud engine.Cloud, req engine.Request, ids
 	for _, i := range ids {
 		hosts = append(hosts, states[i])
 	}
-	ws := make([]*Weigher, len(cloud.Config.Weighers))
-	for i, name := range cloud.Config.Weighers {
-		ws[i] = weighers[name]
-	}
-	ranked, err := rank(spec, ws, hosts)
+	ranked, err := rank(spec, newWeighing(&cloud.Config, states), hosts)
 	if err != nil {
 		return nil, err
 	}

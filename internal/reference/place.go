@@ -19,30 +19,13 @@ import (
 // *engine.MetricNotFoundError or *engine.NovaError where Nova would raise;
 // ctx.Err() when ctx ends (checked between instances).
 func PlaceBatch(ctx context.Context, cloud engine.Cloud, req engine.Request) (engine.Plan, error) {
-	if err := engine.ValidateCloud(&cloud); err != nil {
-		return engine.Plan{}, err
-	}
-	r, err := engine.PrepareRequest(&cloud.Config, req)
+	spec, states, err := prepare(ctx, &cloud, req)
 	if err != nil {
 		return engine.Plan{}, err
 	}
-	cfg := &cloud.Config
-	states, err := buildHostStates(&cloud)
-	if err != nil {
-		return engine.Plan{}, err
-	}
-	spec, err := newRequestSpec(cfg, &r)
-	if err != nil {
-		return engine.Plan{}, err
-	}
-	chain := make([]*Filter, len(cfg.Filters))
-	for i, name := range cfg.Filters {
-		chain[i] = filters[name]
-	}
-	ws := make([]*Weigher, len(cfg.Weighers))
-	for i, name := range cfg.Weighers {
-		ws[i] = weighers[name]
-	}
+	r, cfg := spec.Req, &cloud.Config
+	chain := filterChain(cfg)
+	ws := newWeighing(cfg, states)
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
 
 	n := r.NumInstances
@@ -98,8 +81,8 @@ type weighed struct {
 
 // rank weighs the candidates and sorts them by weight descending, equal
 // weights by host index ascending.
-func rank(s *RequestSpec, ws []*Weigher, hosts []*HostState) ([]weighed, error) {
-	w, err := weigh(s, ws, hosts)
+func rank(s *RequestSpec, ws *weighing, hosts []*HostState) ([]weighed, error) {
+	w, err := ws.weigh(s, hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +137,7 @@ func consumeSelectedHost(s *RequestSpec, h *HostState) {
 // random draw; with one, instance 0's ranked candidates are used. Each
 // placement gets, in rank order, hosts of its cell that are not a selected
 // host, up to num_alts.
-func alternates(s *RequestSpec, chain []*Filter, ws []*Weigher, hosts []*HostState,
+func alternates(s *RequestSpec, chain []*Filter, ws *weighing, hosts []*HostState,
 	first []weighed, selected []*HostState, placements []engine.Placement) error {
 	numAlts := s.Cfg.MaxAttempts - 1
 	if numAlts <= 0 {

@@ -179,19 +179,42 @@ func normalize(ws []float64, minval, maxval *float64) []float64 {
 	return out
 }
 
+// weighing is the configured weighers with every host's multipliers,
+// which do not change during a request (they depend on the configuration
+// and the host's aggregates only).
+type weighing struct {
+	ws []*Weigher
+	// mult[i][h.Index] is ws[i].Multiplier(cfg, h).
+	mult [][]float64
+}
+
+func newWeighing(cfg *engine.Config, states []*HostState) *weighing {
+	wg := &weighing{}
+	for _, name := range cfg.Weighers {
+		w := weighers[name]
+		m := make([]float64, len(states))
+		for _, h := range states {
+			m[h.Index] = w.Multiplier(cfg, h)
+		}
+		wg.ws = append(wg.ws, w)
+		wg.mult = append(wg.mult, m)
+	}
+	return wg
+}
+
 // weigh is BaseWeightHandler.get_weighed_objects without the sort: every
 // host starts at 0.0; with more than one host each weigher in order adds
 // multiplier(host) * normalized raw value.
-func weigh(s *RequestSpec, ws []*Weigher, hosts []*HostState) ([]float64, error) {
+func (wg *weighing) weigh(s *RequestSpec, hosts []*HostState) ([]float64, error) {
 	total := make([]float64, len(hosts))
 	if len(hosts) <= 1 {
 		return total, nil
 	}
 	raw := make([]float64, len(hosts))
 	mult := make([]float64, len(hosts))
-	for _, w := range ws {
+	for k, w := range wg.ws {
 		for i, h := range hosts {
-			mult[i] = w.Multiplier(s.Cfg, h)
+			mult[i] = wg.mult[k][h.Index]
 			r, err := w.Raw(s, h, mult[i])
 			if err != nil {
 				return nil, err
