@@ -117,10 +117,27 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	for _, h := range g.Hosts {
 		gs.addHost(s, h)
 	}
+	// Members a Store committed count on the host it committed them to
+	// (as its commit-time check counts them), whether or not the request
+	// lists them, and their hosts join group.hosts (Nova derives it from
+	// the members' hosts); the others count where the snapshot lists them.
+	placed := s.groupPlaced[g.UUID]
 	for m := range gs.members {
+		if _, ok := placed[m]; ok {
+			continue
+		}
 		for _, nid := range s.info.hostsOfUUID[m] {
 			gs.count[nid]++
 		}
+	}
+	for _, host := range placed {
+		for _, id := range s.info.byHostLower[strings.ToLower(host)] {
+			if s.info.host[id] == host {
+				gs.count[s.info.nameID[id]]++
+				break
+			}
+		}
+		gs.addHost(s, host)
 	}
 	return gs
 }

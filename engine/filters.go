@@ -183,13 +183,13 @@ func init() {
 	register(&filterImpl{name: ImagePropertiesFilter, apply: imagePropsApply})
 	register(&filterImpl{name: ComputeCapabilitiesFilter, apply: capabilitiesApply})
 	register(&filterImpl{name: SameHostFilter, apply: applyMask(func(b *batch) *bitmap.Set {
-		if len(b.req.SchedulerHints.SameHost) == 0 {
+		if !hintGiven(b.req.SchedulerHints.SameHost) {
 			return nil
 		}
 		return uuidHostsMask(b, b.req.SchedulerHints.SameHost)
 	})})
 	register(&filterImpl{name: DifferentHostFilter, apply: func(b *batch, set *bitmap.Set) error {
-		if len(b.req.SchedulerHints.DifferentHost) > 0 {
+		if hintGiven(b.req.SchedulerHints.DifferentHost) {
 			set.AndNot(uuidHostsMask(b, b.req.SchedulerHints.DifferentHost))
 		}
 		return nil
@@ -242,6 +242,12 @@ func init() {
 
 func ioOpsOf(sh *shard) []int64     { return sh.numIOOps }
 func instancesOf(sh *shard) []int64 { return sh.numInstances }
+
+// hintGiven is Nova's truth test of a uuid-list hint: RequestSpec's
+// get_scheduler_hint unwraps a one-element list, so [""] is no hint.
+func hintGiven(uuids []string) bool {
+	return len(uuids) > 1 || (len(uuids) == 1 && uuids[0] != "")
+}
 
 // ramPasses is RamFilter (Stein): no overcommit against itself, then
 // total*ratio - (total - free) >= requested.

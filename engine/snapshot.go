@@ -41,6 +41,11 @@ type Snapshot struct {
 	// on every host (no aggregate overrides it).
 	multUniform [numWeighers]bool
 	multValue   [numWeighers]float64
+	// groupPlaced lists, per server group, the members a Store committed
+	// (instance uuid -> host name), so that the planner counts them as the
+	// Store's commit-time check does. Copy-on-write: never modified once
+	// the snapshot is published.
+	groupPlaced map[string]map[string]string
 	pool        scratchPool
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -255,7 +256,10 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	ov := overlay{res: make(map[uint32]hostRes, len(plan.Placements))}
 	ids := make([]uint32, len(plan.Placements))
 	var groupCount map[string]int // host name -> members, anti-affinity only
-	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity && !plan.Forced
+	// The group rule is re-checked only when the configuration enables the
+	// filter that enforces it, as for the resource filters.
+	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity && !plan.Forced &&
+		slices.Contains(snap.cfg.Filters, ServerGroupAntiAffinityFilter)
 	if antiAffinity {
 		groupCount = s.groupCountLocked(snap, plan.Group)
 	}
@@ -317,6 +321,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		e := ledgerEntry{host: HostNode{p.Host, p.Node}, claim: plan.Claim}
 		if plan.Group != nil {
 			e.group = plan.Group.UUID
+			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, p.Host)
 			if antiAffinity {
 				m := s.byGroup[e.group]
 				if m == nil {
@@ -336,6 +341,39 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	}
 	s.publish(next)
 	return res, nil
+}
+
+// setGroupPlaced returns groupPlaced with group's member uuid on host
+// (host "" removes it), copying what it changes: the outer map once per
+// derived snapshot (while it is still the parent's), and the group's map.
+func setGroupPlaced(cur, parent map[string]map[string]string, group, uuid, host string) map[string]map[string]string {
+	if cur == nil || sameMap(cur, parent) {
+		next := make(map[string]map[string]string, len(cur)+1)
+		for g, m := range cur {
+			next[g] = m
+		}
+		cur = next
+	}
+	m := make(map[string]string, len(cur[group])+1)
+	for u, h := range cur[group] {
+		m[u] = h
+	}
+	if host == "" {
+		delete(m, uuid)
+	} else {
+		m[uuid] = host
+	}
+	if len(m) == 0 {
+		delete(cur, group)
+	} else {
+		cur[group] = m
+	}
+	return cur
+}
+
+// sameMap reports whether two maps are the same map (not merely equal).
+func sameMap(a, b map[string]map[string]string) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // groupCountLocked counts, per host name, the anti-affinity group's members
@@ -368,6 +406,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		version: snapshotVersions.Add(1), cfg: old.cfg, n: old.n,
 		shards: slices.Clone(old.shards), info: old.info,
 		multZero: old.multZero, multUniform: old.multUniform, multValue: old.multValue,
+		groupPlaced: old.groupPlaced,
 	}
 	s.handOverScratch(snap)
 	next := &storeState{snap: snap, gens: slices.Clone(st.gens), rebuilt: st.rebuilt}

@@ -117,10 +117,35 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 	ov := overlay{res: map[uint32]hostRes{}}
 	ov.set(id, releaseRes(ov.get(st, id), &e.claim))
 	next := s.applyLocked(st, &ov)
+	if e.group != "" {
+		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")
+	}
 	s.forgetLocked(uuid, e)
 	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim})
 	s.publish(next)
 	return next.snap.version, nil
+}
+
+// groupPlacedLocked is the snapshot's view of the group members the store
+// committed on snap's hosts (a rebuild starts it afresh from the ledger).
+func (s *Store) groupPlacedLocked(snap *Snapshot) map[string]map[string]string {
+	var out map[string]map[string]string
+	for uuid, e := range s.ledger {
+		if e.group == "" {
+			continue
+		}
+		if _, ok := snap.info.byHostNode[e.host]; !ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]map[string]string{}
+		}
+		if out[e.group] == nil {
+			out[e.group] = map[string]string{}
+		}
+		out[e.group][uuid] = e.host.Host
+	}
+	return out
 }
 
 func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
@@ -257,6 +282,7 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = osh.freeRAM[oj], osh.freeDiskMB[oj], osh.vcpusUsed[oj]
 		sh.numInstances[j], sh.numIOOps[j] = osh.numInstances[oj], osh.numIOOps[oj]
 	}
+	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return snap.version, nil
