@@ -5,6 +5,7 @@
 //	placer help
 //
 //	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
+//	placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N) ...
 //	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
 //
 // Run "placer help" for the exit statuses.
@@ -37,7 +38,7 @@ Usage:
         --timing           print "place_seconds: X" on stderr: the time of the
                            placement alone (not reading the file, not building
                            the snapshot)
-  ` + simulateUsage + `  ` + genUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  placer help
       This text.
 
 Exit status:
@@ -73,8 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "gen":
 		return gen(rest, stdout, stderr)
 	case "serve":
-		fmt.Fprintf(stderr, "placer %s: not implemented yet\n", cmd)
-		return exitBadInput
+		return serve(rest, stderr)
 	default:
 		fmt.Fprintf(stderr, "placer: unknown command %q (try placer help)\n", cmd)
 		return exitBadInput
