@@ -121,6 +121,11 @@ func validateHost(p string, h *Host) error {
 	if h.HypervisorVersion != nil && *h.HypervisorVersion < 0 {
 		return invalid(p+".hypervisor_version", "want an integer >= 0, got %d", *h.HypervisorVersion)
 	}
+	if h.HostIP != nil {
+		if _, err := nova.ParseHostIP(*h.HostIP); err != nil {
+			return invalid(p+".host_ip", "Nova refuses it: %v", err)
+		}
+	}
 	for j, s := range h.SupportedInstances {
 		if _, err := nova.CanonicalHVSpec([3]string{s.Arch, s.HVType, s.VMMode}); err != nil {
 			return invalid(fmt.Sprintf("%s.supported_instances[%d]", p, j), "Nova refuses it: %v", err)
