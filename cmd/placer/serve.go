@@ -75,7 +75,7 @@ func serve(args []string, stderr io.Writer) int {
 
 	var cloud engine.Cloud
 	if *cloudFile != "" {
-		s, err := readScenario(*cloudFile, nil)
+		s, err := readScenario(*cloudFile, os.Stdin) // --cloud - reads stdin
 		if err != nil {
 			return fail(stderr, err)
 		}

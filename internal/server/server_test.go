@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -393,5 +394,36 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if _, err := s.Scheduler().Place(context.Background(), engine.Request{}); err != engine.ErrClosed {
 		t.Errorf("scheduler after shutdown: %v", err)
+	}
+}
+
+// TestPartial places with "partial": true (all-or-nothing until the retry
+// budget runs out, so a plain success here) and runs the partial commit
+// directly on a plan of which only some placements still fit.
+func TestPartial(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.RAMAllocationRatio = 1
+	s, ts := newTestServerOn(t, testCloudWith(2, cfg), Options{})
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"partial": true, "num_instances": 2, "flavor": {"memory_mb": 4096}}`)
+	wantStatus(t, "partial place", code, http.StatusOK, body)
+
+	// 2 instances of 4 GB on 2 hosts with 4 GB left each: the plan puts
+	// one on each; then one host fills up, so only one still fits.
+	req := engine.Request{NumInstances: 2, InstanceUUIDs: []string{"a", "b"}, Flavor: engine.Flavor{MemoryMB: 4096}}
+	plan, err := engine.PlaceBatch(context.Background(), s.Store().Snapshot(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store().UpdateHost(engine.HostNode{Host: "h0", Node: "h0"}, engine.HostUsage{FreeRAMMB: 0, FreeDiskMB: 100 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Store().Commit(plan, engine.Partial())
+	if err != nil || len(res.Accepted) != 1 || len(res.Rejected) != 1 {
+		t.Fatalf("partial commit: %+v, %v", res, err)
+	}
+	got, err := s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{"c"}, Flavor: engine.Flavor{MemoryMB: 4096}})
+	var nvh *engine.NoValidHostError
+	if !errors.As(err, &nvh) || len(got.Placements) != 0 {
+		t.Errorf("placePartial on a full cloud: %+v, %v", got, err)
 	}
 }
