@@ -30,9 +30,54 @@ func pyNumber(v any) (r *big.Rat, special float64, isSpecial, isNum bool) {
 	return nil, 0, false, false
 }
 
+// exactFloat is the largest magnitude below which every int64 converts to
+// float64 exactly.
+const exactFloat = 1 << 53
+
+// floatPair returns a and b as float64 when that loses nothing (floats,
+// and ints and bools within ±2^53), so that comparing the floats is
+// comparing the Python numbers; fast is false otherwise.
+func floatPair(a, b any) (fa, fb float64, fast bool) {
+	conv := func(v any) (float64, bool) {
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case int64:
+			if x > -exactFloat && x < exactFloat {
+				return float64(x), true
+			}
+		case int:
+			if x > -exactFloat && x < exactFloat {
+				return float64(x), true
+			}
+		case bool:
+			if x {
+				return 1, true
+			}
+			return 0, true
+		}
+		return 0, false
+	}
+	var oka, okb bool
+	fa, oka = conv(a)
+	fb, okb = conv(b)
+	return fa, fb, oka && okb
+}
+
 // numCmp compares two Python numbers exactly, as Python compares int with
 // float. ok is false when a NaN makes every ordering false.
 func numCmp(a, b any) (c int, ok bool) {
+	if fa, fb, fast := floatPair(a, b); fast {
+		switch {
+		case fa < fb:
+			return -1, true
+		case fa > fb:
+			return 1, true
+		case fa == fb:
+			return 0, true
+		}
+		return 0, false // NaN
+	}
 	ra, fa, sa, _ := pyNumber(a)
 	rb, fb, sb, _ := pyNumber(b)
 	if sa || sb {
