@@ -175,12 +175,14 @@ func parseQueryString(s string, h *HostAttrs) (any, error) {
 	if !strings.HasPrefix(s, "$") {
 		return s, nil
 	}
-	path := strings.Split(s[1:], ".")
-	obj, ok := h.Attr(path[0])
+	first, rest, more := strings.Cut(s[1:], ".")
+	obj, ok := h.Attr(first)
 	if !ok || obj == nil {
 		return nil, nil
 	}
-	for _, item := range path[1:] {
+	for more { // strings.Split's steps, "" ones included, without the slice
+		var item string
+		item, rest, more = strings.Cut(rest, ".")
 		switch o := obj.(type) {
 		case *Object:
 			v, ok := o.Get(item)

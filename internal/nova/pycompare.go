@@ -102,8 +102,11 @@ func numCmp(a, b any) (c int, ok bool) {
 }
 
 func isPyNumber(v any) bool {
-	_, _, _, ok := pyNumber(v)
-	return ok
+	switch v.(type) {
+	case bool, int64, int, *big.Int, float64:
+		return true
+	}
+	return false
 }
 
 // pyEq is Python's a == b for Python-like values.
