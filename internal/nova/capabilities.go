@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // CapabilitiesPass is ComputeCapabilitiesFilter.host_passes for a flavor's
@@ -23,14 +24,15 @@ func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error)
 	if len(extraSpecs) == 0 {
 		return true, nil
 	}
-	keys := make([]string, 0, len(extraSpecs))
+	var one [1]string
+	keys := one[:0]
 	for k := range extraSpecs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
 		req := extraSpecs[key]
-		scope := strings.Split(key, ":")
+		scope := splitScope(key)
 		if len(scope) == 1 {
 			_, hasAttr := h.Attr(key)
 			_, inStats := h.Stats[key]
@@ -150,4 +152,33 @@ func numberAttr(x any, name string) (any, bool) {
 		return int64(1), true
 	}
 	return nil, false
+}
+
+// scopeCache memoises splitting extra-spec keys on ':' (a request's keys
+// are split once per host otherwise). The cached slices are shared: read
+// only. It stops growing at scopeCacheMax keys.
+var scopeCache struct {
+	sync.RWMutex
+	m map[string][]string
+}
+
+const scopeCacheMax = 4096
+
+func splitScope(key string) []string {
+	scopeCache.RLock()
+	sc, ok := scopeCache.m[key]
+	scopeCache.RUnlock()
+	if ok {
+		return sc
+	}
+	sc = strings.Split(key, ":")
+	scopeCache.Lock()
+	if scopeCache.m == nil {
+		scopeCache.m = make(map[string][]string)
+	}
+	if len(scopeCache.m) < scopeCacheMax {
+		scopeCache.m[key] = sc
+	}
+	scopeCache.Unlock()
+	return sc
 }
