@@ -44,7 +44,7 @@ type batch struct {
 
 	rng        *rand.Rand
 	w          weighScratch
-	rk         *ranker
+	rk         ranking
 	candidates int // hosts that passed the filters for this instance
 
 	sc        *scratch

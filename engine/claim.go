@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/placer/placer/internal/kernels"
+)
 
 // claimOf is the per-instance claim of a prepared request.
 func claimOf(r *Request) Claim {
@@ -130,17 +134,17 @@ func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
 		var ok bool
 		switch f {
 		case RamFilter:
-			ok = ramPasses(sh.totalRAM[j], r.freeRAM, sh.ramRatio[j], c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.ramRatio[j], c.MemoryMB)
 		case AggregateRamFilter:
-			ok = ramPasses(sh.totalRAM[j], r.freeRAM, sh.aggRAMRatio[j], c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.aggRAMRatio[j], c.MemoryMB)
 		case CoreFilter:
-			ok = corePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.cpuRatio[j], c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.cpuRatio[j], c.VCPUs)
 		case AggregateCoreFilter:
-			ok = corePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.aggCPURatio[j], c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.aggCPURatio[j], c.VCPUs)
 		case DiskFilter:
-			ok = diskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.diskRatio[j], c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.diskRatio[j], c.DiskRequestMB)
 		case AggregateDiskFilter:
-			ok = diskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.aggDiskRatio[j], c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.aggDiskRatio[j], c.DiskRequestMB)
 		case IoOpsFilter:
 			ok = r.numIOOps < s.cfg.MaxIoOpsPerHost
 		case AggregateIoOpsFilter:

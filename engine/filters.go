@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -96,27 +97,27 @@ func init() {
 
 	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio[j], b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio[j], b.memMB), nil
 	}})
 	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return ramPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio[j], b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio[j], b.memMB), nil
 	}})
 	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio[j], b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio[j], b.vcpus), nil
 	}})
 	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return corePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio[j], b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio[j], b.vcpus), nil
 	}})
 	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio[j], b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio[j], b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return diskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio[j], b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio[j], b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: IoOpsFilter,
 		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
@@ -149,7 +150,7 @@ func init() {
 				set.And(g.hostsSet)
 			}
 		}})
-	register(&filterImpl{name: ServerGroupAntiAffinityFilter, host: antiAffinityPasses})
+	register(&filterImpl{name: ServerGroupAntiAffinityFilter, host: antiAffinityPasses, apply: antiAffinityApply})
 
 	register(&filterImpl{name: AvailabilityZoneFilter, apply: applyMask(azMask)})
 	register(&filterImpl{name: AggregateMultiTenancyIsolation, apply: applyMask(tenantMask)})
@@ -249,41 +250,6 @@ func hintGiven(uuids []string) bool {
 	return len(uuids) > 1 || (len(uuids) == 1 && uuids[0] != "")
 }
 
-// ramPasses is RamFilter (Stein): no overcommit against itself, then
-// total*ratio - (total - free) >= requested.
-func ramPasses(total, free int64, ratio float64, req int64) bool {
-	if total < req {
-		return false
-	}
-	limit := float64(total) * ratio
-	return limit-float64(total-free) >= float64(req)
-}
-
-// corePasses is CoreFilter (Stein): a host reporting no vCPUs passes.
-// Nova fails a host when free < requested, so a NaN ratio (an aggregate's
-// "nan") passes, where RamFilter and DiskFilter, which fail unless
-// usable >= requested, reject it.
-func corePasses(total, used int64, ratio float64, req int64) bool {
-	if total == 0 {
-		return true
-	}
-	limit := float64(total) * ratio
-	if limit > 0 && req > total {
-		return false
-	}
-	return !(limit-float64(used) < float64(req))
-}
-
-// diskPasses is DiskFilter (Stein); req includes swap.
-func diskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
-	totalMB := totalGB * 1024
-	if totalMB < req {
-		return false
-	}
-	limit := float64(totalMB) * ratio
-	return limit-float64(totalMB-freeMB) >= float64(req)
-}
-
 func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 	g := b.group
 	if g == nil || g.policy != PolicyAntiAffinity {
@@ -294,6 +260,27 @@ func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 		return true, nil
 	}
 	return g.count[nid] < g.maxPerHost, nil
+}
+
+// antiAffinityApply is antiAffinityPasses over a whole set: only the host
+// names already holding members can fail, so only their nodes are tested
+// (removals commute: the map's order does not matter).
+func antiAffinityApply(b *batch, set *bitmap.Set) error {
+	g := b.group
+	if g == nil || g.policy != PolicyAntiAffinity {
+		return nil
+	}
+	if g.maxPerHost <= 0 { // every host can fail
+		return applyHost(b, set, antiAffinityPasses)
+	}
+	for nid, c := range g.count {
+		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
+			for _, id := range b.s.info.nodesOfName[nid] {
+				set.Remove(id)
+			}
+		}
+	}
+	return nil
 }
 
 func azMask(b *batch) *bitmap.Set {

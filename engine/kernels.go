@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/placer/placer/bitmap"
+import (
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
 
 // A shardKernel clears, in words (one shard of a candidate set), the bits
 // of the hosts that fail a filter, reading the snapshot's columns of shard
@@ -42,34 +45,13 @@ func applyColumns(kernel shardKernel, pass func(*batch, uint32) (bool, error)) f
 	}
 }
 
-// forWords calls keep for every word of words holding a candidate and
-// masks the word with the bits keep returns for hosts [lo, hi) of the
-// shard.
-func forWords(words []uint64, n int, keep func(lo, hi int) uint64) {
-	for wi, w := range words {
-		if w == 0 {
-			continue
-		}
-		lo := wi * 64
-		words[wi] = w & keep(lo, min(lo+64, n))
-	}
-}
-
 func ramKernel(agg bool) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
 		ratio := sh.ramRatio
 		if agg {
 			ratio = sh.aggRAMRatio
 		}
-		req := b.memMB
-		forWords(words, len(sh.freeRAM), func(lo, hi int) (keep uint64) {
-			for j := lo; j < hi; j++ {
-				if ramPasses(sh.totalRAM[j], sh.freeRAM[j], ratio[j], req) {
-					keep |= 1 << (j - lo)
-				}
-			}
-			return keep
-		})
+		kernels.RAMPass(words, sh.totalRAM, sh.freeRAM, ratio, b.memMB)
 	}
 }
 
@@ -79,15 +61,7 @@ func coreKernel(agg bool) shardKernel {
 		if agg {
 			ratio = sh.aggCPURatio
 		}
-		req := b.vcpus
-		forWords(words, len(sh.vcpusUsed), func(lo, hi int) (keep uint64) {
-			for j := lo; j < hi; j++ {
-				if corePasses(sh.vcpusTotal[j], sh.vcpusUsed[j], ratio[j], req) {
-					keep |= 1 << (j - lo)
-				}
-			}
-			return keep
-		})
+		kernels.CorePass(words, sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
 	}
 }
 
@@ -97,15 +71,7 @@ func diskKernel(agg bool) shardKernel {
 		if agg {
 			ratio = sh.aggDiskRatio
 		}
-		req := b.diskReqMB
-		forWords(words, len(sh.freeDiskMB), func(lo, hi int) (keep uint64) {
-			for j := lo; j < hi; j++ {
-				if diskPasses(sh.totalDiskGB[j], sh.freeDiskMB[j], ratio[j], req) {
-					keep |= 1 << (j - lo)
-				}
-			}
-			return keep
-		})
+		kernels.DiskPass(words, sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
 	}
 }
 
@@ -113,25 +79,10 @@ func diskKernel(agg bool) shardKernel {
 // configured one, or the per-host (aggregate) column when limits is set.
 func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits func(*shard) []int64) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
-		c := counter(sh)
-		var per []int64
-		var fixed int64
 		if limits != nil {
-			per = limits(sh)
-		} else {
-			fixed = limit(b)
+			kernels.BelowPass(words, counter(sh), 0, limits(sh))
+			return
 		}
-		forWords(words, len(c), func(lo, hi int) (keep uint64) {
-			for j := lo; j < hi; j++ {
-				max := fixed
-				if per != nil {
-					max = per[j]
-				}
-				if c[j] < max {
-					keep |= 1 << (j - lo)
-				}
-			}
-			return keep
-		})
+		kernels.BelowPass(words, counter(sh), limit(b), nil)
 	}
 }

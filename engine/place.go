@@ -341,7 +341,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		}
 		b.candidates = b.alive.Count()
 		if !useBaseline {
-			b.candidates = len(b.rk.ids)
+			b.candidates = b.rk.size()
 			if err := b.rk.check(b); err != nil {
 				return err
 			}

@@ -53,6 +53,24 @@ type ranker struct {
 	missingAlive int
 }
 
+// ranking is what PlaceBatch asks of a ranker: the ranker (gathered
+// columns, any weigher) or the denseRanker (host-indexed columns under a
+// candidate mask, column weighers only).
+type ranking interface {
+	// update notes the hosts that left play and those the last placement
+	// changed (dirty).
+	update(b *batch, dirty []uint32)
+	// check raises what Nova's weighers would raise for this instance.
+	check(b *batch) error
+	// top returns the k best candidates satisfying keep (nil: all), and
+	// the ties at the top weight when wantTies.
+	top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored)
+	// size is the number of candidates.
+	size() int
+}
+
+func (rk *ranker) size() int { return len(rk.ids) }
+
 // blockSize is the number of candidate positions one block statistic
 // covers: small enough that refreshing a block is cheap, large enough that
 // scanning the blocks is.
@@ -105,7 +123,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	} else {
 		b.rk.update(b, dirty)
 	}
-	b.candidates = len(b.rk.ids)
+	b.candidates = b.rk.size()
 	if err := b.rk.check(b); err != nil {
 		return nil, nil, err
 	}
@@ -113,17 +131,38 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	return best, ties, nil
 }
 
+// useDenseRanker lets PlaceBatch rank with the dense ranker when every
+// contributing weigher is a column weigher; tests compare both rankers.
+var useDenseRanker = true
+
+// onDenseRanker, when set (tests), is called for every batch ranked by
+// the dense ranker.
+var onDenseRanker func()
+
+// newRanker starts the batch's ranking on instance 0's candidates: with
+// the dense ranker when every contributing weigher is a column weigher,
+// else with the gathered-column ranker.
 func (b *batch) newRanker() error {
-	rk := &ranker{b: b, in: b.set()}
-	rk.in.CopyFrom(b.alive)
+	var act []int
+	trackMissing, cols := false, useDenseRanker
 	for _, w := range b.weighers {
 		if w == wMetrics && len(b.cfg.MetricsWeightSetting) > 0 && b.cfg.MetricsRequired {
-			rk.trackMissing = true // Nova raises even when the multiplier is 0
+			trackMissing = true // Nova raises even when the multiplier is 0
 		}
 		if b.contributes(w) {
-			rk.act = append(rk.act, w)
+			act = append(act, w)
+			cols = cols && colWeigher(w)
 		}
 	}
+	if cols && !trackMissing {
+		if onDenseRanker != nil {
+			onDenseRanker()
+		}
+		b.rk = b.newDenseRanker(act)
+		return nil
+	}
+	rk := &ranker{b: b, in: b.set(), act: act, trackMissing: trackMissing}
+	rk.in.CopyFrom(b.alive)
 	rk.ids = b.alive.AppendTo(b.sc.ids[:0])
 	m := len(rk.ids)
 	rk.pos = b.sc.pos

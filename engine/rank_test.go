@@ -10,19 +10,28 @@ import (
 	"github.com/placer/placer/internal/synth"
 )
 
-// TestRankerMatchesBaseline checks that the incremental ranker (cached
-// weights, block statistics, rescoring only what moved) makes exactly the
-// baseline's decisions; the baseline rescores every candidate for every
-// instance, as Nova does.
+// TestRankerMatchesBaseline checks that both incremental rankers make
+// exactly the baseline's decisions: the gathered-column ranker (cached
+// weights, block statistics, rescoring only what moved) and the dense
+// ranker (host-indexed columns under a candidate mask). The baseline
+// rescores every candidate for every instance, as Nova does.
 func TestRankerMatchesBaseline(t *testing.T) {
-	cases := 0
-	for _, profile := range []string{"basic", "rich", "edge"} {
+	cases, denseBatches := 0, 0
+	engine.CountDenseRanker(&denseBatches)
+	defer engine.CountDenseRanker(nil)
+	for _, profile := range []string{"basic", "rich", "edge", "big"} {
 		for seed := uint64(1); seed <= 80; seed++ {
-			hosts := 300 + int(seed%5)*200
-			if profile == "edge" {
-				hosts = 30
+			opts := synth.Options{Hosts: 300 + int(seed%5)*200, Instances: 1 + int(seed%4)*20, Seed: seed, Profile: profile}
+			switch profile {
+			case "edge":
+				opts.Hosts = 30
+			case "big": // several shards, blocks cut by the last shard
+				if seed > 12 {
+					continue
+				}
+				opts.Profile, opts.Hosts, opts.Instances = "basic", 2*4096+1000+int(seed), 1+int(seed%3)*150
 			}
-			cloud, req := synth.Scenario(synth.Options{Hosts: hosts, Instances: 1 + int(seed%4)*20, Seed: seed, Profile: profile})
+			cloud, req := synth.Scenario(opts)
 			snap, err := engine.NewSnapshot(cloud)
 			if err != nil {
 				t.Fatalf("%s/%d: %v", profile, seed, err)
@@ -30,15 +39,22 @@ func TestRankerMatchesBaseline(t *testing.T) {
 			engine.SetBaseline(true)
 			want, wantErr := engine.PlaceBatch(context.Background(), snap, req)
 			engine.SetBaseline(false)
-			got, gotErr := engine.PlaceBatch(context.Background(), snap, req)
-			name := fmt.Sprintf("%s/seed=%d", profile, seed)
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
+			for _, col := range []bool{false, true} {
+				engine.SetDenseRanker(col)
+				got, gotErr := engine.PlaceBatch(context.Background(), snap, req)
+				name := fmt.Sprintf("%s/seed=%d/dense=%v", profile, seed, col)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
+				}
 			}
 			cases++
 		}
 	}
-	if cases < 240 {
+	if cases < 250 {
 		t.Fatalf("only %d cases ran", cases)
 	}
+	if denseBatches < cases/3 {
+		t.Fatalf("the dense ranker ranked only %d of %d batches", denseBatches, cases)
+	}
+	t.Logf("%d cases, %d ranked by the dense ranker", cases, denseBatches)
 }

@@ -72,7 +72,8 @@ func (b *batch) release() {
 		sc.sets = append(sc.sets, b.taken...)
 	}
 	sc.cols = append(sc.cols, b.takenCols...)
-	if rk := b.rk; rk != nil {
+	switch rk := b.rk.(type) {
+	case *ranker:
 		for _, id := range rk.ids {
 			sc.pos[id] = -1
 		}

@@ -88,6 +88,11 @@ type shard struct {
 	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
 	// BuildFailureWeigher's already negated.
 	mult [numWeighers][]float64
+
+	// raw[w] is column weigher w's raw value per host (colWeigher; nil
+	// for the others), clamped to its minval: what the dense ranker's
+	// kernels read. Kept equal to rawOf by whoever changes a column.
+	raw [numWeighers][]float64
 }
 
 const numWeighers = 10
@@ -414,6 +419,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		}
 		sh.mult[wBuildFailure][j] = -1 * sh.mult[wBuildFailure][j]
 	}
+	sh.fillRaw()
 	return sh
 }
 

@@ -422,6 +422,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
 		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
 		next.gens[k][j] = snap.version
+		sh.setUsageRaw(j)
 	}
 	return next
 }
@@ -435,6 +436,11 @@ func (sh *shard) cloneUsage() *shard {
 	c.vcpusUsed = slices.Clone(sh.vcpusUsed)
 	c.numInstances = slices.Clone(sh.numInstances)
 	c.numIOOps = slices.Clone(sh.numIOOps)
+	for w := range numWeighers {
+		if colWeigher(w) && w != wBuildFailure {
+			c.raw[w] = slices.Clone(sh.raw[w])
+		}
+	}
 	return &c
 }
 

@@ -282,6 +282,9 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = osh.freeRAM[oj], osh.freeDiskMB[oj], osh.vcpusUsed[oj]
 		sh.numInstances[j], sh.numIOOps[j] = osh.numInstances[oj], osh.numIOOps[oj]
 	}
+	for _, sh := range snap.shards {
+		sh.fillRaw() // on the usage just carried over
+	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})

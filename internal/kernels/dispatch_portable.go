@@ -14,3 +14,23 @@ func accumulateScalar(score, raw []float64, m, lo, span float64) {
 
 // SIMD reports whether the AVX-512 kernels are in use.
 const SIMD = false
+
+func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
+	minMaxMaskedGo(xs, words, lo, hi)
+}
+
+func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
+	RAMPassPortable(words, total, free, ratio, req)
+}
+
+func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
+	CorePassPortable(words, total, used, ratio, req)
+}
+
+func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
+	DiskPassPortable(words, totalGB, freeMB, ratio, req)
+}
+
+func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
+	BelowPassPortable(words, counter, limit, limits)
+}

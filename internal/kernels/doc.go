@@ -39,3 +39,20 @@ func MinMaxPortable(xs []float64) (lo, hi float64) { return minMaxGo(xs) }
 func AccumulatePortable(score, raw, mult []float64, lo, span float64) {
 	accumulateGo(score, raw, mult, lo, span)
 }
+
+// Block is the number of elements one MinMaxMasked statistic covers:
+// eight words of a bitmap.
+const Block = 512
+
+// MinMaxMasked sets lo[q] and hi[q] to the smallest and largest of the
+// elements xs[i] with i in block q (Block*q <= i < Block*(q+1)) whose bit
+// is set in words (bit i%64 of words[i/64]); +Inf and -Inf when none is:
+// per-block statistics over the hosts of a bitmap. words has one entry per
+// 64 elements of xs, lo and hi one per Block (the last may be short); bits
+// past the end of xs must be clear. xs must not hold NaN.
+func MinMaxMasked(xs []float64, words []uint64, lo, hi []float64) { minMaxMasked(xs, words, lo, hi) }
+
+// MinMaxMaskedPortable is MinMaxMasked without SIMD.
+func MinMaxMaskedPortable(xs []float64, words []uint64, lo, hi []float64) {
+	minMaxMaskedGo(xs, words, lo, hi)
+}

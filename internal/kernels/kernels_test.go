@@ -60,6 +60,64 @@ func TestKernelsMatchPortable(t *testing.T) {
 	}
 }
 
+// TestMinMaxMaskedMatchesPortable checks the masked block statistics
+// against the portable version and against a plain loop, at lengths
+// around the block and vector widths, with empty, full and sparse words.
+func TestMinMaxMaskedMatchesPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range lengths() {
+		for rep := 0; rep < 6; rep++ {
+			xs := randSlice(rng, n)
+			nw := (n + 63) / 64
+			nb := (n + Block - 1) / Block
+			words := make([]uint64, nw)
+			for q := range words {
+				switch rng.IntN(4) {
+				case 0:
+				case 1:
+					words[q] = ^uint64(0)
+				default:
+					words[q] = rng.Uint64() & rng.Uint64()
+				}
+				if rest := n - q*64; rest < 64 {
+					words[q] &= 1<<rest - 1
+				}
+			}
+			lo, hi := make([]float64, nb), make([]float64, nb)
+			plo, phi := make([]float64, nb), make([]float64, nb)
+			MinMaxMasked(xs, words, lo, hi)
+			MinMaxMaskedPortable(xs, words, plo, phi)
+			for q := range lo {
+				wantLo, wantHi := math.Inf(1), math.Inf(-1)
+				for i := q * Block; i < min((q+1)*Block, n); i++ {
+					if words[i/64]&(1<<(i%64)) != 0 {
+						wantLo, wantHi = min(wantLo, xs[i]), max(wantHi, xs[i])
+					}
+				}
+				if lo[q] != wantLo || hi[q] != wantHi || plo[q] != wantLo || phi[q] != wantHi {
+					t.Fatalf("n=%d block=%d: MinMaxMasked (%v,%v), portable (%v,%v), want (%v,%v)",
+						n, q, lo[q], hi[q], plo[q], phi[q], wantLo, wantHi)
+				}
+			}
+		}
+	}
+}
+
+// lengths are the slice lengths the masked test covers: every length up
+// to a few words, and lengths around the block edges.
+func lengths() []int {
+	var ns []int
+	for n := 0; n <= 200; n++ {
+		ns = append(ns, n)
+	}
+	for _, base := range []int{Block, 2 * Block, 3 * Block} {
+		for d := -9; d <= 9; d++ {
+			ns = append(ns, base+d)
+		}
+	}
+	return ns
+}
+
 func TestMinMaxEmptyAndTable(t *testing.T) {
 	lo, hi := MinMax(nil)
 	if !math.IsInf(lo, 1) || !math.IsInf(hi, -1) {
@@ -89,6 +147,30 @@ func BenchmarkMinMax(b *testing.B) {
 			b.SetBytes(int64(8 * len(xs)))
 			for b.Loop() {
 				impl.fn(xs)
+			}
+		})
+	}
+}
+
+func BenchmarkMinMaxMasked(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	xs := randSlice(rng, 50000)
+	words := make([]uint64, (len(xs)+63)/64)
+	for q := range words {
+		words[q] = rng.Uint64() | rng.Uint64() // about 3 in 4 set
+	}
+	words[len(words)-1] &= 1<<(len(xs)%64) - 1
+	nb := (len(xs) + Block - 1) / Block
+	lo, hi := make([]float64, nb), make([]float64, nb)
+	for _, impl := range []struct {
+		name string
+		fn   func(xs []float64, words []uint64, lo, hi []float64)
+	}{{"portable", MinMaxMaskedPortable}, {"dispatch", MinMaxMasked}} {
+		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(8 * len(xs)))
+			for b.Loop() {
+				impl.fn(xs, words, lo, hi)
 			}
 		})
 	}

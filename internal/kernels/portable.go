@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 func minMaxGo(xs []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
@@ -34,5 +37,20 @@ func accumulateGo(score, raw, mult []float64, lo, span float64) {
 	mult = mult[:len(score)]
 	for i := range score {
 		score[i] += mult[i] * ((raw[i] - lo) / span)
+	}
+}
+
+func minMaxMaskedGo(xs []float64, words []uint64, lo, hi []float64) {
+	const wpb = Block / 64
+	for q := range lo {
+		l, h := math.Inf(1), math.Inf(-1)
+		for k := q * wpb; k < min((q+1)*wpb, len(words)); k++ {
+			base := k * 64
+			for w := words[k]; w != 0; w &= w - 1 {
+				x := xs[base+bits.TrailingZeros64(w)]
+				l, h = min(l, x), max(h, x)
+			}
+		}
+		lo[q], hi[q] = l, h
 	}
 }

@@ -73,3 +73,39 @@ func accumulate(score, raw, mult []float64, lo, span float64) {
 		score[i] += mult[i] * ((raw[i] - lo) / span)
 	}
 }
+
+func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
+	if !SIMD {
+		minMaxMaskedGo(xs, words, lo, hi)
+		return
+	}
+	const wpb = Block / 64
+	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
+	full := len(xs) / Block
+	for q := 0; q < full; q++ {
+		vlo, vhi := inf, ninf
+		for k := q * wpb; k < (q+1)*wpb; k++ {
+			w := words[k]
+			if w == 0 {
+				continue
+			}
+			block := xs[k*64 : k*64+64]
+			for v := 0; v < 8; v++ {
+				b := uint8(w >> (8 * v))
+				if b == 0 {
+					continue
+				}
+				m := archsimd.Mask64x8FromBits(b)
+				x := archsimd.LoadFloat64x8Slice(block[8*v:])
+				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
+			}
+		}
+		var l, h [8]float64
+		vlo.Store(&l)
+		vhi.Store(&h)
+		lo[q], hi[q] = min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+	}
+	if full < len(lo) {
+		minMaxMaskedGo(xs[full*Block:], words[full*wpb:], lo[full:], hi[full:])
+	}
+}

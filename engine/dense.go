@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
+
+// denseRanker ranks the candidates of a batch whose contributing weighers
+// are all column weighers (colWeigher), over host-indexed columns: the
+// shards' raw columns (shard.raw) and multipliers, read in place with the
+// candidate set as a mask, so that nothing is gathered per candidate.
+//
+// It works on blocks of kernels.Block hosts (eight words of the candidate
+// set): per block and weigher, the minimum and maximum raw value over the
+// block's candidates (an AVX-512 masked kernel); Nova's normalisation
+// bounds are the minimum and maximum of those. A full rescoring
+// accumulates every host's weight with the column kernels, weigher by
+// weigher, in the baseline's order (hosts out of play get a weight that is
+// never read), then takes each block's largest candidate weight. The
+// best candidates are then found in the block with the largest weight and
+// in the blocks that can still rank.
+//
+// After a placement only the hosts it changed and the blocks whose
+// candidates changed are recomputed; when no normalisation bound moves,
+// every other weight stays what it was (as in the gathered ranker,
+// rank.go). Hosts the batch consumed on (the overlay) are read from it,
+// never from the snapshot's columns. Every weight is computed with the
+// baseline's operations in its order (weigh.go), so it is bit for bit the
+// baseline's.
+//
+// Invariants: in holds the candidate words the statistics describe; for
+// every block q not in stale, bLo[a][q]/bHi[a][q] are the minimum/maximum
+// of weigher act[a]'s raw value over q's candidates on the batch's state
+// (+Inf/-Inf without candidates); while valid, score[id] is candidate id's
+// weight under lo/hi for every candidate not in moved, and bBest[q] (q not
+// stale) the largest of q's candidates' weights (-Inf without any).
+type denseRanker struct {
+	b     *batch
+	act   []int
+	nb    int
+	in    []uint64
+	count int
+
+	lo, hi   []float64
+	bLo, bHi [][]float64
+	score    []float64
+	bBest    []float64
+	stale    []int32
+	isStale  []bool
+	moved    []uint32
+	valid    bool
+}
+
+// wordsPerBlock is the number of candidate words of a block.
+const wordsPerBlock = kernels.Block / 64
+
+func (b *batch) newDenseRanker(act []int) *denseRanker {
+	nb := (b.s.n + kernels.Block - 1) / kernels.Block
+	rk := &denseRanker{b: b, act: act, nb: nb}
+	nA := len(act)
+	rk.lo, rk.hi = make([]float64, nA), make([]float64, nA)
+	rk.bLo, rk.bHi = make([][]float64, nA), make([][]float64, nA)
+	for a := range act {
+		rk.bLo[a], rk.bHi[a] = make([]float64, nb), make([]float64, nb)
+	}
+	rk.bBest = make([]float64, nb)
+	rk.isStale = make([]bool, nb)
+	rk.score = b.floats(b.s.n)
+	rk.in = b.set().Words()
+	copy(rk.in, b.alive.Words())
+	rk.count = b.alive.Count()
+	for q := range nb {
+		rk.markStale(q)
+	}
+	return rk
+}
+
+func (rk *denseRanker) size() int            { return rk.count }
+func (rk *denseRanker) check(b *batch) error { return nil }
+
+func (rk *denseRanker) markStale(q int) {
+	if !rk.isStale[q] {
+		rk.isStale[q] = true
+		rk.stale = append(rk.stale, int32(q))
+	}
+}
+
+// update notes the blocks whose candidates changed since the last rank,
+// and the hosts the last placement changed.
+func (rk *denseRanker) update(b *batch, dirty []uint32) {
+	for k, w := range b.alive.Words() {
+		if rk.in[k] != w {
+			rk.in[k] = w
+			rk.markStale(k / wordsPerBlock)
+		}
+	}
+	for _, id := range dirty {
+		if b.alive.Has(id) {
+			rk.moved = append(rk.moved, id)
+			rk.markStale(int(id) / kernels.Block)
+		}
+	}
+	rk.count = b.alive.Count()
+}
+
+// block returns block q's shard, the offset of its first host in the shard
+// and its number of hosts.
+func (rk *denseRanker) block(q int) (sh *shard, off, m int) {
+	const perShard = bitmap.ShardSize / kernels.Block
+	sh = rk.b.s.shards[q/perShard]
+	off = (q % perShard) * kernels.Block
+	return sh, off, min(kernels.Block, sh.hostCount()-off)
+}
+
+// words returns block q's candidate words.
+func (rk *denseRanker) words(q int) []uint64 {
+	return rk.in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(rk.in))]
+}
+
+// value is column weigher w's raw value for host id on the batch's state.
+func (rk *denseRanker) value(w int, id uint32) float64 {
+	b := rk.b
+	sh, j := b.s.at(id)
+	if b.touched.Has(id) {
+		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
+	}
+	return sh.raw[w][j]
+}
+
+// restat recomputes block q's statistics: the kernel over the candidates
+// the batch did not consume on, then those it did, from the overlay.
+func (rk *denseRanker) restat(q int) {
+	sh, off, m := rk.block(q)
+	words := rk.words(q)
+	var clean [wordsPerBlock]uint64
+	var dirty []uint64
+	if len(rk.b.res) > 0 {
+		touched := rk.b.touched.Words()[q*wordsPerBlock:]
+		for k, w := range words {
+			clean[k] = w &^ touched[k]
+		}
+		dirty = touched[:len(words)]
+		words = clean[:len(words)]
+	}
+	for a, w := range rk.act {
+		kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+		for k, t := range dirty {
+			for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
+				x := rk.value(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
+				rk.bLo[a][q], rk.bHi[a][q] = min(rk.bLo[a][q], x), max(rk.bHi[a][q], x)
+			}
+		}
+	}
+}
+
+// bounds recomputes lo/hi over the blocks and reports whether any moved.
+func (rk *denseRanker) bounds() (changed bool) {
+	for a, w := range rk.act {
+		lo, _ := kernels.MinMax(rk.bLo[a])
+		_, hi := kernels.MinMax(rk.bHi[a])
+		if minvalZero(w) {
+			lo = 0
+		}
+		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
+			rk.lo[a], rk.hi[a], changed = lo, hi, true
+		}
+	}
+	return changed
+}
+
+// scoreOf is candidate id's weight under lo/hi, with the baseline's
+// operations in the baseline's order.
+func (rk *denseRanker) scoreOf(id uint32) float64 {
+	sh, j := rk.b.s.at(id)
+	s := 0.0
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		if lo == hi {
+			continue
+		}
+		s += sh.mult[w][j] * ((rk.value(w, id) - lo) / (hi - lo))
+	}
+	return s
+}
+
+// rescoreAll recomputes every weight with the column kernels, then those
+// of the candidates the batch consumed on.
+func (rk *denseRanker) rescoreAll() {
+	s := rk.b.s
+	for k, sh := range s.shards {
+		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+		clear(score)
+		for a, w := range rk.act {
+			lo, hi := rk.lo[a], rk.hi[a]
+			switch {
+			case lo == hi:
+			case s.multUniform[w]:
+				kernels.AccumulateScalar(score, sh.raw[w], s.multValue[w], lo, hi-lo)
+			default:
+				kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
+			}
+		}
+	}
+	for _, id := range rk.b.touchedIDs {
+		if rk.b.alive.Has(id) {
+			rk.score[id] = rk.scoreOf(id)
+		}
+	}
+}
+
+// best recomputes block q's largest candidate weight.
+func (rk *denseRanker) best(q int) {
+	var lo [1]float64
+	off := q * kernels.Block
+	kernels.MinMaxMasked(rk.score[off:min(off+kernels.Block, rk.b.s.n)], rk.words(q), lo[:], rk.bBest[q:q+1])
+}
+
+// refresh brings the stale blocks, the bounds and the weights up to date.
+func (rk *denseRanker) refresh() {
+	for _, q := range rk.stale {
+		rk.restat(int(q))
+	}
+	if rk.bounds() || !rk.valid {
+		rk.rescoreAll()
+		rk.valid = true
+		for q := range rk.nb {
+			rk.best(q)
+		}
+	} else {
+		for _, id := range rk.moved {
+			if rk.b.alive.Has(id) {
+				rk.score[id] = rk.scoreOf(id)
+			}
+		}
+		for _, q := range rk.stale {
+			rk.best(int(q))
+		}
+	}
+	for _, q := range rk.stale {
+		rk.isStale[q] = false
+	}
+	rk.stale, rk.moved = rk.stale[:0], rk.moved[:0]
+}
+
+// top returns the k best candidates satisfying keep (nil: all), and, when
+// wantTies, every candidate tied with the best (in id order). One
+// candidate weighs 0, as in Nova, where no weigher runs.
+func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
+	var c collector
+	c.init(k, wantTies)
+	if rk.count <= 1 {
+		for q := range rk.nb {
+			rk.scanZero(&c, keep, q)
+		}
+		return c.best, c.tieList()
+	}
+	rk.refresh()
+	first, _ := argmax(rk.bBest)
+	thr := rk.scan(&c, keep, first, math.Inf(-1))
+	for q, x := range rk.bBest {
+		if q != first && x >= thr {
+			thr = rk.scan(&c, keep, q, thr)
+		}
+	}
+	return c.best, c.tieList()
+}
+
+// scanZero offers block q's candidates with weight 0 (one candidate).
+func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
+	for k, w := range rk.words(q) {
+		for ; w != 0; w &= w - 1 {
+			if id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(w)); keep == nil || keep(id) {
+				c.offer(scored{id, 0})
+			}
+		}
+	}
+}
+
+// scan offers block q's candidates weighing at least thr (and kept) to c
+// and returns the new threshold (the k-th best weight, once there are k).
+func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
+	for k, w := range rk.words(q) {
+		base := q*kernels.Block + k*64
+		for ; w != 0; w &= w - 1 {
+			id := uint32(base + bits.TrailingZeros64(w))
+			x := rk.score[id]
+			if x < thr || (keep != nil && !keep(id)) {
+				continue
+			}
+			c.offer(scored{id, x})
+			if t, ok := c.threshold(); ok {
+				thr = t.score
+			}
+		}
+	}
+	return thr
+}
+
+// argmax returns the index and value of the largest element (the first on
+// ties; 0 and -Inf when xs is empty or all -Inf).
+func argmax(xs []float64) (int, float64) {
+	at, top := 0, math.Inf(-1)
+	for i, x := range xs {
+		if x > top {
+			at, top = i, x
+		}
+	}
+	return at, top
+}

@@ -1,0 +1,115 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// interesting returns a column value near the edges the predicates care
+// about: zero, the request, negative, huge (wrapping), ordinary.
+func interesting(rng *rand.Rand, req int64) int64 {
+	switch rng.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return req + int64(rng.IntN(5)) - 2
+	case 2:
+		return -int64(rng.IntN(1 << 16))
+	case 3:
+		return math.MaxInt64 - int64(rng.IntN(4))
+	case 4:
+		return math.MinInt64 + int64(rng.IntN(4))
+	default:
+		return int64(rng.IntN(1 << 20))
+	}
+}
+
+func ratio(rng *rand.Rand) float64 {
+	return []float64{1, 1.5, 16, 0, 0.5, math.NaN(), math.Inf(1), -1, 1e-300}[rng.IntN(9)]
+}
+
+// TestFilterKernelsMatchPredicates checks every mask kernel, dispatched and
+// portable, against its scalar predicate host by host, at lengths around
+// the word and vector widths, with sparse, full and empty words.
+func TestFilterKernelsMatchPredicates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 511, 512, 520} {
+		for rep := 0; rep < 40; rep++ {
+			req := []int64{0, 1, 2048, 20480, int64(rng.IntN(1 << 16))}[rng.IntN(5)]
+			a, b, lim := make([]int64, n), make([]int64, n), make([]int64, n)
+			r := make([]float64, n)
+			for i := range a {
+				a[i], b[i], lim[i], r[i] = interesting(rng, req), interesting(rng, req), interesting(rng, 8), ratio(rng)
+			}
+			words := make([]uint64, (n+63)/64)
+			for q := range words {
+				words[q] = []uint64{0, ^uint64(0), rng.Uint64()}[rng.IntN(3)]
+				if rest := n - q*64; rest < 64 {
+					words[q] &= 1<<rest - 1
+				}
+			}
+			limit := interesting(rng, 8)
+			for _, k := range []struct {
+				name     string
+				kernel   func([]uint64)
+				portable func([]uint64)
+				pass     func(i int) bool
+			}{
+				{"RAMPass", func(w []uint64) { RAMPass(w, a, b, r, req) }, func(w []uint64) { RAMPassPortable(w, a, b, r, req) },
+					func(i int) bool { return RAMPasses(a[i], b[i], r[i], req) }},
+				{"CorePass", func(w []uint64) { CorePass(w, a, b, r, req) }, func(w []uint64) { CorePassPortable(w, a, b, r, req) },
+					func(i int) bool { return CorePasses(a[i], b[i], r[i], req) }},
+				{"DiskPass", func(w []uint64) { DiskPass(w, a, b, r, req) }, func(w []uint64) { DiskPassPortable(w, a, b, r, req) },
+					func(i int) bool { return DiskPasses(a[i], b[i], r[i], req) }},
+				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lim) }, func(w []uint64) { BelowPassPortable(w, a, 0, lim) },
+					func(i int) bool { return a[i] < lim[i] }},
+				{"BelowPass/limit", func(w []uint64) { BelowPass(w, a, limit, nil) }, func(w []uint64) { BelowPassPortable(w, a, limit, nil) },
+					func(i int) bool { return a[i] < limit }},
+			} {
+				got, port := append([]uint64(nil), words...), append([]uint64(nil), words...)
+				k.kernel(got)
+				k.portable(port)
+				for q := range words {
+					var want uint64
+					for t := 0; t < 64 && q*64+t < n; t++ {
+						if words[q]&(1<<t) != 0 && k.pass(q*64+t) {
+							want |= 1 << t
+						}
+					}
+					if got[q] != want || port[q] != want {
+						t.Fatalf("%s n=%d word %d: kernel %x, portable %x, want %x", k.name, n, q, got[q], port[q], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkRAMPass(b *testing.B) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n = 50000
+	total, free, r := make([]int64, n), make([]int64, n), make([]float64, n)
+	for i := range total {
+		total[i] = 1 << 18
+		free[i] = int64(rng.IntN(1 << 18))
+		r[i] = 1.5
+	}
+	words := make([]uint64, (n+63)/64)
+	for _, impl := range []struct {
+		name string
+		fn   func([]uint64, []int64, []int64, []float64, int64)
+	}{{"portable", RAMPassPortable}, {"dispatch", RAMPass}} {
+		b.Run("impl="+impl.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for q := range words {
+					words[q] = ^uint64(0)
+				}
+				words[len(words)-1] = 1<<(n%64) - 1
+				impl.fn(words, total, free, r, 2048)
+			}
+		})
+	}
+}
