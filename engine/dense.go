@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -51,6 +53,7 @@ type denseRanker struct {
 	stale    []int32
 	isStale  []bool
 	moved    []uint32
+	order    []int32
 	valid    bool
 }
 
@@ -260,11 +263,22 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 	rk.refresh()
 	first, _ := argmax(rk.bBest)
 	thr := rk.scan(&c, keep, first, math.Inf(-1))
+	// The other blocks that can still rank, best first: with keep (the
+	// alternates of one cell), the threshold rises fastest that way.
+	order := rk.order[:0]
 	for q, x := range rk.bBest {
 		if q != first && x >= thr {
-			thr = rk.scan(&c, keep, q, thr)
+			order = append(order, int32(q))
 		}
 	}
+	slices.SortFunc(order, func(p, q int32) int { return cmp.Compare(rk.bBest[q], rk.bBest[p]) })
+	for _, q := range order {
+		if rk.bBest[q] < thr {
+			break
+		}
+		thr = rk.scan(&c, keep, int(q), thr)
+	}
+	rk.order = order
 	return c.best, c.tieList()
 }
 
