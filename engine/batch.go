@@ -32,7 +32,8 @@ type batch struct {
 	filters      []*filterImpl
 	weighers     []int // active weigher indexes, in config order
 
-	// Overlay: current resources of the hosts consumed in this batch.
+	// Overlay: current resources of the hosts consumed in this batch, and
+	// of those in the snapshot's usage delta.
 	touched    *bitmap.Set
 	touchedIdx map[uint32]int
 	touchedIDs []uint32 // in consumption order; res[i] is touchedIDs[i]'s
@@ -81,6 +82,16 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 	}
 	b.sc = s.getScratch()
 	b.touched = b.set()
+	// The snapshot's delta (Store commits) starts the overlay: its hosts'
+	// columns are not their state.
+	if d := s.delta; d != nil {
+		for i, id := range d.ids {
+			b.touchedIdx[id] = len(b.res)
+			b.res = append(b.res, d.res[i])
+			b.touchedIDs = append(b.touchedIDs, id)
+			b.touched.Add(id)
+		}
+	}
 	b.diskReqMB = b.diskMB + req.Flavor.Swap
 	b.img, _ = nova.ParseImage(req.Image.Properties) // validated by PrepareRequest
 	b.query, _ = nova.ParseQuery(req.SchedulerHints.Query)

@@ -47,8 +47,8 @@ type HostUsage struct {
 
 // Usage returns host id's usage in s. It panics when id >= s.Len().
 func (s *Snapshot) Usage(id uint32) HostUsage {
-	sh, j := s.at(id)
-	return HostUsage{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
+	r := s.usage(id)
+	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
 }
 
 // HostCapacity is what a host's usage is checked against: its totals and

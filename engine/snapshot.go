@@ -46,7 +46,10 @@ type Snapshot struct {
 	// Store's commit-time check does. Copy-on-write: never modified once
 	// the snapshot is published.
 	groupPlaced map[string]map[string]string
-	pool        scratchPool
+	// delta is the usage of the hosts Store commits changed since their
+	// shards were copied (nil: none); see usageDelta.
+	delta *usageDelta
+	pool  scratchPool
 }
 
 var snapshotVersions atomic.Uint64

@@ -88,7 +88,7 @@ type StoreOptions struct {
 // storeState is one published state: the snapshot and its generations.
 type storeState struct {
 	snap *Snapshot
-	// gens[k][j] is the generation of host k*ShardSize+j.
+	// gens[p][j] is the generation of host p*genPage+j.
 	gens [][]uint64
 	// rebuilt is the version of the last rebuild: host ids of a plan made
 	// on an older snapshot must be looked up again by name.
@@ -134,8 +134,8 @@ func cloneAggregates(aggs []Aggregate) []Aggregate {
 
 func newGens(n int, v uint64) [][]uint64 {
 	var gens [][]uint64
-	for base := 0; base < n; base += bitmap.ShardSize {
-		g := make([]uint64, min(bitmap.ShardSize, n-base))
+	for base := 0; base < n; base += genPage {
+		g := make([]uint64, min(genPage, n-base))
 		for i := range g {
 			g[i] = v
 		}
@@ -161,7 +161,7 @@ func (s *Store) Version() uint64 { return s.cur.Load().snap.version }
 // the newest snapshot.
 func (s *Store) Generation(id uint32) uint64 {
 	st := s.cur.Load()
-	return st.gens[id>>bitmap.ShardBits][id&(bitmap.ShardSize-1)]
+	return st.gens[id/genPage][id%genPage]
 }
 
 // CommitOption changes how Commit treats a plan.
@@ -231,8 +231,7 @@ func (ov *overlay) get(st *storeState, id uint32) hostRes {
 	if r, ok := ov.res[id]; ok {
 		return r
 	}
-	sh, j := st.snap.at(id)
-	return hostRes{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
+	return st.snap.usage(id)
 }
 
 func (ov *overlay) set(id uint32, r hostRes) {
@@ -280,7 +279,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		} else if int(id) >= snap.n || snap.info.host[id] != p.Host || snap.info.node[id] != p.Node {
 			return res, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
 		} else {
-			touched = st.gens[id>>bitmap.ShardBits][id&(bitmap.ShardSize-1)] > plan.BaseVersion
+			touched = st.gens[id/genPage][id%genPage] > plan.BaseVersion
 		}
 		ids[i] = id
 		r := ov.get(st, id)
@@ -412,19 +411,36 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 	next := &storeState{snap: snap, gens: slices.Clone(st.gens), rebuilt: st.rebuilt}
 	copied := map[int]bool{}
 	for _, id := range ov.ids {
+		p := int(id / genPage)
+		if !copied[p] {
+			copied[p] = true
+			next.gens[p] = slices.Clone(st.gens[p])
+		}
+		next.gens[p][id%genPage] = snap.version
+	}
+	snap.delta = old.delta.with(old.n, ov)
+	if snap.delta.len() > maxDelta {
+		snap.compact()
+	}
+	return next
+}
+
+// compact folds the snapshot's usage delta into copies of the shards it
+// covers (snap is not published yet).
+func (snap *Snapshot) compact() {
+	copied := map[int]bool{}
+	for i, id := range snap.delta.ids {
 		k, j := int(id>>bitmap.ShardBits), int(id&(bitmap.ShardSize-1))
 		if !copied[k] {
 			copied[k] = true
-			snap.shards[k] = old.shards[k].cloneUsage()
-			next.gens[k] = slices.Clone(st.gens[k])
+			snap.shards[k] = snap.shards[k].cloneUsage()
 		}
-		sh, r := snap.shards[k], ov.res[id]
+		sh, r := snap.shards[k], snap.delta.res[i]
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
 		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
-		next.gens[k][j] = snap.version
 		sh.setUsageRaw(j)
 	}
-	return next
+	snap.delta = nil
 }
 
 // cloneUsage copies a shard for a usage change: the consumable columns are

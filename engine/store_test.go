@@ -80,14 +80,72 @@ func TestCommitHarness(t *testing.T) {
 		if now.Version() <= old.Version() || s.Generation(id) != now.Version() {
 			t.Errorf("versions: old %d new %d gen %d", old.Version(), now.Version(), s.Generation(id))
 		}
-		k := int(id >> bitmap.ShardBits)
 		for i := range now.shards {
-			if shared := now.shards[i] == old.shards[i]; shared == (i == k) {
-				t.Errorf("shard %d shared=%v (touched shard %d)", i, shared, k)
+			if now.shards[i] != old.shards[i] {
+				t.Errorf("shard %d copied: a commit goes to the usage delta", i)
 			}
+		}
+		if _, ok := now.delta.lookup(id); !ok || now.delta.len() != 1 {
+			t.Errorf("delta after one commit: %+v", now.delta)
 		}
 		if now.info != old.info {
 			t.Error("host info copied on a usage commit")
+		}
+	})
+	t.Run("compaction", func(t *testing.T) {
+		// Past maxDelta hosts, a commit folds the delta into copies of
+		// the shards it covers; every snapshot keeps its own state.
+		s := mustStore(t, tightCloud(3*bitmap.ShardSize))
+		first := s.Snapshot()
+		var snaps []*Snapshot
+		var ids []uint32
+		for i := 0; i <= maxDelta; i++ {
+			plan := mustPlan(t, s.Snapshot(), req(fmt.Sprintf("c%d", i)))
+			if _, err := s.Commit(plan); err != nil {
+				t.Fatal(err)
+			}
+			snaps = append(snaps, s.Snapshot())
+			ids = append(ids, plan.Placements[0].HostID)
+		}
+		last := s.Snapshot()
+		if last.delta != nil {
+			t.Fatalf("no compaction after %d hosts: delta of %d", maxDelta+1, last.delta.len())
+		}
+		copied := 0
+		for k := range last.shards {
+			if last.shards[k] != first.shards[k] {
+				copied++
+			}
+		}
+		if copied == 0 {
+			t.Error("compaction copied no shard")
+		}
+		for i, snap := range snaps {
+			for _, id := range ids {
+				want := int64(8192)
+				used := 0
+				for _, x := range ids[:i+1] {
+					if x == id {
+						used++
+					}
+				}
+				want -= int64(used) * 2048
+				if got := snap.Usage(id).FreeRAMMB; got != want {
+					t.Fatalf("snapshot %d, host %d: free RAM %d, want %d", i, id, got, want)
+				}
+			}
+		}
+		if got := first.Usage(ids[0]).FreeRAMMB; got != 8192 {
+			t.Errorf("the first snapshot changed: free RAM %d", got)
+		}
+		for k, sh := range last.shards {
+			for w := range numWeighers {
+				for j := 0; colWeigher(w) && j < sh.hostCount(); j++ {
+					if sh.raw[w][j] != sh.rawOf(w, j) {
+						t.Fatalf("shard %d host %d: raw column of weigher %d is %v, columns say %v", k, j, w, sh.raw[w][j], sh.rawOf(w, j))
+					}
+				}
+			}
 		}
 	})
 	t.Run("recheck and accept", func(t *testing.T) {

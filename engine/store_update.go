@@ -277,10 +277,10 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 		if !ok {
 			continue
 		}
-		osh, oj := old.at(oid)
+		r := old.usage(oid)
 		sh, j := snap.at(uint32(id))
-		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = osh.freeRAM[oj], osh.freeDiskMB[oj], osh.vcpusUsed[oj]
-		sh.numInstances[j], sh.numIOOps[j] = osh.numInstances[oj], osh.numIOOps[oj]
+		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
+		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
 	}
 	for _, sh := range snap.shards {
 		sh.fillRaw() // on the usage just carried over
