@@ -36,7 +36,8 @@ import (
 // Invariants: in holds the candidate words the statistics describe; for
 // every block q not in stale, bLo[a][q]/bHi[a][q] are the minimum/maximum
 // of weigher act[a]'s raw value over q's candidates on the batch's state
-// (+Inf/-Inf without candidates); while valid, score[id] is candidate id's
+// (+Inf/-Inf without candidates; bLo is 0 for the weighers whose minval
+// 0 is their lower bound anyway); while valid, score[id] is candidate id's
 // weight under lo/hi for every candidate not in moved, and bBest[q] (q not
 // stale) the largest of q's candidates' weights (-Inf without any).
 type denseRanker struct {
@@ -149,7 +150,12 @@ func (rk *denseRanker) restat(q int) {
 		words = clean[:len(words)]
 	}
 	for a, w := range rk.act {
-		kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+		if minvalZero(w) { // the bound is 0 whatever the minimum
+			rk.bLo[a][q] = 0
+			kernels.MaxMasked(sh.raw[w][off:off+m], words, rk.bHi[a][q:q+1])
+		} else {
+			kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+		}
 		for k, t := range dirty {
 			for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
 				x := rk.value(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
@@ -216,9 +222,8 @@ func (rk *denseRanker) rescoreAll() {
 
 // best recomputes block q's largest candidate weight.
 func (rk *denseRanker) best(q int) {
-	var lo [1]float64
 	off := q * kernels.Block
-	kernels.MinMaxMasked(rk.score[off:min(off+kernels.Block, rk.b.s.n)], rk.words(q), lo[:], rk.bBest[q:q+1])
+	kernels.MaxMasked(rk.score[off:min(off+kernels.Block, rk.b.s.n)], rk.words(q), rk.bBest[q:q+1])
 }
 
 // refresh brings the stale blocks, the bounds and the weights up to date.
@@ -271,10 +276,18 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 			order = append(order, int32(q))
 		}
 	}
-	slices.SortFunc(order, func(p, q int32) int { return cmp.Compare(rk.bBest[q], rk.bBest[p]) })
+	slices.SortFunc(order, func(p, q int32) int {
+		return cmp.Or(cmp.Compare(rk.bBest[q], rk.bBest[p]), cmp.Compare(p, q))
+	})
 	for _, q := range order {
 		if rk.bBest[q] < thr {
 			break
+		}
+		// A block whose best only ties the k-th best cannot displace it
+		// unless it holds a smaller id (or the ties themselves are
+		// wanted): blocks hold increasing ids.
+		if t, full := c.threshold(); full && !wantTies && rk.bBest[q] == thr && uint32(int(q)*kernels.Block) > t.id {
+			continue
 		}
 		thr = rk.scan(&c, keep, int(q), thr)
 	}

@@ -34,3 +34,5 @@ func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int6
 func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
 	BelowPassPortable(words, counter, limit, limits)
 }
+
+func maxMasked(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }

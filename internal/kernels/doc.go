@@ -56,3 +56,9 @@ func MinMaxMasked(xs []float64, words []uint64, lo, hi []float64) { minMaxMasked
 func MinMaxMaskedPortable(xs []float64, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(xs, words, lo, hi)
 }
+
+// MaxMasked is MinMaxMasked computing only the maxima.
+func MaxMasked(xs []float64, words []uint64, hi []float64) { maxMasked(xs, words, hi) }
+
+// MaxMaskedPortable is MaxMasked without SIMD.
+func MaxMaskedPortable(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }

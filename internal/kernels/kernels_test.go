@@ -94,6 +94,12 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 						wantLo, wantHi = min(wantLo, xs[i]), max(wantHi, xs[i])
 					}
 				}
+				onlyHi, onlyHiP := make([]float64, nb), make([]float64, nb)
+				MaxMasked(xs, words, onlyHi)
+				MaxMaskedPortable(xs, words, onlyHiP)
+				if onlyHi[q] != wantHi || onlyHiP[q] != wantHi {
+					t.Fatalf("n=%d block=%d: MaxMasked %v, portable %v, want %v", n, q, onlyHi[q], onlyHiP[q], wantHi)
+				}
 				if lo[q] != wantLo || hi[q] != wantHi || plo[q] != wantLo || phi[q] != wantHi {
 					t.Fatalf("n=%d block=%d: MinMaxMasked (%v,%v), portable (%v,%v), want (%v,%v)",
 						n, q, lo[q], hi[q], plo[q], phi[q], wantLo, wantHi)

@@ -54,3 +54,17 @@ func minMaxMaskedGo(xs []float64, words []uint64, lo, hi []float64) {
 		lo[q], hi[q] = l, h
 	}
 }
+
+func maxMaskedGo(xs []float64, words []uint64, hi []float64) {
+	const wpb = Block / 64
+	for q := range hi {
+		h := math.Inf(-1)
+		for k := q * wpb; k < min((q+1)*wpb, len(words)); k++ {
+			base := k * 64
+			for w := words[k]; w != 0; w &= w - 1 {
+				h = max(h, xs[base+bits.TrailingZeros64(w)])
+			}
+		}
+		hi[q] = h
+	}
+}

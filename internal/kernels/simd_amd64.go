@@ -109,3 +109,35 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 		minMaxMaskedGo(xs[full*Block:], words[full*wpb:], lo[full:], hi[full:])
 	}
 }
+
+func maxMasked(xs []float64, words []uint64, hi []float64) {
+	if !SIMD {
+		maxMaskedGo(xs, words, hi)
+		return
+	}
+	const wpb = Block / 64
+	ninf := archsimd.BroadcastFloat64x8(math.Inf(-1))
+	full := len(xs) / Block
+	for q := 0; q < full; q++ {
+		vhi := ninf
+		for k := q * wpb; k < (q+1)*wpb; k++ {
+			w := words[k]
+			if w == 0 {
+				continue
+			}
+			block := xs[k*64 : k*64+64]
+			for v := 0; v < 8; v++ {
+				if b := uint8(w >> (8 * v)); b != 0 {
+					x := archsimd.LoadFloat64x8Slice(block[8*v:])
+					vhi = vhi.Max(x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
+				}
+			}
+		}
+		var h [8]float64
+		vhi.Store(&h)
+		hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+	}
+	if full < len(hi) {
+		maxMaskedGo(xs[full*Block:], words[full*wpb:], hi[full:])
+	}
+}
