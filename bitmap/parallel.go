@@ -3,6 +3,7 @@ package bitmap
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -12,8 +13,9 @@ import (
 const ParallelMinHosts = 2 * ShardSize
 
 // ForShards calls fn(k) for every shard k of a set over n hosts. With at
-// least ParallelMinHosts hosts the shards run in parallel on up to
-// GOMAXPROCS goroutines; fn must only touch its own shard. The context is
+// least ParallelMinHosts hosts the shards run in parallel: GOMAXPROCS
+// goroutines each take the next shard until none is left (two goroutines,
+// not one per shard, on this project's two-core machines); fn must only touch its own shard. The context is
 // checked between shards; the first error (or ctx.Err()) is returned.
 func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	shards := (n + ShardSize - 1) / ShardSize
@@ -30,14 +32,24 @@ func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 		return nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(procs)
-	for k := 0; k < shards; k++ {
-		g.Go(func() error {
+	var next atomic.Int64
+	work := func() error {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= shards {
+				return nil
+			}
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			return fn(k)
-		})
+			if err := fn(k); err != nil {
+				return err
+			}
+		}
 	}
+	for range min(procs, shards) - 1 {
+		g.Go(work)
+	}
+	g.Go(work)
 	return g.Wait()
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math/bits"
+
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
 )
@@ -85,4 +87,65 @@ func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits 
 		}
 		kernels.BelowPass(words, counter(sh), limit(b), nil)
 	}
+}
+
+// applyFused runs the kernels of run (column filters, in order) over set,
+// every shard through all of them in one pass, re-testing after each the
+// hosts of the overlay that were still in the set; it returns the number
+// of hosts in the set after each filter.
+func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) ([]int, error) {
+	nShards := set.Shards()
+	var touchedOf [][]uint32 // per shard, the overlay's hosts
+	if len(b.touchedIDs) > 0 {
+		touchedOf = make([][]uint32, nShards)
+		for _, id := range b.touchedIDs {
+			k := int(id >> bitmap.ShardBits)
+			touchedOf[k] = append(touchedOf[k], id)
+		}
+	}
+	counts := make([]int, nShards*len(run)) // counts[k*len(run)+x]
+	err := bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
+		words := set.ShardWordsOf(k)
+		var mine []uint32
+		if touchedOf != nil {
+			mine = touchedOf[k]
+		}
+		was := make([]bool, len(mine))
+		for x, f := range run {
+			for i, id := range mine {
+				was[i] = set.Has(id)
+			}
+			f.kernel(b, b.s.shards[k], words)
+			for i, id := range mine {
+				if !was[i] {
+					continue
+				}
+				ok, err := f.host(b, id)
+				if err != nil {
+					return err
+				}
+				if ok {
+					set.Add(id)
+				} else {
+					set.Remove(id)
+				}
+			}
+			c := 0
+			for _, w := range words {
+				c += bits.OnesCount64(w)
+			}
+			counts[k*len(run)+x] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ends := make([]int, len(run))
+	for k := range nShards {
+		for x := range run {
+			ends[x] += counts[k*len(run)+x]
+		}
+	}
+	return ends, nil
 }

@@ -168,11 +168,37 @@ func (b *batch) filterFirst() (*NoValidHostError, error) {
 // runChain runs the enabled filters in order over set (the once-per-request
 // ones only when first), recording (name, start, end) and stopping at the
 // first filter that leaves no host, as nova/filters.py does.
+//
+// A run of consecutive column filters (RamFilter, CoreFilter, ...) is one
+// pass over the shards, each shard going through every kernel of the run
+// (applyFused); the counts after each are the same as filter by filter,
+// and a filter after the one that emptied the set changes nothing.
 func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 	var counts []FilterCount
 	start := set.Count()
-	for _, f := range b.filters {
+	chain := b.filters
+	for i := 0; i < len(chain); i++ {
+		f := chain[i]
 		if later && f.once {
+			continue
+		}
+		if f.kernel != nil {
+			j := i + 1
+			for j < len(chain) && chain[j].kernel != nil && !(later && chain[j].once) {
+				j++
+			}
+			ends, err := b.applyFused(set, chain[i:j])
+			if err != nil {
+				return nil, err
+			}
+			for x, end := range ends {
+				counts = append(counts, FilterCount{Name: chain[i+x].name, Start: start, End: end})
+				if end == 0 {
+					return counts, nil
+				}
+				start = end
+			}
+			i = j - 1
 			continue
 		}
 		if err := f.apply(b, set); err != nil {
