@@ -222,6 +222,35 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	return dirty
 }
 
+// intAttr is the value of one of the integer attributes of the host state
+// (nova.IntCapabilities) for host id now, as attrs fills it.
+func (b *batch) intAttr(name string, id uint32) int64 {
+	sh, j := b.s.at(id)
+	switch name {
+	case "free_ram_mb":
+		return b.cur(id).freeRAM
+	case "free_disk_mb":
+		return b.cur(id).freeDiskMB
+	case "vcpus_used":
+		return b.cur(id).vcpusUsed
+	case "num_instances":
+		return b.cur(id).numInstances
+	case "num_io_ops":
+		return b.cur(id).numIOOps
+	case "total_usable_ram_mb":
+		return sh.totalRAM[j]
+	case "total_usable_disk_gb":
+		return sh.totalDiskGB[j]
+	case "vcpus_total":
+		return sh.vcpusTotal[j]
+	case "failed_builds":
+		return sh.failedBuilds[j]
+	case "disk_mb_used":
+		return b.s.info.diskMBUsed[id]
+	}
+	panic("engine: intAttr of " + name)
+}
+
 // attrs fills h with what getattr(host_state, ...) returns for host id now.
 func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	info := b.s.info

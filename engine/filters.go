@@ -396,6 +396,18 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 	if len(specs) == 0 {
 		return nil
 	}
+	if caps, ok := nova.IntCapabilities(specs); ok {
+		// Numeric comparisons of integer attributes: read the columns,
+		// no host view, no text.
+		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+			for _, c := range caps {
+				if !c.Pass(b.intAttr(c.Attr, id)) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+	}
 	return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
 		h := attrsPool.Get().(*nova.HostAttrs)
 		defer attrsPool.Put(h)

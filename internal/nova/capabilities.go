@@ -182,3 +182,75 @@ func splitScope(key string) []string {
 	scopeCache.Unlock()
 	return sc
 }
+
+// IntCapability is one extra spec ComputeCapabilitiesFilter evaluates as a
+// numeric comparison of an integer attribute of the host state: the host
+// passes it iff float(str(value)) <Op> float(Arg), which for an int64
+// value is float64(value) <Op> Arg (both conversions round to nearest).
+type IntCapability struct {
+	Attr string  // a HostAttrs integer attribute, e.g. "free_ram_mb"
+	Op   string  // "=", ">=", "==", "!=" or "<="
+	Arg  float64 // the operand, as Python's float() reads it
+}
+
+// Pass reports whether an attribute value passes the spec.
+func (c IntCapability) Pass(v int64) bool {
+	x := float64(v)
+	switch c.Op {
+	case "=", ">=":
+		return x >= c.Arg
+	case "==":
+		return x == c.Arg
+	case "!=":
+		return x != c.Arg
+	default: // "<="
+		return x <= c.Arg
+	}
+}
+
+// intAttrs are the HostAttrs attributes whose value is always an int64.
+var intAttrs = map[string]bool{
+	"free_ram_mb": true, "free_disk_mb": true, "total_usable_ram_mb": true,
+	"total_usable_disk_gb": true, "disk_mb_used": true, "vcpus_total": true,
+	"vcpus_used": true, "num_instances": true, "num_io_ops": true, "failed_builds": true,
+}
+
+// IntCapabilities returns the extra specs CapabilitiesCheck evaluates when
+// every one of them is an IntCapability (those it skips, of scopes other
+// than "capabilities", are left out); ok is false otherwise, and the
+// caller evaluates host by host. No IntCapability can raise: its operand
+// parses and an integer's text always does.
+func IntCapabilities(extraSpecs map[string]string) (caps []IntCapability, ok bool) {
+	keys := make([]string, 0, len(extraSpecs))
+	for k := range extraSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		scope := splitScope(key)
+		if len(scope) > 1 {
+			if scope[0] != "capabilities" {
+				continue
+			}
+			scope = scope[1:]
+		}
+		if len(scope) != 1 || !intAttrs[scope[0]] {
+			return nil, false
+		}
+		words := pySplit(extraSpecs[key])
+		if len(words) < 2 {
+			return nil, false
+		}
+		switch words[0] {
+		case "=", ">=", "==", "!=", "<=":
+		default:
+			return nil, false
+		}
+		arg, parsed := PyFloat(words[1])
+		if !parsed {
+			return nil, false
+		}
+		caps = append(caps, IntCapability{Attr: scope[0], Op: words[0], Arg: arg})
+	}
+	return caps, true
+}
