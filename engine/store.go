@@ -49,8 +49,10 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 //   - every host carries a generation, the version of the last change that
 //     touched its usage; a host whose generation is at most a plan's
 //     BaseVersion is in exactly the state the plan was computed on;
-//   - a usage commit copies only the shards it touches (the others, and
-//     the static per-host data, are shared with the previous snapshot);
+//   - a usage commit shares every shard and the static per-host data with
+//     the previous snapshot and records the changed hosts in the new
+//     snapshot's usage delta; only a compaction (past maxDelta hosts)
+//     copies the shards the delta covers;
 //   - commits are serialized (one short critical section); a committed
 //     instance always fitted, under the enabled resource filters, the
 //     state it was committed to.
