@@ -4,25 +4,12 @@ package kernels
 
 import "simd/archsimd"
 
-// vectorWords runs keep8 (the pass bits of hosts i..i+7) over every
-// non-zero word holding 64 hosts, and the scalar pass over the rest.
-func vectorWords(words []uint64, n int, keep8 func(i int) uint8, pass func(i int) bool) {
-	full := min(n/64, len(words))
-	for q := 0; q < full; q++ {
-		w := words[q]
-		if w == 0 {
-			continue
-		}
-		var keep uint64
-		for v := 0; v < 8; v++ {
-			if uint8(w>>(8*v)) != 0 {
-				keep |= uint64(keep8(q*64+8*v)) << (8 * v)
-			}
-		}
-		words[q] = w & keep
-	}
-	passRange(words, full, n, pass)
-}
+// Each kernel walks the words holding 64 hosts with its eight-host vector
+// step written out in the loop (a function value per step would cost more
+// than the step), then the scalar predicate over the short last word.
+
+// fullWords is the number of words of words holding 64 hosts of n.
+func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
 
 func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
 	if !SIMD {
@@ -30,14 +17,28 @@ func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	vectorWords(words, len(total), func(i int) uint8 {
-		t := archsimd.LoadInt64x8Slice(total[i:])
-		f := archsimd.LoadInt64x8Slice(free[i:])
-		r := archsimd.LoadFloat64x8Slice(ratio[i:])
-		limit := t.ConvertToFloat64().Mul(r)
-		ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits()
-		return ok &^ t.Less(reqI).ToBits()
-	}, func(i int) bool { return RAMPasses(total[i], free[i], ratio[i], req) })
+	full := fullWords(words, len(total))
+	for q := 0; q < full; q++ {
+		w := words[q]
+		if w == 0 {
+			continue
+		}
+		var keep uint64
+		for v := 0; v < 8; v++ {
+			if uint8(w>>(8*v)) == 0 {
+				continue
+			}
+			i := q*64 + 8*v
+			t := archsimd.LoadInt64x8Slice(total[i:])
+			f := archsimd.LoadInt64x8Slice(free[i:])
+			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			limit := t.ConvertToFloat64().Mul(r)
+			ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits() &^ t.Less(reqI).ToBits()
+			keep |= uint64(ok) << (8 * v)
+		}
+		words[q] = w & keep
+	}
+	passRange(words, full, len(total), func(i int) bool { return RAMPasses(total[i], free[i], ratio[i], req) })
 }
 
 func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
@@ -47,15 +48,30 @@ func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	zeroI, zeroF := archsimd.BroadcastInt64x8(0), archsimd.BroadcastFloat64x8(0)
-	vectorWords(words, len(total), func(i int) uint8 {
-		t := archsimd.LoadInt64x8Slice(total[i:])
-		u := archsimd.LoadInt64x8Slice(used[i:])
-		r := archsimd.LoadFloat64x8Slice(ratio[i:])
-		limit := t.ConvertToFloat64().Mul(r)
-		tooBig := limit.Greater(zeroF).ToBits() & reqI.Greater(t).ToBits()
-		short := limit.Sub(u.ConvertToFloat64()).Less(reqF).ToBits()
-		return t.Equal(zeroI).ToBits() | ^(tooBig | short)
-	}, func(i int) bool { return CorePasses(total[i], used[i], ratio[i], req) })
+	full := fullWords(words, len(total))
+	for q := 0; q < full; q++ {
+		w := words[q]
+		if w == 0 {
+			continue
+		}
+		var keep uint64
+		for v := 0; v < 8; v++ {
+			if uint8(w>>(8*v)) == 0 {
+				continue
+			}
+			i := q*64 + 8*v
+			t := archsimd.LoadInt64x8Slice(total[i:])
+			u := archsimd.LoadInt64x8Slice(used[i:])
+			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			limit := t.ConvertToFloat64().Mul(r)
+			tooBig := limit.Greater(zeroF).ToBits() & reqI.Greater(t).ToBits()
+			short := limit.Sub(u.ConvertToFloat64()).Less(reqF).ToBits()
+			ok := t.Equal(zeroI).ToBits() | ^(tooBig | short)
+			keep |= uint64(ok) << (8 * v)
+		}
+		words[q] = w & keep
+	}
+	passRange(words, full, len(total), func(i int) bool { return CorePasses(total[i], used[i], ratio[i], req) })
 }
 
 func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
@@ -64,14 +80,28 @@ func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int6
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	vectorWords(words, len(totalGB), func(i int) uint8 {
-		t := archsimd.LoadInt64x8Slice(totalGB[i:]).ShiftAllLeft(10) // * 1024, wrapping as Go does
-		f := archsimd.LoadInt64x8Slice(freeMB[i:])
-		r := archsimd.LoadFloat64x8Slice(ratio[i:])
-		limit := t.ConvertToFloat64().Mul(r)
-		ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits()
-		return ok &^ t.Less(reqI).ToBits()
-	}, func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio[i], req) })
+	full := fullWords(words, len(totalGB))
+	for q := 0; q < full; q++ {
+		w := words[q]
+		if w == 0 {
+			continue
+		}
+		var keep uint64
+		for v := 0; v < 8; v++ {
+			if uint8(w>>(8*v)) == 0 {
+				continue
+			}
+			i := q*64 + 8*v
+			t := archsimd.LoadInt64x8Slice(totalGB[i:]).ShiftAllLeft(10) // * 1024, wrapping as Go does
+			f := archsimd.LoadInt64x8Slice(freeMB[i:])
+			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			limit := t.ConvertToFloat64().Mul(r)
+			ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits() &^ t.Less(reqI).ToBits()
+			keep |= uint64(ok) << (8 * v)
+		}
+		words[q] = w & keep
+	}
+	passRange(words, full, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio[i], req) })
 }
 
 func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
@@ -79,14 +109,30 @@ func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
 		BelowPassPortable(words, counter, limit, limits)
 		return
 	}
+	lim := archsimd.BroadcastInt64x8(limit)
+	full := fullWords(words, len(counter))
+	for q := 0; q < full; q++ {
+		w := words[q]
+		if w == 0 {
+			continue
+		}
+		var keep uint64
+		for v := 0; v < 8; v++ {
+			if uint8(w>>(8*v)) == 0 {
+				continue
+			}
+			i := q*64 + 8*v
+			l := lim
+			if limits != nil {
+				l = archsimd.LoadInt64x8Slice(limits[i:])
+			}
+			keep |= uint64(archsimd.LoadInt64x8Slice(counter[i:]).Less(l).ToBits()) << (8 * v)
+		}
+		words[q] = w & keep
+	}
 	if limits != nil {
-		vectorWords(words, len(counter), func(i int) uint8 {
-			return archsimd.LoadInt64x8Slice(counter[i:]).Less(archsimd.LoadInt64x8Slice(limits[i:])).ToBits()
-		}, func(i int) bool { return counter[i] < limits[i] })
+		passRange(words, full, len(counter), func(i int) bool { return counter[i] < limits[i] })
 		return
 	}
-	lim := archsimd.BroadcastInt64x8(limit)
-	vectorWords(words, len(counter), func(i int) uint8 {
-		return archsimd.LoadInt64x8Slice(counter[i:]).Less(lim).ToBits()
-	}, func(i int) bool { return counter[i] < limit })
+	passRange(words, full, len(counter), func(i int) bool { return counter[i] < limit })
 }

@@ -87,29 +87,44 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 	}
 }
 
-func BenchmarkRAMPass(b *testing.B) {
+// BenchmarkPassKernels pairs every mask kernel with its portable version
+// over 50,000 hosts, every word full.
+func BenchmarkPassKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n = 50000
-	total, free, r := make([]int64, n), make([]int64, n), make([]float64, n)
+	total, used, lim := make([]int64, n), make([]int64, n), make([]int64, n)
+	r := make([]float64, n)
 	for i := range total {
 		total[i] = 1 << 18
-		free[i] = int64(rng.IntN(1 << 18))
+		used[i] = int64(rng.IntN(1 << 18))
+		lim[i] = int64(rng.IntN(1 << 19))
 		r[i] = 1.5
 	}
 	words := make([]uint64, (n+63)/64)
-	for _, impl := range []struct {
+	type pair struct{ portable, dispatch func([]uint64) }
+	for _, k := range []struct {
 		name string
-		fn   func([]uint64, []int64, []int64, []float64, int64)
-	}{{"portable", RAMPassPortable}, {"dispatch", RAMPass}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for q := range words {
-					words[q] = ^uint64(0)
+		pair
+	}{
+		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, total, used, r, 2048) }, func(w []uint64) { RAMPass(w, total, used, r, 2048) }}},
+		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, total, used, r, 4) }, func(w []uint64) { CorePass(w, total, used, r, 4) }}},
+		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, total, used, r, 20480) }, func(w []uint64) { DiskPass(w, total, used, r, 20480) }}},
+		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, lim) }, func(w []uint64) { BelowPass(w, used, 0, lim) }}},
+	} {
+		for _, impl := range []struct {
+			name string
+			fn   func([]uint64)
+		}{{"portable", k.portable}, {"dispatch", k.dispatch}} {
+			b.Run("kernel="+k.name+"/impl="+impl.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					for q := range words {
+						words[q] = ^uint64(0)
+					}
+					words[len(words)-1] = 1<<(n%64) - 1
+					impl.fn(words)
 				}
-				words[len(words)-1] = 1<<(n%64) - 1
-				impl.fn(words, total, free, r, 2048)
-			}
-		})
+			})
+		}
 	}
 }

@@ -168,10 +168,14 @@ func BenchmarkMinMaxMasked(b *testing.B) {
 	words[len(words)-1] &= 1<<(len(xs)%64) - 1
 	nb := (len(xs) + Block - 1) / Block
 	lo, hi := make([]float64, nb), make([]float64, nb)
+	maxOnly := func(f func([]float64, []uint64, []float64)) func([]float64, []uint64, []float64, []float64) {
+		return func(xs []float64, words []uint64, _, hi []float64) { f(xs, words, hi) }
+	}
 	for _, impl := range []struct {
 		name string
 		fn   func(xs []float64, words []uint64, lo, hi []float64)
-	}{{"portable", MinMaxMaskedPortable}, {"dispatch", MinMaxMasked}} {
+	}{{"portable", MinMaxMaskedPortable}, {"dispatch", MinMaxMasked},
+		{"portable-max", maxOnly(MaxMaskedPortable)}, {"dispatch-max", maxOnly(MaxMasked)}} {
 		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(8 * len(xs)))
