@@ -2,7 +2,8 @@
 # make bench: the headline benchmarks of BENCHMARKS.md, run side by side in
 # one go (engine and reference in the same run, since these machines are
 # shared and noisy), printed as a table. GOEXPERIMENT=simd turns on the
-# AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 20x).
+# AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 20x),
+# SCHEDTIME the Scheduler cases' (default 1000x: one op is one request).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export GOEXPERIMENT=${GOEXPERIMENT-simd}
@@ -16,15 +17,16 @@ echo "# $(date -u +%FT%TZ) $(go version) GOEXPERIMENT=$GOEXPERIMENT $(nproc) CPU
 run -bench 'PlaceBatch/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -benchtime "$benchtime"
 PLACER_BENCH_REFERENCE_BUDGET=5000000 run -bench 'PlaceBatch/impl=(engine|reference)/filters=default/hosts=50000/instances=100$' -benchtime 1x
 run -bench 'FilterPass/filters=default/hosts=100000$' -benchtime "$benchtime" -cpu 1,2
+run -bench 'Scheduler/hosts=50000/workers=(1|2|4|8|16)$' -benchtime "${SCHEDTIME:-1000x}"
 run -bench 'SnapshotMemory' -benchtime 1x
 
 echo
-echo "| benchmark | ns/op | placements/s | bytes/host | B/op | allocs/op |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| benchmark | ns/op | placements/s | retries/req | bytes/host | B/op | allocs/op |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 awk '/^Benchmark/ {
-  name=$1; ns=""; ps=""; bh=""; bo=""; al="";
+  name=$1; ns=""; ps=""; rr=""; bh=""; bo=""; al="";
   for (i=2; i<=NF; i++) {
-    if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="placements/s") ps=$i;
+    if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="placements/s") ps=$i; if ($(i+1)=="retries/req") rr=$i;
     if ($(i+1)=="bytes/host") bh=$i; if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i;
   }
-  printf "| %s | %s | %s | %s | %s | %s |\n", name, ns, ps, bh, bo, al }' "$out"
+  printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, ns, ps, rr, bh, bo, al }' "$out"
