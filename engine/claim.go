@@ -25,9 +25,12 @@ func groupClaimOf(r *Request) *GroupClaim {
 	if gc.MaxServerPerHost == 0 {
 		gc.MaxServerPerHost = 1
 	}
-	gc.Members = slices.Clone(g.Members)
-	for _, u := range r.InstanceUUIDs {
-		if !slices.Contains(gc.Members, u) {
+	// Nova counts set(group.members): each member once, however often
+	// the request lists it (the planner's groupState is a set too).
+	seen := make(map[string]bool, len(g.Members)+len(r.InstanceUUIDs))
+	for _, u := range slices.Concat(g.Members, r.InstanceUUIDs) {
+		if !seen[u] {
+			seen[u] = true
 			gc.Members = append(gc.Members, u)
 		}
 	}
