@@ -3,9 +3,8 @@ package bitmap
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // ParallelMinHosts is the host count below which ForShards runs on the
@@ -15,8 +14,14 @@ const ParallelMinHosts = 2 * ShardSize
 // ForShards calls fn(k) for every shard k of a set over n hosts. With at
 // least ParallelMinHosts hosts the shards run in parallel: GOMAXPROCS
 // goroutines each take the next shard until none is left (two goroutines,
-// not one per shard, on this project's two-core machines); fn must only touch its own shard. The context is
-// checked between shards; the first error (or ctx.Err()) is returned.
+// not one per shard, on this project's two-core machines); fn must only
+// touch its own shard.
+//
+// The error is deterministic, whatever GOMAXPROCS: the error of the lowest
+// shard that failed (a shard stops at its first error, so with fn walking
+// its hosts in order that is the first failing host, as a sequential walk
+// would find it), else ctx.Err() if the context ended (checked between
+// shards), else nil.
 func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	shards := (n + ShardSize - 1) / ShardSize
 	procs := runtime.GOMAXPROCS(0)
@@ -31,25 +36,46 @@ func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 		}
 		return nil
 	}
-	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, shards)
+	var failed atomic.Int64 // lowest failed shard + 1, 0 while none failed
 	var next atomic.Int64
-	work := func() error {
+	var wg sync.WaitGroup
+	work := func() {
+		defer wg.Done()
 		for {
 			k := int(next.Add(1) - 1)
 			if k >= shards {
-				return nil
+				return
 			}
-			if err := gctx.Err(); err != nil {
-				return err
+			if f := failed.Load(); f != 0 && int(f-1) < k {
+				continue // a lower shard failed: its error wins
+			}
+			if err := ctx.Err(); err != nil {
+				errs[k] = err
+				continue
 			}
 			if err := fn(k); err != nil {
-				return err
+				errs[k] = err
+				for {
+					f := failed.Load()
+					if (f != 0 && int(f-1) < k) || failed.CompareAndSwap(f, int64(k+1)) {
+						break
+					}
+				}
 			}
 		}
 	}
-	for range min(procs, shards) - 1 {
-		g.Go(work)
+	workers := min(procs, shards)
+	wg.Add(workers)
+	for range workers - 1 {
+		go work()
 	}
-	g.Go(work)
-	return g.Wait()
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

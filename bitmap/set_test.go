@@ -2,7 +2,9 @@ package bitmap
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -134,5 +136,36 @@ func TestForShardsVisitsEveryShardOnce(t *testing.T) {
 	cancel()
 	if err := ForShards(ctx, 10*ShardSize, func(int) error { return nil }); err == nil {
 		t.Fatal("cancelled context not reported")
+	}
+}
+
+// TestForShardsLowestErrorWins checks that the error returned is the
+// lowest failing shard's, whatever the scheduling, and that shards above
+// it may be skipped but never those below.
+func TestForShardsLowestErrorWins(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	n := 16 * ShardSize
+	for rep := 0; rep < 200; rep++ {
+		failAt := map[int]bool{3 + rep%5: true, 11: true, 14 - rep%3: true}
+		lowest := 16
+		for k := range failAt {
+			lowest = min(lowest, k)
+		}
+		var below atomic.Int32
+		err := ForShards(context.Background(), n, func(k int) error {
+			if k < lowest {
+				below.Add(1)
+			}
+			if failAt[k] {
+				return fmt.Errorf("shard %d", k)
+			}
+			return nil
+		})
+		if err == nil || err.Error() != fmt.Sprintf("shard %d", lowest) {
+			t.Fatalf("rep %d: got %v, want the error of shard %d", rep, err, lowest)
+		}
+		if int(below.Load()) != lowest {
+			t.Fatalf("rep %d: %d of the %d shards below the failure ran", rep, below.Load(), lowest)
+		}
 	}
 }

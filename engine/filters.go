@@ -408,12 +408,28 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 			return true, nil
 		})
 	}
-	return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-		h := attrsPool.Get().(*nova.HostAttrs)
-		defer attrsPool.Put(h)
-		b.attrs(id, h)
-		ok, err := nova.CapabilitiesCheck(specs, h)
-		return ok, pyError(err)
+	// Host by host, with one memo per shard worker: hosts of one hardware
+	// model share their cpu_info text and matches.
+	return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
+		cache := nova.NewCapCache(specs)
+		var h nova.HostAttrs
+		words := set.ShardWordsOf(k)
+		base := uint32(k * bitmap.ShardSize)
+		for wi, w := range words {
+			for ; w != 0; w &= w - 1 {
+				t := uint32(bits.TrailingZeros64(w))
+				id := base + uint32(wi)*64 + t
+				b.attrs(id, &h)
+				ok, err := nova.CapabilitiesCheckCached(cache, &h)
+				if err != nil {
+					return pyError(err)
+				}
+				if !ok {
+					words[wi] &^= 1 << t
+				}
+			}
+		}
+		return nil
 	})
 }
 

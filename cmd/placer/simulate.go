@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -22,7 +23,7 @@ import (
 	"github.com/placer/placer/internal/synth"
 )
 
-const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
+const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
@@ -33,6 +34,7 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --workers N    scheduler workers (default GOMAXPROCS)
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
+        --cpuprofile F write a CPU profile of the run to F (go tool pprof)
 `
 
 // simReport is the report of placer simulate; its JSON form is --json.
@@ -71,6 +73,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "")
 	seed := fs.Uint64("seed", 1, "")
 	asJSON := fs.Bool("json", false, "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
@@ -80,6 +83,19 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "placer simulate:", err)
+			return exitBadInput
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "placer simulate:", err)
+			return exitFailure
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rep, err := runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)

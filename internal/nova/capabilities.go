@@ -66,7 +66,11 @@ type hostMarker struct{}
 // capability is ComputeCapabilitiesFilter._get_capabilities: found is
 // false where Nova returns None.
 func (h *HostAttrs) capability(scope []string) (any, bool) {
-	var cap any = hostMarker{}
+	return h.capabilityFrom(hostMarker{}, scope)
+}
+
+// capabilityFrom is the walk of capability from cap on.
+func (h *HostAttrs) capabilityFrom(cap any, scope []string) (any, bool) {
 	for _, name := range scope {
 		if s, ok := cap.(string); ok {
 			v, err := parseJSONCached(s)
@@ -253,4 +257,126 @@ func IntCapabilities(extraSpecs map[string]string) (caps []IntCapability, ok boo
 		caps = append(caps, IntCapability{Attr: scope[0], Op: words[0], Arg: arg})
 	}
 	return caps, true
+}
+
+// CapCache memoises, for one goroutine and one set of extra specs, what
+// CapabilitiesCheck computes from values many hosts share: the text of a
+// capability reached by walking a JSON attribute (cpu_info's vendor,
+// features, ...) and the result of matching a text against a spec. Hosts
+// of one hardware model then cost a few map lookups. The zero value is
+// not usable: use NewCapCache.
+type CapCache struct {
+	specs map[string]string
+	steps []capStep
+	text  map[capKey]capText
+	match map[matchKey]matchVal
+}
+
+// capStep is one extra spec, pre-digested: its key's scope and request.
+type capStep struct {
+	key   string
+	scope []string
+	rest  string // the walk after its first step, joined: a memo key
+	req   string
+}
+
+type capKey struct{ first, rest string }
+
+type capText struct {
+	s     string
+	found bool
+}
+
+type matchKey struct{ value, req string }
+
+type matchVal struct {
+	ok  bool
+	err error
+}
+
+// NewCapCache returns an empty cache for the given extra specs (walked in
+// sorted key order, as CapabilitiesCheck walks them).
+func NewCapCache(extraSpecs map[string]string) *CapCache {
+	c := &CapCache{specs: extraSpecs, text: map[capKey]capText{}, match: map[matchKey]matchVal{}}
+	keys := make([]string, 0, len(extraSpecs))
+	for k := range extraSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		sc := splitScope(k)
+		walk := sc
+		if len(sc) > 1 {
+			walk = sc[1:] // past "capabilities" (other scopes are skipped)
+		}
+		c.steps = append(c.steps, capStep{key: k, scope: sc, rest: strings.Join(walk[1:], ":"), req: extraSpecs[k]})
+	}
+	return c
+}
+
+// CapabilitiesCheckCached is CapabilitiesCheck(c's extra specs, h) with
+// c's memos; same result, same errors.
+func CapabilitiesCheckCached(c *CapCache, h *HostAttrs) (bool, error) {
+	for i := range c.steps {
+		st := &c.steps[i]
+		scope := st.scope
+		if len(scope) == 1 {
+			_, hasAttr := h.Attr(st.key)
+			_, inStats := h.Stats[st.key]
+			if !hasAttr && !inStats {
+				continue
+			}
+		} else {
+			if scope[0] != "capabilities" {
+				continue
+			}
+			scope = scope[1:]
+		}
+		text, found := c.capabilityText(h, scope, st.rest)
+		if !found {
+			return false, nil
+		}
+		mk := matchKey{text, st.req}
+		m, ok := c.match[mk]
+		if !ok {
+			m.ok, m.err = MatchErr(text, st.req)
+			c.match[mk] = m
+		}
+		if m.err != nil {
+			return false, m.err
+		}
+		if !m.ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// capabilityText is str() of h's capability at scope, memoised when the
+// walk goes on from a string (a JSON attribute) shared by many hosts; rest
+// is scope[1:] joined.
+func (c *CapCache) capabilityText(h *HostAttrs, scope []string, rest string) (string, bool) {
+	first, found := h.capability(scope[:1])
+	if !found {
+		return "", false
+	}
+	s, isText := first.(string)
+	if len(scope) == 1 || !isText {
+		cap, found := h.capabilityFrom(first, scope[1:])
+		if !found {
+			return "", false
+		}
+		return PyStr(cap), true
+	}
+	key := capKey{s, rest}
+	t, ok := c.text[key]
+	if !ok {
+		cap, found := h.capabilityFrom(first, scope[1:])
+		t.found = found
+		if found {
+			t.s = PyStr(cap)
+		}
+		c.text[key] = t
+	}
+	return t.s, t.found
 }
