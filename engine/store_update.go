@@ -95,7 +95,7 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 // DeleteInstance releases the resources of an instance committed through
 // the store (free_ram_mb, free_disk_mb, vcpus_used and num_instances;
 // num_io_ops falls when the compute node reports it, see UpdateHost). It
-// is a copy-on-write commit of the host's shard. Instances the store did
+// is a commit of the host's new usage (see applyLocked). Instances the store did
 // not commit (those of the Cloud it was built from) are released by the
 // compute node's report instead; for them it returns a *ValidationError.
 func (s *Store) DeleteInstance(uuid string) (uint64, error) {
