@@ -241,6 +241,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	}
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
+	cpuInfos := map[string]*string{}
 	nameIDs := map[string]int32{}
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
@@ -287,7 +288,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.serviceUp.Add(id)
 		}
 		info.hvType[i], info.hvVersion[i], info.cpuInfo[i], info.hostIP[i] =
-			h.HypervisorType, h.HypervisorVersion, h.CPUInfo, h.HostIP
+			h.HypervisorType, h.HypervisorVersion, internCPUInfo(cpuInfos, h.CPUInfo), h.HostIP
 		info.hvHostname[i] = h.HypervisorHostname
 		if info.hvHostname[i] == nil {
 			nn := info.node[i]
@@ -424,6 +425,20 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	}
 	sh.fillRaw()
 	return sh
+}
+
+// internCPUInfo returns one pointer per distinct cpu_info text: hosts of
+// one hardware model share it, which is what lets ComputeCapabilitiesFilter
+// memoise its walks by pointer (nova.CapCache).
+func internCPUInfo(seen map[string]*string, p *string) *string {
+	if p == nil {
+		return nil
+	}
+	if q, ok := seen[*p]; ok {
+		return q
+	}
+	seen[*p] = p
+	return p
 }
 
 func ratioOr(v *float64, def float64) float64 {

@@ -260,44 +260,46 @@ func IntCapabilities(extraSpecs map[string]string) (caps []IntCapability, ok boo
 }
 
 // CapCache memoises, for one goroutine and one set of extra specs, what
-// CapabilitiesCheck computes from values many hosts share: the text of a
-// capability reached by walking a JSON attribute (cpu_info's vendor,
-// features, ...) and the result of matching a text against a spec. Hosts
-// of one hardware model then cost a few map lookups. The zero value is
+// CapabilitiesCheck computes from values many hosts share: per spec, the
+// outcome of walking a JSON attribute (cpu_info's vendor, features, ...)
+// and matching what it reaches, and the match of an attribute's text.
+// Hosts of one hardware model then cost a few map lookups. A walk from
+// cpu_info is keyed by the HostAttrs.CPUInfo pointer: the text behind a
+// pointer must not change while the cache is in use. The zero value is
 // not usable: use NewCapCache.
 type CapCache struct {
-	specs map[string]string
 	steps []capStep
-	text  map[capKey]capText
-	match map[matchKey]matchVal
 }
 
-// capStep is one extra spec, pre-digested: its key's scope and request.
+// capStep is one extra spec, pre-digested, with its memos.
 type capStep struct {
 	key   string
 	scope []string
 	rest  string // the walk after its first step, joined: a memo key
 	req   string
+	walk  map[capKey]capOutcome
+	match map[string]capOutcome // by the capability's text
 }
 
-type capKey struct{ first, rest string }
+// capKey is a walk's memo key: the JSON text it starts from, by pointer
+// when it is the host's cpu_info (hosts sharing a text share it: the
+// engine interns cpu_info), else by value.
+type capKey struct {
+	ptr   *string
+	first string
+}
 
-type capText struct {
-	s     string
+// capOutcome is a spec's outcome on a capability: not found, or the match.
+type capOutcome struct {
 	found bool
-}
-
-type matchKey struct{ value, req string }
-
-type matchVal struct {
-	ok  bool
-	err error
+	ok    bool
+	err   error
 }
 
 // NewCapCache returns an empty cache for the given extra specs (walked in
 // sorted key order, as CapabilitiesCheck walks them).
 func NewCapCache(extraSpecs map[string]string) *CapCache {
-	c := &CapCache{specs: extraSpecs, text: map[capKey]capText{}, match: map[matchKey]matchVal{}}
+	c := &CapCache{}
 	keys := make([]string, 0, len(extraSpecs))
 	for k := range extraSpecs {
 		keys = append(keys, k)
@@ -309,7 +311,10 @@ func NewCapCache(extraSpecs map[string]string) *CapCache {
 		if len(sc) > 1 {
 			walk = sc[1:] // past "capabilities" (other scopes are skipped)
 		}
-		c.steps = append(c.steps, capStep{key: k, scope: sc, rest: strings.Join(walk[1:], ":"), req: extraSpecs[k]})
+		c.steps = append(c.steps, capStep{
+			key: k, scope: sc, rest: strings.Join(walk[1:], ":"), req: extraSpecs[k],
+			walk: map[capKey]capOutcome{}, match: map[string]capOutcome{},
+		})
 	}
 	return c
 }
@@ -332,51 +337,53 @@ func CapabilitiesCheckCached(c *CapCache, h *HostAttrs) (bool, error) {
 			}
 			scope = scope[1:]
 		}
-		text, found := c.capabilityText(h, scope, st.rest)
-		if !found {
+		o := st.outcome(h, scope)
+		if !o.found {
 			return false, nil
 		}
-		mk := matchKey{text, st.req}
-		m, ok := c.match[mk]
-		if !ok {
-			m.ok, m.err = MatchErr(text, st.req)
-			c.match[mk] = m
+		if o.err != nil {
+			return false, o.err
 		}
-		if m.err != nil {
-			return false, m.err
-		}
-		if !m.ok {
+		if !o.ok {
 			return false, nil
 		}
 	}
 	return true, nil
 }
 
-// capabilityText is str() of h's capability at scope, memoised when the
-// walk goes on from a string (a JSON attribute) shared by many hosts; rest
-// is scope[1:] joined.
-func (c *CapCache) capabilityText(h *HostAttrs, scope []string, rest string) (string, bool) {
+// outcome is the spec's outcome on h's capability at scope.
+func (st *capStep) outcome(h *HostAttrs, scope []string) capOutcome {
 	first, found := h.capability(scope[:1])
 	if !found {
-		return "", false
+		return capOutcome{}
 	}
-	s, isText := first.(string)
-	if len(scope) == 1 || !isText {
-		cap, found := h.capabilityFrom(first, scope[1:])
-		if !found {
-			return "", false
+	if s, isText := first.(string); isText && len(scope) > 1 {
+		// The walk from a text depends on the text alone.
+		key := capKey{first: s}
+		if scope[0] == "cpu_info" && h.CPUInfo != nil {
+			key = capKey{ptr: h.CPUInfo} // no hashing of the text
 		}
-		return PyStr(cap), true
+		o, ok := st.walk[key]
+		if !ok {
+			cap, found := h.capabilityFrom(first, scope[1:])
+			o.found = found
+			if found {
+				o.ok, o.err = MatchErr(PyStr(cap), st.req)
+			}
+			st.walk[key] = o
+		}
+		return o
 	}
-	key := capKey{s, rest}
-	t, ok := c.text[key]
+	cap, found := h.capabilityFrom(first, scope[1:])
+	if !found {
+		return capOutcome{}
+	}
+	text := PyStr(cap)
+	o, ok := st.match[text]
 	if !ok {
-		cap, found := h.capabilityFrom(first, scope[1:])
-		t.found = found
-		if found {
-			t.s = PyStr(cap)
-		}
-		c.text[key] = t
+		o.found = true
+		o.ok, o.err = MatchErr(text, st.req)
+		st.match[text] = o
 	}
-	return t.s, t.found
+	return o
 }
