@@ -9,8 +9,16 @@
 // ../shared/NOVA-SEMANTICS.md): for each instance, filter the hosts still
 // in play, weigh them, choose among the best host_subset_size with a seeded
 // generator, consume the flavor on the chosen host in a private overlay,
-// and go on. Only the hosts a placement changed are re-filtered for the
-// next instance.
+// and go on. Only the hosts a placement changed are re-filtered and
+// re-weighed for the next instance.
+//
+// Files, one concept each: snapshot.go (columns, shards, static host data)
+// and rawcols.go (the weighers' raw columns); batch.go (a PlaceBatch's
+// overlay and group state); filters.go and kernels.go (the filter
+// catalogue, fused column passes); weigh.go (the baseline weighing),
+// dense.go and rank.go (the incremental rankers); place.go (the placement
+// loop); store.go, delta.go, store_update.go and claim.go (the commit
+// layer); scheduler.go and metrics.go (the worker pool).
 //
 // Results are deterministic: the same snapshot, request and seed give the
 // same plan, whatever the number of shards, goroutines or CPUs.
