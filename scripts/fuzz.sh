@@ -8,6 +8,9 @@
 #   FUZZTARGETS='Filters|Weighers' scripts/fuzz.sh   only the matching ones
 #   FUZZPARALLEL=1 (default)   fuzzing workers per target (-parallel); the
 #                              machine is shared, raise it on your own
+#   FUZZCACHE=DIR              the fuzz cache (default: go's, GOCACHE/fuzz); a
+#                              short FUZZTIME over a big cache can end with
+#                              "context deadline exceeded" before fuzzing
 #
 # A failure stops the run; go test has written the failing input to
 # PACKAGE/testdata/fuzz/TARGET/ (see README.md, "Fuzzing").
@@ -38,7 +41,11 @@ if [ -z "$list" ]; then
   echo "fuzz: no fuzz targets"
   exit 0
 fi
+cacheargs=()
+if [ -n "${FUZZCACHE:-}" ]; then
+  cacheargs=(-args -test.fuzzcachedir="$FUZZCACHE")
+fi
 while read -r pkg target; do
   echo "fuzz: $pkg $target ($fuzztime, -parallel $parallel)"
-  go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel "$parallel" "$pkg"
+  go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel "$parallel" "$pkg" "${cacheargs[@]}"
 done <<<"$list"
