@@ -36,7 +36,12 @@ var filterByName = map[string]*filterImpl{}
 func register(f *filterImpl) {
 	f.once = OncePerRequest(f.name)
 	if f.apply == nil && f.kernel != nil {
-		f.apply = applyColumns(f.kernel, f.host)
+		// runChain runs column filters in fused runs; alone, one is a run
+		// of one.
+		f.apply = func(b *batch, set *bitmap.Set) error {
+			_, err := b.applyFused(set, []*filterImpl{f})
+			return err
+		}
 	}
 	if f.apply == nil {
 		host := f.host

@@ -10,42 +10,9 @@ import (
 // A shardKernel clears, in words (one shard of a candidate set), the bits
 // of the hosts that fail a filter, reading the snapshot's columns of shard
 // sh directly: one tight loop per 64 hosts, no call per host. It sees the
-// snapshot's state only; applyColumns re-tests the hosts this batch has
-// consumed on.
+// snapshot's state only; applyFused re-tests the hosts of the batch's
+// overlay.
 type shardKernel func(b *batch, sh *shard, words []uint64)
-
-// applyColumns runs a column kernel over every shard of set (in parallel),
-// then re-tests with pass the hosts whose state the batch's overlay
-// changed.
-func applyColumns(kernel shardKernel, pass func(*batch, uint32) (bool, error)) func(*batch, *bitmap.Set) error {
-	return func(b *batch, set *bitmap.Set) error {
-		var retest []uint32
-		for _, id := range b.touchedIDs {
-			if set.Has(id) {
-				retest = append(retest, id)
-			}
-		}
-		err := bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
-			kernel(b, b.s.shards[k], set.ShardWordsOf(k))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, id := range retest {
-			ok, err := pass(b, id)
-			if err != nil {
-				return err
-			}
-			if ok {
-				set.Add(id)
-			} else {
-				set.Remove(id)
-			}
-		}
-		return nil
-	}
-}
 
 func ramKernel(agg bool) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
