@@ -124,16 +124,6 @@ func (rk *denseRanker) words(q int) []uint64 {
 	return rk.in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(rk.in))]
 }
 
-// value is column weigher w's raw value for host id on the batch's state.
-func (rk *denseRanker) value(w int, id uint32) float64 {
-	b := rk.b
-	sh, j := b.s.at(id)
-	if b.touched.Has(id) {
-		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
-	}
-	return sh.raw[w][j]
-}
-
 // restat recomputes block q's statistics: the kernel over the candidates
 // the batch did not consume on, then those it did, from the overlay.
 func (rk *denseRanker) restat(q int) {
@@ -158,7 +148,7 @@ func (rk *denseRanker) restat(q int) {
 		}
 		for k, t := range dirty {
 			for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
-				x := rk.value(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
+				x := rk.b.rawOne(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
 				rk.bLo[a][q], rk.bHi[a][q] = min(rk.bLo[a][q], x), max(rk.bHi[a][q], x)
 			}
 		}
@@ -190,7 +180,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w][j] * ((rk.value(w, id) - lo) / (hi - lo))
+		s += sh.mult[w][j] * ((rk.b.rawOne(w, id) - lo) / (hi - lo))
 	}
 	return s
 }

@@ -53,7 +53,14 @@ func register(f *filterImpl) {
 // applyHost runs a per-host predicate over set, shard by shard in
 // parallel; each shard worker only clears bits of its own words.
 func applyHost(b *batch, set *bitmap.Set, pass func(*batch, uint32) (bool, error)) error {
+	return applyHostWith(b, set, func() func(*batch, uint32) (bool, error) { return pass })
+}
+
+// applyHostWith is applyHost with the predicate made afresh for each shard,
+// for state one shard's walk keeps (a memo) without locks.
+func applyHostWith(b *batch, set *bitmap.Set, newPass func() func(*batch, uint32) (bool, error)) error {
 	return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
+		pass := newPass()
 		words := set.ShardWordsOf(k)
 		base := uint32(k * bitmap.ShardSize)
 		for wi, w := range words {
@@ -413,28 +420,16 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 			return true, nil
 		})
 	}
-	// Host by host, with one memo per shard worker: hosts of one hardware
-	// model share their cpu_info text and matches.
-	return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
+	// Host by host, with one memo per shard: hosts of one hardware model
+	// share their cpu_info text and matches.
+	return applyHostWith(b, set, func() func(*batch, uint32) (bool, error) {
 		cache := nova.NewCapCache(specs)
 		var h nova.HostAttrs
-		words := set.ShardWordsOf(k)
-		base := uint32(k * bitmap.ShardSize)
-		for wi, w := range words {
-			for ; w != 0; w &= w - 1 {
-				t := uint32(bits.TrailingZeros64(w))
-				id := base + uint32(wi)*64 + t
-				b.attrs(id, &h)
-				ok, err := nova.CapabilitiesCheckCached(cache, &h)
-				if err != nil {
-					return pyError(err)
-				}
-				if !ok {
-					words[wi] &^= 1 << t
-				}
-			}
+		return func(b *batch, id uint32) (bool, error) {
+			b.attrs(id, &h)
+			ok, err := nova.CapabilitiesCheckCached(cache, &h)
+			return ok, pyError(err)
 		}
-		return nil
 	})
 }
 

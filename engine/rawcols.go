@@ -50,6 +50,16 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	return sh.raw[w][j]
 }
 
+// rawOne is column weigher w's raw value for host id on the batch's state:
+// from the overlay for the hosts it holds, else the shard's raw column.
+func (b *batch) rawOne(w int, id uint32) float64 {
+	sh, j := b.s.at(id)
+	if b.touched.Has(id) {
+		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
+	}
+	return sh.raw[w][j]
+}
+
 // fillRaw computes every raw column of the shard.
 func (sh *shard) fillRaw() {
 	for w := range numWeighers {

@@ -1,7 +1,5 @@
 package engine
 
-import "github.com/placer/placer/bitmap"
-
 // weighScratch holds one instance's weighing: the candidates in id order
 // and their total weights, plus reusable buffers.
 type weighScratch struct {
@@ -60,36 +58,9 @@ func (b *batch) weigh() error {
 // for every candidate.
 func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 	switch wi {
-	case wRAM, wCPU, wDisk, wIoOps, wNumInstances:
-		if len(cands) > 64 {
-			b.rawColumn(wi, cands, raw)
-			return nil
-		}
+	case wRAM, wCPU, wDisk, wIoOps, wNumInstances, wBuildFailure:
 		for k, id := range cands {
-			r := b.cur(id)
-			var x float64
-			switch wi {
-			case wRAM:
-				x = float64(r.freeRAM)
-			case wCPU:
-				sh, j := b.s.at(id)
-				x = float64(sh.vcpusTotal[j])*sh.cpuRatio[j] - float64(r.vcpusUsed)
-			case wDisk:
-				x = float64(r.freeDiskMB)
-			case wIoOps:
-				x = float64(r.numIOOps)
-			case wNumInstances:
-				x = float64(r.numInstances)
-			}
-			if minvalZero(wi) && x < 0 {
-				x = 0
-			}
-			raw[k] = x
-		}
-	case wBuildFailure:
-		for k, id := range cands {
-			sh, j := b.s.at(id)
-			raw[k] = float64(sh.failedBuilds[j])
+			raw[k] = b.rawOne(wi, id)
 		}
 	case wSoftAffinity, wSoftAntiAffinity:
 		g := b.group
@@ -116,47 +87,6 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 		clear(raw)
 	}
 	return nil
-}
-
-// rawColumn is rawValues for a resource weigher over many candidates: one
-// tight loop per weigher over the snapshot's columns, then the few hosts
-// this batch consumed on patched from the overlay.
-func (b *batch) rawColumn(wi int, cands []uint32, raw []float64) {
-	shards := b.s.shards
-	const mask = 1<<bitmap.ShardBits - 1
-	switch wi {
-	case wRAM:
-		for k, id := range cands {
-			raw[k] = float64(max(shards[id>>bitmap.ShardBits].freeRAM[id&mask], 0))
-		}
-	case wDisk:
-		for k, id := range cands {
-			raw[k] = float64(max(shards[id>>bitmap.ShardBits].freeDiskMB[id&mask], 0))
-		}
-	case wIoOps:
-		for k, id := range cands {
-			raw[k] = float64(max(shards[id>>bitmap.ShardBits].numIOOps[id&mask], 0))
-		}
-	case wNumInstances:
-		for k, id := range cands {
-			raw[k] = float64(shards[id>>bitmap.ShardBits].numInstances[id&mask])
-		}
-	case wCPU:
-		for k, id := range cands {
-			sh, j := shards[id>>bitmap.ShardBits], id&mask
-			raw[k] = max(float64(sh.vcpusTotal[j])*sh.cpuRatio[j]-float64(sh.vcpusUsed[j]), 0)
-		}
-	}
-	if len(b.res) == 0 {
-		return
-	}
-	var one [1]float64
-	for k, id := range cands {
-		if b.touched.Has(id) {
-			_ = b.rawValues(wi, cands[k:k+1], one[:])
-			raw[k] = one[0]
-		}
-	}
 }
 
 // metricsValue is MetricsWeigher._weigh_object.
