@@ -32,18 +32,9 @@ func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error)
 	sort.Strings(keys)
 	for _, key := range keys {
 		req := extraSpecs[key]
-		scope := splitScope(key)
-		if len(scope) == 1 {
-			_, hasAttr := h.Attr(key)
-			_, inStats := h.Stats[key]
-			if !hasAttr && !inStats {
-				continue
-			}
-		} else {
-			if scope[0] != "capabilities" {
-				continue
-			}
-			scope = scope[1:]
+		scope, evaluated := specScope(key, splitScope(key), h)
+		if !evaluated {
+			continue
 		}
 		cap, found := h.capability(scope)
 		if !found {
@@ -58,6 +49,19 @@ func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error)
 		}
 	}
 	return true, nil
+}
+
+// specScope is the walk ComputeCapabilitiesFilter makes for the extra spec
+// key (split into scope) on h: past "capabilities:", or the bare key when
+// it names an attribute or a stat of h. evaluated is false for the specs
+// the filter skips: another scope, or a bare key h does not have.
+func specScope(key string, scope []string, h *HostAttrs) (walk []string, evaluated bool) {
+	if len(scope) == 1 {
+		_, hasAttr := h.Attr(key)
+		_, inStats := h.Stats[key]
+		return scope, hasAttr || inStats
+	}
+	return scope[1:], scope[0] == "capabilities"
 }
 
 // hostMarker stands for the HostState itself at the start of the walk.
@@ -324,18 +328,9 @@ func NewCapCache(extraSpecs map[string]string) *CapCache {
 func CapabilitiesCheckCached(c *CapCache, h *HostAttrs) (bool, error) {
 	for i := range c.steps {
 		st := &c.steps[i]
-		scope := st.scope
-		if len(scope) == 1 {
-			_, hasAttr := h.Attr(st.key)
-			_, inStats := h.Stats[st.key]
-			if !hasAttr && !inStats {
-				continue
-			}
-		} else {
-			if scope[0] != "capabilities" {
-				continue
-			}
-			scope = scope[1:]
+		scope, evaluated := specScope(st.key, st.scope, h)
+		if !evaluated {
+			continue
 		}
 		o := st.outcome(h, scope)
 		if !o.found {
