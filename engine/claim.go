@@ -186,3 +186,35 @@ func releaseRes(r hostRes, c *Claim) hostRes {
 	r.numInstances--
 	return r
 }
+
+// Utilization is the used fraction of a cloud's RAM, vCPUs and disk.
+type Utilization struct {
+	RAM, VCPU, Disk float64
+}
+
+// Utilization sums every host's usage against its capacity (0 for a
+// resource no host has).
+func (s *Snapshot) Utilization() Utilization {
+	var ram, ramTot, cpu, cpuTot, disk, diskTot float64
+	for id := range uint32(s.Len()) {
+		u, c := s.Usage(id), s.Capacity(id)
+		ram += float64(c.MemoryMB - u.FreeRAMMB)
+		ramTot += float64(c.MemoryMB)
+		cpu += float64(u.VCPUsUsed)
+		cpuTot += float64(c.VCPUs)
+		disk += float64(c.LocalGB*1024 - u.FreeDiskMB)
+		diskTot += float64(c.LocalGB * 1024)
+	}
+	div := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	return Utilization{RAM: div(ram, ramTot), VCPU: div(cpu, cpuTot), Disk: div(disk, diskTot)}
+}
+
+// Map is u keyed "ram", "vcpu" and "disk", as reports print it.
+func (u Utilization) Map() map[string]float64 {
+	return map[string]float64{"ram": u.RAM, "vcpu": u.VCPU, "disk": u.Disk}
+}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/sha1"
-
 	"fmt"
 	"math"
 	"slices"
@@ -249,7 +247,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		info.host[i], info.node[i] = h.Host, nodeName(h)
 		info.uuid[i] = h.UUID
 		if h.UUID == "" {
-			info.uuid[i] = madeUpUUID("host", h.Host, info.node[i])
+			info.uuid[i] = nova.MadeUpUUID("host", h.Host, info.node[i])
 		}
 		cell := h.Cell
 		if cell == "" {
@@ -260,7 +258,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			cid = int32(len(info.cells))
 			cellIDs[cell] = cid
 			info.cells = append(info.cells, cell)
-			info.cellUUID = append(info.cellUUID, madeUpUUID("cell", cell))
+			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
 		info.cell[i] = cid
 		info.diskMBUsed[i] = (h.LocalGB - h.FreeDiskGB) * 1024
@@ -446,20 +444,6 @@ func ratioOr(v *float64, def float64) float64 {
 		return *v
 	}
 	return def
-}
-
-// madeUpUUID is the oracle's made_up_uuid: a uuid5 in its namespace over
-// the NUL-joined parts, so generated uuids agree with the scenario codec.
-func madeUpUUID(parts ...string) string {
-	ns := [16]byte{0x6f, 0x1c, 0x1a, 0x4e, 0x5b, 0x0e, 0x4c, 0x4e, 0x9d, 0x43, 0x0c, 0x2f, 0x7b, 0x1f, 0x3a, 0x90}
-	h := sha1.New()
-	h.Write(ns[:])
-	h.Write([]byte(strings.Join(parts, "\x00")))
-	var u [16]byte
-	copy(u[:], h.Sum(nil))
-	u[6] = (u[6] & 0x0f) | 0x50
-	u[8] = (u[8] & 0x3f) | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
 
 // at returns the shard and offset of host id.

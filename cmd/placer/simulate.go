@@ -123,7 +123,7 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 		return nil, err
 	}
 	rep := &simReport{Hosts: nHosts, Workers: workers, Requests: nReq, FilterRemoved: map[string]int64{}}
-	rep.UtilizationBefore = utilization(store.Snapshot())
+	rep.UtilizationBefore = store.Snapshot().Utilization().Map()
 	sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: workers})
 
 	var (
@@ -202,7 +202,7 @@ feed:
 	slices.Sort(latency)
 	rep.LatencyP50, rep.LatencyP95, rep.LatencyP99 = quantile(latency, 0.50), quantile(latency, 0.95), quantile(latency, 0.99)
 	final := store.Snapshot()
-	rep.UtilizationAfter = utilization(final)
+	rep.UtilizationAfter = final.Utilization().Map()
 	journal := store.Journal()
 	rep.JournalEntries = len(journal)
 	rep.OvercommittedHosts, rep.UsageMismatches, rep.ForcedOverLimits = verify(cloud, journal, final)
@@ -331,27 +331,6 @@ func verify(c engine.Cloud, journal []engine.JournalEntry, final *engine.Snapsho
 	}
 	mismatches += max(0, len(usage)-len(ids))
 	return len(over), mismatches, forcedOver
-}
-
-// utilization is the fraction of RAM, vCPUs and disk in use over all hosts.
-func utilization(s *engine.Snapshot) map[string]float64 {
-	var ram, ramTot, cpu, cpuTot, disk, diskTot float64
-	for id := range uint32(s.Len()) {
-		u, c := s.Usage(id), s.Capacity(id)
-		ram += float64(c.MemoryMB - u.FreeRAMMB)
-		ramTot += float64(c.MemoryMB)
-		cpu += float64(u.VCPUsUsed)
-		cpuTot += float64(c.VCPUs)
-		disk += float64(c.LocalGB*1024 - u.FreeDiskMB)
-		diskTot += float64(c.LocalGB * 1024)
-	}
-	div := func(a, b float64) float64 {
-		if b == 0 {
-			return 0
-		}
-		return a / b
-	}
-	return map[string]float64{"ram": div(ram, ramTot), "vcpu": div(cpu, cpuTot), "disk": div(disk, diskTot)}
 }
 
 func quantile(sorted []float64, q float64) float64 {

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/plandiff"
 )
 
 // PlaceFunc is a PlaceBatch implementation.
@@ -162,7 +163,7 @@ func Check(c Case, plan engine.Plan, err error, fromNova bool) []string {
 	if w.Limits != nil {
 		for i := range min(len(ps), len(w.Limits)) {
 			if !sameLimits(ps[i].Limits, w.Limits[i]) {
-				bad("instance %d: limits %s, want %s", i, fmtLimits(ps[i].Limits), fmtLimits(w.Limits[i]))
+				bad("instance %d: limits %s, want %s", i, plandiff.FormatLimits(ps[i].Limits), plandiff.FormatLimits(w.Limits[i]))
 			}
 		}
 	}
@@ -267,20 +268,6 @@ func sameLimits(a, b engine.Limits) bool {
 	return (a.Set&engine.HasMemoryMB == 0 || near(a.MemoryMB, b.MemoryMB)) &&
 		(a.Set&engine.HasVCPU == 0 || near(a.VCPU, b.VCPU)) &&
 		(a.Set&engine.HasDiskGB == 0 || near(a.DiskGB, b.DiskGB))
-}
-
-func fmtLimits(l engine.Limits) string {
-	var parts []string
-	if l.Set&engine.HasMemoryMB != 0 {
-		parts = append(parts, fmt.Sprintf("memory_mb=%v", l.MemoryMB))
-	}
-	if l.Set&engine.HasVCPU != 0 {
-		parts = append(parts, fmt.Sprintf("vcpu=%v", l.VCPU))
-	}
-	if l.Set&engine.HasDiskGB != 0 {
-		parts = append(parts, fmt.Sprintf("disk_gb=%v", l.DiskGB))
-	}
-	return "{" + strings.Join(parts, " ") + "}"
 }
 
 func fmtCounts(fs []engine.FilterCount) string {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/nova"
 )
 
 // Scenario is a decoded scenario file (../shared/SCENARIO.md): the cloud
@@ -241,14 +241,4 @@ func (d *decoder) request(doc *requestDoc) engine.Request {
 // parts in the oracle's namespace. Host uuids (MadeUpUUID("host", host,
 // node)) and the group uuid (MadeUpUUID("group")) a scenario leaves out are
 // made this way, so results compare with the oracle's.
-func MadeUpUUID(parts ...string) string {
-	ns := [16]byte{0x6f, 0x1c, 0x1a, 0x4e, 0x5b, 0x0e, 0x4c, 0x4e, 0x9d, 0x43, 0x0c, 0x2f, 0x7b, 0x1f, 0x3a, 0x90}
-	h := sha1.New()
-	h.Write(ns[:])
-	h.Write([]byte(strings.Join(parts, "\x00")))
-	var u [16]byte
-	copy(u[:], h.Sum(nil))
-	u[6] = u[6]&0x0f | 0x50
-	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
-}
+func MadeUpUUID(parts ...string) string { return nova.MadeUpUUID(parts...) }

@@ -434,7 +434,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	st := s.sched.Stats()
 	writeJSON(w, http.StatusOK, StatsDoc{
 		SnapshotVersion: snap.Version(), Hosts: snap.Len(), Instances: s.store.Instances(),
-		Utilization: utilization(snap), QueueDepth: s.gauge("placer_queue_depth"),
+		Utilization: snap.Utilization().Map(), QueueDepth: s.gauge("placer_queue_depth"),
 		Pending: len(s.pending), MaxPending: cap(s.pending), Workers: s.opts.Workers,
 		Requests: st.Requests, Placed: st.Placed, Placements: st.Instances,
 		NoValidHost: st.NoValidHost, ConflictRetries: st.ConflictRetries, ConflictFailures: st.ConflictFailures,
@@ -453,25 +453,4 @@ func (s *Server) gauge(name string) float64 {
 		}
 	}
 	return 0
-}
-
-// utilization is the used fraction of RAM, vCPUs and disk.
-func utilization(snap *engine.Snapshot) map[string]float64 {
-	var ram, ramTot, cpu, cpuTot, disk, diskTot float64
-	for id := range uint32(snap.Len()) {
-		u, c := snap.Usage(id), snap.Capacity(id)
-		ram += float64(c.MemoryMB - u.FreeRAMMB)
-		ramTot += float64(c.MemoryMB)
-		cpu += float64(u.VCPUsUsed)
-		cpuTot += float64(c.VCPUs)
-		disk += float64(c.LocalGB*1024 - u.FreeDiskMB)
-		diskTot += float64(c.LocalGB * 1024)
-	}
-	div := func(a, b float64) float64 {
-		if b == 0 {
-			return 0
-		}
-		return a / b
-	}
-	return map[string]float64{"ram": div(ram, ramTot), "vcpu": div(cpu, cpuTot), "disk": div(disk, diskTot)}
 }
