@@ -12,6 +12,10 @@ func colWeigher(w int) bool {
 	return false
 }
 
+// usageWeigher reports whether a usage change (a placement, a report)
+// moves column weigher w's raw value: all but BuildFailureWeigher's.
+func usageWeigher(w int) bool { return colWeigher(w) && w != wBuildFailure }
+
 // rawOf is column weigher w's raw value (clamped to its minval, as the
 // weigher sees it) for the shard's host j, computed from its columns.
 func (sh *shard) rawOf(w, j int) float64 {
@@ -79,7 +83,7 @@ func (sh *shard) fillRaw() {
 // change moves.
 func (sh *shard) setUsageRaw(j int) {
 	for w := range numWeighers {
-		if colWeigher(w) && w != wBuildFailure {
+		if usageWeigher(w) {
 			sh.raw[w][j] = sh.rawOf(w, j)
 		}
 	}

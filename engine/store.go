@@ -455,7 +455,7 @@ func (sh *shard) cloneUsage() *shard {
 	c.numInstances = slices.Clone(sh.numInstances)
 	c.numIOOps = slices.Clone(sh.numIOOps)
 	for w := range numWeighers {
-		if colWeigher(w) && w != wBuildFailure {
+		if usageWeigher(w) {
 			c.raw[w] = slices.Clone(sh.raw[w])
 		}
 	}
