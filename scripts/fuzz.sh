@@ -13,7 +13,8 @@
 #                              "context deadline exceeded" before fuzzing
 #
 # A failure stops the run; go test has written the failing input to
-# PACKAGE/testdata/fuzz/TARGET/ (see README.md, "Fuzzing").
+# PACKAGE/testdata/fuzz/TARGET/ (see README.md, "Fuzzing"). Go 1.26's
+# end-of-fuzztime race (below) is reported and skipped.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 fuzztime=${FUZZTIME:-10s}
@@ -45,7 +46,23 @@ cacheargs=()
 if [ -n "${FUZZCACHE:-}" ]; then
   cacheargs=(-args -test.fuzzcachedir="$FUZZCACHE")
 fi
+# Go 1.26's fuzz coordinator can fail a target with a bare "context
+# deadline exceeded" as -fuzztime ends (golang/go#75804, fixed in Go 1.27):
+# no input is written then. A failure counts only when go test fails
+# otherwise, or writes a new input to PACKAGE/testdata/fuzz/TARGET/.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 while read -r pkg target; do
   echo "fuzz: $pkg $target ($fuzztime, -parallel $parallel)"
-  go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel "$parallel" "$pkg" "${cacheargs[@]}"
+  corpus="$pkg/testdata/fuzz/$target"
+  before=$(ls "$corpus" 2>/dev/null | sort || true)
+  if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel "$parallel" "$pkg" "${cacheargs[@]}" 2>&1 | tee "$log"; then
+    continue
+  fi
+  after=$(ls "$corpus" 2>/dev/null | sort || true)
+  if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$log" && [ "$(grep -c -- '--- FAIL' "$log")" = 1 ]; then
+    echo "fuzz: $target: \"context deadline exceeded\" with no input written: Go's fuzz coordinator race (golang/go#75804), not a finding"
+    continue
+  fi
+  exit 1
 done <<<"$list"
