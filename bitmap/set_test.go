@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -168,4 +170,57 @@ func TestForShardsLowestErrorWins(t *testing.T) {
 			t.Fatalf("rep %d: %d of the %d shards below the failure ran", rep, below.Load(), lowest)
 		}
 	}
+}
+
+// TestForShardsConcurrentAndParked runs passes from many goroutines at once
+// (one has the helpers, the others run alone), with helpers that park after
+// every pass and with polling helpers, and checks that each pass saw every
+// shard exactly once and that polling helpers did take shards.
+func TestForShardsConcurrentAndParked(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, spin := range []time.Duration{0, DefaultHelperSpin} {
+		old := SetHelperSpin(spin)
+		n := 12 * ShardSize
+		var helped atomic.Int32
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for rep := range 50 {
+					seen := make([]atomic.Int32, 12)
+					caller := getGoroutineMarker()
+					if err := ForShards(context.Background(), n, func(k int) error {
+						seen[k].Add(1)
+						time.Sleep(20 * time.Microsecond) // long enough for a polling helper to join
+						if getGoroutineMarker() != caller {
+							helped.Add(1)
+						}
+						return nil
+					}); err != nil {
+						t.Error(err)
+						return
+					}
+					for k := range seen {
+						if c := seen[k].Load(); c != 1 {
+							t.Errorf("goroutine %d rep %d: shard %d visited %d times", g, rep, k, c)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		SetHelperSpin(old)
+		if spin > 0 && helped.Load() == 0 {
+			t.Errorf("spin %v: no shard ran on a helper", spin)
+		}
+	}
+}
+
+// getGoroutineMarker identifies the calling goroutine (its stack's first
+// line holds its id).
+func getGoroutineMarker() string {
+	var buf [32]byte
+	n := runtime.Stack(buf[:], false)
+	return string(buf[:n])
 }
