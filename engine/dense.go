@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -17,13 +18,19 @@ import (
 //
 // It works on blocks of kernels.Block hosts (eight words of the candidate
 // set): per block and weigher, the minimum and maximum raw value over the
-// block's candidates (an AVX-512 masked kernel); Nova's normalisation
-// bounds are the minimum and maximum of those. A full rescoring
-// accumulates every host's weight with the column kernels, weigher by
-// weigher, in the baseline's order (hosts out of play get a weight that is
-// never read), then takes each block's largest candidate weight. The
-// best candidates are then found in the block with the largest weight and
-// in the blocks that can still rank.
+// block's candidates (an AVX-512 masked kernel, or the shard's block
+// summary when every host of the block is a candidate or all share one
+// value); Nova's normalisation bounds are the minimum and maximum of
+// those. A full rescoring accumulates every host's weight with the column
+// kernels, weigher by weigher, in the baseline's order (hosts out of play
+// get a weight that is never read), then takes each block's largest
+// candidate weight; the first instance's statistics and every full
+// rescoring run shard by shard in parallel. The best candidates are then
+// found in the block with the largest weight and in the blocks that can
+// still rank. (Skipping blocks by an upper bound on their weights, from
+// their extreme raw values, does not pay: on heterogeneous clouds nearly
+// every block holds a host near the top of every weigher, so the bound
+// rarely falls below the k-th best.)
 //
 // After a placement only the hosts it changed and the blocks whose
 // candidates changed are recomputed; when no normalisation bound moves,
@@ -36,10 +43,11 @@ import (
 // Invariants: in holds the candidate words the statistics describe; for
 // every block q not in stale, bLo[a][q]/bHi[a][q] are the minimum/maximum
 // of weigher act[a]'s raw value over q's candidates on the batch's state
-// (+Inf/-Inf without candidates; bLo is 0 for the weighers whose minval
-// 0 is their lower bound anyway); while valid, score[id] is candidate id's
-// weight under lo/hi for every candidate not in moved, and bBest[q] (q not
-// stale) the largest of q's candidates' weights (-Inf without any).
+// (+Inf/-Inf without candidates); lo/hi are Nova's bounds from them (lo 0
+// for the weighers whose minval is 0); while valid, score[id] is
+// candidate id's weight under lo/hi for every candidate not in moved, and
+// bBest[q] (q not stale) the largest of q's candidates' weights (-Inf
+// without any).
 type denseRanker struct {
 	b     *batch
 	act   []int
@@ -124,8 +132,10 @@ func (rk *denseRanker) words(q int) []uint64 {
 	return rk.in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(rk.in))]
 }
 
-// restat recomputes block q's statistics: the kernel over the candidates
-// the batch did not consume on, then those it did, from the overlay.
+// restat recomputes block q's statistics: from the shard's block
+// summaries when the block's candidates are all of its hosts or its raw
+// values are one value, else the kernel over the candidates the batch did
+// not consume on; then those it did, from the overlay.
 func (rk *denseRanker) restat(q int) {
 	sh, off, m := rk.block(q)
 	words := rk.words(q)
@@ -139,20 +149,63 @@ func (rk *denseRanker) restat(q int) {
 		dirty = touched[:len(words)]
 		words = clean[:len(words)]
 	}
+	some, full := false, true
+	for k, w := range words {
+		some = some || w != 0
+		full = full && w == fullWord(m-k*64)
+	}
+	qs := q % blocksPerShard
 	for a, w := range rk.act {
-		if minvalZero(w) { // the bound is 0 whatever the minimum
-			rk.bLo[a][q] = 0
-			kernels.MaxMasked(sh.raw[w][off:off+m], words, rk.bHi[a][q:q+1])
-		} else {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		switch {
+		case !some:
+		case full:
+			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
+		case sh.blk.rawConst[w][qs]:
+			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawLo[w][qs]
+		default:
 			kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
 		}
 		for k, t := range dirty {
 			for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
 				x := rk.b.rawOne(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
-				rk.bLo[a][q], rk.bHi[a][q] = min(rk.bLo[a][q], x), max(rk.bHi[a][q], x)
+				lo, hi = min(lo, x), max(hi, x)
 			}
 		}
+		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
 	}
+}
+
+// fullWord is the word of a block whose first n hosts (from this word on)
+// are all candidates.
+func fullWord(n int) uint64 {
+	if n >= 64 {
+		return math.MaxUint64
+	}
+	return 1<<n - 1
+}
+
+// restatAll recomputes the statistics of the stale blocks, those of
+// different shards in parallel when they are many (the first instance).
+func (rk *denseRanker) restatAll() {
+	if len(rk.stale) < rk.nb/2 || rk.b.s.n < bitmap.ParallelMinHosts {
+		for _, q := range rk.stale {
+			rk.restat(int(q))
+		}
+		return
+	}
+	// Each shard's blocks are restated by one goroutine (restat writes
+	// only its block's entries and reads the batch); the background
+	// context never stops a shard, so every stale block is done.
+	_ = bitmap.ForShards(context.Background(), rk.b.s.n, func(k int) error {
+		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+			if rk.isStale[q] {
+				rk.restat(q)
+			}
+		}
+		return nil
+	})
 }
 
 // bounds recomputes lo/hi over the blocks and reports whether any moved.
@@ -186,10 +239,12 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 }
 
 // rescoreAll recomputes every weight with the column kernels, then those
-// of the candidates the batch consumed on.
+// of the candidates the batch consumed on, and every block's best: shard
+// by shard, in parallel (each writes only its own hosts and blocks).
 func (rk *denseRanker) rescoreAll() {
 	s := rk.b.s
-	for k, sh := range s.shards {
+	_ = bitmap.ForShards(context.Background(), s.n, func(k int) error {
+		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
 		clear(score)
 		for a, w := range rk.act {
@@ -202,10 +257,15 @@ func (rk *denseRanker) rescoreAll() {
 				kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
 			}
 		}
-	}
+		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+			rk.best(q)
+		}
+		return nil
+	})
 	for _, id := range rk.b.touchedIDs {
 		if rk.b.alive.Has(id) {
 			rk.score[id] = rk.scoreOf(id)
+			rk.best(int(id) / kernels.Block)
 		}
 	}
 }
@@ -218,15 +278,10 @@ func (rk *denseRanker) best(q int) {
 
 // refresh brings the stale blocks, the bounds and the weights up to date.
 func (rk *denseRanker) refresh() {
-	for _, q := range rk.stale {
-		rk.restat(int(q))
-	}
+	rk.restatAll()
 	if rk.bounds() || !rk.valid {
 		rk.rescoreAll()
 		rk.valid = true
-		for q := range rk.nb {
-			rk.best(q)
-		}
 	} else {
 		for _, id := range rk.moved {
 			if rk.b.alive.Has(id) {

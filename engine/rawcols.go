@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"math"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
+
 // colWeigher reports whether weigher w's raw value is a function of the
 // host's columns alone (not of the request, the group or the metrics
 // configuration): those the shards keep a raw column of (shard.raw) and
@@ -77,10 +84,11 @@ func (sh *shard) fillRaw() {
 			sh.raw[w][j] = sh.rawOf(w, j)
 		}
 	}
+	sh.statBlocks()
 }
 
 // setUsageRaw recomputes host j's raw values of the weighers a usage
-// change moves.
+// change moves; the caller then calls statBlocks.
 func (sh *shard) setUsageRaw(j int) {
 	for w := range numWeighers {
 		if usageWeigher(w) {
@@ -91,3 +99,77 @@ func (sh *shard) setUsageRaw(j int) {
 
 // hostCount is the number of hosts of the shard.
 func (sh *shard) hostCount() int { return len(sh.freeRAM) }
+
+// blocksPerShard is the number of dense-ranker blocks (kernels.Block
+// hosts) of a full shard.
+const blocksPerShard = bitmap.ShardSize / kernels.Block
+
+// blockStats summarises a shard's columns per block of kernels.Block
+// hosts, over every host of the block (candidates or not), so that the
+// dense ranker can skip the hosts of a block: rawLo/rawHi[w][q] are the
+// smallest and largest of raw[w] over block q (column weighers only),
+// rawConst[w][q] whether they are one value (every host's raw value is
+// that float), multLo/multHi[w][q] those of mult[w]. Immutable once
+// built: a change of raw gets a new blockStats (statRaw).
+type blockStats struct {
+	rawLo, rawHi   [numWeighers][]float64
+	rawConst       [numWeighers][]bool
+	multLo, multHi [numWeighers][]float64
+}
+
+// blockRange returns the [lo, hi) host range of the shard's block q.
+func (sh *shard) blockRange(q int) (lo, hi int) {
+	lo = q * kernels.Block
+	return lo, min(lo+kernels.Block, sh.hostCount())
+}
+
+// statBlocks computes the shard's block summaries from its raw and mult
+// columns, into a new blockStats.
+func (sh *shard) statBlocks() {
+	nq := (sh.hostCount() + kernels.Block - 1) / kernels.Block
+	st := &blockStats{}
+	for w := range numWeighers {
+		st.multLo[w], st.multHi[w] = make([]float64, nq), make([]float64, nq)
+		for q := range nq {
+			lo, hi := sh.blockRange(q)
+			st.multLo[w][q], st.multHi[w][q] = floatRange(sh.mult[w][lo:hi])
+		}
+		if sh.raw[w] == nil {
+			continue
+		}
+		st.rawLo[w], st.rawHi[w], st.rawConst[w] = make([]float64, nq), make([]float64, nq), make([]bool, nq)
+		for q := range nq {
+			lo, hi := sh.blockRange(q)
+			xs := sh.raw[w][lo:hi]
+			st.rawLo[w][q], st.rawHi[w][q] = floatRange(xs)
+			st.rawConst[w][q] = allBits(xs)
+		}
+	}
+	sh.blk = st
+}
+
+// floatRange is the smallest and largest of xs, NaN if any is NaN.
+func floatRange(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if x != x {
+			return x, x
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
+// allBits reports whether xs is one non-NaN value repeated, bit for bit.
+func allBits(xs []float64) bool {
+	if len(xs) == 0 || xs[0] != xs[0] {
+		return false
+	}
+	b := math.Float64bits(xs[0])
+	for _, x := range xs[1:] {
+		if math.Float64bits(x) != b {
+			return false
+		}
+	}
+	return true
+}

@@ -94,6 +94,9 @@ type shard struct {
 	// for the others), clamped to its minval: what the dense ranker's
 	// kernels read. Kept equal to rawOf by whoever changes a column.
 	raw [numWeighers][]float64
+
+	// blk summarises raw and mult per block of kernels.Block hosts.
+	blk *blockStats
 }
 
 const numWeighers = 10

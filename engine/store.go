@@ -442,6 +442,9 @@ func (snap *Snapshot) compact() {
 		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
 		sh.setUsageRaw(j)
 	}
+	for k := range copied {
+		snap.shards[k].statBlocks()
+	}
 	snap.delta = nil
 }
 
