@@ -251,6 +251,36 @@ func (b *batch) intAttr(name string, id uint32) int64 {
 	panic("engine: intAttr of " + name)
 }
 
+// intColumn is shard k's column of intAttr's attribute name, as the
+// snapshot holds it (the batch's overlay is intAttr's business).
+func (b *batch) intColumn(name string, k int) []int64 {
+	sh := b.s.shards[k]
+	switch name {
+	case "free_ram_mb":
+		return sh.freeRAM
+	case "free_disk_mb":
+		return sh.freeDiskMB
+	case "vcpus_used":
+		return sh.vcpusUsed
+	case "num_instances":
+		return sh.numInstances
+	case "num_io_ops":
+		return sh.numIOOps
+	case "total_usable_ram_mb":
+		return sh.totalRAM
+	case "total_usable_disk_gb":
+		return sh.totalDiskGB
+	case "vcpus_total":
+		return sh.vcpusTotal
+	case "failed_builds":
+		return sh.failedBuilds
+	case "disk_mb_used":
+		lo := k * bitmap.ShardSize
+		return b.s.info.diskMBUsed[lo : lo+sh.hostCount()]
+	}
+	panic("engine: intColumn of " + name)
+}
+
 // attrs fills h with what getattr(host_state, ...) returns for host id now.
 func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	info := b.s.info

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 	"strings"
@@ -91,16 +93,89 @@ func applyMask(mask func(b *batch) *bitmap.Set) func(*batch, *bitmap.Set) error 
 	}
 }
 
-// classMask is the set of hosts whose aggregate class passes pred.
+// classMask is the set of hosts whose aggregate class passes pred (called
+// once per class, in class order).
 func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
 	m := b.set()
-	for i := range b.s.info.classes {
-		c := &b.s.info.classes[i]
-		if pred(c) {
-			bitmap.OrInto(m, c.hosts)
+	classMaskInto(b.s, m, pred)
+	return m
+}
+
+// classMaskInto adds to m the hosts whose class passes pred.
+func classMaskInto(s *Snapshot, m *bitmap.Set, pred func(c *aggClass) bool) {
+	info := s.info
+	pass := make([]uint64, len(info.classes))
+	for i := range info.classes {
+		if pred(&info.classes[i]) {
+			pass[i] = 1
+		}
+	}
+	columnMaskInto(s, m, info.class, pass)
+}
+
+// columnMaskInto adds to m the hosts whose value in col (a small category
+// id per host) has pass[value] = 1: one pass over the column, shard by
+// shard in parallel, building the words without a branch.
+func columnMaskInto(s *Snapshot, m *bitmap.Set, col []int32, pass []uint64) {
+	some, all := false, true
+	for _, p := range pass {
+		some, all = some || p == 1, all && p == 1
+	}
+	switch {
+	case all:
+		m.Fill()
+		return
+	case !some:
+		return
+	}
+	_ = bitmap.ForShards(context.Background(), s.n, func(k int) error {
+		words := m.ShardWordsOf(k)
+		lo := k * bitmap.ShardSize
+		ids := col[lo:min(lo+bitmap.ShardSize, s.n)]
+		for wi := range words {
+			var w uint64
+			for t, c := range ids[wi*64 : min(wi*64+64, len(ids))] {
+				w |= pass[c] << t
+			}
+			words[wi] |= w
+		}
+		return nil
+	})
+}
+
+// maxMasks bounds the masks a hostInfo memoises.
+const maxMasks = 256
+
+// memoMask returns the mask of key, built by build into an empty set on
+// first use, for masks that depend on nothing but the snapshot's static
+// host data and key (the request's parameters they read, spelled out):
+// built once per hostInfo (every snapshot a Store derives by commits
+// shares it) and shared, read-only, by every batch after. build returns
+// false when the mask cannot stand for the filter (a Nova exception would
+// surface); memoMask then returns nil, and remembers that too.
+func memoMask(b *batch, key string, build func(m *bitmap.Set) bool) *bitmap.Set {
+	info := b.s.info
+	if m, ok := info.masks.Load(key); ok {
+		return m.(*bitmap.Set)
+	}
+	m := bitmap.NewSet(b.s.n)
+	if !build(m) {
+		m = nil
+	}
+	if info.nMasks.Add(1) <= maxMasks {
+		if prev, loaded := info.masks.LoadOrStore(key, m); loaded {
+			return prev.(*bitmap.Set)
 		}
 	}
 	return m
+}
+
+// memoClassMask is classMask, memoised under key (memoMask).
+func memoClassMask(b *batch, key string, pred func(c *aggClass) bool) *bitmap.Set {
+	return memoMask(b, key, func(m *bitmap.Set) bool {
+		classMaskInto(b.s, m, pred)
+		return true
+	})
 }
 
 func init() {
@@ -301,7 +376,7 @@ func azMask(b *batch) *bitmap.Set {
 		return nil
 	}
 	def := b.cfg.DefaultAvailabilityZone
-	return classMask(b, func(c *aggClass) bool {
+	return memoClassMask(b, "az\x00"+*az+"\x00"+def, func(c *aggClass) bool {
 		if zones, ok := c.meta["availability_zone"]; ok {
 			return slices.Contains(zones, *az)
 		}
@@ -311,7 +386,11 @@ func azMask(b *batch) *bitmap.Set {
 
 func tenantMask(b *batch) *bitmap.Set {
 	project := b.req.ProjectID
-	return classMask(b, func(c *aggClass) bool {
+	key := "tenant\x00"
+	if project != nil {
+		key += "\x01" + *project
+	}
+	return memoClassMask(b, key, func(c *aggClass) bool {
 		tenants, ok := c.meta["filter_tenant_id"]
 		if !ok || len(tenants) == 0 {
 			return true
@@ -322,7 +401,7 @@ func tenantMask(b *batch) *bitmap.Set {
 
 func typeAffinityMask(b *batch) *bitmap.Set {
 	name := b.req.Flavor.Name
-	return classMask(b, func(c *aggClass) bool {
+	return memoClassMask(b, "type\x00"+name, func(c *aggClass) bool {
 		vals := c.raw["instance_type"]
 		for _, v := range vals {
 			for _, x := range strings.Split(v, ",") {
@@ -371,6 +450,30 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 func imagePropsApply(b *batch, set *bitmap.Set) error {
 	info := b.s.info
 	def := b.cfg.ImagePropertiesDefaultArchitecture
+	key := fmt.Sprintf("image\x00%#v\x00%#v", def != nil, b.req.Image.Properties)
+	if def != nil {
+		key += "\x00" + *def
+	}
+	if m := memoMask(b, key, func(m *bitmap.Set) bool {
+		// Every signature passes or fails whichever of its hosts is
+		// asked; if none raises, the mask of the passing ones is the
+		// filter's whole effect.
+		pass := make([]uint64, len(info.hvSigHost))
+		for sig, rep := range info.hvSigRep {
+			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[rep], info.hvVersion[rep])
+			if err != nil {
+				return false
+			}
+			if ok {
+				pass[sig] = 1
+			}
+		}
+		columnMaskInto(b.s, m, info.hvSig, pass)
+		return true
+	}); m != nil {
+		set.And(m)
+		return nil
+	}
 	type trial struct {
 		sig   int
 		first uint32
@@ -411,13 +514,11 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 	if caps, ok := nova.IntCapabilities(specs); ok {
 		// Numeric comparisons of integer attributes: read the columns,
 		// no host view, no text.
-		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+		return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
 			for _, c := range caps {
-				if !c.Pass(b.intAttr(c.Attr, id)) {
-					return false, nil
-				}
+				intCapPass(b, c, k, set.ShardWordsOf(k))
 			}
-			return true, nil
+			return nil
 		})
 	}
 	// Host by host, with one memo per shard: hosts of one hardware model
@@ -431,6 +532,29 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 			return ok, pyError(err)
 		}
 	})
+}
+
+// intCapPass clears in words (shard k of a candidate set) the hosts whose
+// integer attribute fails c: read from the attribute's column, but for
+// the hosts of the batch's overlay.
+func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
+	col := b.intColumn(c.Attr, k)
+	touched := b.touched.ShardWordsOf(k)
+	base := uint32(k * bitmap.ShardSize)
+	for wi, w := range words {
+		keep := w
+		for ; w != 0; w &= w - 1 {
+			t := bits.TrailingZeros64(w)
+			v := col[wi*64+t]
+			if touched[wi]&(1<<t) != 0 {
+				v = b.intAttr(c.Attr, base+uint32(wi*64+t))
+			}
+			if !c.Pass(v) {
+				keep &^= 1 << t
+			}
+		}
+		words[wi] = keep
+	}
 }
 
 func jsonPasses(b *batch, id uint32) (bool, error) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -172,6 +173,12 @@ type hostInfo struct {
 	// Aggregate classes: hosts with the same set of aggregates share one.
 	class   []int32
 	classes []aggClass
+
+	// masks memoises the host masks of the request-independent class
+	// predicates (memoMask): key -> *bitmap.Set, never modified once
+	// stored; at most maxMasks of them.
+	masks  sync.Map
+	nMasks atomic.Int32
 }
 
 // aggClass is one distinct set of aggregates.
