@@ -1,7 +1,7 @@
 // Command placer places a batch of instances the way OpenStack Nova's
 // FilterScheduler would, from a scenario file (../shared/SCENARIO.md).
 //
-//	placer place [-f FILE|-] [--impl engine|reference] [--timing]
+//	placer place [-f FILE|-] [--impl engine|reference] [--timing [--runs N]]
 //	placer help
 //
 //	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
@@ -29,7 +29,7 @@ const (
 const usage = `placer: Nova FilterScheduler placement, batch by batch.
 
 Usage:
-  placer place [-f FILE|-] [--impl engine|reference] [--timing]
+  placer place [-f FILE|-] [--impl engine|reference] [--timing [--runs N]]
       Read a scenario (../shared/SCENARIO.md) from FILE, or stdin with "-f -",
       or, without -f, the embedded default scenario (200 hosts, 8 instances);
       place its request and print the result document on stdout.
@@ -37,7 +37,11 @@ Usage:
         --impl reference   the per-host reference implementation
         --timing           print "place_seconds: X" on stderr: the time of the
                            placement alone (not reading the file, not building
-                           the snapshot)
+                           the snapshot), the median of --runs placements
+        --runs N           with --timing, place N times (default 11) on the one
+                           snapshot (placing never changes it) and print the
+                           median, as "oracle time -n" does; the first run is
+                           the cold one; every run must agree
   ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  placer help
       This text.
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,9 +158,19 @@ func TestPlace(t *testing.T) {
 }
 
 func TestPlaceTiming(t *testing.T) {
-	status, stdout, stderr := placer(t, "", "place", "--timing")
-	if status != exitOK || stdout == "" || !strings.HasPrefix(stderr, "place_seconds: ") || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("status %d, stderr %q", status, stderr)
+	_, once, _ := placer(t, "", "place")
+	for _, args := range [][]string{{"--timing"}, {"--timing", "--runs", "3"}, {"--timing", "--runs", "1"}} {
+		status, stdout, stderr := placer(t, "", append([]string{"place"}, args...)...)
+		var secs float64
+		if _, err := fmt.Sscanf(stderr, "place_seconds: %f\n", &secs); err != nil || secs <= 0 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: stderr %q (%v)", args, stderr, err)
+		}
+		if status != exitOK || stdout != once {
+			t.Errorf("%v: status %d, result differs from one placement's: %v", args, status, stdout != once)
+		}
+	}
+	if status, _, stderr := placer(t, "", "place", "--timing", "--runs", "0"); status != exitBadInput || !strings.Contains(stderr, "--runs") {
+		t.Errorf("--runs 0: status %d, stderr %q", status, stderr)
 	}
 }
 

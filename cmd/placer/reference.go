@@ -2,20 +2,19 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/reference"
 	"github.com/placer/placer/internal/scenario"
 )
 
-func init() { impls["reference"] = placeReference }
+func init() { impls["reference"] = prepareReference }
 
-// placeReference places with internal/reference, the per-host loop written
-// the way Nova writes it; it builds its host states inside PlaceBatch, so
-// that is timed too.
-func placeReference(ctx context.Context, s *scenario.Scenario) (engine.Plan, time.Duration, error) {
-	start := time.Now()
-	plan, err := reference.PlaceBatch(ctx, s.Cloud, s.Request)
-	return plan, time.Since(start), err
+// prepareReference places with internal/reference, the per-host loop
+// written the way Nova writes it; it builds its host states inside
+// PlaceBatch, so that is timed too.
+func prepareReference(s *scenario.Scenario) (func(ctx context.Context) (engine.Plan, error), error) {
+	return func(ctx context.Context) (engine.Plan, error) {
+		return reference.PlaceBatch(ctx, s.Cloud, s.Request)
+	}, nil
 }
