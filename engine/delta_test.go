@@ -71,3 +71,30 @@ func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedSnapshotPlacesAsFresh checks that the masks a snapshot
+// memoises for one request (zones, tenants, flavors, images) never leak
+// into another's: a stream of varied requests placed on one snapshot gives
+// what each gives on a snapshot of its own.
+func TestSharedSnapshotPlacesAsFresh(t *testing.T) {
+	for _, profile := range synth.Profiles {
+		g := synth.New(synth.Options{Hosts: 1500, Seed: 3, Profile: profile})
+		cloud := g.Cloud()
+		shared, err := engine.NewSnapshot(cloud)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 40 {
+			req := g.Request()
+			fresh, err := engine.NewSnapshot(cloud)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := engine.PlaceBatch(context.Background(), fresh, req)
+			got, gotErr := engine.PlaceBatch(context.Background(), shared, req)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got.Placements, want.Placements) {
+				t.Fatalf("%s request %d: on the shared snapshot %v, %v; on its own %v, %v", profile, i, got.Placements, gotErr, want.Placements, wantErr)
+			}
+		}
+	}
+}
