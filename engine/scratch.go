@@ -1,19 +1,15 @@
 package engine
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/placer/placer/bitmap"
 )
 
-// scratch is the reusable memory of one PlaceBatch, sized for a host count
-// and kept in the process's scratch cache between calls, so that a batch
-// allocates in proportion to its instances, not to the hosts, and touches
-// no fresh pages (on these machines a page fault costs more than the
-// work). It holds no state between batches, so any snapshot of the same
-// host count may use it: the snapshots a Store derives, and those it or
-// the caller rebuilds.
+// scratch is the reusable memory of one PlaceBatch, sized for its snapshot
+// and kept in the snapshot's pool between calls, so that a batch allocates
+// in proportion to its instances, not to the hosts (and touches no fresh
+// pages: on these machines a page fault costs more than the work).
 //
 // Invariant while in the pool: every entry of pos is -1.
 type scratch struct {
@@ -23,30 +19,12 @@ type scratch struct {
 	cols [][]float64
 }
 
-// maxCachedScratch bounds the scratches the cache keeps, all host counts
-// together (about 1 MB each at 50,000 hosts); the oldest go first.
-const maxCachedScratch = 32
-
-// scratchCache is the process's idle scratches, oldest first. Not a
-// sync.Pool: a pool is emptied by every other garbage collection, and
-// building a large snapshot collects several times, after which every
-// batch would fault its scratch in afresh.
-var scratchCache struct {
-	mu   sync.Mutex
-	idle []*scratch
-}
+type scratchPool struct{ p sync.Pool }
 
 func (s *Snapshot) getScratch() *scratch {
-	c := &scratchCache
-	c.mu.Lock()
-	for i := len(c.idle) - 1; i >= 0; i-- {
-		if sc := c.idle[i]; len(sc.pos) == s.n {
-			c.idle = slices.Delete(c.idle, i, i+1)
-			c.mu.Unlock()
-			return sc
-		}
+	if sc, ok := s.pool.p.Get().(*scratch); ok {
+		return sc
 	}
-	c.mu.Unlock()
 	sc := &scratch{pos: make([]int32, s.n)}
 	for i := range sc.pos {
 		sc.pos[i] = -1
@@ -54,15 +32,7 @@ func (s *Snapshot) getScratch() *scratch {
 	return sc
 }
 
-func (s *Snapshot) putScratch(sc *scratch) {
-	c := &scratchCache
-	c.mu.Lock()
-	if len(c.idle) == maxCachedScratch {
-		c.idle = slices.Delete(c.idle, 0, 1)
-	}
-	c.idle = append(c.idle, sc)
-	c.mu.Unlock()
-}
+func (s *Snapshot) putScratch(sc *scratch) { s.pool.p.Put(sc) }
 
 // set returns an empty host set of the batch's snapshot.
 func (b *batch) set() *bitmap.Set {
@@ -91,7 +61,7 @@ func (b *batch) floats(m int) []float64 {
 	return f
 }
 
-// release gives the batch's memory back to the scratch cache. Nothing
+// release gives the batch's memory back to the snapshot's pool. Nothing
 // the caller keeps may point into it.
 func (b *batch) release() {
 	sc := b.sc

@@ -48,6 +48,7 @@ type Snapshot struct {
 	// delta is the usage of the hosts Store commits changed since their
 	// shards were copied (nil: none); see usageDelta.
 	delta *usageDelta
+	pool  scratchPool
 }
 
 var snapshotVersions atomic.Uint64

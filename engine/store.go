@@ -72,6 +72,9 @@ type Store struct {
 	// beforeCommit, when set (tests), runs under mu before a commit is
 	// checked: it may call the *Locked update helpers to force conflicts.
 	beforeCommit func(s *Store, p *Plan)
+	// recent are the last snapshots published by usage commits, whose
+	// scratch pools handOverScratch drains into the next one.
+	recent []*Snapshot
 }
 
 // StoreOptions configure a Store.
@@ -406,6 +409,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		multZero: old.multZero, multUniform: old.multUniform, multValue: old.multValue,
 		groupPlaced: old.groupPlaced,
 	}
+	s.handOverScratch(snap)
 	next := &storeState{snap: snap, gens: slices.Clone(st.gens), rebuilt: st.rebuilt}
 	copied := map[int]bool{}
 	for _, id := range ov.ids {
@@ -459,4 +463,33 @@ func (sh *shard) cloneUsage() *shard {
 		}
 	}
 	return &c
+}
+
+// handOverScratch moves the pooled PlaceBatch scratch memory of the recent
+// snapshots to snap. A scratch depends only on the host count (its buffers
+// are sized for it and hold no state between batches), so a derived
+// snapshot with the same hosts can use it; without this, every commit would
+// leave the next batches to allocate (and page-fault) megabytes of fresh
+// scratch at 50,000 hosts.
+func (s *Store) handOverScratch(snap *Snapshot) {
+	const keepRecent, maxMoved = 64, 64
+	moved := 0
+	for _, old := range s.recent {
+		if old.n != snap.n {
+			continue
+		}
+		for moved < maxMoved {
+			sc, ok := old.pool.p.Get().(*scratch)
+			if !ok {
+				break
+			}
+			snap.pool.p.Put(sc)
+			moved++
+		}
+	}
+	if len(s.recent) == keepRecent {
+		copy(s.recent, s.recent[1:])
+		s.recent = s.recent[:keepRecent-1]
+	}
+	s.recent = append(s.recent, snap)
 }
