@@ -31,9 +31,19 @@ func SetHelperSpin(d time.Duration) time.Duration {
 	return time.Duration(helperSpin.Swap(int64(d)))
 }
 
+type sequentialKey struct{}
+
+// Sequential returns a context under which ForShards runs every shard on
+// the calling goroutine: for callers that already keep the processors
+// busy (a pool of placement workers), where handing shards out would only
+// add hand-offs.
+func Sequential(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sequentialKey{}, true)
+}
+
 // ForShards calls fn(k) for every shard k of a set over n hosts. With at
-// least ParallelMinHosts hosts and GOMAXPROCS above 1 the shards run in
-// parallel: the caller and up to GOMAXPROCS-1 helper goroutines (started
+// least ParallelMinHosts hosts, GOMAXPROCS above 1 and a context not made
+// by Sequential, the shards run in parallel: the caller and up to GOMAXPROCS-1 helper goroutines (started
 // on first use, kept for the life of the process, parked when idle; see
 // DefaultHelperSpin) each take the next shard until none is left. One ForShards
 // at a time has the helpers; a concurrent one runs its shards on its own
@@ -48,7 +58,7 @@ func SetHelperSpin(d time.Duration) time.Duration {
 func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	shards := (n + ShardSize - 1) / ShardSize
 	procs := runtime.GOMAXPROCS(0)
-	if n < ParallelMinHosts || procs == 1 || shards == 1 || !helpers.claim(procs-1) {
+	if n < ParallelMinHosts || procs == 1 || shards == 1 || ctx.Value(sequentialKey{}) != nil || !helpers.claim(procs-1) {
 		for k := 0; k < shards; k++ {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -198,7 +198,7 @@ func (rk *denseRanker) restatAll() {
 	// Each shard's blocks are restated by one goroutine (restat writes
 	// only its block's entries and reads the batch); the background
 	// context never stops a shard, so every stale block is done.
-	_ = bitmap.ForShards(context.Background(), rk.b.s.n, func(k int) error {
+	_ = bitmap.ForShards(context.WithoutCancel(rk.b.ctx), rk.b.s.n, func(k int) error {
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			if rk.isStale[q] {
 				rk.restat(q)
@@ -243,7 +243,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // by shard, in parallel (each writes only its own hosts and blocks).
 func (rk *denseRanker) rescoreAll() {
 	s := rk.b.s
-	_ = bitmap.ForShards(context.Background(), s.n, func(k int) error {
+	_ = bitmap.ForShards(context.WithoutCancel(rk.b.ctx), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
 		clear(score)

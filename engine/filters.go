@@ -97,26 +97,27 @@ func applyMask(mask func(b *batch) *bitmap.Set) func(*batch, *bitmap.Set) error 
 // once per class, in class order).
 func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
 	m := b.set()
-	classMaskInto(b.s, m, pred)
+	classMaskInto(b, m, pred)
 	return m
 }
 
 // classMaskInto adds to m the hosts whose class passes pred.
-func classMaskInto(s *Snapshot, m *bitmap.Set, pred func(c *aggClass) bool) {
-	info := s.info
+func classMaskInto(b *batch, m *bitmap.Set, pred func(c *aggClass) bool) {
+	info := b.s.info
 	pass := make([]uint64, len(info.classes))
 	for i := range info.classes {
 		if pred(&info.classes[i]) {
 			pass[i] = 1
 		}
 	}
-	columnMaskInto(s, m, info.class, pass)
+	columnMaskInto(b, m, info.class, pass)
 }
 
 // columnMaskInto adds to m the hosts whose value in col (a small category
 // id per host) has pass[value] = 1: one pass over the column, shard by
 // shard in parallel, building the words without a branch.
-func columnMaskInto(s *Snapshot, m *bitmap.Set, col []int32, pass []uint64) {
+func columnMaskInto(b *batch, m *bitmap.Set, col []int32, pass []uint64) {
+	s := b.s
 	some, all := false, true
 	for _, p := range pass {
 		some, all = some || p == 1, all && p == 1
@@ -128,7 +129,8 @@ func columnMaskInto(s *Snapshot, m *bitmap.Set, col []int32, pass []uint64) {
 	case !some:
 		return
 	}
-	_ = bitmap.ForShards(context.Background(), s.n, func(k int) error {
+	// Every shard is filled: the pass is not cut short by cancellation.
+	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), s.n, func(k int) error {
 		words := m.ShardWordsOf(k)
 		lo := k * bitmap.ShardSize
 		ids := col[lo:min(lo+bitmap.ShardSize, s.n)]
@@ -173,7 +175,7 @@ func memoMask(b *batch, key string, build func(m *bitmap.Set) bool) *bitmap.Set 
 // memoClassMask is classMask, memoised under key (memoMask).
 func memoClassMask(b *batch, key string, pred func(c *aggClass) bool) *bitmap.Set {
 	return memoMask(b, key, func(m *bitmap.Set) bool {
-		classMaskInto(b.s, m, pred)
+		classMaskInto(b, m, pred)
 		return true
 	})
 }
@@ -468,7 +470,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 				pass[sig] = 1
 			}
 		}
-		columnMaskInto(b.s, m, info.hvSig, pass)
+		columnMaskInto(b, m, info.hvSig, pass)
 		return true
 	}); m != nil {
 		set.And(m)

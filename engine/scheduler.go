@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/placer/placer/bitmap"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -162,7 +163,13 @@ func (s *Scheduler) run(j *job) {
 	if !j.state.CompareAndSwap(jobQueued, jobStarted) {
 		return // abandoned: Place has returned
 	}
-	j.plan, j.err = s.placeAndCommit(j.ctx, j.req)
+	ctx := j.ctx
+	if s.opts.Workers > 1 {
+		// The other workers keep the processors busy: a batch's shard
+		// passes run on its own worker rather than be handed out.
+		ctx = bitmap.Sequential(ctx)
+	}
+	j.plan, j.err = s.placeAndCommit(ctx, j.req)
 	close(j.done)
 }
 
