@@ -104,17 +104,16 @@ func (sh *shard) hostCount() int { return len(sh.freeRAM) }
 // hosts) of a full shard.
 const blocksPerShard = bitmap.ShardSize / kernels.Block
 
-// blockStats summarises a shard's columns per block of kernels.Block
+// blockStats summarises a shard's raw columns per block of kernels.Block
 // hosts, over every host of the block (candidates or not), so that the
 // dense ranker can skip the hosts of a block: rawLo/rawHi[w][q] are the
 // smallest and largest of raw[w] over block q (column weighers only),
 // rawConst[w][q] whether they are one value (every host's raw value is
-// that float), multLo/multHi[w][q] those of mult[w]. Immutable once
-// built: a change of raw gets a new blockStats (statRaw).
+// that float). Immutable once built: a change of raw gets a new
+// blockStats (statBlocks).
 type blockStats struct {
-	rawLo, rawHi   [numWeighers][]float64
-	rawConst       [numWeighers][]bool
-	multLo, multHi [numWeighers][]float64
+	rawLo, rawHi [numWeighers][]float64
+	rawConst     [numWeighers][]bool
 }
 
 // blockRange returns the [lo, hi) host range of the shard's block q.
@@ -123,18 +122,17 @@ func (sh *shard) blockRange(q int) (lo, hi int) {
 	return lo, min(lo+kernels.Block, sh.hostCount())
 }
 
-// statBlocks computes the shard's block summaries from its raw and mult
-// columns, into a new blockStats.
+// statBlocks computes the shard's block summaries from its raw columns,
+// into a new blockStats; those of the columns a usage change leaves alone
+// are kept when the shard has some.
 func (sh *shard) statBlocks() {
 	nq := (sh.hostCount() + kernels.Block - 1) / kernels.Block
 	st := &blockStats{}
+	if old := sh.blk; old != nil {
+		*st = *old
+	}
 	for w := range numWeighers {
-		st.multLo[w], st.multHi[w] = make([]float64, nq), make([]float64, nq)
-		for q := range nq {
-			lo, hi := sh.blockRange(q)
-			st.multLo[w][q], st.multHi[w][q] = floatRange(sh.mult[w][lo:hi])
-		}
-		if sh.raw[w] == nil {
+		if sh.raw[w] == nil || (sh.blk != nil && !usageWeigher(w)) {
 			continue
 		}
 		st.rawLo[w], st.rawHi[w], st.rawConst[w] = make([]float64, nq), make([]float64, nq), make([]bool, nq)

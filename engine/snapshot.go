@@ -96,7 +96,7 @@ type shard struct {
 	// kernels read. Kept equal to rawOf by whoever changes a column.
 	raw [numWeighers][]float64
 
-	// blk summarises raw and mult per block of kernels.Block hosts.
+	// blk summarises raw per block of kernels.Block hosts.
 	blk *blockStats
 }
 
