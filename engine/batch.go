@@ -137,12 +137,12 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		if _, ok := placed[m]; ok {
 			continue
 		}
-		for _, nid := range s.info.hostsOfUUID[m] {
+		for nid := range s.info.instances.namesOf(m) {
 			gs.count[nid]++
 		}
 	}
 	for _, host := range placed {
-		for _, id := range s.info.byHostLower[strings.ToLower(host)] {
+		for _, id := range s.info.byHostLower(strings.ToLower(host)) {
 			if s.info.host[id] == host {
 				gs.count[s.info.nameID[id]]++
 				break
@@ -159,7 +159,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 		return
 	}
 	g.hostNames[name] = true
-	for _, id := range s.info.byHostLower[strings.ToLower(name)] {
+	for _, id := range s.info.byHostLower(strings.ToLower(name)) {
 		if s.info.host[id] == name {
 			g.hostsSet.Add(id)
 		}
@@ -168,7 +168,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 
 // hasInstance reports whether uuid is among host name nid's instances.
 func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if slices.Contains(b.s.info.instancesOf[nid], uuid) {
+	if slices.Contains(b.s.info.instances.of(nid), uuid) {
 		return true
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
@@ -302,7 +302,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
 		Metrics: info.metrics[id],
 	}
-	h.Instances = info.instancesOf[nid]
+	h.Instances = info.instances.of(nid)
 	if b.group != nil && len(b.group.added[nid]) > 0 {
 		h.Instances = append(slices.Clone(h.Instances), b.group.added[nid]...)
 	}

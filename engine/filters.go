@@ -308,7 +308,7 @@ func init() {
 	register(&filterImpl{name: RetryFilter, apply: func(b *batch, set *bitmap.Set) error {
 		if r := b.req.Retry; r != nil {
 			for _, hn := range r.Hosts {
-				if id, ok := b.s.info.byHostNode[hn]; ok {
+				if id, ok := b.s.info.byHostNode(hn); ok {
 					set.Remove(id)
 				}
 			}
@@ -434,7 +434,7 @@ func isolatedPasses(b *batch, id uint32) (bool, error) {
 func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	for _, u := range uuids {
-		for _, nid := range b.s.info.hostsOfUUID[u] {
+		for nid := range b.s.info.instances.namesOf(u) {
 			for _, id := range b.s.info.nodesOfName[nid] {
 				m.Add(id)
 			}

@@ -103,7 +103,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	info, r := b.s.info, b.req
 	if d := r.RequestedDestination; d != nil {
 		keep := b.set()
-		for _, id := range info.byHostLower[strings.ToLower(d.Host)] {
+		for _, id := range info.byHostLower(strings.ToLower(d.Host)) {
 			if info.host[id] == d.Host && (d.Node == "" || info.node[id] == d.Node) {
 				keep.Add(id)
 			}
@@ -112,7 +112,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	}
 	if len(r.IgnoreHosts) > 0 {
 		for _, h := range r.IgnoreHosts {
-			for _, id := range info.byHostLower[strings.ToLower(h)] {
+			for _, id := range info.byHostLower(strings.ToLower(h)) {
 				set.Remove(id)
 			}
 		}
@@ -123,7 +123,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceHosts) > 0 {
 		keep := b.set()
 		for _, h := range r.ForceHosts {
-			for _, id := range info.byHostLower[strings.ToLower(h)] {
+			for _, id := range info.byHostLower(strings.ToLower(h)) {
 				keep.Add(id)
 			}
 		}
@@ -132,7 +132,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceNodes) > 0 {
 		keep := b.set()
 		for _, node := range r.ForceNodes {
-			for _, id := range info.byNode[node] {
+			for _, id := range info.byNode(node) {
 				keep.Add(id)
 			}
 		}
@@ -231,7 +231,7 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		// The anti-affinity verdict of a host running the instance's own
 		// uuid depends on which instance is being placed.
 		for _, u := range [2]string{prevUUID, b.uuid} {
-			for _, nid := range b.s.info.hostsOfUUID[u] {
+			for nid := range b.s.info.instances.namesOf(u) {
 				dirty = append(dirty, b.s.info.nodesOfName[nid]...)
 			}
 		}

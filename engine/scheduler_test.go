@@ -145,7 +145,7 @@ func TestSchedulerStress(t *testing.T) {
 
 	final := s.Snapshot()
 	capOf := func(h HostNode) (HostCapacity, bool) {
-		id, ok := final.info.byHostNode[h]
+		id, ok := final.info.byHostNode(h)
 		if !ok {
 			return HostCapacity{}, false
 		}

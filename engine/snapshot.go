@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -142,14 +141,11 @@ type hostInfo struct {
 	names            []string
 	nodesOfName      [][]uint32 // name id -> node ids
 
-	byHostLower map[string][]uint32 // strings.ToLower(host) -> ids
-	byNode      map[string][]uint32 // node -> ids
-	byHostNode  map[HostNode]uint32
+	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
-	// instancesOf lists the instance uuids of each host name; hostsOfUUID
-	// maps an instance uuid to the host names it runs on.
-	instancesOf [][]string
-	hostsOfUUID map[string][]int32
+	// instances lists the instance uuids of each host name and the host
+	// names of each instance uuid.
+	instances instIndex
 
 	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
 
@@ -239,8 +235,6 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info := &hostInfo{
 		host: make([]string, n), node: make([]string, n), uuid: make([]string, n),
 		cell: make([]int32, n), nameID: make([]int32, n),
-		byHostLower: make(map[string][]uint32), byNode: make(map[string][]uint32),
-		byHostNode: make(map[HostNode]uint32, n), hostsOfUUID: make(map[string][]int32),
 		serviceUp: bitmap.NewSet(n),
 		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
 		cpuInfo: make([]*string, n), supported: make([][][3]string, n), hostIP: make([]*string, n),
@@ -251,6 +245,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	sigIDs := map[string]int32{}
 	cpuInfos := map[string]*string{}
 	nameIDs := map[string]int32{}
+	var instancesOf [][]string // per host name, while building
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
@@ -278,18 +273,13 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			nameIDs[h.Host] = nid
 			info.names = append(info.names, h.Host)
 			info.nodesOfName = append(info.nodesOfName, nil)
-			info.instancesOf = append(info.instancesOf, nil)
+			instancesOf = append(instancesOf, nil)
 		}
 		info.nameID[i] = nid
 		info.nodesOfName[nid] = append(info.nodesOfName[nid], id)
-		lower := strings.ToLower(h.Host)
-		info.byHostLower[lower] = append(info.byHostLower[lower], id)
-		info.byNode[info.node[i]] = append(info.byNode[info.node[i]], id)
-		info.byHostNode[HostNode{h.Host, info.node[i]}] = id
 		for _, u := range h.Instances {
-			if !slices.Contains(info.instancesOf[nid], u) {
-				info.instancesOf[nid] = append(info.instancesOf[nid], u)
-				info.hostsOfUUID[u] = append(info.hostsOfUUID[u], nid)
+			if !slices.Contains(instancesOf[nid], u) {
+				instancesOf[nid] = append(instancesOf[nid], u)
 			}
 		}
 		if !h.Service.Disabled && !h.Service.Down {
@@ -335,6 +325,8 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.metrics[i] = m
 	}
+	info.instances = newInstIndex(instancesOf)
+	info.nameIdx = newNameIndex(info.host, info.node)
 	buildAggClasses(c, info)
 	return info, nil
 }

@@ -274,7 +274,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		id, touched := p.HostID, remap
 		if remap {
 			var ok bool
-			if id, ok = snap.info.byHostNode[HostNode{p.Host, p.Node}]; !ok {
+			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok {
 				reject(i, "HostRemoved")
 				continue
 			}
@@ -292,7 +292,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		if antiAffinity && !slices.Contains(snap.info.instancesOf[snap.info.nameID[id]], p.InstanceUUID) {
+		if antiAffinity && !slices.Contains(snap.info.instances.of(snap.info.nameID[id]), p.InstanceUUID) {
 			// The group rule is checked on every placement: other nodes of
 			// the same host name and other requests of the group count. A
 			// host already listing the instance's own uuid passes, as in
@@ -389,7 +389,7 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 			}
 			continue
 		}
-		for _, nid := range snap.info.hostsOfUUID[m] {
+		for nid := range snap.info.instances.namesOf(m) {
 			count[snap.info.names[nid]]++
 		}
 	}

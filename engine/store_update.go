@@ -77,7 +77,7 @@ func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
 
 func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 	st := s.cur.Load()
-	id, ok := st.snap.info.byHostNode[host]
+	id, ok := st.snap.info.byHostNode(host)
 	if !ok {
 		return 0, invalid("host", "no host %q node %q", host.Host, host.Node)
 	}
@@ -110,7 +110,7 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 		return 0, invalid("instance_uuid", "instance %q was not committed through this store", uuid)
 	}
 	st := s.cur.Load()
-	id, ok := st.snap.info.byHostNode[e.host]
+	id, ok := st.snap.info.byHostNode(e.host)
 	if !ok { // cannot happen: RemoveHosts drops the ledger entries
 		return 0, fmt.Errorf("engine: instance %s on unknown host %v", uuid, e.host)
 	}
@@ -134,7 +134,7 @@ func (s *Store) groupPlacedLocked(snap *Snapshot) map[string]map[string]string {
 		if e.group == "" {
 			continue
 		}
-		if _, ok := snap.info.byHostNode[e.host]; !ok {
+		if _, ok := snap.info.byHostNode(e.host); !ok {
 			continue
 		}
 		if out == nil {
@@ -194,7 +194,7 @@ func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 	info := s.cur.Load().snap.info
 	drop := make(map[HostNode]bool, len(nodes))
 	for i, hn := range nodes {
-		if _, ok := info.byHostNode[hn]; !ok {
+		if _, ok := info.byHostNode(hn); !ok {
 			return 0, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
 		}
 		drop[hn] = true
@@ -273,7 +273,7 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	}
 	for id := 0; id < snap.n; id++ {
 		hn := HostNode{snap.info.host[id], snap.info.node[id]}
-		oid, ok := old.info.byHostNode[hn]
+		oid, ok := old.info.byHostNode(hn)
 		if !ok {
 			continue
 		}
