@@ -311,6 +311,9 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if int(sig) == len(info.hvSigHost) {
 			info.hvSigHost = append(info.hvSigHost, roaring.New())
 			info.hvSigRep = append(info.hvSigRep, uint32(i))
+		} else {
+			// One signature, one list: hosts share their representative's.
+			info.supported[i] = info.supported[info.hvSigRep[sig]]
 		}
 		info.hvSigHost[sig].Add(uint32(i))
 		info.stats[i] = stats.of(h)
