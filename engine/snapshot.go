@@ -212,6 +212,10 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		}
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
 	}
+	cc := constColumns{floats: map[uint64][]float64{}, ints: map[int64][]int64{}}
+	for _, sh := range s.shards {
+		sh.shareConstants(&cc)
+	}
 	for w := range s.multZero {
 		s.multZero[w], s.multUniform[w] = true, true
 		if n > 0 {
