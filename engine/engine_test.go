@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine"
 )
 
@@ -170,5 +171,26 @@ func TestContextCancelled(t *testing.T) {
 	_, err = engine.PlaceBatch(ctx, snap, engine.Request{Flavor: engine.Flavor{MemoryMB: 1}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+// TestFilterHostsIntoChecksDst refuses a set of the wrong size, naming the
+// problem, and leaves it alone.
+func TestFilterHostsIntoChecksDst(t *testing.T) {
+	snap, err := engine.NewSnapshot(smallCloud())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := engine.Request{NumInstances: 1, Flavor: engine.Flavor{Name: "f", MemoryMB: 1, VCPUs: 1}}
+	for _, dst := range []*bitmap.Set{nil, bitmap.NewSet(snap.Len() + 1)} {
+		if _, err := engine.FilterHostsInto(context.Background(), snap, req, dst); !errors.Is(err, engine.ErrInvalid) || !strings.Contains(err.Error(), "dst") {
+			t.Errorf("dst %v: err %v", dst, err)
+		}
+	}
+	dst := bitmap.NewSet(snap.Len())
+	counts, err := engine.FilterHostsInto(context.Background(), snap, req, dst)
+	want, wantCounts, _ := engine.FilterHosts(context.Background(), snap, req)
+	if err != nil || dst.Count() != want.Count() || len(counts) != len(wantCounts) {
+		t.Errorf("FilterHostsInto: %v, %d hosts, want %d", err, dst.Count(), want.Count())
 	}
 }

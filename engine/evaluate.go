@@ -32,6 +32,28 @@ func FilterHosts(ctx context.Context, s *Snapshot, req Request) (*bitmap.Set, []
 	return b.alive, counts, nil
 }
 
+// FilterHostsInto is FilterHosts writing the hosts that pass into dst (a
+// set over s.Len() hosts), for callers that filter again and again: it
+// takes its working sets from the snapshot's scratch pool and allocates
+// nothing per host. dst is left as it was when an error is returned.
+func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.Set) ([]FilterCount, error) {
+	if s != nil && (dst == nil || dst.Len() != s.Len()) {
+		return nil, invalid("", "FilterHostsInto: dst must be a set over the snapshot's %d hosts", s.Len())
+	}
+	b, err := prepare(ctx, s, req)
+	if err != nil {
+		return nil, err
+	}
+	b.keepSets = false
+	defer b.release()
+	counts, err := b.filterFirstCounts()
+	if err != nil {
+		return nil, err
+	}
+	dst.CopyFrom(b.alive)
+	return counts, nil
+}
+
 // WeighHosts weighs the hosts of set for req's first instance, exactly as
 // PlaceBatch does, and returns them best first (ties by id). It is one full
 // weigher pass.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/plandiff"
 	"github.com/placer/placer/internal/reference"
@@ -52,6 +53,13 @@ func diffFilters(cloud engine.Cloud, req engine.Request) string {
 	}
 	if e, r := plandiff.FormatFilters(counts), plandiff.FormatFilters(refCounts); e != r {
 		return fmt.Sprintf("counts: engine %s, reference %s", e, r)
+	}
+	// FilterHostsInto, on scratch sets, must agree with FilterHosts.
+	into := bitmap.NewSet(snap.Len())
+	into.Fill()
+	intoCounts, err := engine.FilterHostsInto(ctx, snap, req, into)
+	if err != nil || !slices.Equal(into.Words(), set.Words()) || plandiff.FormatFilters(intoCounts) != plandiff.FormatFilters(counts) {
+		return fmt.Sprintf("FilterHostsInto: %v, counts %s, differs from FilterHosts", err, plandiff.FormatFilters(intoCounts))
 	}
 	return ""
 }
