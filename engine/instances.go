@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"sort"
@@ -34,12 +35,42 @@ func newInstIndex(perName [][]string) instIndex {
 		x.uuids = append(x.uuids, us...)
 		x.start[nid+1] = int32(len(x.uuids))
 	}
-	x.byUUID = make([]int32, total)
-	for i := range x.byUUID {
-		x.byUUID[i] = int32(i)
+	// Sorted on each uuid's first eight bytes as an integer, then on the
+	// whole uuid and the index: uuids are random, so the prefix nearly
+	// always decides, without chasing each string for every comparison.
+	type entry struct {
+		prefix uint64
+		i      int32
 	}
-	slices.SortStableFunc(x.byUUID, func(a, b int32) int { return strings.Compare(x.uuids[a], x.uuids[b]) })
+	es := make([]entry, total)
+	for i, u := range x.uuids {
+		es[i] = entry{prefix8(u), int32(i)}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return cmp.Or(strings.Compare(x.uuids[a.i], x.uuids[b.i]), cmp.Compare(a.i, b.i))
+	})
+	x.byUUID = make([]int32, total)
+	for k, e := range es {
+		x.byUUID[k] = e.i
+	}
 	return x
+}
+
+// prefix8 is s's first eight bytes as a big-endian integer (zero-padded):
+// ordering by it agrees with ordering by the strings where the prefixes
+// differ.
+func prefix8(s string) uint64 {
+	var p uint64
+	for k := range 8 {
+		p <<= 8
+		if k < len(s) {
+			p |= uint64(s[k])
+		}
+	}
+	return p
 }
 
 // of returns host name nid's instances (not to be modified).
@@ -81,12 +112,14 @@ func newNameIndex(host, node []string) nameIndex {
 	for i, h := range host {
 		lower[i] = strings.ToLower(h)
 	}
-	sorted := func(cmp func(a, b uint32) int) []uint32 {
+	sorted := func(byKey func(a, b uint32) int) []uint32 {
 		ids := make([]uint32, n)
 		for i := range ids {
 			ids[i] = uint32(i)
 		}
-		slices.SortStableFunc(ids, cmp)
+		// Ties broken by id: the stable order, without a stable sort's
+		// O(n log² n) (a third of a 50,000-host snapshot's build).
+		slices.SortFunc(ids, func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) })
 		return ids
 	}
 	return nameIndex{
