@@ -9,5 +9,10 @@
 //     (the hosts of an aggregate class, of a hypervisor signature), built
 //     once per snapshot and folded into a Set by OrInto and friends.
 //
+// ForShards runs a function over the shards of a set, in parallel on a
+// process-wide pool of helper goroutines that poll briefly between passes
+// rather than park (parallel.go says why); Sequential keeps a caller's
+// passes on its own goroutine.
+//
 // Nothing here allocates per host on a hot path.
 package bitmap

@@ -12,8 +12,10 @@
 // and go on. Only the hosts a placement changed are re-filtered and
 // re-weighed for the next instance.
 //
-// Files, one concept each: snapshot.go (columns, shards, static host data)
-// and rawcols.go (the weighers' raw columns); batch.go (a PlaceBatch's
+// Files, one concept each: snapshot.go (columns, shards, static host data),
+// instances.go (the sorted instance and host-name indexes) and rawcols.go
+// (the weighers' raw columns and their per-block summaries, shared
+// constant columns); batch.go (a PlaceBatch's
 // overlay and group state); filters.go and kernels.go (the filter
 // catalogue, fused column passes); weigh.go (the baseline weighing),
 // dense.go and rank.go (the incremental rankers); place.go (the placement
