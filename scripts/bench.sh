@@ -16,7 +16,7 @@ run() { go test ./bench -run '^$' -benchmem "$@" | tee -a "$out"; }
 echo "# $(date -u +%FT%TZ) $(go version) GOEXPERIMENT=$GOEXPERIMENT $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" | tee -a "$out"
 run -bench 'PlaceBatch/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -benchtime "$benchtime"
 PLACER_BENCH_REFERENCE_BUDGET=5000000 run -bench 'PlaceBatch/impl=(engine|reference)/filters=default/hosts=50000/instances=100$' -benchtime 1x
-run -bench 'FilterPass/filters=default/hosts=100000$' -benchtime "$benchtime" -cpu 1,2
+run -bench 'FilterPass/filters=default/hosts=100000/' -benchtime "$benchtime"
 run -bench 'Scheduler/hosts=50000/workers=(1|2|4|8|16)$' -benchtime "${SCHEDTIME:-1000x}"
 run -bench 'SnapshotMemory' -benchtime 1x
 
