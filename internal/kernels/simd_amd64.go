@@ -83,23 +83,36 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := len(xs) / Block
 	for q := 0; q < full; q++ {
-		vlo, vhi := inf, ninf
+		// Two accumulator pairs (even and odd vectors) halve the
+		// dependency chains; a word's eight vectors go through without a
+		// branch per vector (masks are random: a branch mispredicts),
+		// and a full word needs no merge.
+		vlo, vhi, vlo2, vhi2 := inf, ninf, inf, ninf
 		for k := q * wpb; k < (q+1)*wpb; k++ {
 			w := words[k]
 			if w == 0 {
 				continue
 			}
 			block := xs[k*64 : k*64+64]
-			for v := 0; v < 8; v++ {
-				b := uint8(w >> (8 * v))
-				if b == 0 {
-					continue
+			if w == math.MaxUint64 {
+				for v := 0; v < 8; v += 2 {
+					x := archsimd.LoadFloat64x8Slice(block[8*v:])
+					y := archsimd.LoadFloat64x8Slice(block[8*v+8:])
+					vlo, vhi = vlo.Min(x), vhi.Max(x)
+					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
 				}
-				m := archsimd.Mask64x8FromBits(b)
+				continue
+			}
+			for v := 0; v < 8; v += 2 {
+				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
+				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
 				x := archsimd.LoadFloat64x8Slice(block[8*v:])
+				y := archsimd.LoadFloat64x8Slice(block[8*v+8:])
 				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
+				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
 			}
 		}
+		vlo, vhi = vlo.Min(vlo2), vhi.Max(vhi2)
 		var l, h [8]float64
 		vlo.Store(&l)
 		vhi.Store(&h)
