@@ -29,10 +29,14 @@ func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
 			}
 			return r
 		}
+		var placed []uint32
 		for i := range 12 { // 120 hosts changed at most: below compaction
 			plan, err := engine.PlaceBatch(context.Background(), store.Snapshot(), request(i, 10))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, p := range plan.Placements {
+				placed = append(placed, p.HostID) // ids are stable across commits
 			}
 			if _, err := store.Commit(plan); err != nil {
 				t.Fatal(err)
@@ -66,6 +70,22 @@ func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got.Placements, want.Placements) {
 					t.Fatalf("seed %d request %d (%s): derived snapshot places\n%+v %v\nrebuilt places\n%+v %v",
 						seed, i, mode, got.Placements, gotErr, want.Placements, wantErr)
+				}
+			}
+		}
+		// An integer capability on hosts the commits changed, at their
+		// free RAM and one above: the column pass must judge them on
+		// their usage in the delta, not on the shard's column.
+		for _, id := range placed[:4] {
+			free := derived.Usage(id).FreeRAMMB
+			for _, thr := range []int64{free, free + 1} {
+				req := request(200, 1)
+				req.Flavor.ExtraSpecs = map[string]string{"capabilities:free_ram_mb": fmt.Sprintf(">= %d", thr)}
+				want, wantErr := engine.PlaceBatch(context.Background(), rebuilt, req)
+				got, gotErr := engine.PlaceBatch(context.Background(), derived, req)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got.Placements, want.Placements) {
+					t.Fatalf("seed %d free_ram_mb >= %d: derived snapshot places %+v %v, rebuilt %+v %v",
+						seed, thr, got.Placements, gotErr, want.Placements, wantErr)
 				}
 			}
 		}

@@ -541,21 +541,56 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 // the hosts of the batch's overlay.
 func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	col := b.intColumn(c.Attr, k)
+	// The overlay's hosts still in play, before the column pass judges
+	// them on the snapshot's values: they are judged again on theirs.
 	touched := b.touched.ShardWordsOf(k)
+	var was [bitmap.ShardWords]uint64
+	for wi, t := range touched {
+		was[wi] = t & words[wi]
+	}
+	// Every host of a word with any candidate is compared without a
+	// branch, through the comparison's own instance of intPass.
+	switch c.Op {
+	case "=", ">=":
+		intPass(words, col, func(x float64) bool { return x >= c.Arg })
+	case "==":
+		intPass(words, col, func(x float64) bool { return x == c.Arg })
+	case "!=":
+		intPass(words, col, func(x float64) bool { return x != c.Arg })
+	default: // "<="
+		intPass(words, col, func(x float64) bool { return x <= c.Arg })
+	}
 	base := uint32(k * bitmap.ShardSize)
-	for wi, w := range words {
-		keep := w
-		for ; w != 0; w &= w - 1 {
-			t := bits.TrailingZeros64(w)
-			v := col[wi*64+t]
-			if touched[wi]&(1<<t) != 0 {
-				v = b.intAttr(c.Attr, base+uint32(wi*64+t))
-			}
-			if !c.Pass(v) {
-				keep &^= 1 << t
+	for wi, t := range was[:len(words)] {
+		for ; t != 0; t &= t - 1 {
+			bit := uint64(1) << bits.TrailingZeros64(t)
+			if c.Pass(b.intAttr(c.Attr, base+uint32(wi*64+bits.TrailingZeros64(t)))) {
+				words[wi] |= bit
+			} else {
+				words[wi] &^= bit
 			}
 		}
-		words[wi] = keep
+	}
+}
+
+// intPass clears in words the hosts whose column value fails pass,
+// computing the whole word's verdicts before masking (pass is inlined
+// into each caller's instance of this generic loop).
+func intPass[P func(float64) bool](words []uint64, col []int64, pass P) {
+	for wi, w := range words {
+		if w == 0 {
+			continue
+		}
+		xs := col[wi*64 : min(wi*64+64, len(col))]
+		var keep uint64
+		for t, v := range xs {
+			var bit uint64
+			if pass(float64(v)) {
+				bit = 1
+			}
+			keep |= bit << t
+		}
+		words[wi] = w & keep
 	}
 }
 
