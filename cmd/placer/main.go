@@ -38,7 +38,7 @@ Usage:
         --timing           print "place_seconds: X" on stderr: the time of the
                            placement alone (not reading the file, not building
                            the snapshot), the median of --runs placements
-        --runs N           with --timing, place N times (default 11) on the one
+        --runs N           with --timing, place N times (default 31) on the one
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree

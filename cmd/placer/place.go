@@ -91,7 +91,7 @@ func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	file := fs.String("f", "", "scenario `FILE` (- for stdin; default: the embedded scenario)")
 	impl := fs.String("impl", "engine", "implementation: "+implNames())
 	timing := fs.Bool("timing", false, "print place_seconds (the placement alone) on stderr")
-	runs := fs.Int("runs", 11, "with --timing: place this many times and print the median time")
+	runs := fs.Int("runs", 31, "with --timing: place this many times and print the median time")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
