@@ -548,18 +548,7 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	for wi, t := range touched {
 		was[wi] = t & words[wi]
 	}
-	// Every host of a word with any candidate is compared without a
-	// branch, through the comparison's own instance of intPass.
-	switch c.Op {
-	case "=", ">=":
-		intPass(words, col, func(x float64) bool { return x >= c.Arg })
-	case "==":
-		intPass(words, col, func(x float64) bool { return x == c.Arg })
-	case "!=":
-		intPass(words, col, func(x float64) bool { return x != c.Arg })
-	default: // "<="
-		intPass(words, col, func(x float64) bool { return x <= c.Arg })
-	}
+	intPass(words, col, c.Test())
 	base := uint32(k * bitmap.ShardSize)
 	for wi, t := range was[:len(words)] {
 		for ; t != 0; t &= t - 1 {
@@ -573,22 +562,18 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	}
 }
 
-// intPass clears in words the hosts whose column value fails pass,
-// computing the whole word's verdicts before masking (pass is inlined
-// into each caller's instance of this generic loop).
-func intPass[P func(float64) bool](words []uint64, col []int64, pass P) {
+// intPass clears in words the hosts whose column value fails pass, every
+// host of a word with any candidate judged, the word masked once.
+func intPass(words []uint64, col []int64, pass func(float64) bool) {
 	for wi, w := range words {
 		if w == 0 {
 			continue
 		}
-		xs := col[wi*64 : min(wi*64+64, len(col))]
 		var keep uint64
-		for t, v := range xs {
-			var bit uint64
+		for t, v := range col[wi*64 : min(wi*64+64, len(col))] {
 			if pass(float64(v)) {
-				bit = 1
+				keep |= 1 << t
 			}
-			keep |= bit << t
 		}
 		words[wi] = w & keep
 	}

@@ -202,17 +202,21 @@ type IntCapability struct {
 }
 
 // Pass reports whether an attribute value passes the spec.
-func (c IntCapability) Pass(v int64) bool {
-	x := float64(v)
+func (c IntCapability) Pass(v int64) bool { return c.Test()(float64(v)) }
+
+// Test returns the spec's comparison of a value (already a float64) with
+// its operand, the operator resolved once: for loops over many values.
+func (c IntCapability) Test() func(x float64) bool {
+	arg := c.Arg
 	switch c.Op {
 	case "=", ">=":
-		return x >= c.Arg
+		return func(x float64) bool { return x >= arg }
 	case "==":
-		return x == c.Arg
+		return func(x float64) bool { return x == arg }
 	case "!=":
-		return x != c.Arg
+		return func(x float64) bool { return x != arg }
 	default: // "<="
-		return x <= c.Arg
+		return func(x float64) bool { return x <= arg }
 	}
 }
 
