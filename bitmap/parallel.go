@@ -43,10 +43,11 @@ func Sequential(ctx context.Context) context.Context {
 
 // ForShards calls fn(k) for every shard k of a set over n hosts. With at
 // least ParallelMinHosts hosts, GOMAXPROCS above 1 and a context not made
-// by Sequential, the shards run in parallel: the caller and up to GOMAXPROCS-1 helper goroutines (started
-// on first use, kept for the life of the process, parked when idle; see
-// DefaultHelperSpin) each take the next shard until none is left. One ForShards
-// at a time has the helpers; a concurrent one runs its shards on its own
+// by Sequential, the shards run in parallel: the caller takes them from
+// the front and up to GOMAXPROCS-1 helper goroutines (started on first
+// use, kept for the life of the process, parked when idle; see
+// DefaultHelperSpin) from the back, until none is left. One ForShards at a
+// time has the helpers; a concurrent one runs its shards on its own
 // goroutine (the processors are busy anyway). fn must only touch its own
 // shard.
 //
