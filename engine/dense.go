@@ -189,7 +189,7 @@ func fullWord(n int) uint64 {
 // restatAll recomputes the statistics of the stale blocks, those of
 // different shards in parallel when they are many (the first instance).
 func (rk *denseRanker) restatAll() {
-	if len(rk.stale) < rk.nb/2 || rk.b.s.n < bitmap.ParallelMinHosts {
+	if len(rk.stale) < rk.nb/2 {
 		for _, q := range rk.stale {
 			rk.restat(int(q))
 		}
