@@ -36,3 +36,7 @@ func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
 }
 
 func maxMasked(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }
+
+func weighScaled(score []float64, raw [][]float64, scale []float64) {
+	weighScaledGo(score, raw, scale)
+}

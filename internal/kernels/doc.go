@@ -62,3 +62,21 @@ func MaxMasked(xs []float64, words []uint64, hi []float64) { maxMasked(xs, words
 
 // MaxMaskedPortable is MaxMasked without SIMD.
 func MaxMaskedPortable(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }
+
+// WeighScaled sets score[i] to the sum over a of raw[a][i] * scale[a], the
+// products added in order of a, each operation separately rounded (no
+// fused multiply-add); 0 without columns. Each raw[a] must be at least
+// len(score) long and len(scale) at least len(raw).
+//
+// With scale[a] = m/(hi-lo) this is a weigher sum shifted by a constant
+// (the lo*m/(hi-lo) terms) that multiplies where Nova divides: it is NOT
+// Nova's weight, only close to it, for callers that bound the difference
+// and recompute exactly the weights that can matter.
+func WeighScaled(score []float64, raw [][]float64, scale []float64) {
+	weighScaled(score, raw, scale)
+}
+
+// WeighScaledPortable is WeighScaled without SIMD.
+func WeighScaledPortable(score []float64, raw [][]float64, scale []float64) {
+	weighScaledGo(score, raw, scale)
+}

@@ -202,3 +202,74 @@ func BenchmarkAccumulate(b *testing.B) {
 		})
 	}
 }
+
+// TestWeighScaledMatchesPortable checks WeighScaled against the portable
+// version and the plain sum bit for bit, at every length around the vector
+// width and with zero to nine columns (one, two and three passes).
+func TestWeighScaledMatchesPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n <= 40; n++ {
+		for terms := 0; terms <= 9; terms++ {
+			raw, scale := make([][]float64, terms), make([]float64, terms)
+			for a := range raw {
+				raw[a] = randSlice(rng, n+rng.IntN(3)) // columns may be longer than score
+				scale[a] = rng.NormFloat64() / (1 + rng.Float64()*1e6)
+			}
+			got, want := randSlice(rng, n), randSlice(rng, n)
+			WeighScaled(got, raw, scale)
+			WeighScaledPortable(want, raw, scale)
+			for i := range got {
+				plain := 0.0
+				for a := range raw {
+					if a == 0 {
+						plain = raw[a][i] * scale[a]
+					} else {
+						plain += float64(raw[a][i] * scale[a])
+					}
+				}
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(want[i]) != math.Float64bits(plain) {
+					t.Fatalf("n=%d terms=%d i=%d: WeighScaled %v, portable %v, plain %v", n, terms, i, got[i], want[i], plain)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkWeighScaled pairs the multiply-only weigher sum with the exact
+// one (five AccumulateScalar passes) it stands in for.
+func BenchmarkWeighScaled(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, terms = 50000, 5
+	raw, scale := make([][]float64, terms), make([]float64, terms)
+	for a := range raw {
+		raw[a], scale[a] = randSlice(rng, n), 1.0/3
+	}
+	score := make([]float64, n)
+	for _, impl := range []struct {
+		name string
+		fn   func()
+	}{
+		{"exact-portable", func() {
+			clear(score)
+			for a := range raw {
+				AccumulateScalarPortable(score, raw[a], 1.5, 1, 3)
+			}
+		}},
+		{"exact", func() {
+			clear(score)
+			for a := range raw {
+				AccumulateScalar(score, raw[a], 1.5, 1, 3)
+			}
+		}},
+		{"scaled-portable", func() { WeighScaledPortable(score, raw, scale) }},
+		{"scaled", func() { WeighScaled(score, raw, scale) }},
+	} {
+		b.Run("impl="+impl.name+"/terms=5/n=50000", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(8 * (terms + 1) * n))
+			for b.Loop() {
+				impl.fn()
+			}
+		})
+	}
+}

@@ -68,3 +68,22 @@ func maxMaskedGo(xs []float64, words []uint64, hi []float64) {
 		hi[q] = h
 	}
 }
+
+func weighScaledGo(score []float64, raw [][]float64, scale []float64) {
+	if len(raw) == 0 {
+		clear(score)
+		return
+	}
+	col, c := raw[0][:len(score)], scale[0]
+	for i, x := range col {
+		score[i] = x * c
+	}
+	for a, col := range raw[1:] {
+		col, c := col[:len(score)], scale[a+1]
+		for i, x := range col {
+			// The conversion keeps the product rounded on its own: no
+			// fused multiply-add, as in the SIMD version.
+			score[i] += float64(x * c)
+		}
+	}
+}

@@ -154,3 +154,65 @@ func maxMasked(xs []float64, words []uint64, hi []float64) {
 		maxMaskedGo(xs[full*Block:], words[full*wpb:], hi[full:])
 	}
 }
+
+func weighScaled(score []float64, raw [][]float64, scale []float64) {
+	if !SIMD || len(raw) == 0 {
+		weighScaledGo(score, raw, scale)
+		return
+	}
+	// Two columns per pass over score (the first pass sets it, the others
+	// add to it), so the terms are added in column order; simple loops
+	// keep everything in registers.
+	n := len(score)
+	for a := 0; a < len(raw); a += 2 {
+		if a+1 < len(raw) {
+			scaledPair(score, raw[a][:n], raw[a+1][:n], scale[a], scale[a+1], a == 0)
+		} else {
+			scaledOne(score, raw[a][:n], scale[a], a == 0)
+		}
+	}
+}
+
+func scaledPair(score, r0, r1 []float64, c0, c1 float64, first bool) {
+	v0, v1 := archsimd.BroadcastFloat64x8(c0), archsimd.BroadcastFloat64x8(c1)
+	r0, r1 = r0[:len(score)], r1[:len(score)]
+	i := 0
+	if first {
+		for ; i+8 <= len(score); i += 8 {
+			x := archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0)
+			x.Add(archsimd.LoadFloat64x8Slice(r1[i:]).Mul(v1)).StoreSlice(score[i:])
+		}
+		for ; i < len(score); i++ {
+			score[i] = float64(r0[i]*c0) + float64(r1[i]*c1)
+		}
+		return
+	}
+	for ; i+8 <= len(score); i += 8 {
+		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0))
+		x.Add(archsimd.LoadFloat64x8Slice(r1[i:]).Mul(v1)).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] = score[i] + float64(r0[i]*c0) + float64(r1[i]*c1)
+	}
+}
+
+func scaledOne(score, r0 []float64, c0 float64, first bool) {
+	v0 := archsimd.BroadcastFloat64x8(c0)
+	r0 = r0[:len(score)]
+	i := 0
+	if first {
+		for ; i+8 <= len(score); i += 8 {
+			archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0).StoreSlice(score[i:])
+		}
+		for ; i < len(score); i++ {
+			score[i] = r0[i] * c0
+		}
+		return
+	}
+	for ; i+8 <= len(score); i += 8 {
+		archsimd.LoadFloat64x8Slice(score[i:]).Add(archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0)).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += float64(r0[i] * c0)
+	}
+}
