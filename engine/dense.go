@@ -64,6 +64,14 @@ type denseRanker struct {
 	moved    []uint32
 	order    []int32
 	valid    bool
+
+	// scaled is true when score holds scaled weights (scaledPlan) rather
+	// than Nova's: within eps of each candidate's weight shifted by one
+	// constant; terms and scale are the weighers and factors they sum.
+	scaled bool
+	eps    float64
+	terms  []int
+	scale  []float64
 }
 
 // wordsPerBlock is the number of candidate words of a block.
@@ -133,8 +141,9 @@ func (rk *denseRanker) words(q int) []uint64 {
 }
 
 // restat recomputes block q's statistics: from the shard's block
-// summaries when the block's candidates are all of its hosts or its raw
-// values are one value, else the kernel over the candidates the batch did
+// summaries when the block's candidates are all of its hosts, its raw
+// values are one value or hosts holding its extremes are candidates, else
+// the kernel over the candidates the batch did
 // not consume on; then those it did, from the overlay.
 func (rk *denseRanker) restat(q int) {
 	sh, off, m := rk.block(q)
@@ -163,6 +172,10 @@ func (rk *denseRanker) restat(q int) {
 			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
 		case sh.blk.rawConst[w][qs]:
 			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawLo[w][qs]
+		case hasBit(words, sh.blk.rawLoAt[w][qs]) && hasBit(words, sh.blk.rawHiAt[w][qs]):
+			// The block's extremes are candidates': no candidate lies
+			// beyond them.
+			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
 		default:
 			kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
@@ -175,6 +188,11 @@ func (rk *denseRanker) restat(q int) {
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
 	}
+}
+
+// hasBit reports whether bit i of words is set (false for noHost).
+func hasBit(words []uint64, i uint16) bool {
+	return int(i)/64 < len(words) && words[i/64]&(1<<(i%64)) != 0
 }
 
 // fullWord is the word of a block whose first n hosts (from this word on)
@@ -223,6 +241,78 @@ func (rk *denseRanker) bounds() (changed bool) {
 	return changed
 }
 
+// Scaled weights. Nova's weight of a host is the sum over weighers of
+// m*((r-lo)/(hi-lo)); every full rescoring of the dense ranker would pay a
+// division per host and weigher, and on the columns' bandwidth. The sum of
+// r*c with c = m/(hi-lo) (kernels.WeighScaled) differs from it by the
+// constant sum of lo*c, the same for every host, plus rounding. With B the
+// sum over weighers of |c|*max(|lo|,|hi|) (a bound on every |r*c|, since
+// lo <= r <= hi for a candidate) and M the sum of |m|, each of the n <= 10
+// products and sums rounds by at most 2^-53 of B, and Nova's own
+// operations by at most 2^-53 of M per step, so that
+//
+//	|scaled(h) - (weight(h) + constant)| <= (n+4) * 2^-53 * (B+M) < eps
+//
+// with eps = (B+M) * 2^-44 (a margin of 30 over n = 10), plus 2^-1000 for
+// products that underflow. The ranking on scaled weights then bounds the
+// exact one: if the k-th best scaled weight is t, every host of the exact
+// top k (and every host tied with the best) has a scaled weight of at
+// least t - 2*eps, and only those are weighed exactly (top). Hosts with
+// per-host multipliers (aggregate overrides) keep the exact kernels.
+
+// scaledPlan decides whether the next full rescoring uses scaled weights
+// under lo/hi and sets terms, scale and eps.
+func (rk *denseRanker) scaledPlan() {
+	s := rk.b.s
+	rk.scaled, rk.eps = false, 0
+	rk.terms, rk.scale = rk.terms[:0], rk.scale[:0]
+	bound, mult := 0.0, 0.0
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		if lo == hi {
+			continue
+		}
+		if !s.multUniform[w] {
+			return
+		}
+		m := s.multValue[w]
+		c := m / (hi - lo)
+		if c != 0 && !(math.Abs(c) >= 0x1p-900 && math.Abs(c) <= 0x1p900) {
+			return
+		}
+		rk.terms, rk.scale = append(rk.terms, w), append(rk.scale, c)
+		bound += math.Abs(c) * max(math.Abs(lo), math.Abs(hi))
+		mult += math.Abs(m)
+	}
+	if len(rk.terms) == 0 || !(bound+mult <= 0x1p900) {
+		return
+	}
+	rk.scaled, rk.eps = true, (bound+mult)*0x1p-44+0x1p-1000
+}
+
+// scaledOf is candidate id's scaled weight, the kernel's operations in
+// the kernel's order.
+func (rk *denseRanker) scaledOf(id uint32) float64 {
+	s := 0.0
+	for t, w := range rk.terms {
+		if p := rk.b.rawOne(w, id) * rk.scale[t]; t == 0 {
+			s = p
+		} else {
+			s += float64(p)
+		}
+	}
+	return s
+}
+
+// weightOf is what score holds for candidate id: its scaled weight or
+// its weight.
+func (rk *denseRanker) weightOf(id uint32) float64 {
+	if rk.scaled {
+		return rk.scaledOf(id)
+	}
+	return rk.scoreOf(id)
+}
+
 // scoreOf is candidate id's weight under lo/hi, with the baseline's
 // operations in the baseline's order.
 func (rk *denseRanker) scoreOf(id uint32) float64 {
@@ -243,9 +333,21 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // by shard, in parallel (each writes only its own hosts and blocks).
 func (rk *denseRanker) rescoreAll() {
 	s := rk.b.s
+	rk.scaledPlan()
 	_ = bitmap.ForShards(context.WithoutCancel(rk.b.ctx), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+		if rk.scaled {
+			var cols [numWeighers][]float64
+			for t, w := range rk.terms {
+				cols[t] = sh.raw[w]
+			}
+			kernels.WeighScaled(score, cols[:len(rk.terms)], rk.scale)
+			for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+				rk.best(q)
+			}
+			return nil
+		}
 		clear(score)
 		for a, w := range rk.act {
 			lo, hi := rk.lo[a], rk.hi[a]
@@ -264,7 +366,7 @@ func (rk *denseRanker) rescoreAll() {
 	})
 	for _, id := range rk.b.touchedIDs {
 		if rk.b.alive.Has(id) {
-			rk.score[id] = rk.scoreOf(id)
+			rk.score[id] = rk.weightOf(id)
 			rk.best(int(id) / kernels.Block)
 		}
 	}
@@ -278,6 +380,7 @@ func (rk *denseRanker) best(q int) {
 
 // refresh brings the stale blocks, the bounds and the weights up to date.
 func (rk *denseRanker) refresh() {
+	requery := rk.valid && len(rk.stale) == 0 && len(rk.moved) == 0
 	rk.restatAll()
 	if rk.bounds() || !rk.valid {
 		rk.rescoreAll()
@@ -285,7 +388,7 @@ func (rk *denseRanker) refresh() {
 	} else {
 		for _, id := range rk.moved {
 			if rk.b.alive.Has(id) {
-				rk.score[id] = rk.scoreOf(id)
+				rk.score[id] = rk.weightOf(id)
 			}
 		}
 		for _, q := range rk.stale {
@@ -296,7 +399,16 @@ func (rk *denseRanker) refresh() {
 		rk.isStale[q] = false
 	}
 	rk.stale, rk.moved = rk.stale[:0], rk.moved[:0]
+	if afterRefresh != nil && !requery {
+		afterRefresh(rk)
+	}
 }
+
+// afterRefresh, when set (tests), is called with the ranker at the end of
+// every refresh that had something to bring up to date (not when the
+// alternates of a one-instance batch rank again on instance 0's weights,
+// from before its consumption, as Nova does).
+var afterRefresh func(*denseRanker)
 
 // top returns the k best candidates satisfying keep (nil: all), and, when
 // wantTies, every candidate tied with the best (in id order). One
@@ -311,8 +423,33 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 		return c.best, c.tieList()
 	}
 	rk.refresh()
+	if !rk.scaled {
+		rk.search(&c, keep, wantTies)
+		return c.best, c.tieList()
+	}
+	// The k-th best scaled weight bounds the scaled weights of the exact
+	// top k and of the hosts tied with the best (see scaledPlan): weigh
+	// exactly only the candidates that reach it.
+	var approx collector
+	approx.init(k, false)
+	rk.search(&approx, keep, false)
+	cut := math.Inf(-1)
+	if t, ok := approx.threshold(); ok {
+		cut = t.score - 2*rk.eps
+	}
+	for q, x := range rk.bBest {
+		if x >= cut {
+			rk.scanExact(&c, keep, q, cut)
+		}
+	}
+	return c.best, c.tieList()
+}
+
+// search offers to c the candidates (satisfying keep) whose score can
+// rank among c's best, block by block from the block with the largest.
+func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool) {
 	first, _ := argmax(rk.bBest)
-	thr := rk.scan(&c, keep, first, math.Inf(-1))
+	thr := rk.scan(c, keep, first, math.Inf(-1))
 	// The other blocks that can still rank, best first: with keep (the
 	// alternates of one cell), the threshold rises fastest that way.
 	order := rk.order[:0]
@@ -334,10 +471,23 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 		if t, full := c.threshold(); full && !wantTies && rk.bBest[q] == thr && uint32(int(q)*kernels.Block) > t.id {
 			continue
 		}
-		thr = rk.scan(&c, keep, int(q), thr)
+		thr = rk.scan(c, keep, int(q), thr)
 	}
 	rk.order = order
-	return c.best, c.tieList()
+}
+
+// scanExact offers block q's candidates whose scaled weight reaches cut
+// (and kept) to c, with their exact weights.
+func (rk *denseRanker) scanExact(c *collector, keep func(uint32) bool, q int, cut float64) {
+	for k, w := range rk.words(q) {
+		base := q*kernels.Block + k*64
+		for ; w != 0; w &= w - 1 {
+			id := uint32(base + bits.TrailingZeros64(w))
+			if rk.score[id] >= cut && (keep == nil || keep(id)) {
+				c.offer(scored{id, rk.scoreOf(id)})
+			}
+		}
+	}
 }
 
 // scanZero offers block q's candidates with weight 0 (one candidate).

@@ -1,5 +1,13 @@
 package engine
 
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/placer/placer/internal/kernels"
+)
+
 // Hooks for the external tests (package engine_test), which can import
 // internal/synth without an import cycle.
 
@@ -17,4 +25,72 @@ func CountDenseRanker(n *int) {
 		return
 	}
 	onDenseRanker = func() { *n++ }
+}
+
+// CheckDenseRanker makes every refresh of the dense ranker check its
+// invariants against plain loops over the candidates, reporting
+// violations to fail (nil: stop checking). Not safe for concurrent
+// batches. *scaled counts the refreshes that left scaled weights.
+func CheckDenseRanker(fail func(error), scaled *int) {
+	if fail == nil {
+		afterRefresh = nil
+		return
+	}
+	afterRefresh = func(rk *denseRanker) {
+		if rk.scaled {
+			*scaled++
+		}
+		if err := rk.checkInvariants(); err != nil {
+			fail(err)
+		}
+	}
+}
+
+// checkInvariants checks the block statistics, the scores, the block
+// bests and, for scaled weights, the bound on their error.
+func (rk *denseRanker) checkInvariants() error {
+	var ref uint32
+	haveRef := false
+	for q := range rk.nb {
+		best := math.Inf(-1)
+		lo, hi := make([]float64, len(rk.act)), make([]float64, len(rk.act))
+		for a := range lo {
+			lo[a], hi[a] = math.Inf(1), math.Inf(-1)
+		}
+		for k, w := range rk.words(q) {
+			for ; w != 0; w &= w - 1 {
+				id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(w))
+				if !rk.b.alive.Has(id) {
+					return fmt.Errorf("host %d is a candidate of the ranker, not of the batch", id)
+				}
+				for a, wi := range rk.act {
+					x := rk.b.rawOne(wi, id)
+					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
+				}
+				want := rk.weightOf(id)
+				if math.Float64bits(rk.score[id]) != math.Float64bits(want) {
+					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.b.touched.Has(id), rk.count, rk.lo, rk.hi)
+				}
+				best = max(best, want)
+				if !haveRef {
+					ref, haveRef = id, true
+				}
+				if rk.scaled {
+					d := (rk.score[id] - rk.score[ref]) - (rk.scoreOf(id) - rk.scoreOf(ref))
+					if math.Abs(d) > 2*rk.eps {
+						return fmt.Errorf("hosts %d, %d: scaled weights differ from the weights' difference by %v > 2*eps = %v", id, ref, d, 2*rk.eps)
+					}
+				}
+			}
+		}
+		for a := range rk.act {
+			if rk.bLo[a][q] != lo[a] || rk.bHi[a][q] != hi[a] {
+				return fmt.Errorf("block %d weigher %d: statistics [%v, %v], candidates' [%v, %v]", q, rk.act[a], rk.bLo[a][q], rk.bHi[a][q], lo[a], hi[a])
+			}
+		}
+		if rk.bBest[q] != best {
+			return fmt.Errorf("block %d: best %v, candidates' %v", q, rk.bBest[q], best)
+		}
+	}
+	return nil
 }

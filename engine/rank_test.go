@@ -19,6 +19,13 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	cases, denseBatches := 0, 0
 	engine.CountDenseRanker(&denseBatches)
 	defer engine.CountDenseRanker(nil)
+	violations, current, scaled := 0, "", 0
+	engine.CheckDenseRanker(func(err error) {
+		if violations++; violations <= 5 {
+			t.Errorf("%s: %v", current, err)
+		}
+	}, &scaled)
+	defer engine.CheckDenseRanker(nil, nil)
 	for _, profile := range []string{"basic", "rich", "edge", "big"} {
 		for seed := uint64(1); seed <= 80; seed++ {
 			opts := synth.Options{Hosts: 300 + int(seed%5)*200, Instances: 1 + int(seed%4)*20, Seed: seed, Profile: profile}
@@ -41,6 +48,7 @@ func TestRankerMatchesBaseline(t *testing.T) {
 			engine.SetBaseline(false)
 			for _, col := range []bool{false, true} {
 				engine.SetDenseRanker(col)
+				current = fmt.Sprintf("%s/seed=%d", profile, seed)
 				got, gotErr := engine.PlaceBatch(context.Background(), snap, req)
 				name := fmt.Sprintf("%s/seed=%d/dense=%v", profile, seed, col)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
@@ -56,5 +64,8 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	if denseBatches < cases/3 {
 		t.Fatalf("the dense ranker ranked only %d of %d batches", denseBatches, cases)
 	}
-	t.Logf("%d cases, %d ranked by the dense ranker", cases, denseBatches)
+	if scaled == 0 {
+		t.Fatal("no refresh of the dense ranker used scaled weights")
+	}
+	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights", cases, denseBatches, scaled)
 }

@@ -110,12 +110,18 @@ const blocksPerShard = bitmap.ShardSize / kernels.Block
 // dense ranker can skip the hosts of a block: rawLo/rawHi[w][q] are the
 // smallest and largest of raw[w] over block q (column weighers only),
 // rawConst[w][q] whether they are one value (every host's raw value is
-// that float). Immutable once built: a change of raw gets a new
-// blockStats (statBlocks).
+// that float), and rawLoAt/rawHiAt[w][q] the offset in the block of a host
+// holding rawLo/rawHi (noHost when the block holds a NaN): when both are
+// candidates, the candidates' extremes are the block's. Immutable once
+// built: a change of raw gets a new blockStats (statBlocks).
 type blockStats struct {
-	rawLo, rawHi [numWeighers][]float64
-	rawConst     [numWeighers][]bool
+	rawLo, rawHi     [numWeighers][]float64
+	rawConst         [numWeighers][]bool
+	rawLoAt, rawHiAt [numWeighers][]uint16
 }
+
+// noHost is the offset of no host of a block.
+const noHost = math.MaxUint16
 
 // blockRange returns the [lo, hi) host range of the shard's block q.
 func (sh *shard) blockRange(q int) (lo, hi int) {
@@ -137,26 +143,33 @@ func (sh *shard) statBlocks() {
 			continue
 		}
 		st.rawLo[w], st.rawHi[w], st.rawConst[w] = make([]float64, nq), make([]float64, nq), make([]bool, nq)
+		st.rawLoAt[w], st.rawHiAt[w] = make([]uint16, nq), make([]uint16, nq)
 		for q := range nq {
 			lo, hi := sh.blockRange(q)
 			xs := sh.raw[w][lo:hi]
-			st.rawLo[w][q], st.rawHi[w][q] = floatRange(xs)
+			st.rawLo[w][q], st.rawHi[w][q], st.rawLoAt[w][q], st.rawHiAt[w][q] = floatRange(xs)
 			st.rawConst[w][q] = allBits(xs)
 		}
 	}
 	sh.blk = st
 }
 
-// floatRange is the smallest and largest of xs, NaN if any is NaN.
-func floatRange(xs []float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
+// floatRange is the smallest and largest of xs and the index of their
+// first occurrences; NaN and noHost if any is NaN.
+func floatRange(xs []float64) (lo, hi float64, loAt, hiAt uint16) {
+	lo, hi, loAt, hiAt = math.Inf(1), math.Inf(-1), noHost, noHost
+	for i, x := range xs {
 		if x != x {
-			return x, x
+			return x, x, noHost, noHost
 		}
-		lo, hi = min(lo, x), max(hi, x)
+		if l := min(lo, x); loAt == noHost || math.Float64bits(l) != math.Float64bits(lo) {
+			lo, loAt = l, uint16(i)
+		}
+		if h := max(hi, x); hiAt == noHost || math.Float64bits(h) != math.Float64bits(hi) {
+			hi, hiAt = h, uint16(i)
+		}
 	}
-	return lo, hi
+	return lo, hi, loAt, hiAt
 }
 
 // allBits reports whether xs is one non-NaN value repeated, bit for bit.
