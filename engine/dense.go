@@ -67,11 +67,18 @@ type denseRanker struct {
 
 	// scaled is true when score holds scaled weights (scaledPlan) rather
 	// than Nova's: within eps of each candidate's weight shifted by one
-	// constant; terms and scale are the weighers and factors they sum.
+	// constant. cols and scale are the base terms' columns and factors
+	// (weighers with a base multiplier of 0 have none); terms, tlo and inv
+	// the weighers, their lo and 1/(hi-lo), for the hosts whose multiplier
+	// differs from the base.
 	scaled bool
 	eps    float64
-	terms  []int
+	cols   []int
 	scale  []float64
+	terms  []int
+	tlo    []float64
+	inv    []float64
+	tbase  []float64
 }
 
 // wordsPerBlock is the number of candidate words of a block.
@@ -242,67 +249,92 @@ func (rk *denseRanker) bounds() (changed bool) {
 }
 
 // Scaled weights. Nova's weight of a host is the sum over weighers of
-// m*((r-lo)/(hi-lo)); every full rescoring of the dense ranker would pay a
-// division per host and weigher, and on the columns' bandwidth. The sum of
-// r*c with c = m/(hi-lo) (kernels.WeighScaled) differs from it by the
-// constant sum of lo*c, the same for every host, plus rounding. With B the
-// sum over weighers of |c|*max(|lo|,|hi|) (a bound on every |r*c|, since
-// lo <= r <= hi for a candidate) and M the sum of |m|, each of the n <= 10
-// products and sums rounds by at most 2^-53 of B, and Nova's own
-// operations by at most 2^-53 of M per step, so that
+// m*((r-lo)/(hi-lo)), m the host's multiplier; every full rescoring of the
+// dense ranker would pay a division per host and weigher and read every
+// multiplier column. With m0 a weigher's base multiplier (the most common)
+// and d = hi-lo, the scaled weight sums r*(m0/d) over the weighers
+// (kernels.WeighScaled: columns of r only), then, for the few hosts whose
+// m differs from m0 (shard.multOver), ((r-lo)*(m-m0))*(1/d). A weigher
+// whose multiplier many hosts override has no base (m0 = 0): every host
+// adds ((r-lo)*m)*(1/d) (kernels.AccumulateScaled). Its exact
+// value is the weight plus the constant sum of -lo*m0/d, the same for
+// every host. With B the sum over weighers of |m0/d|*max(|lo|,|hi|) (a
+// bound on every |r*m0/d|, since lo <= r <= hi for a candidate) and M the
+// sum of the largest |m| plus |m0|, each of the at most 8n roundings of
+// the scaled weight (factors, products, differences, sums) errs by at most
+// 2^-53 of B+M, and each of Nova's 4n by at most 2^-53 of M, so that for
+// n <= 10 weighers
 //
-//	|scaled(h) - (weight(h) + constant)| <= (n+4) * 2^-53 * (B+M) < eps
+//	|scaled(h) - (weight(h) + constant)| <= 120 * 2^-53 * (B+M) < eps
 //
-// with eps = (B+M) * 2^-44 (a margin of 30 over n = 10), plus 2^-1000 for
-// products that underflow. The ranking on scaled weights then bounds the
-// exact one: if the k-th best scaled weight is t, every host of the exact
-// top k (and every host tied with the best) has a scaled weight of at
-// least t - 2*eps, and only those are weighed exactly (top). Hosts with
-// per-host multipliers (aggregate overrides) keep the exact kernels.
+// with eps = (B+M) * 2^-44 (a margin of 4), plus 2^-860 for what
+// underflows (every d and |m| lies within 2^+-200, or the ranker keeps
+// the exact kernels). The ranking on scaled weights then bounds the exact
+// one: if the k-th best scaled weight is t, every host of the exact top k
+// (and every host tied with the best) has a scaled weight of at least
+// t - 2*eps, and only those are weighed exactly (top).
 
 // scaledPlan decides whether the next full rescoring uses scaled weights
-// under lo/hi and sets terms, scale and eps.
+// under lo/hi and sets the terms and eps.
 func (rk *denseRanker) scaledPlan() {
 	s := rk.b.s
 	rk.scaled, rk.eps = false, 0
-	rk.terms, rk.scale = rk.terms[:0], rk.scale[:0]
+	rk.cols, rk.scale = rk.cols[:0], rk.scale[:0]
+	rk.terms, rk.tlo, rk.inv, rk.tbase = rk.terms[:0], rk.tlo[:0], rk.inv[:0], rk.tbase[:0]
 	bound, mult := 0.0, 0.0
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		if lo == hi {
 			continue
 		}
-		if !s.multUniform[w] {
+		d, m0 := hi-lo, s.multBase[w]
+		if !(d >= 0x1p-200 && d <= 0x1p200 && s.multMaxAbs[w] <= 0x1p200) {
 			return
 		}
-		m := s.multValue[w]
-		c := m / (hi - lo)
-		if c != 0 && !(math.Abs(c) >= 0x1p-900 && math.Abs(c) <= 0x1p900) {
-			return
+		if manyOver(s, w) {
+			m0 = 0
 		}
-		rk.terms, rk.scale = append(rk.terms, w), append(rk.scale, c)
-		bound += math.Abs(c) * max(math.Abs(lo), math.Abs(hi))
-		mult += math.Abs(m)
+		if c := m0 / d; c != 0 {
+			if math.Abs(c) < 0x1p-1000 { // subnormal: too coarse
+				return
+			}
+			rk.cols, rk.scale = append(rk.cols, w), append(rk.scale, c)
+			bound += math.Abs(c) * max(math.Abs(lo), math.Abs(hi))
+		}
+		rk.terms, rk.tlo, rk.inv = append(rk.terms, w), append(rk.tlo, lo), append(rk.inv, 1/d)
+		rk.tbase = append(rk.tbase, m0)
+		mult += s.multMaxAbs[w] + math.Abs(m0)
 	}
 	if len(rk.terms) == 0 || !(bound+mult <= 0x1p900) {
 		return
 	}
-	rk.scaled, rk.eps = true, (bound+mult)*0x1p-44+0x1p-1000
+	rk.scaled, rk.eps = true, (bound+mult)*0x1p-44+0x1p-860
 }
 
-// scaledOf is candidate id's scaled weight, the kernel's operations in
-// the kernel's order.
+// scaledOf is candidate id's scaled weight, with rescoreAll's operations
+// in its order.
 func (rk *denseRanker) scaledOf(id uint32) float64 {
 	s := 0.0
-	for t, w := range rk.terms {
+	for t, w := range rk.cols {
 		if p := rk.b.rawOne(w, id) * rk.scale[t]; t == 0 {
 			s = p
 		} else {
 			s += float64(p)
 		}
 	}
+	sh, j := rk.b.s.at(id)
+	for t, w := range rk.terms {
+		if m, base := sh.mult[w][j], rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
+			s += float64(float64((rk.b.rawOne(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
+		}
+	}
 	return s
 }
+
+// manyOver reports whether so many hosts have a multiplier of weigher w
+// other than the base that a pass over all of them is cheaper than one
+// per such host.
+func manyOver(s *Snapshot, w int) bool { return s.multOvers[w]*16 > s.n }
 
 // weightOf is what score holds for candidate id: its scaled weight or
 // its weight.
@@ -339,10 +371,20 @@ func (rk *denseRanker) rescoreAll() {
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
 		if rk.scaled {
 			var cols [numWeighers][]float64
-			for t, w := range rk.terms {
+			for t, w := range rk.cols {
 				cols[t] = sh.raw[w]
 			}
-			kernels.WeighScaled(score, cols[:len(rk.terms)], rk.scale)
+			kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
+			for t, w := range rk.terms {
+				raw, mult, base, lo, inv := sh.raw[w], sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
+				if base == 0 {
+					kernels.AccumulateScaled(score, raw, mult, lo, 0, inv)
+					continue
+				}
+				for _, j := range sh.multOver[w] {
+					score[j] += float64(float64((raw[j]-lo)*(mult[j]-base)) * inv)
+				}
+			}
 			for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 				rk.best(q)
 			}

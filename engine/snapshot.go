@@ -40,6 +40,12 @@ type Snapshot struct {
 	// on every host (no aggregate overrides it).
 	multUniform [numWeighers]bool
 	multValue   [numWeighers]float64
+	// multBase[w] is weigher w's most common multiplier (each shard's
+	// multOver[w] lists the hosts whose multiplier differs from it, bit
+	// for bit; multOvers[w] counts them) and multMaxAbs[w] the largest
+	// |multiplier| of any host.
+	multBase, multMaxAbs [numWeighers]float64
+	multOvers            [numWeighers]int
 	// groupPlaced lists, per server group, the members a Store committed
 	// (instance uuid -> host name), so that the planner counts them as the
 	// Store's commit-time check does. Copy-on-write: never modified once
@@ -90,6 +96,11 @@ type shard struct {
 	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
 	// BuildFailureWeigher's already negated.
 	mult [numWeighers][]float64
+
+	// multOver[w] lists, in increasing order, the shard's hosts whose
+	// multiplier is not Snapshot.multBase[w] (an aggregate overrides it):
+	// the dense ranker's scaled weights add their difference sparsely.
+	multOver [numWeighers][]uint16
 
 	// raw[w] is column weigher w's raw value per host (colWeigher; nil
 	// for the others), clamped to its minval: what the dense ranker's
@@ -216,6 +227,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	for _, sh := range s.shards {
 		sh.shareConstants(&cc)
 	}
+	s.baseMultipliers()
 	for w := range s.multZero {
 		s.multZero[w], s.multUniform[w] = true, true
 		if n > 0 {
@@ -233,6 +245,35 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		}
 	}
 	return s, nil
+}
+
+// baseMultipliers sets multBase, multMaxAbs and every shard's multOver.
+func (s *Snapshot) baseMultipliers() {
+	for w := range numWeighers {
+		count := map[uint64]int{}
+		for _, sh := range s.shards {
+			for _, m := range sh.mult[w] {
+				count[math.Float64bits(m)]++
+				s.multMaxAbs[w] = max(s.multMaxAbs[w], math.Abs(m))
+			}
+		}
+		base, most := uint64(0), -1
+		for b, c := range count {
+			if c > most || (c == most && b < base) {
+				base, most = b, c
+			}
+		}
+		s.multBase[w] = math.Float64frombits(base)
+		for _, sh := range s.shards {
+			sh.multOver[w] = nil
+			for j, m := range sh.mult[w] {
+				if math.Float64bits(m) != base {
+					sh.multOver[w] = append(sh.multOver[w], uint16(j))
+					s.multOvers[w]++
+				}
+			}
+		}
+	}
 }
 
 func buildHostInfo(c *Cloud) (*hostInfo, error) {

@@ -407,6 +407,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		version: snapshotVersions.Add(1), cfg: old.cfg, n: old.n,
 		shards: slices.Clone(old.shards), info: old.info,
 		multZero: old.multZero, multUniform: old.multUniform, multValue: old.multValue,
+		multBase: old.multBase, multMaxAbs: old.multMaxAbs, multOvers: old.multOvers,
 		groupPlaced: old.groupPlaced,
 	}
 	s.handOverScratch(snap)

@@ -40,3 +40,7 @@ func maxMasked(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, wor
 func weighScaled(score []float64, raw [][]float64, scale []float64) {
 	weighScaledGo(score, raw, scale)
 }
+
+func accumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
+	accumulateScaledGo(score, raw, mult, lo, base, inv)
+}

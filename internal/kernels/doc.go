@@ -80,3 +80,17 @@ func WeighScaled(score []float64, raw [][]float64, scale []float64) {
 func WeighScaledPortable(score []float64, raw [][]float64, scale []float64) {
 	weighScaledGo(score, raw, scale)
 }
+
+// AccumulateScaled adds ((raw[i] - lo) * (mult[i] - base)) * inv to
+// score[i] for every i, each operation separately rounded: with
+// inv = 1/(hi-lo), the part of a weigher's term that a per-host
+// multiplier adds beyond base, without a division (see WeighScaled). The
+// slices must have equal lengths.
+func AccumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
+	accumulateScaled(score, raw, mult, lo, base, inv)
+}
+
+// AccumulateScaledPortable is AccumulateScaled without SIMD.
+func AccumulateScaledPortable(score, raw, mult []float64, lo, base, inv float64) {
+	accumulateScaledGo(score, raw, mult, lo, base, inv)
+}

@@ -47,6 +47,18 @@ func TestKernelsMatchPortable(t *testing.T) {
 					t.Fatalf("n=%d i=%d: AccumulateScalar %v, portable %v", n, i, c[i], d[i])
 				}
 			}
+			e, f, g := randSlice(rng, n), make([]float64, n), make([]float64, n)
+			copy(f, e)
+			copy(g, e)
+			base, inv := rng.NormFloat64(), 1/span
+			AccumulateScaled(e, raw, mult, lo, base, inv)
+			AccumulateScaledPortable(f, raw, mult, lo, base, inv)
+			for i := range e {
+				plain := g[i] + float64(float64((raw[i]-lo)*(mult[i]-base))*inv)
+				if math.Float64bits(e[i]) != math.Float64bits(f[i]) || math.Float64bits(f[i]) != math.Float64bits(plain) {
+					t.Fatalf("n=%d i=%d: AccumulateScaled %v, portable %v, plain %v", n, i, e[i], f[i], plain)
+				}
+			}
 			a, b := randSlice(rng, n), make([]float64, n)
 			copy(b, a)
 			Accumulate(a, raw, mult, lo, span)

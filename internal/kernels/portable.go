@@ -87,3 +87,11 @@ func weighScaledGo(score []float64, raw [][]float64, scale []float64) {
 		}
 	}
 }
+
+func accumulateScaledGo(score, raw, mult []float64, lo, base, inv float64) {
+	raw = raw[:len(score)]
+	mult = mult[:len(score)]
+	for i := range score {
+		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
+	}
+}

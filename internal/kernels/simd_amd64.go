@@ -216,3 +216,23 @@ func scaledOne(score, r0 []float64, c0 float64, first bool) {
 		score[i] += float64(r0[i] * c0)
 	}
 }
+
+func accumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
+	if !SIMD {
+		accumulateScaledGo(score, raw, mult, lo, base, inv)
+		return
+	}
+	raw = raw[:len(score)]
+	mult = mult[:len(score)]
+	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
+	i := 0
+	for ; i+8 <= len(score); i += 8 {
+		r := archsimd.LoadFloat64x8Slice(raw[i:]).Sub(vlo)
+		m := archsimd.LoadFloat64x8Slice(mult[i:]).Sub(vbase)
+		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
+	}
+}
