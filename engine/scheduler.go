@@ -175,7 +175,9 @@ func (s *Scheduler) run(j *job) {
 
 func (s *Scheduler) placeAndCommit(ctx context.Context, req Request) (Plan, error) {
 	for attempt := 0; ; attempt++ {
-		plan, err := PlaceBatch(ctx, s.store.Snapshot(), req)
+		snap, release := s.store.acquire()
+		plan, err := PlaceBatch(ctx, snap, req)
+		release()
 		if err != nil {
 			return Plan{}, err
 		}

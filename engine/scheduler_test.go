@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/placer/placer/bitmap"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -225,4 +228,79 @@ func TestMetrics(t *testing.T) {
 	if _, err := NewMetrics(reg); err == nil {
 		t.Error("registering twice succeeded")
 	}
+}
+
+// TestRecycledColumns checks the recycler (recycle.go): compactions reuse
+// the columns of the shards they retired, yet no snapshot a caller still
+// holds (handed out by Snapshot, or leased by a worker) ever changes, and
+// the final state is what the journal says.
+func TestRecycledColumns(t *testing.T) {
+	c := tightCloud(2 * bitmap.ShardSize) // full shards: only those recycle
+	s := mustStore(t, c)
+	usages := func(snap *Snapshot) []HostUsage {
+		u := make([]HostUsage, snap.Len())
+		for id := range u {
+			u[id] = snap.Usage(uint32(id))
+		}
+		return u
+	}
+	escaped := s.Snapshot() // its columns must never be recycled
+	atStart := usages(escaped)
+	sc := NewScheduler(s, SchedulerOptions{Workers: 4})
+	place := func(from, to int) {
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := from + w; i < to; i += 4 {
+					r := Request{NumInstances: 10, Flavor: small}
+					for k := range 10 {
+						r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("r%d-%d", i, k))
+					}
+					if _, err := sc.Place(context.Background(), r); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	place(0, 60)
+	leased, release := s.acquire()
+	held := usages(leased)
+	place(60, 180)
+	if !slices.Equal(usages(leased), held) {
+		t.Error("a leased snapshot changed while leased")
+	}
+	release()
+	place(180, 300)
+	if err := sc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(usages(escaped), atStart) {
+		t.Error("a snapshot handed out by Snapshot changed")
+	}
+	s.rec.mu.Lock()
+	reused := s.rec.reused
+	s.rec.mu.Unlock()
+	if reused == 0 {
+		t.Error("no compaction reused a retired column")
+	}
+
+	final := s.Snapshot()
+	capOf := func(h HostNode) (HostCapacity, bool) {
+		id, ok := final.info.byHostNode(h)
+		if !ok {
+			return HostCapacity{}, false
+		}
+		return final.Capacity(id), true
+	}
+	want := replay(t, c, s.Journal(), capOf)
+	for id := range uint32(final.Len()) {
+		if got, h := final.Usage(id), final.HostNode(id); got != want[h] {
+			t.Fatalf("%v: store %+v, recomputed %+v", h, got, want[h])
+		}
+	}
+	t.Logf("%d columns reused, %d instances placed", reused, sc.Stats().Instances)
 }

@@ -109,6 +109,10 @@ type shard struct {
 
 	// blk summarises raw per block of kernels.Block hosts.
 	blk *blockStats
+
+	// bornEscapes is the Store's escape count just before the snapshot
+	// that first held these usage columns was published (recycler).
+	bornEscapes uint64
 }
 
 const numWeighers = 10

@@ -75,6 +75,8 @@ type Store struct {
 	// recent are the last snapshots published by usage commits, whose
 	// scratch pools handOverScratch drains into the next one.
 	recent []*Snapshot
+	// rec recycles the usage columns compactions replace.
+	rec recycler
 }
 
 // StoreOptions configure a Store.
@@ -95,6 +97,9 @@ type storeState struct {
 	// rebuilt is the version of the last rebuild: host ids of a plan made
 	// on an older snapshot must be looked up again by name.
 	rebuilt uint64
+	// retiring are the shards a compaction replaced to make snap, handed
+	// to the recycler once snap is published.
+	retiring []*shard
 }
 
 // ledgerEntry is one instance committed through the store.
@@ -147,14 +152,22 @@ func newGens(n int, v uint64) [][]uint64 {
 }
 
 func (s *Store) publish(st *storeState) {
+	retiring := st.retiring
+	st.retiring = nil
 	s.cur.Store(st)
+	if retiring != nil {
+		s.rec.retire(retiring, st.snap.version)
+	}
 	if m := s.opts.Metrics; m != nil {
 		m.snapshotVersion.Set(float64(st.snap.version))
 	}
 }
 
 // Snapshot returns the newest snapshot. It never blocks.
-func (s *Store) Snapshot() *Snapshot { return s.cur.Load().snap }
+func (s *Store) Snapshot() *Snapshot {
+	s.rec.escapes.Add(1) // first: see recycler
+	return s.cur.Load().snap
+}
 
 // Version returns the newest snapshot's version.
 func (s *Store) Version() uint64 { return s.cur.Load().snap.version }
@@ -423,20 +436,24 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 	}
 	snap.delta = old.delta.with(old.n, ov)
 	if snap.delta.len() > maxDelta {
-		snap.compact()
+		next.retiring = snap.compact(&s.rec)
 	}
 	return next
 }
 
 // compact folds the snapshot's usage delta into copies of the shards it
-// covers (snap is not published yet).
-func (snap *Snapshot) compact() {
+// covers (snap is not published yet), with columns from r, and returns
+// the shards it replaced.
+func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	copied := map[int]bool{}
+	born := r.escapes.Load()
 	for i, id := range snap.delta.ids {
 		k, j := int(id>>bitmap.ShardBits), int(id&(bitmap.ShardSize-1))
 		if !copied[k] {
 			copied[k] = true
-			snap.shards[k] = snap.shards[k].cloneUsage()
+			replaced = append(replaced, snap.shards[k])
+			snap.shards[k] = snap.shards[k].cloneUsage(r)
+			snap.shards[k].bornEscapes = born
 		}
 		sh, r := snap.shards[k], snap.delta.res[i]
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
@@ -447,20 +464,22 @@ func (snap *Snapshot) compact() {
 		snap.shards[k].statBlocks()
 	}
 	snap.delta = nil
+	return replaced
 }
 
 // cloneUsage copies a shard for a usage change: the consumable columns are
-// copied, every other column is shared.
-func (sh *shard) cloneUsage() *shard {
+// copied (into columns from r, nil: fresh ones), every other column is
+// shared.
+func (sh *shard) cloneUsage(r *recycler) *shard {
 	c := *sh
-	c.freeRAM = slices.Clone(sh.freeRAM)
-	c.freeDiskMB = slices.Clone(sh.freeDiskMB)
-	c.vcpusUsed = slices.Clone(sh.vcpusUsed)
-	c.numInstances = slices.Clone(sh.numInstances)
-	c.numIOOps = slices.Clone(sh.numIOOps)
+	c.freeRAM = r.cloneInts(sh.freeRAM)
+	c.freeDiskMB = r.cloneInts(sh.freeDiskMB)
+	c.vcpusUsed = r.cloneInts(sh.vcpusUsed)
+	c.numInstances = r.cloneInts(sh.numInstances)
+	c.numIOOps = r.cloneInts(sh.numIOOps)
 	for w := range numWeighers {
 		if usageWeigher(w) {
-			c.raw[w] = slices.Clone(sh.raw[w])
+			c.raw[w] = r.cloneFloats(sh.raw[w])
 		}
 	}
 	return &c
