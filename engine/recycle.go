@@ -148,3 +148,15 @@ func (r *recycler) cloneFloats(col []float64) []float64 {
 	}
 	return append([]float64(nil), col...)
 }
+
+// View calls f with the newest snapshot, which stays valid for f's
+// duration only: f must not keep it, or hand it to anything that outlives
+// the call. Unlike Snapshot, View lets the Store reuse the snapshot's
+// memory once f returns (its compactions then run without page faults);
+// a placement followed by a Commit is the intended use. Store updates may
+// be called from f.
+func (s *Store) View(f func(snap *Snapshot)) {
+	snap, release := s.acquire()
+	defer release()
+	f(snap)
+}

@@ -232,8 +232,8 @@ func TestMetrics(t *testing.T) {
 
 // TestRecycledColumns checks the recycler (recycle.go): compactions reuse
 // the columns of the shards they retired, yet no snapshot a caller still
-// holds (handed out by Snapshot, or leased by a worker) ever changes, and
-// the final state is what the journal says.
+// holds (handed out by Snapshot, or leased by View or a worker) ever
+// changes, and the final state is what the journal says.
 func TestRecycledColumns(t *testing.T) {
 	c := tightCloud(2 * bitmap.ShardSize) // full shards: only those recycle
 	s := mustStore(t, c)
@@ -267,13 +267,13 @@ func TestRecycledColumns(t *testing.T) {
 		wg.Wait()
 	}
 	place(0, 60)
-	leased, release := s.acquire()
-	held := usages(leased)
-	place(60, 180)
-	if !slices.Equal(usages(leased), held) {
-		t.Error("a leased snapshot changed while leased")
-	}
-	release()
+	s.View(func(leased *Snapshot) {
+		held := usages(leased)
+		place(60, 180)
+		if !slices.Equal(usages(leased), held) {
+			t.Error("a leased snapshot changed while leased")
+		}
+	})
 	place(180, 300)
 	if err := sc.Close(); err != nil {
 		t.Fatal(err)

@@ -227,40 +227,47 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 			return n
 		case <-tick.C:
 		}
-		snap := s.Snapshot()
-		progress := float64(done.Load()) / float64(max(total, 1))
 		var err error
-		switch {
-		case !removed && progress > 0.25 && snap.Len() > 3:
-			removed = true
-			_, err = s.RemoveHosts(snap.HostNode(uint32(r.IntN(snap.Len()))))
-		case !added && progress > 0.5:
-			added = true
-			_, err = s.AddHosts(engine.Host{Host: "simulate-late-node", MemoryMB: 262144, FreeRAMMB: 262144,
-				VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000})
-		case !aggregated && progress > 0.75:
-			aggregated = true
-			_, err = s.SetAggregateMetadata("simulate-maintenance", map[string]string{"note": "window"}, nil)
-		case r.IntN(3) == 0:
-			mu.Lock()
-			var u string
-			if k := len(*committed); k > 0 {
-				i := r.IntN(k)
-				u = (*committed)[i]
-				(*committed)[i] = (*committed)[k-1]
-				*committed = (*committed)[:k-1]
-			}
-			mu.Unlock()
-			if u != "" {
-				if _, err := s.DeleteInstance(u); err != nil && !errors.Is(err, engine.ErrInvalid) {
-					return n // gone with a removed node: ErrInvalid, fine
+		stop := false
+		// A lease, not Snapshot(): the store may then reuse the memory
+		// its compactions free.
+		s.View(func(snap *engine.Snapshot) {
+			progress := float64(done.Load()) / float64(max(total, 1))
+			switch {
+			case !removed && progress > 0.25 && snap.Len() > 3:
+				removed = true
+				_, err = s.RemoveHosts(snap.HostNode(uint32(r.IntN(snap.Len()))))
+			case !added && progress > 0.5:
+				added = true
+				_, err = s.AddHosts(engine.Host{Host: "simulate-late-node", MemoryMB: 262144, FreeRAMMB: 262144,
+					VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000})
+			case !aggregated && progress > 0.75:
+				aggregated = true
+				_, err = s.SetAggregateMetadata("simulate-maintenance", map[string]string{"note": "window"}, nil)
+			case r.IntN(3) == 0:
+				mu.Lock()
+				var u string
+				if k := len(*committed); k > 0 {
+					i := r.IntN(k)
+					u = (*committed)[i]
+					(*committed)[i] = (*committed)[k-1]
+					*committed = (*committed)[:k-1]
 				}
+				mu.Unlock()
+				if u != "" {
+					if _, err := s.DeleteInstance(u); err != nil && !errors.Is(err, engine.ErrInvalid) {
+						stop = true // gone with a removed node: ErrInvalid, fine
+					}
+				}
+			default:
+				id := uint32(r.IntN(snap.Len()))
+				u := snap.Usage(id)
+				u.NumIOOps = 0
+				_, err = s.UpdateHost(snap.HostNode(id), u)
 			}
-		default:
-			id := uint32(r.IntN(snap.Len()))
-			u := snap.Usage(id)
-			u.NumIOOps = 0
-			_, err = s.UpdateHost(snap.HostNode(id), u)
+		})
+		if stop {
+			return n
 		}
 		if err == nil {
 			n++

@@ -173,7 +173,9 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 // placePartial places req on the newest snapshot and commits with
 // engine.Partial(): the plan it returns holds the accepted placements.
 func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.Plan, error) {
-	plan, err := engine.PlaceBatch(ctx, s.store.Snapshot(), req)
+	var plan engine.Plan
+	var err error
+	s.store.View(func(snap *engine.Snapshot) { plan, err = engine.PlaceBatch(ctx, snap, req) })
 	if err != nil {
 		return engine.Plan{}, err
 	}
