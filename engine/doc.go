@@ -20,7 +20,8 @@
 // catalogue, fused column passes); weigh.go (the baseline weighing),
 // dense.go and rank.go (the incremental rankers); place.go (the placement
 // loop); store.go, delta.go, store_update.go and claim.go (the commit
-// layer); scheduler.go and metrics.go (the worker pool).
+// layer); recycle.go (snapshot leases, and the reuse of the columns
+// compactions replace); scheduler.go and metrics.go (the worker pool).
 //
 // Results are deterministic: the same snapshot, request and seed give the
 // same plan, whatever the number of shards, goroutines or CPUs.
