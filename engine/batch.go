@@ -168,7 +168,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 
 // hasInstance reports whether uuid is among host name nid's instances.
 func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if slices.Contains(b.s.info.instances.of(nid), uuid) {
+	if b.s.info.instances.has(nid, uuid) {
 		return true
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
@@ -286,7 +286,6 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	info := b.s.info
 	sh, j := b.s.at(id)
 	r := b.cur(id)
-	nid := info.nameID[id]
 	*h = nova.HostAttrs{
 		Host: info.host[id], Nodename: info.node[id], UUID: info.uuid[id],
 		CellUUID:  info.cellUUID[info.cell[id]],
@@ -300,10 +299,22 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		SupportedInstances: info.supported[id], HostIP: info.hostIP[id],
 		Stats: info.stats[id], RAMAllocationRatio: sh.ramRatio[j],
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
-		Metrics: info.metrics[id],
+		Extras: b, ExtrasID: id,
 	}
-	h.Instances = info.instances.of(nid)
-	if b.group != nil && len(b.group.added[nid]) > 0 {
-		h.Instances = append(slices.Clone(h.Instances), b.group.added[nid]...)
+}
+
+// HostMetrics is host id's metrics (nova.HostExtras).
+func (b *batch) HostMetrics(id uint32) map[string]int64 {
+	return b.s.info.metrics[id]
+}
+
+// HostInstances is host id's instance uuids now: the snapshot's, then
+// those of the batch's group placed there (nova.HostExtras).
+func (b *batch) HostInstances(id uint32) []string {
+	nid := b.s.info.nameID[id]
+	us := b.s.info.instances.of(nid)
+	if b.group != nil {
+		us = append(us, b.group.added[nid]...)
 	}
+	return us
 }

@@ -13,7 +13,8 @@
 // re-weighed for the next instance.
 //
 // Files, one concept each: snapshot.go (columns, shards, static host data),
-// instances.go (the sorted instance and host-name indexes) and rawcols.go
+// instances.go (the sorted instance and host-name indexes), uuidkey.go
+// (uuids kept as their 16 bytes) and rawcols.go
 // (the weighers' raw columns and their per-block summaries, shared
 // constant columns); batch.go (a PlaceBatch's
 // overlay and group state); filters.go and kernels.go (the filter

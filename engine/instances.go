@@ -10,83 +10,149 @@ import (
 
 // instIndex holds the instances the cloud lists on its hosts, by host name
 // and by uuid, in flat arrays: a map from uuid to host names cost about
-// 560 bytes per host at 100,000 hosts, the arrays 8 bytes per instance
-// beyond the uuids themselves.
+// 560 bytes per host at 100,000 hosts. A canonical uuid is kept as its 16
+// bytes (uuidKey), 20 bytes per instance with its place in byKey, where
+// its string cost 52 plus the input's text kept alive; any other uuid
+// text (uppercase, no hyphens, not a uuid at all) is kept as a copy of its
+// string, in a side table that is empty in a Nova cloud.
 //
-// Invariants: host name nid's instances are uuids[start[nid]:start[nid+1]],
-// distinct, in the order the cloud first lists them; byUUID holds every
-// index into uuids once, ordered by uuid, and among equal uuids by index
-// (so by host name in first-listed order).
+// Invariants:
+//   - host name nid's instances are the entries start[nid]:start[nid+1],
+//     distinct, in the order the cloud first lists them;
+//   - entry i's uuid is oddUUID[k] when odd[k] == i (odd ascending), else
+//     keys[i]'s canonical text (keys[i] is zero for an odd entry);
+//   - byKey holds every entry that is not odd once, ordered by key and,
+//     among equal keys, by entry (so by host name in first-listed order);
+//     byOdd holds every index into odd once, ordered by oddUUID and then
+//     by entry. A canonical and an odd uuid are never equal, so a lookup
+//     searches one of the two.
 type instIndex struct {
-	uuids  []string
-	start  []int32
-	byUUID []int32
+	start   []int32
+	keys    []uuidKey
+	odd     []int32
+	oddUUID []string
+	byKey   []int32
+	byOdd   []int32
 }
 
-// newInstIndex builds the index from the per-name instance lists.
+// newInstIndex builds the index from the per-name instance lists. It keeps
+// none of their strings.
 func newInstIndex(perName [][]string) instIndex {
 	x := instIndex{start: make([]int32, len(perName)+1)}
 	total := 0
 	for _, us := range perName {
 		total += len(us)
 	}
-	x.uuids = make([]string, 0, total)
+	x.keys = make([]uuidKey, total)
+	i := int32(0)
 	for nid, us := range perName {
-		x.uuids = append(x.uuids, us...)
-		x.start[nid+1] = int32(len(x.uuids))
-	}
-	// Sorted on each uuid's first eight bytes as an integer, then on the
-	// whole uuid and the index: uuids are random, so the prefix nearly
-	// always decides, without chasing each string for every comparison.
-	type entry struct {
-		prefix uint64
-		i      int32
-	}
-	es := make([]entry, total)
-	for i, u := range x.uuids {
-		es[i] = entry{prefix8(u), int32(i)}
-	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.prefix != b.prefix {
-			return cmp.Compare(a.prefix, b.prefix)
+		for _, u := range us {
+			if k, ok := parseUUID(u); ok {
+				x.keys[i] = k
+			} else {
+				x.odd = append(x.odd, i)
+				x.oddUUID = append(x.oddUUID, strings.Clone(u))
+			}
+			i++
 		}
-		return cmp.Or(strings.Compare(x.uuids[a.i], x.uuids[b.i]), cmp.Compare(a.i, b.i))
-	})
-	x.byUUID = make([]int32, total)
-	for k, e := range es {
-		x.byUUID[k] = e.i
+		x.start[nid+1] = i
 	}
+	x.byKey = make([]int32, 0, total-len(x.odd))
+	for i := range int32(total) {
+		if !x.isOdd(i) {
+			x.byKey = append(x.byKey, i)
+		}
+	}
+	slices.SortFunc(x.byKey, func(a, b int32) int {
+		return cmp.Or(x.keys[a].compare(&x.keys[b]), cmp.Compare(a, b))
+	})
+	x.byOdd = make([]int32, len(x.odd))
+	for k := range x.byOdd {
+		x.byOdd[k] = int32(k)
+	}
+	slices.SortFunc(x.byOdd, func(a, b int32) int {
+		return cmp.Or(strings.Compare(x.oddUUID[a], x.oddUUID[b]), cmp.Compare(x.odd[a], x.odd[b]))
+	})
 	return x
 }
 
-// prefix8 is s's first eight bytes as a big-endian integer (zero-padded):
-// ordering by it agrees with ordering by the strings where the prefixes
-// differ.
-func prefix8(s string) uint64 {
-	var p uint64
-	for k := range 8 {
-		p <<= 8
-		if k < len(s) {
-			p |= uint64(s[k])
-		}
+// oddAt returns the index into odd of entry i, if i's uuid is odd.
+func (x *instIndex) oddAt(i int32) (int, bool) {
+	if len(x.odd) == 0 {
+		return 0, false
 	}
-	return p
+	return slices.BinarySearch(x.odd, i)
 }
 
-// of returns host name nid's instances (not to be modified).
+func (x *instIndex) isOdd(i int32) bool {
+	_, ok := x.oddAt(i)
+	return ok
+}
+
+// uuid returns entry i's uuid, as the cloud spelt it.
+func (x *instIndex) uuid(i int32) string {
+	if k, ok := x.oddAt(i); ok {
+		return x.oddUUID[k]
+	}
+	return x.keys[i].String()
+}
+
+// of returns host name nid's instances, in a new slice.
 func (x *instIndex) of(nid int32) []string {
-	return x.uuids[x.start[nid]:x.start[nid+1]:x.start[nid+1]]
+	lo, hi := x.start[nid], x.start[nid+1]
+	if lo == hi {
+		return nil
+	}
+	out := make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, x.uuid(i))
+	}
+	return out
+}
+
+// has reports whether u is among host name nid's instances.
+func (x *instIndex) has(nid int32, u string) bool {
+	lo, hi := x.start[nid], x.start[nid+1]
+	if k, ok := parseUUID(u); ok {
+		for i := lo; i < hi; i++ {
+			if x.keys[i] == k && !x.isOdd(i) {
+				return true
+			}
+		}
+		return false
+	}
+	// The odd entries of nid: those of odd within [lo, hi).
+	a, _ := slices.BinarySearch(x.odd, lo)
+	for k := a; k < len(x.odd) && x.odd[k] < hi; k++ {
+		if x.oddUUID[k] == u {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOf yields the host names (ids) listing instance u, in first-listed
 // order.
 func (x *instIndex) namesOf(u string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		lo := sort.Search(len(x.byUUID), func(i int) bool { return x.uuids[x.byUUID[i]] >= u })
-		for _, p := range x.byUUID[lo:] {
-			if x.uuids[p] != u {
-				return
+		var entries []int32 // u's entries, ascending
+		if k, ok := parseUUID(u); ok {
+			lo := sort.Search(len(x.byKey), func(j int) bool { return x.keys[x.byKey[j]].compare(&k) >= 0 })
+			hi := lo
+			for hi < len(x.byKey) && x.keys[x.byKey[hi]] == k {
+				hi++
 			}
+			entries = x.byKey[lo:hi]
+		} else {
+			lo := sort.Search(len(x.byOdd), func(j int) bool { return x.oddUUID[x.byOdd[j]] >= u })
+			for _, k := range x.byOdd[lo:] {
+				if x.oddUUID[k] != u {
+					break
+				}
+				entries = append(entries, x.odd[k])
+			}
+		}
+		for _, p := range entries {
 			// The name whose range holds p: the last start <= p.
 			nid := sort.Search(len(x.start)-1, func(n int) bool { return x.start[n+1] > p })
 			if !yield(int32(nid)) {
