@@ -305,7 +305,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 
 // HostMetrics is host id's metrics (nova.HostExtras).
 func (b *batch) HostMetrics(id uint32) map[string]int64 {
-	return b.s.info.metrics[id]
+	return b.s.info.metrics.of(id)
 }
 
 // HostInstances is host id's instance uuids now: the snapshot's, then

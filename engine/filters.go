@@ -296,9 +296,8 @@ func init() {
 	}})
 	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			m := b.s.info.metrics[id]
 			for _, mw := range b.cfg.MetricsWeightSetting {
-				if _, ok := m[mw.Name]; !ok {
+				if _, ok := b.s.info.metrics.get(id, mw.Name); !ok {
 					return false, nil
 				}
 			}

@@ -159,7 +159,7 @@ type hostInfo struct {
 	supported  [][][3]string // canonical
 	hostIP     []*string
 	stats      []map[string]string // with Nova's counters
-	metrics    []map[string]int64  // as the scheduler sees them
+	metrics    metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
@@ -243,7 +243,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		serviceUp: bitmap.NewSet(n),
 		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
 		cpuInfo: make([]*string, n), supported: make([][][3]string, n), hostIP: make([]*string, n),
-		stats: make([]map[string]string, n), metrics: make([]map[string]int64, n),
+		stats: make([]map[string]string, n),
 		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
 	}
 	cellIDs := map[string]int32{}
@@ -325,7 +325,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if err != nil {
 			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
 		}
-		info.metrics[i] = m
+		info.metrics.add(n, id, m)
 	}
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(info.host, info.node)
