@@ -287,7 +287,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	sh, j := b.s.at(id)
 	r := b.cur(id)
 	*h = nova.HostAttrs{
-		Host: info.host[id], Nodename: info.node[id], UUID: info.uuid[id],
+		Host: info.host[id], Nodename: info.node[id],
 		CellUUID:  info.cellUUID[info.cell[id]],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM[j], TotalUsableDiskGB: sh.totalDiskGB[j],
@@ -301,6 +301,11 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
 		Extras: b, ExtrasID: id,
 	}
+}
+
+// HostUUID is host id's uuid (nova.HostExtras).
+func (b *batch) HostUUID(id uint32) string {
+	return b.s.info.uuid.get(int32(id))
 }
 
 // HostMetrics is host id's metrics (nova.HostExtras).

@@ -11,28 +11,22 @@ import (
 // instIndex holds the instances the cloud lists on its hosts, by host name
 // and by uuid, in flat arrays: a map from uuid to host names cost about
 // 560 bytes per host at 100,000 hosts. A canonical uuid is kept as its 16
-// bytes (uuidKey), 20 bytes per instance with its place in byKey, where
-// its string cost 52 plus the input's text kept alive; any other uuid
-// text (uppercase, no hyphens, not a uuid at all) is kept as a copy of its
-// string, in a side table that is empty in a Nova cloud.
+// bytes (uuidCol), 20 bytes per instance with its place in byKey, where
+// its string cost 52 plus the input's text kept alive.
 //
 // Invariants:
-//   - host name nid's instances are the entries start[nid]:start[nid+1],
-//     distinct, in the order the cloud first lists them;
-//   - entry i's uuid is oddUUID[k] when odd[k] == i (odd ascending), else
-//     keys[i]'s canonical text (keys[i] is zero for an odd entry);
+//   - host name nid's instances are the entries start[nid]:start[nid+1] of
+//     uuids, distinct, in the order the cloud first lists them;
 //   - byKey holds every entry that is not odd once, ordered by key and,
 //     among equal keys, by entry (so by host name in first-listed order);
-//     byOdd holds every index into odd once, ordered by oddUUID and then
-//     by entry. A canonical and an odd uuid are never equal, so a lookup
-//     searches one of the two.
+//     byOdd holds every index into uuids.odd once, ordered by its uuid and
+//     then by entry. A canonical and an odd uuid are never equal, so a
+//     lookup searches one of the two.
 type instIndex struct {
-	start   []int32
-	keys    []uuidKey
-	odd     []int32
-	oddUUID []string
-	byKey   []int32
-	byOdd   []int32
+	start []int32
+	uuids uuidCol
+	byKey []int32
+	byOdd []int32
 }
 
 // newInstIndex builds the index from the per-name instance lists. It keeps
@@ -43,58 +37,33 @@ func newInstIndex(perName [][]string) instIndex {
 	for _, us := range perName {
 		total += len(us)
 	}
-	x.keys = make([]uuidKey, total)
+	x.uuids = newUUIDCol(total)
 	i := int32(0)
 	for nid, us := range perName {
 		for _, u := range us {
-			if k, ok := parseUUID(u); ok {
-				x.keys[i] = k
-			} else {
-				x.odd = append(x.odd, i)
-				x.oddUUID = append(x.oddUUID, strings.Clone(u))
-			}
+			x.uuids.set(i, u)
 			i++
 		}
 		x.start[nid+1] = i
 	}
-	x.byKey = make([]int32, 0, total-len(x.odd))
+	keys, odd, oddUUID := x.uuids.keys, x.uuids.odd, x.uuids.oddUUID
+	x.byKey = make([]int32, 0, total-len(odd))
 	for i := range int32(total) {
-		if !x.isOdd(i) {
+		if !x.uuids.isOdd(i) {
 			x.byKey = append(x.byKey, i)
 		}
 	}
 	slices.SortFunc(x.byKey, func(a, b int32) int {
-		return cmp.Or(x.keys[a].compare(&x.keys[b]), cmp.Compare(a, b))
+		return cmp.Or(keys[a].compare(&keys[b]), cmp.Compare(a, b))
 	})
-	x.byOdd = make([]int32, len(x.odd))
+	x.byOdd = make([]int32, len(odd))
 	for k := range x.byOdd {
 		x.byOdd[k] = int32(k)
 	}
 	slices.SortFunc(x.byOdd, func(a, b int32) int {
-		return cmp.Or(strings.Compare(x.oddUUID[a], x.oddUUID[b]), cmp.Compare(x.odd[a], x.odd[b]))
+		return cmp.Or(strings.Compare(oddUUID[a], oddUUID[b]), cmp.Compare(odd[a], odd[b]))
 	})
 	return x
-}
-
-// oddAt returns the index into odd of entry i, if i's uuid is odd.
-func (x *instIndex) oddAt(i int32) (int, bool) {
-	if len(x.odd) == 0 {
-		return 0, false
-	}
-	return slices.BinarySearch(x.odd, i)
-}
-
-func (x *instIndex) isOdd(i int32) bool {
-	_, ok := x.oddAt(i)
-	return ok
-}
-
-// uuid returns entry i's uuid, as the cloud spelt it.
-func (x *instIndex) uuid(i int32) string {
-	if k, ok := x.oddAt(i); ok {
-		return x.oddUUID[k]
-	}
-	return x.keys[i].String()
 }
 
 // of returns host name nid's instances, in a new slice.
@@ -105,7 +74,7 @@ func (x *instIndex) of(nid int32) []string {
 	}
 	out := make([]string, 0, hi-lo)
 	for i := lo; i < hi; i++ {
-		out = append(out, x.uuid(i))
+		out = append(out, x.uuids.get(i))
 	}
 	return out
 }
@@ -115,16 +84,17 @@ func (x *instIndex) has(nid int32, u string) bool {
 	lo, hi := x.start[nid], x.start[nid+1]
 	if k, ok := parseUUID(u); ok {
 		for i := lo; i < hi; i++ {
-			if x.keys[i] == k && !x.isOdd(i) {
+			if x.uuids.keys[i] == k && !x.uuids.isOdd(i) {
 				return true
 			}
 		}
 		return false
 	}
 	// The odd entries of nid: those of odd within [lo, hi).
-	a, _ := slices.BinarySearch(x.odd, lo)
-	for k := a; k < len(x.odd) && x.odd[k] < hi; k++ {
-		if x.oddUUID[k] == u {
+	odd := x.uuids.odd
+	a, _ := slices.BinarySearch(odd, lo)
+	for k := a; k < len(odd) && odd[k] < hi; k++ {
+		if x.uuids.oddUUID[k] == u {
 			return true
 		}
 	}
@@ -137,19 +107,21 @@ func (x *instIndex) namesOf(u string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
 		var entries []int32 // u's entries, ascending
 		if k, ok := parseUUID(u); ok {
-			lo := sort.Search(len(x.byKey), func(j int) bool { return x.keys[x.byKey[j]].compare(&k) >= 0 })
+			keys := x.uuids.keys
+			lo := sort.Search(len(x.byKey), func(j int) bool { return keys[x.byKey[j]].compare(&k) >= 0 })
 			hi := lo
-			for hi < len(x.byKey) && x.keys[x.byKey[hi]] == k {
+			for hi < len(x.byKey) && keys[x.byKey[hi]] == k {
 				hi++
 			}
 			entries = x.byKey[lo:hi]
 		} else {
-			lo := sort.Search(len(x.byOdd), func(j int) bool { return x.oddUUID[x.byOdd[j]] >= u })
+			odd, oddUUID := x.uuids.odd, x.uuids.oddUUID
+			lo := sort.Search(len(x.byOdd), func(j int) bool { return oddUUID[x.byOdd[j]] >= u })
 			for _, k := range x.byOdd[lo:] {
-				if x.oddUUID[k] != u {
+				if oddUUID[k] != u {
 					break
 				}
-				entries = append(entries, x.odd[k])
+				entries = append(entries, odd[k])
 			}
 		}
 		for _, p := range entries {

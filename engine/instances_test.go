@@ -88,7 +88,7 @@ func TestInstIndexKeepsNoInput(t *testing.T) {
 	buf := []byte("inst-A inst-B")
 	in := string(buf)
 	x := newInstIndex([][]string{{in[:6], in[7:]}})
-	for _, u := range x.oddUUID {
+	for _, u := range x.uuids.oddUUID {
 		if unsafe.StringData(u) == unsafe.StringData(in) || unsafe.StringData(u) == unsafe.StringData(in[7:]) {
 			t.Errorf("odd uuid %q shares the input's text", u)
 		}
@@ -163,5 +163,25 @@ func TestNameIndex(t *testing.T) {
 				t.Errorf("byHostNode(%v) = %d, %v; want %d, %v", hn, id, ok, wantID, wantOK)
 			}
 		}
+	}
+}
+
+// TestUUIDCol checks that a column gives back every uuid as it was set.
+func TestUUIDCol(t *testing.T) {
+	in := []string{
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5", "", "00000000-0000-0000-0000-000000000000",
+		"0C4F5B6E-2D1A-4B3C-8E9F-A0B1C2D3E4F5", "host-uuid", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+	}
+	c := newUUIDCol(len(in))
+	for i, u := range in {
+		c.set(int32(i), u)
+	}
+	for i, u := range in {
+		if got := c.get(int32(i)); got != u {
+			t.Errorf("get(%d) = %q, want %q", i, got, u)
+		}
+	}
+	if len(c.odd) != 3 {
+		t.Errorf("%d odd uuids, want 3", len(c.odd))
 	}
 }

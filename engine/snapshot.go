@@ -133,14 +133,15 @@ func weigherIndex(name string) int {
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
 type hostInfo struct {
-	host, node, uuid []string
-	cell             []int32 // index into cells
-	cells            []string
-	cellUUID         []string // per cell, as the oracle makes them up
-	diskMBUsed       []int64  // (local_gb - free_disk_gb) * 1024
-	nameID           []int32  // index into names: nodes of one host share it
-	names            []string
-	nodesOfName      [][]uint32 // name id -> node ids
+	host, node  []string
+	uuid        uuidCol // made up (nova.MadeUpUUID) where the cloud has none
+	cell        []int32 // index into cells
+	cells       []string
+	cellUUID    []string // per cell, as the oracle makes them up
+	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
+	nameID      []int32  // index into names: nodes of one host share it
+	names       []string
+	nodesOfName [][]uint32 // name id -> node ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
@@ -238,7 +239,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		host: make([]string, n), node: make([]string, n), uuid: make([]string, n),
+		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
 		serviceUp: bitmap.NewSet(n),
 		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
@@ -256,9 +257,10 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		h := &c.Hosts[i]
 		id := uint32(i)
 		info.host[i], info.node[i] = h.Host, nodeName(h)
-		info.uuid[i] = h.UUID
 		if h.UUID == "" {
-			info.uuid[i] = nova.MadeUpUUID("host", h.Host, info.node[i])
+			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, info.node[i]))
+		} else {
+			info.uuid.set(int32(i), h.UUID)
 		}
 		cell := h.Cell
 		if cell == "" {

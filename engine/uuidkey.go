@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+)
 
 // uuidKey is a uuid's 16 bytes: what a canonical uuid string (36
 // characters, lowercase hex in 8-4-4-4-12 groups) holds in 52 bytes of
@@ -77,4 +81,52 @@ func (k *uuidKey) compare(o *uuidKey) int {
 		return 1
 	}
 	return 0
+}
+
+// uuidCol is a column of uuids, kept as keys where canonical: the texts
+// that are not (a side table, empty in a Nova cloud) are copies, so the
+// column keeps none of its input's strings.
+//
+// Invariants: entry i's uuid is oddUUID[k] when odd[k] == i (odd
+// ascending), else keys[i]'s canonical text; keys[i] is zero for an odd
+// entry.
+type uuidCol struct {
+	keys    []uuidKey
+	odd     []int32
+	oddUUID []string
+}
+
+// newUUIDCol returns a column of n entries, all the zero key (fill it with
+// set, in ascending order of entry).
+func newUUIDCol(n int) uuidCol { return uuidCol{keys: make([]uuidKey, n)} }
+
+// set makes entry i's uuid u. Entries are set in ascending order.
+func (c *uuidCol) set(i int32, u string) {
+	if k, ok := parseUUID(u); ok {
+		c.keys[i] = k
+		return
+	}
+	c.odd = append(c.odd, i)
+	c.oddUUID = append(c.oddUUID, strings.Clone(u))
+}
+
+// oddAt returns the index into odd of entry i, if i's uuid is odd.
+func (c *uuidCol) oddAt(i int32) (int, bool) {
+	if len(c.odd) == 0 {
+		return 0, false
+	}
+	return slices.BinarySearch(c.odd, i)
+}
+
+func (c *uuidCol) isOdd(i int32) bool {
+	_, ok := c.oddAt(i)
+	return ok
+}
+
+// get returns entry i's uuid, as its input spelt it.
+func (c *uuidCol) get(i int32) string {
+	if k, ok := c.oddAt(i); ok {
+		return c.oddUUID[k]
+	}
+	return c.keys[i].String()
 }

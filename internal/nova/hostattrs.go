@@ -33,9 +33,9 @@ type HostAttrs struct {
 	Metrics map[string]int64
 	// Instances are the uuids on the host (HostState.instances keys).
 	Instances []string
-	// Extras, when not nil, supplies Metrics and Instances in their place,
-	// for host ExtrasID, when a lookup reads them: few lookups do, and
-	// building them costs a map and strings per host looked at.
+	// Extras, when not nil, supplies UUID, Metrics and Instances in their
+	// place, for host ExtrasID, when a lookup reads them: few lookups do,
+	// and building them costs a map and strings per host looked at.
 	Extras   HostExtras
 	ExtrasID uint32
 }
@@ -43,8 +43,17 @@ type HostAttrs struct {
 // HostExtras supplies the HostAttrs that are built only when read. What it
 // returns is not modified.
 type HostExtras interface {
+	HostUUID(id uint32) string
 	HostMetrics(id uint32) map[string]int64
 	HostInstances(id uint32) []string
+}
+
+// uuid is HostState.uuid.
+func (h *HostAttrs) uuid() string {
+	if h.Extras != nil {
+		return h.Extras.HostUUID(h.ExtrasID)
+	}
+	return h.UUID
 }
 
 // metrics is HostState.metrics' values.
@@ -95,7 +104,7 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 	case "nodename":
 		return h.Nodename, true
 	case "uuid":
-		return h.UUID, true
+		return h.uuid(), true
 	case "cell_uuid":
 		return h.CellUUID, true
 	case "free_ram_mb":
