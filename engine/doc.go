@@ -14,7 +14,8 @@
 //
 // Files, one concept each: snapshot.go (columns, shards, static host data),
 // instances.go (the sorted instance and host-name indexes), uuidkey.go
-// (uuids kept as their 16 bytes), hostmetrics.go (the metrics' columns)
+// (uuids kept as their 16 bytes), hostmetrics.go (the metrics' columns),
+// hvattrs.go (hypervisor attributes by index into their distinct values)
 // and rawcols.go (the weighers' raw columns and their per-block summaries,
 // shared constant columns); batch.go (a PlaceBatch's overlay and group
 // state); filters.go and kernels.go (the filter catalogue, fused column

@@ -290,7 +290,7 @@ func init() {
 			return nil
 		}
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP[id], hints.BuildNearHostIP, hints.CIDR)
+			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP(id), hints.BuildNearHostIP, hints.CIDR)
 			return ok, pyError(err)
 		})
 	}})
@@ -461,7 +461,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 		// filter's whole effect.
 		pass := make([]uint64, len(info.hvSigHost))
 		for sig, rep := range info.hvSigRep {
-			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[rep], info.hvVersion[rep])
+			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(rep), info.hvVersion(rep))
 			if err != nil {
 				return false
 			}
@@ -491,7 +491,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 	}
 	slices.SortFunc(trials, func(x, y trial) int { return cmp.Compare(x.first, y.first) })
 	for _, t := range trials {
-		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[t.first], info.hvVersion[t.first])
+		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(t.first), info.hvVersion(t.first))
 		if err != nil {
 			return pyError(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -152,21 +153,21 @@ type hostInfo struct {
 	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
 
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
-	// MetricsFilter and SimpleCIDR read.
-	hvType     []*string
-	hvVersion  []*int64
-	hvHostname []*string
-	cpuInfo    []*string
-	supported  [][][3]string // canonical
-	hostIP     []*string
-	stats      []map[string]string // with Nova's counters
-	metrics    metricCols          // as the scheduler sees them
+	// MetricsFilter and SimpleCIDR read (see hvattrs.go for the
+	// accessors).
+	hvModel     []int32 // index into hvModels
+	hvModels    []hvModel
+	hvHostnames textCol // where it is not the node name
+	hostIPs     textCol
+	stats       []map[string]string // with Nova's counters
+	metrics     metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
-	hvSig     []int32
-	hvSigHost []*roaring.Bitmap // signature -> its hosts
-	hvSigRep  []uint32          // signature -> one of its hosts
+	hvSig        []int32
+	hvSigHost    []*roaring.Bitmap // signature -> its hosts
+	hvSigRep     []uint32          // signature -> one of its hosts
+	sigSupported [][][3]string     // signature -> supported_instances (canonical)
 
 	// Aggregate classes: hosts with the same set of aggregates share one.
 	class   []int32
@@ -241,15 +242,15 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info := &hostInfo{
 		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
-		serviceUp: bitmap.NewSet(n),
-		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
-		cpuInfo: make([]*string, n), supported: make([][][3]string, n), hostIP: make([]*string, n),
+		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
 		stats: make([]map[string]string, n),
 		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
 	}
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
-	cpuInfos := map[string]*string{}
+	var models hvModels
+	hvHostnames, hostIPs := newTextColBuilder(n), newTextColBuilder(n)
+	var supported [][3]string
 	nameIDs := map[string]int32{}
 	var instancesOf [][]string // per host name, while building
 	stats := statsInterner{byKey: map[string]map[string]string{}}
@@ -293,21 +294,20 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
-		info.hvType[i], info.hvVersion[i], info.cpuInfo[i], info.hostIP[i] =
-			h.HypervisorType, h.HypervisorVersion, internCPUInfo(cpuInfos, h.CPUInfo), h.HostIP
-		info.hvHostname[i] = h.HypervisorHostname
-		if info.hvHostname[i] == nil {
-			nn := info.node[i]
-			info.hvHostname[i] = &nn
+		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
+		hostIPs.set(id, h.HostIP)
+		if p := h.HypervisorHostname; p != nil && *p != info.node[i] {
+			hvHostnames.set(id, p)
 		}
+		supported = nil
 		for _, spec := range h.SupportedInstances {
 			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
 			if err != nil {
 				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
 			}
-			info.supported[i] = append(info.supported[i], cs)
+			supported = append(supported, cs)
 		}
-		sigKey := fmt.Sprint(info.supported[i], "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
+		sigKey := fmt.Sprint(supported, "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
 		sig, ok := sigIDs[sigKey]
 		if !ok {
 			sig = int32(len(sigIDs))
@@ -315,11 +315,10 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.hvSig[i] = sig
 		if int(sig) == len(info.hvSigHost) {
+			// One signature, one list: its hosts share it.
 			info.hvSigHost = append(info.hvSigHost, roaring.New())
 			info.hvSigRep = append(info.hvSigRep, uint32(i))
-		} else {
-			// One signature, one list: hosts share their representative's.
-			info.supported[i] = info.supported[info.hvSigRep[sig]]
+			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
 		}
 		info.hvSigHost[sig].Add(uint32(i))
 		info.stats[i] = stats.of(h)
@@ -329,6 +328,8 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.metrics.add(n, id, m)
 	}
+	info.hvModels = models.models
+	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(info.host, info.node)
 	buildAggClasses(c, info)
@@ -469,18 +470,19 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	return sh
 }
 
-// internCPUInfo returns one pointer per distinct cpu_info text: hosts of
-// one hardware model share it, which is what lets ComputeCapabilitiesFilter
-// memoise its walks by pointer (nova.CapCache).
-func internCPUInfo(seen map[string]*string, p *string) *string {
-	if p == nil {
+// cloneSpecs copies canonical supported_instances, so that the snapshot
+// keeps none of its input's strings.
+func cloneSpecs(specs [][3]string) [][3]string {
+	if specs == nil {
 		return nil
 	}
-	if q, ok := seen[*p]; ok {
-		return q
+	out := make([][3]string, len(specs))
+	for i, s := range specs {
+		for j := range s {
+			out[i][j] = strings.Clone(s[j])
+		}
 	}
-	seen[*p] = p
-	return p
+	return out
 }
 
 func ratioOr(v *float64, def float64) float64 {
