@@ -213,7 +213,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 				g.count[nid]++
 			}
 		}
-		for _, other := range info.nodesOfName[nid] {
+		for _, other := range info.nodesOfName.of(nid) {
 			if other != id {
 				dirty = append(dirty, other)
 			}

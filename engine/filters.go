@@ -363,7 +363,7 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	}
 	for nid, c := range g.count {
 		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOfName[nid] {
+			for _, id := range b.s.info.nodesOfName.of(nid) {
 				set.Remove(id)
 			}
 		}
@@ -434,7 +434,7 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.namesOf(u) {
-			for _, id := range b.s.info.nodesOfName[nid] {
+			for _, id := range b.s.info.nodesOfName.of(nid) {
 				m.Add(id)
 			}
 		}

@@ -134,6 +134,39 @@ func (x *instIndex) namesOf(u string) iter.Seq[int32] {
 	}
 }
 
+// nameNodes lists the node ids of each host name, in one flat array: a
+// slice per name cost about 32 bytes per host.
+//
+// Invariants: name nid's nodes are ids[start[nid]:start[nid+1]], ascending;
+// ids holds every host id once.
+type nameNodes struct {
+	start []int32
+	ids   []uint32
+}
+
+// newNameNodes builds the lists from each host's name id.
+func newNameNodes(nameID []int32, names int) nameNodes {
+	x := nameNodes{start: make([]int32, names+1), ids: make([]uint32, len(nameID))}
+	for _, nid := range nameID {
+		x.start[nid+1]++
+	}
+	for nid := range names {
+		x.start[nid+1] += x.start[nid]
+	}
+	next := slices.Clone(x.start[:names])
+	for id, nid := range nameID {
+		x.ids[next[nid]] = uint32(id)
+		next[nid]++
+	}
+	return x
+}
+
+// of returns name nid's node ids, ascending (not to be modified).
+func (x *nameNodes) of(nid int32) []uint32 {
+	lo, hi := x.start[nid], x.start[nid+1]
+	return x.ids[lo:hi:hi]
+}
+
 // nameIndex finds host ids by lowercased host name, by node name and by
 // (host, node), through the ids sorted by each key: 4 bytes per host and
 // key, where maps of id slices cost about 200 bytes per host.

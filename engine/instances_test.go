@@ -185,3 +185,22 @@ func TestUUIDCol(t *testing.T) {
 		t.Errorf("%d odd uuids, want 3", len(c.odd))
 	}
 }
+
+// TestNameNodes checks the flat lists against the slices they replaced.
+func TestNameNodes(t *testing.T) {
+	nameID := []int32{0, 1, 0, 2, 2, 0, 4}
+	x := newNameNodes(nameID, 5)
+	want := make([][]uint32, 5)
+	for id, nid := range nameID {
+		want[nid] = append(want[nid], uint32(id))
+	}
+	for nid, w := range want {
+		got := x.of(int32(nid))
+		if !slices.Equal(got, w) {
+			t.Errorf("of(%d) = %v, want %v", nid, got, w)
+		}
+		if cap(got) != len(got) {
+			t.Errorf("of(%d) can be appended into its neighbour", nid)
+		}
+	}
+}

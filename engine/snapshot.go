@@ -142,7 +142,7 @@ type hostInfo struct {
 	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
 	nameID      []int32  // index into names: nodes of one host share it
 	names       []string
-	nodesOfName [][]uint32 // name id -> node ids
+	nodesOfName nameNodes // name id -> node ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
@@ -281,11 +281,9 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			nid = int32(len(info.names))
 			nameIDs[h.Host] = nid
 			info.names = append(info.names, h.Host)
-			info.nodesOfName = append(info.nodesOfName, nil)
 			instancesOf = append(instancesOf, nil)
 		}
 		info.nameID[i] = nid
-		info.nodesOfName[nid] = append(info.nodesOfName[nid], id)
 		for _, u := range h.Instances {
 			if !slices.Contains(instancesOf[nid], u) {
 				instancesOf[nid] = append(instancesOf[nid], u)
@@ -330,6 +328,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	}
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
+	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(info.host, info.node)
 	buildAggClasses(c, info)
