@@ -326,6 +326,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.metrics.add(n, id, m)
 	}
+	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
 	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
