@@ -297,7 +297,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
 		SupportedInstances: info.supported(id), HostIP: info.hostIP(id),
-		Stats: info.stats[id], RAMAllocationRatio: sh.ramRatio[j],
+		Stats: info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
 		Extras: b, ExtrasID: id,
 	}

@@ -159,7 +159,8 @@ type hostInfo struct {
 	hvModels    []hvModel
 	hvHostnames textCol // where it is not the node name
 	hostIPs     textCol
-	stats       []map[string]string // with Nova's counters
+	stats       []int32             // index into statsTab
+	statsTab    []map[string]string // distinct stats, with Nova's counters
 	metrics     metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
@@ -243,7 +244,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
 		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
-		stats: make([]map[string]string, n),
+		stats: make([]int32, n),
 		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
 	}
 	cellIDs := map[string]int32{}
@@ -253,7 +254,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	var supported [][3]string
 	nameIDs := map[string]int32{}
 	var instancesOf [][]string // per host name, while building
-	stats := statsInterner{byKey: map[string]map[string]string{}}
+	stats := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
@@ -326,9 +327,11 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.metrics.add(n, id, m)
 	}
+	info.statsTab = stats.maps
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
+	info.ownNames()
 	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(info.host, info.node)
@@ -336,18 +339,63 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	return info, nil
 }
 
-// statsInterner gives hosts with equal stats one map (read-only, shared):
-// at 100,000 synthetic hosts there are ~1,600 distinct ones, and a map per
-// host cost ~320 bytes.
+// ownNames points names, host and node at the snapshot's own copy of
+// their texts, one string for all: each host name once (its nodes share
+// it), each node name that is not its host name once per node. The input's
+// strings are then not kept, nor a rounded-up allocation per name.
+func (info *hostInfo) ownNames() {
+	size := 0
+	for _, s := range info.names {
+		size += len(s)
+	}
+	for i, nd := range info.node {
+		if nd != info.host[i] {
+			size += len(nd)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, s := range info.names {
+		b.WriteString(s)
+	}
+	for i, nd := range info.node {
+		if nd != info.host[i] {
+			b.WriteString(nd)
+		}
+	}
+	all, at := b.String(), 0
+	next := func(n int) string {
+		s := all[at : at+n]
+		at += n
+		return s
+	}
+	for nid, s := range info.names {
+		info.names[nid] = next(len(s))
+	}
+	for i, nd := range info.node {
+		h := info.names[info.nameID[i]]
+		if nd != info.host[i] {
+			info.node[i] = next(len(nd))
+		} else {
+			info.node[i] = h
+		}
+		info.host[i] = h
+	}
+}
+
+// statsInterner gives hosts with equal stats one map (read-only, shared),
+// by index: at 100,000 synthetic hosts there are ~1,600 distinct ones, and
+// a map per host cost ~320 bytes.
 type statsInterner struct {
-	byKey map[string]map[string]string
+	byKey map[string]int32 // -> index into maps
+	maps  []map[string]string
 	keys  []string
 	buf   []byte
 }
 
-// of returns the stats of h as HostState.stats holds them: the reported
-// ones and the counters Nova adds.
-func (in *statsInterner) of(h *Host) map[string]string {
+// of returns the index of the stats of h as HostState.stats holds them:
+// the reported ones and the counters Nova adds.
+func (in *statsInterner) of(h *Host) int32 {
 	st := make(map[string]string, len(h.Stats)+3)
 	for k, v := range h.Stats {
 		st[k] = v
@@ -367,11 +415,13 @@ func (in *statsInterner) of(h *Host) map[string]string {
 		in.buf = strconv.AppendQuote(in.buf, st[k])
 		in.buf = append(in.buf, ',')
 	}
-	if shared, ok := in.byKey[string(in.buf)]; ok {
-		return shared
+	if k, ok := in.byKey[string(in.buf)]; ok {
+		return k
 	}
-	in.byKey[string(in.buf)] = st
-	return st
+	k := int32(len(in.maps))
+	in.byKey[string(in.buf)] = k
+	in.maps = append(in.maps, st)
+	return k
 }
 
 // buildAggClasses groups hosts by their set of aggregates (membership is by
