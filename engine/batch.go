@@ -168,7 +168,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 
 // hasInstance reports whether uuid is among host name nid's instances.
 func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if slices.Contains(b.s.info.instances.of(nid), uuid) {
+	if b.s.info.instances.has(nid, uuid) {
 		return true
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
@@ -213,7 +213,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 				g.count[nid]++
 			}
 		}
-		for _, other := range info.nodesOfName[nid] {
+		for _, other := range info.nodesOfName.of(nid) {
 			if other != id {
 				dirty = append(dirty, other)
 			}
@@ -286,24 +286,40 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	info := b.s.info
 	sh, j := b.s.at(id)
 	r := b.cur(id)
-	nid := info.nameID[id]
 	*h = nova.HostAttrs{
-		Host: info.host[id], Nodename: info.node[id], UUID: info.uuid[id],
+		Host: info.host[id], Nodename: info.node[id],
 		CellUUID:  info.cellUUID[info.cell[id]],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM[j], TotalUsableDiskGB: sh.totalDiskGB[j],
 		DiskMBUsed: info.diskMBUsed[id],
 		VCPUsTotal: sh.vcpusTotal[j], VCPUsUsed: r.vcpusUsed,
 		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds[j],
-		HypervisorType: info.hvType[id], HypervisorVersion: info.hvVersion[id],
-		HypervisorHostname: info.hvHostname[id], CPUInfo: info.cpuInfo[id],
-		SupportedInstances: info.supported[id], HostIP: info.hostIP[id],
-		Stats: info.stats[id], RAMAllocationRatio: sh.ramRatio[j],
+		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
+		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
+		SupportedInstances: info.supported(id), HostIP: info.hostIP(id),
+		Stats: info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
-		Metrics: info.metrics[id],
+		Extras: b, ExtrasID: id,
 	}
-	h.Instances = info.instances.of(nid)
-	if b.group != nil && len(b.group.added[nid]) > 0 {
-		h.Instances = append(slices.Clone(h.Instances), b.group.added[nid]...)
+}
+
+// HostUUID is host id's uuid (nova.HostExtras).
+func (b *batch) HostUUID(id uint32) string {
+	return b.s.info.uuid.get(int32(id))
+}
+
+// HostMetrics is host id's metrics (nova.HostExtras).
+func (b *batch) HostMetrics(id uint32) map[string]int64 {
+	return b.s.info.metrics.of(id)
+}
+
+// HostInstances is host id's instance uuids now: the snapshot's, then
+// those of the batch's group placed there (nova.HostExtras).
+func (b *batch) HostInstances(id uint32) []string {
+	nid := b.s.info.nameID[id]
+	us := b.s.info.instances.of(nid)
+	if b.group != nil {
+		us = append(us, b.group.added[nid]...)
 	}
+	return us
 }

@@ -290,15 +290,14 @@ func init() {
 			return nil
 		}
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP[id], hints.BuildNearHostIP, hints.CIDR)
+			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP(id), hints.BuildNearHostIP, hints.CIDR)
 			return ok, pyError(err)
 		})
 	}})
 	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			m := b.s.info.metrics[id]
 			for _, mw := range b.cfg.MetricsWeightSetting {
-				if _, ok := m[mw.Name]; !ok {
+				if _, ok := b.s.info.metrics.get(id, mw.Name); !ok {
 					return false, nil
 				}
 			}
@@ -364,7 +363,7 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	}
 	for nid, c := range g.count {
 		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOfName[nid] {
+			for _, id := range b.s.info.nodesOfName.of(nid) {
 				set.Remove(id)
 			}
 		}
@@ -435,7 +434,7 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.namesOf(u) {
-			for _, id := range b.s.info.nodesOfName[nid] {
+			for _, id := range b.s.info.nodesOfName.of(nid) {
 				m.Add(id)
 			}
 		}
@@ -462,7 +461,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 		// filter's whole effect.
 		pass := make([]uint64, len(info.hvSigHost))
 		for sig, rep := range info.hvSigRep {
-			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[rep], info.hvVersion[rep])
+			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(rep), info.hvVersion(rep))
 			if err != nil {
 				return false
 			}
@@ -492,7 +491,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 	}
 	slices.SortFunc(trials, func(x, y trial) int { return cmp.Compare(x.first, y.first) })
 	for _, t := range trials {
-		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported[t.first], info.hvVersion[t.first])
+		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(t.first), info.hvVersion(t.first))
 		if err != nil {
 			return pyError(err)
 		}

@@ -10,83 +10,121 @@ import (
 
 // instIndex holds the instances the cloud lists on its hosts, by host name
 // and by uuid, in flat arrays: a map from uuid to host names cost about
-// 560 bytes per host at 100,000 hosts, the arrays 8 bytes per instance
-// beyond the uuids themselves.
+// 560 bytes per host at 100,000 hosts. A canonical uuid is kept as its 16
+// bytes (uuidCol), 20 bytes per instance with its place in byKey, where
+// its string cost 52 plus the input's text kept alive.
 //
-// Invariants: host name nid's instances are uuids[start[nid]:start[nid+1]],
-// distinct, in the order the cloud first lists them; byUUID holds every
-// index into uuids once, ordered by uuid, and among equal uuids by index
-// (so by host name in first-listed order).
+// Invariants:
+//   - host name nid's instances are the entries start[nid]:start[nid+1] of
+//     uuids, distinct, in the order the cloud first lists them;
+//   - byKey holds every entry that is not odd once, ordered by key and,
+//     among equal keys, by entry (so by host name in first-listed order);
+//     byOdd holds every index into uuids.odd once, ordered by its uuid and
+//     then by entry. A canonical and an odd uuid are never equal, so a
+//     lookup searches one of the two.
 type instIndex struct {
-	uuids  []string
-	start  []int32
-	byUUID []int32
+	start []int32
+	uuids uuidCol
+	byKey []int32
+	byOdd []int32
 }
 
-// newInstIndex builds the index from the per-name instance lists.
+// newInstIndex builds the index from the per-name instance lists. It keeps
+// none of their strings.
 func newInstIndex(perName [][]string) instIndex {
 	x := instIndex{start: make([]int32, len(perName)+1)}
 	total := 0
 	for _, us := range perName {
 		total += len(us)
 	}
-	x.uuids = make([]string, 0, total)
+	x.uuids = newUUIDCol(total)
+	i := int32(0)
 	for nid, us := range perName {
-		x.uuids = append(x.uuids, us...)
-		x.start[nid+1] = int32(len(x.uuids))
-	}
-	// Sorted on each uuid's first eight bytes as an integer, then on the
-	// whole uuid and the index: uuids are random, so the prefix nearly
-	// always decides, without chasing each string for every comparison.
-	type entry struct {
-		prefix uint64
-		i      int32
-	}
-	es := make([]entry, total)
-	for i, u := range x.uuids {
-		es[i] = entry{prefix8(u), int32(i)}
-	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.prefix != b.prefix {
-			return cmp.Compare(a.prefix, b.prefix)
+		for _, u := range us {
+			x.uuids.set(i, u)
+			i++
 		}
-		return cmp.Or(strings.Compare(x.uuids[a.i], x.uuids[b.i]), cmp.Compare(a.i, b.i))
-	})
-	x.byUUID = make([]int32, total)
-	for k, e := range es {
-		x.byUUID[k] = e.i
+		x.start[nid+1] = i
 	}
+	keys, odd, oddUUID := x.uuids.keys, x.uuids.odd, x.uuids.oddUUID
+	x.byKey = make([]int32, 0, total-len(odd))
+	for i := range int32(total) {
+		if !x.uuids.isOdd(i) {
+			x.byKey = append(x.byKey, i)
+		}
+	}
+	slices.SortFunc(x.byKey, func(a, b int32) int {
+		return cmp.Or(keys[a].compare(&keys[b]), cmp.Compare(a, b))
+	})
+	x.byOdd = make([]int32, len(odd))
+	for k := range x.byOdd {
+		x.byOdd[k] = int32(k)
+	}
+	slices.SortFunc(x.byOdd, func(a, b int32) int {
+		return cmp.Or(strings.Compare(oddUUID[a], oddUUID[b]), cmp.Compare(odd[a], odd[b]))
+	})
 	return x
 }
 
-// prefix8 is s's first eight bytes as a big-endian integer (zero-padded):
-// ordering by it agrees with ordering by the strings where the prefixes
-// differ.
-func prefix8(s string) uint64 {
-	var p uint64
-	for k := range 8 {
-		p <<= 8
-		if k < len(s) {
-			p |= uint64(s[k])
-		}
+// of returns host name nid's instances, in a new slice.
+func (x *instIndex) of(nid int32) []string {
+	lo, hi := x.start[nid], x.start[nid+1]
+	if lo == hi {
+		return nil
 	}
-	return p
+	out := make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, x.uuids.get(i))
+	}
+	return out
 }
 
-// of returns host name nid's instances (not to be modified).
-func (x *instIndex) of(nid int32) []string {
-	return x.uuids[x.start[nid]:x.start[nid+1]:x.start[nid+1]]
+// has reports whether u is among host name nid's instances.
+func (x *instIndex) has(nid int32, u string) bool {
+	lo, hi := x.start[nid], x.start[nid+1]
+	if k, ok := parseUUID(u); ok {
+		for i := lo; i < hi; i++ {
+			if x.uuids.keys[i] == k && !x.uuids.isOdd(i) {
+				return true
+			}
+		}
+		return false
+	}
+	// The odd entries of nid: those of odd within [lo, hi).
+	odd := x.uuids.odd
+	a, _ := slices.BinarySearch(odd, lo)
+	for k := a; k < len(odd) && odd[k] < hi; k++ {
+		if x.uuids.oddUUID[k] == u {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOf yields the host names (ids) listing instance u, in first-listed
 // order.
 func (x *instIndex) namesOf(u string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		lo := sort.Search(len(x.byUUID), func(i int) bool { return x.uuids[x.byUUID[i]] >= u })
-		for _, p := range x.byUUID[lo:] {
-			if x.uuids[p] != u {
-				return
+		var entries []int32 // u's entries, ascending
+		if k, ok := parseUUID(u); ok {
+			keys := x.uuids.keys
+			lo := sort.Search(len(x.byKey), func(j int) bool { return keys[x.byKey[j]].compare(&k) >= 0 })
+			hi := lo
+			for hi < len(x.byKey) && keys[x.byKey[hi]] == k {
+				hi++
 			}
+			entries = x.byKey[lo:hi]
+		} else {
+			odd, oddUUID := x.uuids.odd, x.uuids.oddUUID
+			lo := sort.Search(len(x.byOdd), func(j int) bool { return oddUUID[x.byOdd[j]] >= u })
+			for _, k := range x.byOdd[lo:] {
+				if oddUUID[k] != u {
+					break
+				}
+				entries = append(entries, odd[k])
+			}
+		}
+		for _, p := range entries {
 			// The name whose range holds p: the last start <= p.
 			nid := sort.Search(len(x.start)-1, func(n int) bool { return x.start[n+1] > p })
 			if !yield(int32(nid)) {
@@ -94,6 +132,39 @@ func (x *instIndex) namesOf(u string) iter.Seq[int32] {
 			}
 		}
 	}
+}
+
+// nameNodes lists the node ids of each host name, in one flat array: a
+// slice per name cost about 32 bytes per host.
+//
+// Invariants: name nid's nodes are ids[start[nid]:start[nid+1]], ascending;
+// ids holds every host id once.
+type nameNodes struct {
+	start []int32
+	ids   []uint32
+}
+
+// newNameNodes builds the lists from each host's name id.
+func newNameNodes(nameID []int32, names int) nameNodes {
+	x := nameNodes{start: make([]int32, names+1), ids: make([]uint32, len(nameID))}
+	for _, nid := range nameID {
+		x.start[nid+1]++
+	}
+	for nid := range names {
+		x.start[nid+1] += x.start[nid]
+	}
+	next := slices.Clone(x.start[:names])
+	for id, nid := range nameID {
+		x.ids[next[nid]] = uint32(id)
+		next[nid]++
+	}
+	return x
+}
+
+// of returns name nid's node ids, ascending (not to be modified).
+func (x *nameNodes) of(nid int32) []uint32 {
+	lo, hi := x.start[nid], x.start[nid+1]
+	return x.ids[lo:hi:hi]
 }
 
 // nameIndex finds host ids by lowercased host name, by node name and by

@@ -5,38 +5,129 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestInstIndex checks the flat index against the maps it replaced, on
-// lists with uuids shared between names, repeated ones and empty names.
+// lists with uuids shared between names, repeated ones and empty names, of
+// canonical uuids, other text (kept as strings) and both mixed.
 func TestInstIndex(t *testing.T) {
-	perName := [][]string{
-		{"c", "a"},
-		nil,
-		{"a", "b", "z"},
-		{"b"},
-		{"a"},
-		nil,
+	const (
+		u1 = "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5"
+		u2 = "ffffffff-ffff-4fff-bfff-ffffffffffff"
+		u3 = "00000000-0000-0000-0000-000000000000" // the zero key
+		u4 = "7a1b2c3d-4e5f-4a6b-9c7d-8e9fa0b1c2d3"
+	)
+	odd := []string{
+		strings.ToUpper(u1),               // uppercase
+		strings.ReplaceAll(u2, "-", ""),   // no hyphens
+		"{" + u4 + "}",                    // braces
+		u1[:35] + "g",                     // not hex
+		u1[:8] + "_" + u1[9:],             // a hyphen misplaced
+		"inst-0", "", "a", "zz", "c", "b", // arbitrary text
 	}
-	x := newInstIndex(perName)
-	want := map[string][]int32{}
-	for nid, us := range perName {
-		if got := x.of(int32(nid)); !slices.Equal(got, us) {
-			t.Errorf("of(%d) = %v, want %v", nid, got, us)
-		}
-		for _, u := range us {
-			want[u] = append(want[u], int32(nid))
+	cases := map[string][][]string{
+		"text": {{"c", "a"}, nil, {"a", "b", "z"}, {"b"}, {"a"}, nil},
+		"canonical": {
+			{u2, u1}, nil, {u1, u3, u4}, {u3}, {u1}, {u2, u4, u3}, nil,
+		},
+		"mixed": {
+			{u1, odd[0], u2}, {odd[1], odd[5]}, nil,
+			{odd[0], u3, odd[6], u1}, {u2}, {odd[2], odd[3], odd[4], u4},
+			{odd[5], odd[7], odd[8], odd[9], odd[10]}, {u1, odd[0]},
+		},
+		"none":  {nil, nil},
+		"empty": {},
+	}
+	absent := []string{
+		"", "0", "aa", "zz", "inst-1",
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f6", "11111111-1111-1111-1111-111111111111",
+		strings.ToUpper(u2), strings.ToUpper(u3),
+	}
+	for name, perName := range cases {
+		t.Run(name, func(t *testing.T) {
+			x := newInstIndex(perName)
+			want := map[string][]int32{}
+			for nid, us := range perName {
+				if got := x.of(int32(nid)); !slices.Equal(got, us) {
+					t.Errorf("of(%d) = %q, want %q", nid, got, us)
+				}
+				for _, u := range us {
+					want[u] = append(want[u], int32(nid))
+				}
+			}
+			probes := slices.Concat(slices.Sorted(maps.Keys(want)), odd, []string{u1, u2, u3, u4}, absent)
+			for _, u := range probes {
+				if got := slices.Collect(x.namesOf(u)); !slices.Equal(got, want[u]) {
+					t.Errorf("namesOf(%q) = %v, want %v", u, got, want[u])
+				}
+				for nid, us := range perName {
+					if got, w := x.has(int32(nid), u), slices.Contains(us, u); got != w {
+						t.Errorf("has(%d, %q) = %v, want %v", nid, u, got, w)
+					}
+				}
+			}
+			// A loop that stops early stops the sequence.
+			for u, nids := range want {
+				var got []int32
+				for nid := range x.namesOf(u) {
+					got = append(got, nid)
+					break
+				}
+				if !slices.Equal(got, nids[:1]) {
+					t.Errorf("namesOf(%q) stopped at once = %v, want %v", u, got, nids[:1])
+				}
+			}
+		})
+	}
+}
+
+// TestInstIndexKeepsNoInput checks that the index's odd uuids are copies:
+// the input's text may be garbage once the snapshot is built.
+func TestInstIndexKeepsNoInput(t *testing.T) {
+	buf := []byte("inst-A inst-B")
+	in := string(buf)
+	x := newInstIndex([][]string{{in[:6], in[7:]}})
+	for _, u := range x.uuids.oddUUID {
+		if unsafe.StringData(u) == unsafe.StringData(in) || unsafe.StringData(u) == unsafe.StringData(in[7:]) {
+			t.Errorf("odd uuid %q shares the input's text", u)
 		}
 	}
-	for _, u := range append(slices.Sorted(maps.Keys(want)), "", "0", "aa", "zz") {
-		if got := slices.Collect(x.namesOf(u)); !slices.Equal(got, want[u]) {
-			t.Errorf("namesOf(%q) = %v, want %v", u, got, want[u])
+}
+
+// TestUUIDKey checks that parsing and formatting give back every canonical
+// uuid and accept nothing else, and that keys order as their strings.
+func TestUUIDKey(t *testing.T) {
+	canon := []string{
+		"00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5", "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f6",
+		"9abcdef0-1234-5678-9abc-def012345678", "a0000000-0000-0000-0000-000000000000",
+	}
+	for _, s := range canon {
+		k, ok := parseUUID(s)
+		if !ok || k.String() != s {
+			t.Errorf("parseUUID(%q) = %v, %v; formats as %q", s, k, ok, k.String())
 		}
 	}
-	// of's slices cannot be appended into the next name's.
-	a := append(x.of(0), "x")
-	if x.of(2)[0] != "a" || len(a) != 3 {
-		t.Errorf("append to of(0) reached of(2): %v", x.of(2))
+	for _, s := range []string{
+		"", "0c4f5b6e2d1a4b3c8e9fa0b1c2d3e4f5", "0C4F5B6E-2D1A-4B3C-8E9F-A0B1C2D3E4F5",
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f", "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f55",
+		"0c4f5b6e-2d1a-4b3c-8e9fa-0b1c2d3e4f5", "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f/",
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f:", "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f`",
+		"{c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5",
+	} {
+		if k, ok := parseUUID(s); ok {
+			t.Errorf("parseUUID(%q) accepted, as %v", s, k)
+		}
+	}
+	for _, a := range canon {
+		for _, b := range canon {
+			ka, _ := parseUUID(a)
+			kb, _ := parseUUID(b)
+			if got, want := ka.compare(&kb), strings.Compare(a, b); got != want {
+				t.Errorf("compare(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
 	}
 }
 
@@ -71,6 +162,45 @@ func TestNameIndex(t *testing.T) {
 			if id != wantID || ok != wantOK {
 				t.Errorf("byHostNode(%v) = %d, %v; want %d, %v", hn, id, ok, wantID, wantOK)
 			}
+		}
+	}
+}
+
+// TestUUIDCol checks that a column gives back every uuid as it was set.
+func TestUUIDCol(t *testing.T) {
+	in := []string{
+		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5", "", "00000000-0000-0000-0000-000000000000",
+		"0C4F5B6E-2D1A-4B3C-8E9F-A0B1C2D3E4F5", "host-uuid", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+	}
+	c := newUUIDCol(len(in))
+	for i, u := range in {
+		c.set(int32(i), u)
+	}
+	for i, u := range in {
+		if got := c.get(int32(i)); got != u {
+			t.Errorf("get(%d) = %q, want %q", i, got, u)
+		}
+	}
+	if len(c.odd) != 3 {
+		t.Errorf("%d odd uuids, want 3", len(c.odd))
+	}
+}
+
+// TestNameNodes checks the flat lists against the slices they replaced.
+func TestNameNodes(t *testing.T) {
+	nameID := []int32{0, 1, 0, 2, 2, 0, 4}
+	x := newNameNodes(nameID, 5)
+	want := make([][]uint32, 5)
+	for id, nid := range nameID {
+		want[nid] = append(want[nid], uint32(id))
+	}
+	for nid, w := range want {
+		got := x.of(int32(nid))
+		if !slices.Equal(got, w) {
+			t.Errorf("of(%d) = %v, want %v", nid, got, w)
+		}
+		if cap(got) != len(got) {
+			t.Errorf("of(%d) can be appended into its neighbour", nid)
 		}
 	}
 }

@@ -232,7 +232,7 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		// uuid depends on which instance is being placed.
 		for _, u := range [2]string{prevUUID, b.uuid} {
 			for nid := range b.s.info.instances.namesOf(u) {
-				dirty = append(dirty, b.s.info.nodesOfName[nid]...)
+				dirty = append(dirty, b.s.info.nodesOfName.of(nid)...)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -148,14 +149,15 @@ func weigherIndex(name string) int {
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
 type hostInfo struct {
-	host, node, uuid []string
-	cell             []int32 // index into cells
-	cells            []string
-	cellUUID         []string // per cell, as the oracle makes them up
-	diskMBUsed       []int64  // (local_gb - free_disk_gb) * 1024
-	nameID           []int32  // index into names: nodes of one host share it
-	names            []string
-	nodesOfName      [][]uint32 // name id -> node ids
+	host, node  []string
+	uuid        uuidCol // made up (nova.MadeUpUUID) where the cloud has none
+	cell        []int32 // index into cells
+	cells       []string
+	cellUUID    []string // per cell, as the oracle makes them up
+	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
+	nameID      []int32  // index into names: nodes of one host share it
+	names       []string
+	nodesOfName nameNodes // name id -> node ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
@@ -166,21 +168,22 @@ type hostInfo struct {
 	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
 
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
-	// MetricsFilter and SimpleCIDR read.
-	hvType     []*string
-	hvVersion  []*int64
-	hvHostname []*string
-	cpuInfo    []*string
-	supported  [][][3]string // canonical
-	hostIP     []*string
-	stats      []map[string]string // with Nova's counters
-	metrics    []map[string]int64  // as the scheduler sees them
+	// MetricsFilter and SimpleCIDR read (see hvattrs.go for the
+	// accessors).
+	hvModel     []int32 // index into hvModels
+	hvModels    []hvModel
+	hvHostnames textCol // where it is not the node name
+	hostIPs     textCol
+	stats       []int32             // index into statsTab
+	statsTab    []map[string]string // distinct stats, with Nova's counters
+	metrics     metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
-	hvSig     []int32
-	hvSigHost []*roaring.Bitmap // signature -> its hosts
-	hvSigRep  []uint32          // signature -> one of its hosts
+	hvSig        []int32
+	hvSigHost    []*roaring.Bitmap // signature -> its hosts
+	hvSigRep     []uint32          // signature -> one of its hosts
+	sigSupported [][][3]string     // signature -> supported_instances (canonical)
 
 	// Aggregate classes: hosts with the same set of aggregates share one.
 	class   []int32
@@ -283,27 +286,28 @@ func (s *Snapshot) baseMultipliers() {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		host: make([]string, n), node: make([]string, n), uuid: make([]string, n),
+		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
-		serviceUp: bitmap.NewSet(n),
-		hvType:    make([]*string, n), hvVersion: make([]*int64, n), hvHostname: make([]*string, n),
-		cpuInfo: make([]*string, n), supported: make([][][3]string, n), hostIP: make([]*string, n),
-		stats: make([]map[string]string, n), metrics: make([]map[string]int64, n),
+		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
+		stats: make([]int32, n),
 		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
 	}
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
-	cpuInfos := map[string]*string{}
+	var models hvModels
+	hvHostnames, hostIPs := newTextColBuilder(n), newTextColBuilder(n)
+	var supported [][3]string
 	nameIDs := map[string]int32{}
 	var instancesOf [][]string // per host name, while building
-	stats := statsInterner{byKey: map[string]map[string]string{}}
+	stats := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
 		info.host[i], info.node[i] = h.Host, nodeName(h)
-		info.uuid[i] = h.UUID
 		if h.UUID == "" {
-			info.uuid[i] = nova.MadeUpUUID("host", h.Host, info.node[i])
+			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, info.node[i]))
+		} else {
+			info.uuid.set(int32(i), h.UUID)
 		}
 		cell := h.Cell
 		if cell == "" {
@@ -323,11 +327,9 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			nid = int32(len(info.names))
 			nameIDs[h.Host] = nid
 			info.names = append(info.names, h.Host)
-			info.nodesOfName = append(info.nodesOfName, nil)
 			instancesOf = append(instancesOf, nil)
 		}
 		info.nameID[i] = nid
-		info.nodesOfName[nid] = append(info.nodesOfName[nid], id)
 		for _, u := range h.Instances {
 			if !slices.Contains(instancesOf[nid], u) {
 				instancesOf[nid] = append(instancesOf[nid], u)
@@ -336,21 +338,20 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
-		info.hvType[i], info.hvVersion[i], info.cpuInfo[i], info.hostIP[i] =
-			h.HypervisorType, h.HypervisorVersion, internCPUInfo(cpuInfos, h.CPUInfo), h.HostIP
-		info.hvHostname[i] = h.HypervisorHostname
-		if info.hvHostname[i] == nil {
-			nn := info.node[i]
-			info.hvHostname[i] = &nn
+		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
+		hostIPs.set(id, h.HostIP)
+		if p := h.HypervisorHostname; p != nil && *p != info.node[i] {
+			hvHostnames.set(id, p)
 		}
+		supported = nil
 		for _, spec := range h.SupportedInstances {
 			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
 			if err != nil {
 				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
 			}
-			info.supported[i] = append(info.supported[i], cs)
+			supported = append(supported, cs)
 		}
-		sigKey := fmt.Sprint(info.supported[i], "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
+		sigKey := fmt.Sprint(supported, "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
 		sig, ok := sigIDs[sigKey]
 		if !ok {
 			sig = int32(len(sigIDs))
@@ -358,11 +359,10 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.hvSig[i] = sig
 		if int(sig) == len(info.hvSigHost) {
+			// One signature, one list: its hosts share it.
 			info.hvSigHost = append(info.hvSigHost, roaring.New())
 			info.hvSigRep = append(info.hvSigRep, uint32(i))
-		} else {
-			// One signature, one list: hosts share their representative's.
-			info.supported[i] = info.supported[info.hvSigRep[sig]]
+			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
 		}
 		info.hvSigHost[sig].Add(uint32(i))
 		info.stats[i] = stats.of(h)
@@ -370,26 +370,77 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if err != nil {
 			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
 		}
-		info.metrics[i] = m
+		info.metrics.add(n, id, m)
 	}
+	info.statsTab = stats.maps
+	info.metrics.narrow()
+	info.hvModels = models.models
+	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
+	info.ownNames()
+	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(info.host, info.node)
 	buildAggClasses(c, info)
 	return info, nil
 }
 
-// statsInterner gives hosts with equal stats one map (read-only, shared):
-// at 100,000 synthetic hosts there are ~1,600 distinct ones, and a map per
-// host cost ~320 bytes.
+// ownNames points names, host and node at the snapshot's own copy of
+// their texts, one string for all: each host name once (its nodes share
+// it), each node name that is not its host name once per node. The input's
+// strings are then not kept, nor a rounded-up allocation per name.
+func (info *hostInfo) ownNames() {
+	size := 0
+	for _, s := range info.names {
+		size += len(s)
+	}
+	for i, nd := range info.node {
+		if nd != info.host[i] {
+			size += len(nd)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, s := range info.names {
+		b.WriteString(s)
+	}
+	for i, nd := range info.node {
+		if nd != info.host[i] {
+			b.WriteString(nd)
+		}
+	}
+	all, at := b.String(), 0
+	next := func(n int) string {
+		s := all[at : at+n]
+		at += n
+		return s
+	}
+	for nid, s := range info.names {
+		info.names[nid] = next(len(s))
+	}
+	for i, nd := range info.node {
+		h := info.names[info.nameID[i]]
+		if nd != info.host[i] {
+			info.node[i] = next(len(nd))
+		} else {
+			info.node[i] = h
+		}
+		info.host[i] = h
+	}
+}
+
+// statsInterner gives hosts with equal stats one map (read-only, shared),
+// by index: at 100,000 synthetic hosts there are ~1,600 distinct ones, and
+// a map per host cost ~320 bytes.
 type statsInterner struct {
-	byKey map[string]map[string]string
+	byKey map[string]int32 // -> index into maps
+	maps  []map[string]string
 	keys  []string
 	buf   []byte
 }
 
-// of returns the stats of h as HostState.stats holds them: the reported
-// ones and the counters Nova adds.
-func (in *statsInterner) of(h *Host) map[string]string {
+// of returns the index of the stats of h as HostState.stats holds them:
+// the reported ones and the counters Nova adds.
+func (in *statsInterner) of(h *Host) int32 {
 	st := make(map[string]string, len(h.Stats)+3)
 	for k, v := range h.Stats {
 		st[k] = v
@@ -409,11 +460,13 @@ func (in *statsInterner) of(h *Host) map[string]string {
 		in.buf = strconv.AppendQuote(in.buf, st[k])
 		in.buf = append(in.buf, ',')
 	}
-	if shared, ok := in.byKey[string(in.buf)]; ok {
-		return shared
+	if k, ok := in.byKey[string(in.buf)]; ok {
+		return k
 	}
-	in.byKey[string(in.buf)] = st
-	return st
+	k := int32(len(in.maps))
+	in.byKey[string(in.buf)] = k
+	in.maps = append(in.maps, st)
+	return k
 }
 
 // buildAggClasses groups hosts by their set of aggregates (membership is by
@@ -512,18 +565,19 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	return sh
 }
 
-// internCPUInfo returns one pointer per distinct cpu_info text: hosts of
-// one hardware model share it, which is what lets ComputeCapabilitiesFilter
-// memoise its walks by pointer (nova.CapCache).
-func internCPUInfo(seen map[string]*string, p *string) *string {
-	if p == nil {
+// cloneSpecs copies canonical supported_instances, so that the snapshot
+// keeps none of its input's strings.
+func cloneSpecs(specs [][3]string) [][3]string {
+	if specs == nil {
 		return nil
 	}
-	if q, ok := seen[*p]; ok {
-		return q
+	out := make([][3]string, len(specs))
+	for i, s := range specs {
+		for j := range s {
+			out[i][j] = strings.Clone(s[j])
+		}
 	}
-	seen[*p] = p
-	return p
+	return out
 }
 
 func ratioOr(v *float64, def float64) float64 {

@@ -91,10 +91,9 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 
 // metricsValue is MetricsWeigher._weigh_object.
 func (b *batch) metricsValue(id uint32) (float64, error) {
-	m := b.s.info.metrics[id]
 	value := 0.0
 	for _, mw := range b.cfg.MetricsWeightSetting {
-		v, ok := m[mw.Name]
+		v, ok := b.s.info.metrics.get(id, mw.Name)
 		if ok {
 			value += float64(v) * mw.Ratio
 			continue

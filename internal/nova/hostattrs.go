@@ -33,6 +33,43 @@ type HostAttrs struct {
 	Metrics map[string]int64
 	// Instances are the uuids on the host (HostState.instances keys).
 	Instances []string
+	// Extras, when not nil, supplies UUID, Metrics and Instances in their
+	// place, for host ExtrasID, when a lookup reads them: few lookups do,
+	// and building them costs a map and strings per host looked at.
+	Extras   HostExtras
+	ExtrasID uint32
+}
+
+// HostExtras supplies the HostAttrs that are built only when read. What it
+// returns is not modified.
+type HostExtras interface {
+	HostUUID(id uint32) string
+	HostMetrics(id uint32) map[string]int64
+	HostInstances(id uint32) []string
+}
+
+// uuid is HostState.uuid.
+func (h *HostAttrs) uuid() string {
+	if h.Extras != nil {
+		return h.Extras.HostUUID(h.ExtrasID)
+	}
+	return h.UUID
+}
+
+// metrics is HostState.metrics' values.
+func (h *HostAttrs) metrics() map[string]int64 {
+	if h.Extras != nil {
+		return h.Extras.HostMetrics(h.ExtrasID)
+	}
+	return h.Metrics
+}
+
+// instances is HostState.instances' keys.
+func (h *HostAttrs) instances() []string {
+	if h.Extras != nil {
+		return h.Extras.HostInstances(h.ExtrasID)
+	}
+	return h.Instances
 }
 
 // hostMethods are HostState's methods: getattr returns a bound method,
@@ -67,7 +104,7 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 	case "nodename":
 		return h.Nodename, true
 	case "uuid":
-		return h.UUID, true
+		return h.uuid(), true
 	case "cell_uuid":
 		return h.CellUUID, true
 	case "free_ram_mb":
@@ -154,20 +191,21 @@ func (h *HostAttrs) object(typ, repr, attr string, falsy bool) *PyObject {
 
 // metricsObject is HostState.metrics, a MonitorMetricList.
 func (h *HostAttrs) metricsObject() *PyObject {
+	n := len(h.metrics())
 	repr := "MonitorMetricList(objects=["
-	for i := 0; i < len(h.Metrics); i++ {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			repr += ","
 		}
 		repr += "MonitorMetric"
 	}
-	return h.object("MonitorMetricList", repr+"])", "metrics", len(h.Metrics) == 0)
+	return h.object("MonitorMetricList", repr+"])", "metrics", n == 0)
 }
 
 // instancesDict is HostState.instances: uuid -> Instance object.
 func (h *HostAttrs) instancesDict() *Object {
 	o := &Object{Values: map[string]any{}}
-	for _, u := range h.Instances {
+	for _, u := range h.instances() {
 		o.set(u, h.object("Instance", "Instance(uuid="+u+")", "instance\x00"+u, false))
 	}
 	return o

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+)
+
+// uuidKey is a uuid's 16 bytes: what a canonical uuid string (36
+// characters, lowercase hex in 8-4-4-4-12 groups) holds in 52 bytes of
+// string header and text.
+//
+// Invariants: formatUUID(parseUUID(s)) == s for every s parseUUID accepts,
+// and comparing two keys' bytes orders them as their strings (the hyphens
+// sit at the same places, and the hex digits' ASCII order is their
+// value's).
+type uuidKey [16]byte
+
+// uuidHyphen reports the positions of a canonical uuid's hyphens.
+func uuidHyphen(i int) bool { return i == 8 || i == 13 || i == 18 || i == 23 }
+
+// parseUUID returns s's key when s is a canonical uuid; any other text
+// (uppercase, braces, no hyphens, not a uuid) is not, since its key could
+// not give it back.
+func parseUUID(s string) (k uuidKey, ok bool) {
+	if len(s) != 36 {
+		return k, false
+	}
+	j := 0
+	for i := 0; i < 36; i++ {
+		if uuidHyphen(i) {
+			if s[i] != '-' {
+				return k, false
+			}
+			continue
+		}
+		var v byte
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return k, false
+		}
+		k[j/2] |= v << (4 * (1 - j%2))
+		j++
+	}
+	return k, true
+}
+
+// appendUUID appends k's canonical text to dst.
+func (k *uuidKey) appendUUID(dst []byte) []byte {
+	for i, c := range k {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return dst
+}
+
+const hexDigits = "0123456789abcdef"
+
+// String is k's canonical text.
+func (k *uuidKey) String() string {
+	var buf [36]byte
+	return string(k.appendUUID(buf[:0]))
+}
+
+// compare orders keys as their strings.
+func (k *uuidKey) compare(o *uuidKey) int {
+	a, b := binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(o[:8])
+	if a == b {
+		a, b = binary.BigEndian.Uint64(k[8:]), binary.BigEndian.Uint64(o[8:])
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// uuidCol is a column of uuids, kept as keys where canonical: the texts
+// that are not (a side table, empty in a Nova cloud) are copies, so the
+// column keeps none of its input's strings.
+//
+// Invariants: entry i's uuid is oddUUID[k] when odd[k] == i (odd
+// ascending), else keys[i]'s canonical text; keys[i] is zero for an odd
+// entry.
+type uuidCol struct {
+	keys    []uuidKey
+	odd     []int32
+	oddUUID []string
+}
+
+// newUUIDCol returns a column of n entries, all the zero key (fill it with
+// set, in ascending order of entry).
+func newUUIDCol(n int) uuidCol { return uuidCol{keys: make([]uuidKey, n)} }
+
+// set makes entry i's uuid u. Entries are set in ascending order.
+func (c *uuidCol) set(i int32, u string) {
+	if k, ok := parseUUID(u); ok {
+		c.keys[i] = k
+		return
+	}
+	c.odd = append(c.odd, i)
+	c.oddUUID = append(c.oddUUID, strings.Clone(u))
+}
+
+// oddAt returns the index into odd of entry i, if i's uuid is odd.
+func (c *uuidCol) oddAt(i int32) (int, bool) {
+	if len(c.odd) == 0 {
+		return 0, false
+	}
+	return slices.BinarySearch(c.odd, i)
+}
+
+func (c *uuidCol) isOdd(i int32) bool {
+	_, ok := c.oddAt(i)
+	return ok
+}
+
+// get returns entry i's uuid, as its input spelt it.
+func (c *uuidCol) get(i int32) string {
+	if k, ok := c.oddAt(i); ok {
+		return c.oddUUID[k]
+	}
+	return c.keys[i].String()
+}
