@@ -296,8 +296,8 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds[j],
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
-		SupportedInstances: info.supported(id), HostIP: info.hostIP(id),
-		Stats: info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
+		SupportedInstances: info.supported(id),
+		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
 		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
 		Extras: b, ExtrasID: id,
 	}
@@ -306,6 +306,11 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 // HostUUID is host id's uuid (nova.HostExtras).
 func (b *batch) HostUUID(id uint32) string {
 	return b.s.info.uuid.get(int32(id))
+}
+
+// HostIP is host id's host_ip (nova.HostExtras).
+func (b *batch) HostIP(id uint32) *string {
+	return b.s.info.hostIP(id)
 }
 
 // HostMetrics is host id's metrics (nova.HostExtras).

@@ -3,8 +3,8 @@ package engine
 import "strings"
 
 // The hypervisor attributes a host reports (hypervisor_type and _version,
-// cpu_info, hypervisor_hostname, host_ip, supported_instances) are kept by
-// index into their distinct values: hosts of one hardware model report the
+// cpu_info, hypervisor_hostname, supported_instances; host_ip, see ipCol)
+// are kept by index into their distinct values: hosts of one hardware model report the
 // same ones, and a pointer per host and attribute, with its own copy of
 // the text, cost about 130 bytes per host at 100,000 synthetic hosts. The
 // readers want the *string and *int64 that HostAttrs holds: the pointers
@@ -161,7 +161,8 @@ func (info *hostInfo) hvHostname(id uint32) *string {
 	return &info.node[id]
 }
 
-// hostIP is host id's host_ip.
+// hostIP is host id's host_ip (see ipCol: a new string for an IPv4
+// address).
 func (info *hostInfo) hostIP(id uint32) *string { return info.hostIPs.get(id) }
 
 // supported is host id's supported_instances (canonical).

@@ -173,7 +173,7 @@ type hostInfo struct {
 	hvModel     []int32 // index into hvModels
 	hvModels    []hvModel
 	hvHostnames textCol // where it is not the node name
-	hostIPs     textCol
+	hostIPs     ipCol
 	stats       []int32             // index into statsTab
 	statsTab    []map[string]string // distinct stats, with Nova's counters
 	metrics     metricCols          // as the scheduler sees them
@@ -295,7 +295,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
 	var models hvModels
-	hvHostnames, hostIPs := newTextColBuilder(n), newTextColBuilder(n)
+	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
 	var supported [][3]string
 	nameIDs := map[string]int32{}
 	var instancesOf [][]string // per host name, while building

@@ -33,9 +33,10 @@ type HostAttrs struct {
 	Metrics map[string]int64
 	// Instances are the uuids on the host (HostState.instances keys).
 	Instances []string
-	// Extras, when not nil, supplies UUID, Metrics and Instances in their
-	// place, for host ExtrasID, when a lookup reads them: few lookups do,
-	// and building them costs a map and strings per host looked at.
+	// Extras, when not nil, supplies UUID, HostIP, Metrics and Instances
+	// in their place, for host ExtrasID, when a lookup reads them: few
+	// lookups do, and building them costs a map and strings per host
+	// looked at.
 	Extras   HostExtras
 	ExtrasID uint32
 }
@@ -44,6 +45,7 @@ type HostAttrs struct {
 // returns is not modified.
 type HostExtras interface {
 	HostUUID(id uint32) string
+	HostIP(id uint32) *string
 	HostMetrics(id uint32) map[string]int64
 	HostInstances(id uint32) []string
 }
@@ -54,6 +56,14 @@ func (h *HostAttrs) uuid() string {
 		return h.Extras.HostUUID(h.ExtrasID)
 	}
 	return h.UUID
+}
+
+// hostIP is HostState.host_ip's text.
+func (h *HostAttrs) hostIP() *string {
+	if h.Extras != nil {
+		return h.Extras.HostIP(h.ExtrasID)
+	}
+	return h.HostIP
 }
 
 // metrics is HostState.metrics' values.
@@ -145,10 +155,11 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 		}
 		return out, true
 	case "host_ip":
-		if h.HostIP == nil {
+		ip := h.hostIP()
+		if ip == nil {
 			return nil, true
 		}
-		return parseIPAddress(*h.HostIP), true
+		return parseIPAddress(*ip), true
 	case "stats":
 		return stringDict(h.Stats), true
 	case "ram_allocation_ratio":

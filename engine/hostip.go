@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// ipCol is the hosts' host_ip: a text that is an IPv4 address in dotted
+// decimal (four octets 0-255, no leading zeros: the form every compute
+// node reports) is kept as its 4 bytes, formatted back when read; any
+// other text (IPv6, leading zeros, not an address) is kept in a textCol.
+// Distinct per host, the texts cost 26 bytes per host at 100,000
+// synthetic hosts.
+//
+// Invariants: v4 is nil when no host's address is IPv4 text, else ranges
+// over every host; where isV4 has host id, its host_ip is formatIPv4(v4[id])
+// and other has none for it.
+type ipCol struct {
+	isV4  *bitmap.Set
+	v4    []uint32
+	other textCol
+}
+
+// ipColBuilder builds an ipCol over n hosts.
+type ipColBuilder struct {
+	col   ipCol
+	n     int
+	other *textColBuilder
+}
+
+func newIPColBuilder(n int) *ipColBuilder {
+	return &ipColBuilder{n: n, other: newTextColBuilder(n)}
+}
+
+// set gives host id the host_ip *p (nil: none).
+func (b *ipColBuilder) set(id uint32, p *string) {
+	if p == nil {
+		return
+	}
+	v, ok := parseIPv4(*p)
+	if !ok {
+		b.other.set(id, p)
+		return
+	}
+	if b.col.v4 == nil {
+		b.col.isV4, b.col.v4 = bitmap.NewSet(b.n), make([]uint32, b.n)
+	}
+	b.col.isV4.Add(id)
+	b.col.v4[id] = v
+}
+
+func (b *ipColBuilder) done() ipCol {
+	b.col.other = b.other.done()
+	return b.col
+}
+
+// get returns host id's host_ip (nil: none), in a new string for an IPv4
+// address.
+func (c *ipCol) get(id uint32) *string {
+	if c.v4 != nil && c.isV4.Has(id) {
+		s := formatIPv4(c.v4[id])
+		return &s
+	}
+	return c.other.get(id)
+}
+
+// parseIPv4 returns s's address when s is dotted-decimal IPv4 text that
+// formatIPv4 gives back exactly.
+func parseIPv4(s string) (uint32, bool) {
+	if len(s) < 7 || len(s) > 15 {
+		return 0, false
+	}
+	var v uint32
+	octets, digits, octet := 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			if digits == 0 || octet > 255 {
+				return 0, false
+			}
+			v = v<<8 | uint32(octet)
+			octets++
+			digits, octet = 0, 0
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' || digits > 0 && octet == 0 { // a leading zero
+			return 0, false
+		}
+		octet = octet*10 + int(c-'0')
+		digits++
+	}
+	if octets != 4 {
+		return 0, false
+	}
+	return v, true
+}
+
+// formatIPv4 is v in dotted decimal.
+func formatIPv4(v uint32) string {
+	var buf [15]byte
+	b := buf[:0]
+	for k := 3; k >= 0; k-- {
+		b = strconv.AppendUint(b, uint64(v>>(8*k)&0xff), 10)
+		if k > 0 {
+			b = append(b, '.')
+		}
+	}
+	return string(b)
+}

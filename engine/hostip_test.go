@@ -1,0 +1,32 @@
+package engine
+
+import "testing"
+
+// TestIPCol checks that every host_ip reads back as it was given: IPv4
+// text kept as 4 bytes, anything else as text, nil as nil.
+func TestIPCol(t *testing.T) {
+	str := func(s string) *string { return &s }
+	in := []*string{
+		str("10.0.0.1"), nil, str("0.0.0.0"), str("255.255.255.255"), str("192.168.100.25"),
+		str("10.01.0.1"), str("010.0.0.1"), str("256.0.0.1"), str("1.2.3"), str("1.2.3.4.5"),
+		str("1..2.3"), str(".1.2.3"), str("1.2.3."), str("::1"), str("fe80::1"), str(""),
+		str(" 1.2.3.4"), str("1.2.3.4 "), str("+1.2.3.4"), str("1.2.3.4444"), str("10.0.0.1"),
+	}
+	b := newIPColBuilder(len(in))
+	for id, p := range in {
+		b.set(uint32(id), p)
+	}
+	c := b.done()
+	for id, p := range in {
+		got := c.get(uint32(id))
+		if (got == nil) != (p == nil) || got != nil && *got != *p {
+			t.Errorf("get(%d) = %v, want %v", id, got, p)
+		}
+	}
+	if n := c.isV4.Count(); n != 5 {
+		t.Errorf("%d addresses kept as IPv4, want 5", n)
+	}
+	if c := newIPColBuilder(2).done(); c.get(1) != nil {
+		t.Errorf("an empty column reads %v", c.get(1))
+	}
+}
