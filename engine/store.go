@@ -305,7 +305,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		if antiAffinity && !slices.Contains(snap.info.instances.of(snap.info.nameID[id]), p.InstanceUUID) {
+		if antiAffinity && !snap.info.instances.has(snap.info.nameID[id], p.InstanceUUID) {
 			// The group rule is checked on every placement: other nodes of
 			// the same host name and other requests of the group count. A
 			// host already listing the instance's own uuid passes, as in
