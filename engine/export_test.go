@@ -14,6 +14,13 @@ import (
 // SetBaseline switches PlaceBatch to the literal per-instance rescoring.
 func SetBaseline(on bool) { useBaseline = on }
 
+// SetScaledWeights turns the dense ranker's scaled weights on or off and
+// returns the previous setting.
+func SetScaledWeights(on bool) (was bool) {
+	was, useScaledWeights = useScaledWeights, on
+	return was
+}
+
 // SetDenseRanker allows (on) or forbids the dense ranker.
 func SetDenseRanker(on bool) { useDenseRanker = on }
 

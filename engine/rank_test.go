@@ -46,11 +46,13 @@ func TestRankerMatchesBaseline(t *testing.T) {
 			engine.SetBaseline(true)
 			want, wantErr := engine.PlaceBatch(context.Background(), snap, req)
 			engine.SetBaseline(false)
-			for _, col := range []bool{false, true} {
-				engine.SetDenseRanker(col)
-				current = fmt.Sprintf("%s/seed=%d", profile, seed)
+			for _, v := range []struct{ dense, scaled bool }{{false, false}, {true, false}, {true, true}} {
+				engine.SetDenseRanker(v.dense)
+				was := engine.SetScaledWeights(v.scaled)
+				current = fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
 				got, gotErr := engine.PlaceBatch(context.Background(), snap, req)
-				name := fmt.Sprintf("%s/seed=%d/dense=%v", profile, seed, col)
+				engine.SetScaledWeights(was)
+				name := fmt.Sprintf("%s/seed=%d/dense=%v/scaled=%v", profile, seed, v.dense, v.scaled)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
 				}
