@@ -116,29 +116,19 @@ func (r *recycler) reclaimLocked() {
 }
 
 // cloneInts returns a copy of col, in a free column when there is one.
-func (r *recycler) cloneInts(col []int64) []int64 {
-	if r != nil && len(col) == bitmap.ShardSize {
-		r.mu.Lock()
-		if n := len(r.ints); n > 0 {
-			c := r.ints[n-1]
-			r.ints = r.ints[:n-1]
-			r.reused++
-			r.mu.Unlock()
-			copy(c, col)
-			return c
-		}
-		r.mu.Unlock()
-	}
-	return append([]int64(nil), col...)
-}
+func (r *recycler) cloneInts(col []int64) []int64 { return cloneInto(r, &r.ints, col) }
 
 // cloneFloats returns a copy of col, in a free column when there is one.
-func (r *recycler) cloneFloats(col []float64) []float64 {
+func (r *recycler) cloneFloats(col []float64) []float64 { return cloneInto(r, &r.floats, col) }
+
+// cloneInto returns a copy of col, in a column taken from *free (under
+// r.mu) when col is a full shard's and there is one.
+func cloneInto[T int64 | float64](r *recycler, free *[][]T, col []T) []T {
 	if r != nil && len(col) == bitmap.ShardSize {
 		r.mu.Lock()
-		if n := len(r.floats); n > 0 {
-			c := r.floats[n-1]
-			r.floats = r.floats[:n-1]
+		if n := len(*free); n > 0 {
+			c := (*free)[n-1]
+			*free = (*free)[:n-1]
 			r.reused++
 			r.mu.Unlock()
 			copy(c, col)
@@ -146,7 +136,7 @@ func (r *recycler) cloneFloats(col []float64) []float64 {
 		}
 		r.mu.Unlock()
 	}
-	return append([]float64(nil), col...)
+	return append([]T(nil), col...)
 }
 
 // View calls f with the newest snapshot, which stays valid for f's

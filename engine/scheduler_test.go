@@ -49,6 +49,17 @@ func replay(t *testing.T, c Cloud, journal []JournalEntry, capOf func(HostNode) 
 	return u
 }
 
+// capacityIn looks a host's capacity up in snap (false: not there).
+func capacityIn(snap *Snapshot) func(HostNode) (HostCapacity, bool) {
+	return func(h HostNode) (HostCapacity, bool) {
+		id, ok := snap.info.byHostNode(h)
+		if !ok {
+			return HostCapacity{}, false
+		}
+		return snap.Capacity(id), true
+	}
+}
+
 func TestSchedulerStress(t *testing.T) {
 	c := tightCloud(40)
 	s := mustStore(t, c)
@@ -147,14 +158,7 @@ func TestSchedulerStress(t *testing.T) {
 	}
 
 	final := s.Snapshot()
-	capOf := func(h HostNode) (HostCapacity, bool) {
-		id, ok := final.info.byHostNode(h)
-		if !ok {
-			return HostCapacity{}, false
-		}
-		return final.Capacity(id), true
-	}
-	want := replay(t, c, s.Journal(), capOf)
+	want := replay(t, c, s.Journal(), capacityIn(final))
 	if len(want) != final.Len() {
 		t.Errorf("%d hosts recomputed, %d in the store", len(want), final.Len())
 	}
@@ -289,14 +293,7 @@ func TestRecycledColumns(t *testing.T) {
 	}
 
 	final := s.Snapshot()
-	capOf := func(h HostNode) (HostCapacity, bool) {
-		id, ok := final.info.byHostNode(h)
-		if !ok {
-			return HostCapacity{}, false
-		}
-		return final.Capacity(id), true
-	}
-	want := replay(t, c, s.Journal(), capOf)
+	want := replay(t, c, s.Journal(), capacityIn(final))
 	for id := range uint32(final.Len()) {
 		if got, h := final.Usage(id), final.HostNode(id); got != want[h] {
 			t.Fatalf("%v: store %+v, recomputed %+v", h, got, want[h])
