@@ -298,8 +298,8 @@ func (rk *denseRanker) scaledPlan() {
 		if lo == hi {
 			continue
 		}
-		d, m0 := hi-lo, s.multBase[w]
-		if !(d >= 0x1p-200 && d <= 0x1p200 && s.multMaxAbs[w] <= 0x1p200) {
+		d, m0 := hi-lo, s.mults.base[w]
+		if !(d >= 0x1p-200 && d <= 0x1p200 && s.mults.maxAbs[w] <= 0x1p200) {
 			return
 		}
 		if manyOver(s, w) {
@@ -314,7 +314,7 @@ func (rk *denseRanker) scaledPlan() {
 		}
 		rk.terms, rk.tlo, rk.inv = append(rk.terms, w), append(rk.tlo, lo), append(rk.inv, 1/d)
 		rk.tbase = append(rk.tbase, m0)
-		mult += s.multMaxAbs[w] + math.Abs(m0)
+		mult += s.mults.maxAbs[w] + math.Abs(m0)
 	}
 	if len(rk.terms) == 0 || !(bound+mult <= 0x1p900) {
 		return
@@ -345,7 +345,7 @@ func (rk *denseRanker) scaledOf(id uint32) float64 {
 // manyOver reports whether so many hosts have a multiplier of weigher w
 // other than the base that a pass over all of them is cheaper than one
 // per such host.
-func manyOver(s *Snapshot, w int) bool { return s.multOvers[w]*16 > s.n }
+func manyOver(s *Snapshot, w int) bool { return s.mults.overs[w]*16 > s.n }
 
 // weightOf is what score holds for candidate id: its scaled weight or
 // its weight.
@@ -406,8 +406,8 @@ func (rk *denseRanker) rescoreAll() {
 			lo, hi := rk.lo[a], rk.hi[a]
 			switch {
 			case lo == hi:
-			case s.multUniform[w]:
-				kernels.AccumulateScalar(score, sh.raw[w], s.multValue[w], lo, hi-lo)
+			case s.mults.uniform(w):
+				kernels.AccumulateScalar(score, sh.raw[w], s.mults.base[w], lo, hi-lo)
 			default:
 				kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
 			}

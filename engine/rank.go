@@ -80,7 +80,7 @@ const blockSize = 64
 // in this batch: leaving the others out changes no weight, bit for bit
 // (x + 0 == x), and saves their passes.
 func (b *batch) contributes(w int) bool {
-	if b.s.multZero[w] {
+	if b.s.mults.zero(w) {
 		return false
 	}
 	switch w {
@@ -184,8 +184,8 @@ func (b *batch) newRanker() error {
 	rk.score = b.floats(m)
 	for a, w := range rk.act {
 		rk.raw[a] = b.floats(m)
-		if b.s.multUniform[w] {
-			rk.multV[a] = b.s.multValue[w]
+		if b.s.mults.uniform(w) {
+			rk.multV[a] = b.s.mults.base[w]
 		} else {
 			rk.mult[a] = b.floats(m)
 			for k, id := range rk.ids {

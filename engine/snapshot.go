@@ -35,18 +35,8 @@ type Snapshot struct {
 	n       int
 	shards  []*shard
 	info    *hostInfo
-	// multZero[w] is true when weigher w's multiplier is 0 on every host.
-	multZero [numWeighers]bool
-	// multUniform[w] is true when weigher w's multiplier is multValue[w]
-	// on every host (no aggregate overrides it).
-	multUniform [numWeighers]bool
-	multValue   [numWeighers]float64
-	// multBase[w] is weigher w's most common multiplier (each shard's
-	// multOver[w] lists the hosts whose multiplier differs from it, bit
-	// for bit; multOvers[w] counts them) and multMaxAbs[w] the largest
-	// |multiplier| of any host.
-	multBase, multMaxAbs [numWeighers]float64
-	multOvers            [numWeighers]int
+	// mults summarises each weigher's multipliers over the hosts.
+	mults multipliers
 	// groupPlaced lists, per server group, the members a Store committed
 	// (instance uuid -> host name), so that the planner counts them as the
 	// Store's commit-time check does. Copy-on-write: never modified once
@@ -99,7 +89,7 @@ type shard struct {
 	mult [numWeighers][]float64
 
 	// multOver[w] lists, in increasing order, the shard's hosts whose
-	// multiplier is not Snapshot.multBase[w] (an aggregate overrides it):
+	// multiplier is not Snapshot.mults.base[w] (an aggregate overrides it):
 	// the dense ranker's scaled weights add their difference sparsely.
 	multOver [numWeighers][]uint16
 
@@ -234,34 +224,35 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	for _, sh := range s.shards {
 		sh.shareConstants(&cc)
 	}
-	s.baseMultipliers()
-	for w := range s.multZero {
-		s.multZero[w], s.multUniform[w] = true, true
-		if n > 0 {
-			s.multValue[w] = s.shards[0].mult[w][0]
-		}
-		for _, sh := range s.shards {
-			for _, m := range sh.mult[w] {
-				if m != 0 {
-					s.multZero[w] = false
-				}
-				if math.Float64bits(m) != math.Float64bits(s.multValue[w]) {
-					s.multUniform[w] = false
-				}
-			}
-		}
-	}
+	s.mults = summarise(s.shards)
 	return s, nil
 }
 
-// baseMultipliers sets multBase, multMaxAbs and every shard's multOver.
-func (s *Snapshot) baseMultipliers() {
+// multipliers summarises each weigher's per-host multipliers: base[w] is
+// the most common (bit for bit; each shard's multOver[w] lists the hosts
+// whose multiplier differs from it, overs[w] counts them) and maxAbs[w] the
+// largest |multiplier| of any host.
+type multipliers struct {
+	base, maxAbs [numWeighers]float64
+	overs        [numWeighers]int
+}
+
+// zero reports whether weigher w's multiplier is 0 on every host.
+func (m *multipliers) zero(w int) bool { return m.maxAbs[w] == 0 }
+
+// uniform reports whether weigher w's multiplier is base[w] on every host
+// (no aggregate overrides it).
+func (m *multipliers) uniform(w int) bool { return m.overs[w] == 0 }
+
+// summarise returns the shards' multipliers' summary and sets every
+// shard's multOver.
+func summarise(shards []*shard) (m multipliers) {
 	for w := range numWeighers {
 		count := map[uint64]int{}
-		for _, sh := range s.shards {
-			for _, m := range sh.mult[w] {
-				count[math.Float64bits(m)]++
-				s.multMaxAbs[w] = max(s.multMaxAbs[w], math.Abs(m))
+		for _, sh := range shards {
+			for _, x := range sh.mult[w] {
+				count[math.Float64bits(x)]++
+				m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
 			}
 		}
 		base, most := uint64(0), -1
@@ -270,17 +261,18 @@ func (s *Snapshot) baseMultipliers() {
 				base, most = b, c
 			}
 		}
-		s.multBase[w] = math.Float64frombits(base)
-		for _, sh := range s.shards {
+		m.base[w] = math.Float64frombits(base)
+		for _, sh := range shards {
 			sh.multOver[w] = nil
-			for j, m := range sh.mult[w] {
-				if math.Float64bits(m) != base {
+			for j, x := range sh.mult[w] {
+				if math.Float64bits(x) != base {
 					sh.multOver[w] = append(sh.multOver[w], uint16(j))
-					s.multOvers[w]++
+					m.overs[w]++
 				}
 			}
 		}
 	}
+	return m
 }
 
 func buildHostInfo(c *Cloud) (*hostInfo, error) {

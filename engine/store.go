@@ -419,8 +419,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 	snap := &Snapshot{
 		version: snapshotVersions.Add(1), cfg: old.cfg, n: old.n,
 		shards: slices.Clone(old.shards), info: old.info,
-		multZero: old.multZero, multUniform: old.multUniform, multValue: old.multValue,
-		multBase: old.multBase, multMaxAbs: old.multMaxAbs, multOvers: old.multOvers,
+		mults:       old.mults,
 		groupPlaced: old.groupPlaced,
 	}
 	s.handOverScratch(snap)
