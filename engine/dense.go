@@ -150,8 +150,8 @@ func (rk *denseRanker) words(q int) []uint64 {
 // restat recomputes block q's statistics: from the shard's block
 // summaries when the block's candidates are all of its hosts, its raw
 // values are one value or hosts holding its extremes are candidates, else
-// the kernel over the candidates the batch did
-// not consume on; then those it did, from the overlay.
+// the kernel over the candidates the batch did not consume on; then those
+// it did, from the overlay.
 func (rk *denseRanker) restat(q int) {
 	sh, off, m := rk.block(q)
 	words := rk.words(q)
@@ -175,13 +175,11 @@ func (rk *denseRanker) restat(q int) {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		switch {
 		case !some:
-		case full:
-			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
-		case sh.blk.rawConst[w][qs]:
-			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawLo[w][qs]
-		case hasBit(words, sh.blk.rawLoAt[w][qs]) && hasBit(words, sh.blk.rawHiAt[w][qs]):
-			// The block's extremes are candidates': no candidate lies
-			// beyond them.
+		case full || sh.blk.rawConst[w][qs] ||
+			hasBit(words, sh.blk.rawLoAt[w][qs]) && hasBit(words, sh.blk.rawHiAt[w][qs]):
+			// Every host is a candidate, or all hold one value, or the
+			// block's extremes are candidates': no candidate lies beyond
+			// the block's extremes.
 			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
 		default:
 			kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
@@ -381,36 +379,9 @@ func (rk *denseRanker) rescoreAll() {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
 		if rk.scaled {
-			var cols [numWeighers][]float64
-			for t, w := range rk.cols {
-				cols[t] = sh.raw[w]
-			}
-			kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
-			for t, w := range rk.terms {
-				raw, mult, base, lo, inv := sh.raw[w], sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
-				if base == 0 {
-					kernels.AccumulateScaled(score, raw, mult, lo, 0, inv)
-					continue
-				}
-				for _, j := range sh.multOver[w] {
-					score[j] += float64(float64((raw[j]-lo)*(mult[j]-base)) * inv)
-				}
-			}
-			for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
-				rk.best(q)
-			}
-			return nil
-		}
-		clear(score)
-		for a, w := range rk.act {
-			lo, hi := rk.lo[a], rk.hi[a]
-			switch {
-			case lo == hi:
-			case s.mults.uniform(w):
-				kernels.AccumulateScalar(score, sh.raw[w], s.mults.base[w], lo, hi-lo)
-			default:
-				kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
-			}
+			rk.weighScaled(sh, score)
+		} else {
+			rk.weigh(sh, score)
 		}
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			rk.best(q)
@@ -421,6 +392,42 @@ func (rk *denseRanker) rescoreAll() {
 		if rk.b.alive.Has(id) {
 			rk.score[id] = rk.weightOf(id)
 			rk.best(int(id) / kernels.Block)
+		}
+	}
+}
+
+// weigh sets the shard's hosts' weights (score) with Nova's operations.
+func (rk *denseRanker) weigh(sh *shard, score []float64) {
+	s := rk.b.s
+	clear(score)
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		switch {
+		case lo == hi:
+		case s.mults.uniform(w):
+			kernels.AccumulateScalar(score, sh.raw[w], s.mults.base[w], lo, hi-lo)
+		default:
+			kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
+		}
+	}
+}
+
+// weighScaled sets the shard's hosts' scaled weights (score), as
+// scaledOf computes one.
+func (rk *denseRanker) weighScaled(sh *shard, score []float64) {
+	var cols [numWeighers][]float64
+	for t, w := range rk.cols {
+		cols[t] = sh.raw[w]
+	}
+	kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
+	for t, w := range rk.terms {
+		raw, mult, base, lo, inv := sh.raw[w], sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
+		if base == 0 {
+			kernels.AccumulateScaled(score, raw, mult, lo, 0, inv)
+			continue
+		}
+		for _, j := range sh.multOver[w] {
+			score[j] += float64(float64((raw[j]-lo)*(mult[j]-base)) * inv)
 		}
 	}
 }
