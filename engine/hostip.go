@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"strconv"
+	"encoding/binary"
+	"net/netip"
 
 	"github.com/placer/placer/bitmap"
 )
@@ -66,45 +67,20 @@ func (c *ipCol) get(id uint32) *string {
 }
 
 // parseIPv4 returns s's address when s is dotted-decimal IPv4 text that
-// formatIPv4 gives back exactly.
+// formatIPv4 gives back exactly (netip rejects leading zeros and short
+// forms, so its IPv4 text is canonical).
 func parseIPv4(s string) (uint32, bool) {
-	if len(s) < 7 || len(s) > 15 {
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() || a.String() != s {
 		return 0, false
 	}
-	var v uint32
-	octets, digits, octet := 0, 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == '.' {
-			if digits == 0 || octet > 255 {
-				return 0, false
-			}
-			v = v<<8 | uint32(octet)
-			octets++
-			digits, octet = 0, 0
-			continue
-		}
-		c := s[i]
-		if c < '0' || c > '9' || digits > 0 && octet == 0 { // a leading zero
-			return 0, false
-		}
-		octet = octet*10 + int(c-'0')
-		digits++
-	}
-	if octets != 4 {
-		return 0, false
-	}
-	return v, true
+	b := a.As4()
+	return binary.BigEndian.Uint32(b[:]), true
 }
 
 // formatIPv4 is v in dotted decimal.
 func formatIPv4(v uint32) string {
-	var buf [15]byte
-	b := buf[:0]
-	for k := 3; k >= 0; k-- {
-		b = strconv.AppendUint(b, uint64(v>>(8*k)&0xff), 10)
-		if k > 0 {
-			b = append(b, '.')
-		}
-	}
-	return string(b)
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], v)
+	return netip.AddrFrom4(b).String()
 }

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"encoding/binary"
+	"bytes"
 	"slices"
 	"strings"
 )
@@ -69,19 +69,7 @@ func (k *uuidKey) String() string {
 }
 
 // compare orders keys as their strings.
-func (k *uuidKey) compare(o *uuidKey) int {
-	a, b := binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(o[:8])
-	if a == b {
-		a, b = binary.BigEndian.Uint64(k[8:]), binary.BigEndian.Uint64(o[8:])
-	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func (k *uuidKey) compare(o *uuidKey) int { return bytes.Compare(k[:], o[:]) }
 
 // uuidCol is a column of uuids, kept as keys where canonical: the texts
 // that are not (a side table, empty in a Nova cloud) are copies, so the
