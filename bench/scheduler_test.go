@@ -16,8 +16,15 @@ import (
 // Store of the 50,000-host basic cloud, with 1 to 16 workers (and twice as
 // many submitters, so the queue never runs dry). One op is one request,
 // committed. It reports placements/s (instances committed per second of
-// wall time) and retries/req (conflict retries per request).
-func BenchmarkScheduler(b *testing.B) {
+// wall time), retries/req (conflict retries per request) and warm/req
+// (placements started from the worker's previous batch, per request).
+func BenchmarkScheduler(b *testing.B) { benchScheduler(b, false) }
+
+// BenchmarkSchedulerColdStart is BenchmarkScheduler with every placement
+// made from scratch (SchedulerOptions.ColdStart): its baseline.
+func BenchmarkSchedulerColdStart(b *testing.B) { benchScheduler(b, true) }
+
+func benchScheduler(b *testing.B, cold bool) {
 	const hosts, instances = 50000, 10
 	for _, workers := range []int{1, 2, 4, 8, 16} {
 		b.Run(fmt.Sprintf("hosts=%d/workers=%d", hosts, workers), func(b *testing.B) {
@@ -25,7 +32,7 @@ func BenchmarkScheduler(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: workers})
+			sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: workers, ColdStart: cold})
 			defer sc.Close()
 			ctx := context.Background()
 			var seq atomic.Int64
@@ -65,6 +72,7 @@ func BenchmarkScheduler(b *testing.B) {
 			st := sc.Stats()
 			b.ReportMetric(float64(st.Instances-before.Instances)/elapsed.Seconds(), "placements/s")
 			b.ReportMetric(float64(st.ConflictRetries-before.ConflictRetries)/float64(b.N), "retries/req")
+			b.ReportMetric(float64(st.WarmStarts-before.WarmStarts)/float64(b.N), "warm/req")
 		})
 	}
 }

@@ -78,20 +78,11 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
 		diskMB:     (req.Flavor.RootGB + req.Flavor.EphemeralGB) * 1024,
 		touchedIdx: map[uint32]int{},
-		rng:        rand.New(rand.NewPCG(uint64(s.cfg.Seed), 0x9e3779b97f4a7c15)),
+		rng:        newRNG(&s.cfg),
 	}
 	b.sc = s.getScratch()
 	b.touched = b.set()
-	// The snapshot's delta (Store commits) starts the overlay: its hosts'
-	// columns are not their state.
-	if d := s.delta; d != nil {
-		for i, id := range d.ids {
-			b.touchedIdx[id] = len(b.res)
-			b.res = append(b.res, d.res[i])
-			b.touchedIDs = append(b.touchedIDs, id)
-			b.touched.Add(id)
-		}
-	}
+	b.seedOverlay()
 	b.diskReqMB = b.diskMB + req.Flavor.Swap
 	b.img, _ = nova.ParseImage(req.Image.Properties) // validated by PrepareRequest
 	b.query, _ = nova.ParseQuery(req.SchedulerHints.Query)
@@ -105,6 +96,25 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 		b.weighers = append(b.weighers, weigherIndex(name))
 	}
 	return b
+}
+
+// newRNG is a batch's generator: seeded by the configuration alone, so
+// that a plan is a function of the snapshot and the request.
+func newRNG(cfg *Config) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
+}
+
+// seedOverlay starts the (empty) overlay with the snapshot's delta (Store
+// commits): its hosts' columns are not their state.
+func (b *batch) seedOverlay() {
+	if d := b.s.delta; d != nil {
+		for i, id := range d.ids {
+			b.touchedIdx[id] = len(b.res)
+			b.res = append(b.res, d.res[i])
+			b.touchedIDs = append(b.touchedIDs, id)
+			b.touched.Add(id)
+		}
+	}
 }
 
 func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {

@@ -52,7 +52,8 @@ type denseRanker struct {
 	b     *batch
 	act   []int
 	nb    int
-	in    []uint64
+	in    []uint64 // inSet's words
+	inSet *bitmap.Set
 	count int
 
 	lo, hi   []float64
@@ -96,7 +97,8 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	rk.bBest = make([]float64, nb)
 	rk.isStale = make([]bool, nb)
 	rk.score = b.floats(b.s.n)
-	rk.in = b.set().Words()
+	rk.inSet = b.set()
+	rk.in = rk.inSet.Words()
 	copy(rk.in, b.alive.Words())
 	rk.count = b.alive.Count()
 	for q := range nb {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -101,3 +102,15 @@ func (rk *denseRanker) checkInvariants() error {
 	}
 	return nil
 }
+
+// Warm is a Scheduler worker's kept batch (warmBatch), for tests.
+type Warm struct{ w warmBatch }
+
+// Place places req on snap, a snapshot of st, as a Scheduler worker does:
+// from the kept batch when it can (warm reports it).
+func (w *Warm) Place(ctx context.Context, st *Store, snap *Snapshot, req Request) (plan Plan, warm bool, err error) {
+	return w.w.place(ctx, snap, req, &st.changes)
+}
+
+// Drop lets the kept batch go.
+func (w *Warm) Drop() { w.w.drop(nil) }

@@ -32,6 +32,14 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	}
 	b := newBatch(ctx, s, &r)
 	defer b.release()
+	return b.place(false)
+}
+
+// place runs the placement loop of PlaceBatch over the batch's request;
+// warm says that instance 0's candidates and ranker are already in place
+// (warm.go), so that its filtering is skipped.
+func (b *batch) place(warm bool) (Plan, error) {
+	ctx, s, r := b.ctx, b.s, b.req
 	n := r.NumInstances
 	placements := make([]Placement, 0, n)
 	selected := make([]uint32, 0, n)
@@ -42,9 +50,12 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 		}
 		b.index, b.uuid = i, r.InstanceUUIDs[i]
 		var nvh *NoValidHostError
-		if i == 0 {
+		var err error
+		switch {
+		case i == 0 && warm:
+		case i == 0:
 			nvh, err = b.filterFirst()
-		} else {
+		default:
 			nvh, err = b.filterNext(dirty, r.InstanceUUIDs[i-1])
 		}
 		if err == nil && nvh != nil {
@@ -69,7 +80,7 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	// Commit layer (store.go): the plan carries its claim, group and
 	// whether the filters were skipped, so that Store.Commit can re-check
 	// it on hosts that changed.
-	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(&r), Group: groupClaimOf(&r), Forced: b.forced}, nil
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(r), Group: groupClaimOf(r), Forced: b.forced}, nil
 }
 
 // fail completes an error with the instance it happened at and the

@@ -33,6 +33,10 @@ type SchedulerOptions struct {
 	// queue depth (commits and versions are the Store's: give it the same
 	// Metrics in StoreOptions).
 	Metrics *Metrics
+	// ColdStart makes every placement a PlaceBatch from scratch: no
+	// worker keeps its last batch to start the next alike request from
+	// (see Scheduler). For comparison; the plans are the same.
+	ColdStart bool
 }
 
 // SchedulerStats are a Scheduler's counters since it started.
@@ -47,6 +51,9 @@ type SchedulerStats struct {
 	// ConflictRetries is how many times a request was re-placed after a
 	// conflict; ConflictFailures how many requests gave up (ErrConflict).
 	ConflictRetries, ConflictFailures int64
+	// WarmStarts is how many placements (retries included) started from
+	// their worker's previous batch rather than from scratch.
+	WarmStarts int64
 }
 
 // Scheduler is an embedded pool of placement workers over a Store.
@@ -65,7 +72,7 @@ type Scheduler struct {
 	close bool
 	g     errgroup.Group
 
-	requests, placed, instances, nvh, retries, failures atomic.Int64
+	requests, placed, instances, nvh, retries, failures, warm atomic.Int64
 }
 
 // job states.
@@ -98,9 +105,11 @@ func NewScheduler(store *Store, opts SchedulerOptions) *Scheduler {
 	s := &Scheduler{store: store, opts: opts, queue: make(chan *job, opts.QueueSize)}
 	for range opts.Workers {
 		s.g.Go(func() error {
+			var w warmBatch
 			for j := range s.queue {
-				s.run(j)
+				s.run(j, &w)
 			}
+			w.drop(nil)
 			return nil
 		})
 	}
@@ -157,8 +166,8 @@ func (s *Scheduler) gaugeQueue(d float64) {
 	}
 }
 
-// run is one worker's handling of a job.
-func (s *Scheduler) run(j *job) {
+// run is one worker's handling of a job; w is the worker's kept batch.
+func (s *Scheduler) run(j *job, w *warmBatch) {
 	s.gaugeQueue(-1)
 	if !j.state.CompareAndSwap(jobQueued, jobStarted) {
 		return // abandoned: Place has returned
@@ -169,14 +178,24 @@ func (s *Scheduler) run(j *job) {
 		// passes run on its own worker rather than be handed out.
 		ctx = bitmap.Sequential(ctx)
 	}
-	j.plan, j.err = s.placeAndCommit(ctx, j.req)
+	j.plan, j.err = s.placeAndCommit(ctx, j.req, w)
 	close(j.done)
 }
 
-func (s *Scheduler) placeAndCommit(ctx context.Context, req Request) (Plan, error) {
+func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch) (Plan, error) {
 	for attempt := 0; ; attempt++ {
 		snap, release := s.store.acquire()
-		plan, err := PlaceBatch(ctx, snap, req)
+		var plan Plan
+		var err error
+		if s.opts.ColdStart {
+			plan, err = PlaceBatch(ctx, snap, req)
+		} else {
+			var warm bool
+			plan, warm, err = w.place(ctx, snap, req, &s.store.changes)
+			if warm {
+				s.warm.Add(1)
+			}
+		}
 		release()
 		if err != nil {
 			return Plan{}, err
@@ -220,6 +239,7 @@ func (s *Scheduler) Stats() SchedulerStats {
 	return SchedulerStats{
 		Requests: s.requests.Load(), Placed: s.placed.Load(), Instances: s.instances.Load(),
 		NoValidHost: s.nvh.Load(), ConflictRetries: s.retries.Load(), ConflictFailures: s.failures.Load(),
+		WarmStarts: s.warm.Load(),
 	}
 }
 

@@ -77,6 +77,8 @@ type Store struct {
 	recent []*Snapshot
 	// rec recycles the usage columns compactions replace.
 	rec recycler
+	// changes lists the hosts each usage publication changed (warm.go).
+	changes changeLog
 }
 
 // StoreOptions configure a Store.
@@ -434,6 +436,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		next.gens[p][id%genPage] = snap.version
 	}
 	snap.delta = old.delta.with(old.n, ov)
+	s.changes.add(snap.version, ov.ids)
 	if snap.delta.len() > maxDelta {
 		next.retiring = snap.compact(&s.rec)
 	}

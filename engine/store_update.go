@@ -287,6 +287,7 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c
+	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return snap.version, nil
 }
