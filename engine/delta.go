@@ -2,8 +2,7 @@ package engine
 
 import (
 	"slices"
-
-	"github.com/placer/placer/bitmap"
+	"sync/atomic"
 )
 
 // usageDelta is the usage of the hosts a Store changed since their shards
@@ -14,12 +13,11 @@ import (
 // the delta into copies of the shards it covers (compaction).
 //
 // Invariants: ids is sorted and holds distinct ids; res[i] is ids[i]'s
-// usage; set holds exactly ids. A usageDelta is never modified once its
-// snapshot is published: a commit derives a new one.
+// usage. A usageDelta is never modified once its snapshot is published: a
+// commit derives a new one.
 type usageDelta struct {
 	ids []uint32
 	res []hostRes
-	set *bitmap.Set
 }
 
 // maxDelta is the number of delta entries past which a commit compacts.
@@ -28,32 +26,38 @@ const maxDelta = 256
 
 // lookup returns host id's delta entry.
 func (d *usageDelta) lookup(id uint32) (hostRes, bool) {
-	if d == nil || !d.set.Has(id) {
+	if d == nil {
 		return hostRes{}, false
 	}
-	i, _ := slices.BinarySearch(d.ids, id)
+	i, ok := slices.BinarySearch(d.ids, id)
+	if !ok {
+		return hostRes{}, false
+	}
 	return d.res[i], true
 }
 
 // with returns the delta with the entries of ov's hosts set to ov's usage.
-func (d *usageDelta) with(n int, ov *overlay) *usageDelta {
+func (d *usageDelta) with(ov *overlay) *usageDelta {
+	add := slices.Sorted(slices.Values(ov.ids))
 	next := &usageDelta{}
+	var ids []uint32
+	var res []hostRes
 	if d != nil {
-		next.ids, next.res, next.set = slices.Clone(d.ids), slices.Clone(d.res), d.set.Clone()
-	} else {
-		next.set = bitmap.NewSet(n)
+		ids, res = d.ids, d.res
 	}
-	for _, id := range ov.ids {
-		r := ov.res[id]
-		i, found := slices.BinarySearch(next.ids, id)
-		if found {
-			next.res[i] = r
-			continue
+	next.ids = make([]uint32, 0, len(ids)+len(add))
+	next.res = make([]hostRes, 0, len(ids)+len(add))
+	i := 0
+	for _, id := range add { // merge: ids and add are sorted
+		for ; i < len(ids) && ids[i] < id; i++ {
+			next.ids, next.res = append(next.ids, ids[i]), append(next.res, res[i])
 		}
-		next.ids = slices.Insert(next.ids, i, id)
-		next.res = slices.Insert(next.res, i, r)
-		next.set.Add(id)
+		if i < len(ids) && ids[i] == id {
+			i++
+		}
+		next.ids, next.res = append(next.ids, id), append(next.res, ov.res[id])
 	}
+	next.ids, next.res = append(next.ids, ids[i:]...), append(next.res, res[i:]...)
 	return next
 }
 
@@ -73,6 +77,21 @@ func (s *Snapshot) usage(id uint32) hostRes {
 	return hostRes{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
 }
 
-// genPage is the number of hosts one page of Store generations covers: a
-// commit copies the pages of the hosts it changes.
-const genPage = 256
+// genTable holds the generation of every host of a Store: the version of
+// the last publication that changed its usage. Successive usage states
+// share one table (a rebuild starts a new one); commits write it under the
+// Store's mutex before they publish, so that Generation never reports a
+// change older than Snapshot shows. Only the newest state's values are
+// ever read: a commit checks a plan against the newest state.
+type genTable []atomic.Uint64
+
+func newGens(n int, v uint64) *genTable {
+	g := make(genTable, n)
+	for i := range g {
+		g[i].Store(v)
+	}
+	return &g
+}
+
+func (g *genTable) of(id uint32) uint64     { return (*g)[id].Load() }
+func (g *genTable) set(id uint32, v uint64) { (*g)[id].Store(v) }

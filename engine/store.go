@@ -94,8 +94,9 @@ type StoreOptions struct {
 // storeState is one published state: the snapshot and its generations.
 type storeState struct {
 	snap *Snapshot
-	// gens[p][j] is the generation of host p*genPage+j.
-	gens [][]uint64
+	// gens holds every host's generation (shared with the states before
+	// it, back to the last rebuild).
+	gens *genTable
 	// rebuilt is the version of the last rebuild: host ids of a plan made
 	// on an older snapshot must be looked up again by name.
 	rebuilt uint64
@@ -141,18 +142,6 @@ func cloneAggregates(aggs []Aggregate) []Aggregate {
 	return out
 }
 
-func newGens(n int, v uint64) [][]uint64 {
-	var gens [][]uint64
-	for base := 0; base < n; base += genPage {
-		g := make([]uint64, min(genPage, n-base))
-		for i := range g {
-			g[i] = v
-		}
-		gens = append(gens, g)
-	}
-	return gens
-}
-
 func (s *Store) publish(st *storeState) {
 	retiring := st.retiring
 	st.retiring = nil
@@ -178,7 +167,7 @@ func (s *Store) Version() uint64 { return s.cur.Load().snap.version }
 // the newest snapshot.
 func (s *Store) Generation(id uint32) uint64 {
 	st := s.cur.Load()
-	return st.gens[id/genPage][id%genPage]
+	return st.gens.of(id)
 }
 
 // CommitOption changes how Commit treats a plan.
@@ -296,7 +285,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		} else if int(id) >= snap.n || snap.info.host[id] != p.Host || snap.info.node[id] != p.Node {
 			return res, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
 		} else {
-			touched = st.gens[id/genPage][id%genPage] > plan.BaseVersion
+			touched = st.gens.of(id) > plan.BaseVersion
 		}
 		ids[i] = id
 		r := ov.get(st, id)
@@ -425,17 +414,11 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 		groupPlaced: old.groupPlaced,
 	}
 	s.handOverScratch(snap)
-	next := &storeState{snap: snap, gens: slices.Clone(st.gens), rebuilt: st.rebuilt}
-	copied := map[int]bool{}
+	next := &storeState{snap: snap, gens: st.gens, rebuilt: st.rebuilt}
 	for _, id := range ov.ids {
-		p := int(id / genPage)
-		if !copied[p] {
-			copied[p] = true
-			next.gens[p] = slices.Clone(st.gens[p])
-		}
-		next.gens[p][id%genPage] = snap.version
+		next.gens.set(id, snap.version)
 	}
-	snap.delta = old.delta.with(old.n, ov)
+	snap.delta = old.delta.with(ov)
 	s.changes.add(snap.version, ov.ids)
 	if snap.delta.len() > maxDelta {
 		next.retiring = snap.compact(&s.rec)
