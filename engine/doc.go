@@ -22,8 +22,11 @@
 // filter catalogue, fused column passes); weigh.go (the baseline
 // weighing), dense.go and rank.go (the incremental rankers); place.go (the
 // placement loop); store.go, delta.go, store_update.go and claim.go (the
-// commit layer); recycle.go (snapshot leases, and the reuse of the columns
-// compactions replace); scheduler.go and metrics.go (the worker pool).
+// commit layer); changes.go (the Store's log of the hosts each commit
+// changed); recycle.go (snapshot leases, and the reuse of the columns
+// compactions replace); scheduler.go and metrics.go (the worker pool);
+// warm.go (a worker's last batch, brought up to date for its next alike
+// request).
 //
 // Results are deterministic: the same snapshot, request and seed give the
 // same plan, whatever the number of shards, goroutines or CPUs.

@@ -48,6 +48,7 @@ type simReport struct {
 	PlacementsPerSecond float64            `json:"placements_per_second"`
 	NoValidHost         int64              `json:"no_valid_host"`
 	ConflictRetries     int64              `json:"conflict_retries"`
+	WarmStarts          int64              `json:"warm_starts"`
 	ConflictFailures    int64              `json:"conflict_failures"`
 	OtherErrors         int64              `json:"other_errors"`
 	LatencyP50          float64            `json:"latency_p50_seconds"`
@@ -196,6 +197,7 @@ feed:
 	st := sc.Stats()
 	rep.Placed, rep.Placements = st.Placed, st.Instances
 	rep.NoValidHost, rep.ConflictRetries, rep.ConflictFailures = st.NoValidHost, st.ConflictRetries, st.ConflictFailures
+	rep.WarmStarts = st.WarmStarts
 	rep.OtherErrors = other.Load()
 	rep.Seconds = elapsed.Seconds()
 	rep.PlacementsPerSecond = float64(st.Instances) / elapsed.Seconds()
@@ -390,6 +392,7 @@ func printReport(w io.Writer, r *simReport) {
 	fmt.Fprintf(w, "  placed            %d requests, %d instances in %.2fs: %.0f placements/s\n", r.Placed, r.Placements, r.Seconds, r.PlacementsPerSecond)
 	fmt.Fprintf(w, "  latency           p50 %.2fms  p95 %.2fms  p99 %.2fms\n", r.LatencyP50*1e3, r.LatencyP95*1e3, r.LatencyP99*1e3)
 	fmt.Fprintf(w, "  conflicts         %d retries, %d requests gave up (ErrConflict)\n", r.ConflictRetries, r.ConflictFailures)
+	fmt.Fprintf(w, "  warm starts       %d placements from the worker's previous batch\n", r.WarmStarts)
 	fmt.Fprintf(w, "  NoValidHost       %d requests\n", r.NoValidHost)
 	if r.OtherErrors > 0 {
 		fmt.Fprintf(w, "  other errors      %d requests\n", r.OtherErrors)

@@ -428,6 +428,9 @@ type StatsDoc struct {
 	NoValidHost      int64 `json:"no_valid_host"`
 	ConflictRetries  int64 `json:"conflict_retries"`
 	ConflictFailures int64 `json:"conflict_failures"`
+	// WarmStarts counts the placements a worker started from its previous
+	// batch (engine.SchedulerStats).
+	WarmStarts int64 `json:"warm_starts"`
 }
 
 // stats is GET /v1/stats.
@@ -440,6 +443,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		Pending: len(s.pending), MaxPending: cap(s.pending), Workers: s.opts.Workers,
 		Requests: st.Requests, Placed: st.Placed, Placements: st.Instances,
 		NoValidHost: st.NoValidHost, ConflictRetries: st.ConflictRetries, ConflictFailures: st.ConflictFailures,
+		WarmStarts: st.WarmStarts,
 	})
 }
 
