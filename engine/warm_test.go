@@ -20,11 +20,10 @@ import (
 // repeat a few templates (so that batches are reused) between others,
 // some with server groups (which are never reused).
 func TestWarmMatchesPlaceBatch(t *testing.T) {
-	ctx := context.Background()
-	violations, current, scaled := 0, "", 0
+	violations, scaled := 0, 0
 	engine.CheckDenseRanker(func(err error) {
 		if violations++; violations <= 5 {
-			t.Errorf("%s: %v", current, err)
+			t.Error(err)
 		}
 	}, &scaled)
 	defer engine.CheckDenseRanker(nil, nil)
@@ -38,56 +37,12 @@ func TestWarmMatchesPlaceBatch(t *testing.T) {
 			if profile == synth.Edge {
 				hosts = 0 // the generator's own small counts
 			}
-			g := synth.New(synth.Options{Hosts: hosts, Seed: seed, Profile: profile})
-			store, err := engine.NewStore(g.Cloud(), engine.StoreOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Mostly requests a worker can start from its kept batch,
-			// sometimes any other.
-			var templates []engine.Request
-			for len(templates) < 3 {
-				r := g.Request()
-				h := r.SchedulerHints
-				if r.InstanceGroup == nil && r.ForceHosts == nil && r.ForceNodes == nil && r.IgnoreHosts == nil &&
-					r.RequestedDestination == nil && h.SameHost == nil && h.DifferentHost == nil {
-					templates = append(templates, r)
-				}
-			}
-			rng := rand.New(rand.NewPCG(seed, 7))
-			workers, last := make([]engine.Warm, 3), 0
-			var committed []placed
 			was := engine.SetScaledWeights(seed%2 == 0)
-			for step := range 60 {
-				current = fmt.Sprintf("%s/seed=%d/step=%d", profile, seed, step)
-				if rng.IntN(3) == 0 {
-					last = rng.IntN(len(templates))
-				}
-				r := templates[last]
-				if rng.IntN(6) == 0 {
-					r = g.Request()
-				}
-				r.InstanceUUIDs = nil
-				r.NumInstances = 1 + rng.IntN(6)
-				for k := range r.NumInstances {
-					r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("w-%d-%d-%d", seed, step, k))
-				}
-				snap := store.Snapshot()
-				want, wantErr := engine.PlaceBatch(ctx, snap, r)
-				got, warm, gotErr := workers[rng.IntN(len(workers))].Place(ctx, store, snap, r)
-				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s (warm=%v): the kept batch placed\n%+v %v\nPlaceBatch\n%+v %v", current, warm, got.Placements, gotErr, want.Placements, wantErr)
-				}
-				steps[profile]++
-				if warm {
-					hits[profile]++
-				}
-				change(t, store, snap, rng, wantErr == nil && rng.IntN(4) != 0, want, &committed)
-			}
+			rng := rand.New(rand.NewPCG(seed, 7))
+			n, h := warmRun(t, synth.Options{Hosts: hosts, Seed: seed, Profile: profile}, 60, rng.IntN)
 			engine.SetScaledWeights(was)
-			for i := range workers {
-				workers[i].Drop()
-			}
+			steps[profile] += n
+			hits[profile] += h
 		}
 	}
 	// Rich clouds weigh metrics (a ranker that is not kept) and edge
@@ -98,10 +53,92 @@ func TestWarmMatchesPlaceBatch(t *testing.T) {
 	t.Logf("requests placed from a kept batch: %v of %v; %d refreshes with scaled weights", hits, steps, scaled)
 }
 
+// FuzzWarm is TestWarmMatchesPlaceBatch's run with the choices (which
+// request, worker and change, how many instances) read from the input:
+// a small cloud of one of the three profiles, up to 40 requests.
+func FuzzWarm(f *testing.F) {
+	f.Add(uint64(1), byte(0), []byte{0, 1, 2, 3, 0, 0, 1, 5, 9})
+	f.Add(uint64(3), byte(2), []byte{7, 7, 7, 1, 0, 4, 4, 4, 2, 3, 9, 9})
+	f.Fuzz(func(t *testing.T, seed uint64, profile byte, choices []byte) {
+		opts := synth.Options{Seed: seed, Profile: []string{synth.Basic, synth.Rich, synth.Edge}[profile%3]}
+		if opts.Profile != synth.Edge {
+			opts.Hosts = 20 + int(seed%200)
+		}
+		pick := func(n int) int {
+			if len(choices) == 0 {
+				return 0
+			}
+			c := int(choices[0])
+			choices = choices[1:]
+			return c % n
+		}
+		warmRun(t, opts, min(40, 1+len(choices)/3), pick)
+	})
+}
+
+// warmRun places steps requests over a Store of the cloud of opts, each
+// both with PlaceBatch and with one of three workers' kept batches, fails
+// t when the two differ, and applies a change to the store after each. It
+// returns the requests placed and those placed from a kept batch. Requests
+// repeat a few templates (so that batches are reused), with now and then
+// another one of the stream (some with server groups, never reused);
+// pick(n) chooses in [0, n).
+func warmRun(t *testing.T, opts synth.Options, steps int, pick func(n int) int) (n, hits int) {
+	t.Helper()
+	ctx := context.Background()
+	g := synth.New(opts)
+	store, err := engine.NewStore(g.Cloud(), engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var templates []engine.Request
+	for len(templates) < 3 {
+		r := g.Request()
+		h := r.SchedulerHints
+		if r.InstanceGroup == nil && r.ForceHosts == nil && r.ForceNodes == nil && r.IgnoreHosts == nil &&
+			r.RequestedDestination == nil && h.SameHost == nil && h.DifferentHost == nil {
+			templates = append(templates, r)
+		}
+	}
+	workers, last := make([]engine.Warm, 3), 0
+	defer func() {
+		for i := range workers {
+			workers[i].Drop()
+		}
+	}()
+	var committed []placed
+	for step := range steps {
+		if pick(3) == 0 {
+			last = pick(len(templates))
+		}
+		r := templates[last]
+		if pick(6) == 0 {
+			r = g.Request()
+		}
+		r.InstanceUUIDs = nil
+		r.NumInstances = 1 + pick(6)
+		for k := range r.NumInstances {
+			r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("w-%d-%d", step, k))
+		}
+		snap := store.Snapshot()
+		want, wantErr := engine.PlaceBatch(ctx, snap, r)
+		got, warm, gotErr := workers[pick(len(workers))].Place(ctx, store, snap, r)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v step %d (warm=%v): the kept batch placed\n%+v %v\nPlaceBatch\n%+v %v", opts, step, warm, got.Placements, gotErr, want.Placements, wantErr)
+		}
+		n++
+		if warm {
+			hits++
+		}
+		change(t, store, snap, pick, wantErr == nil && pick(4) != 0, want, &committed)
+	}
+	return n, hits
+}
+
 // change applies one random change to store: the commit of plan (when
 // commit), else a compute node's report, an instance deletion, or rarely a
 // rebuild.
-func change(t *testing.T, store *engine.Store, snap *engine.Snapshot, rng *rand.Rand, commit bool, plan engine.Plan, committed *[]placed) {
+func change(t *testing.T, store *engine.Store, snap *engine.Snapshot, pick func(int) int, commit bool, plan engine.Plan, committed *[]placed) {
 	t.Helper()
 	if commit {
 		if _, err := store.Commit(plan); err == nil {
@@ -110,19 +147,19 @@ func change(t *testing.T, store *engine.Store, snap *engine.Snapshot, rng *rand.
 			}
 		}
 	}
-	id := uint32(rng.IntN(snap.Len()))
+	id := uint32(pick(snap.Len()))
 	hn := snap.HostNode(id)
-	switch k := rng.IntN(20); {
+	switch k := pick(20); {
 	case k < 8:
 		_, err := store.UpdateHost(hn, engine.HostUsage{
-			FreeRAMMB: int64(rng.IntN(300000)) - 2000, FreeDiskMB: int64(rng.IntN(4000000)),
-			VCPUsUsed: int64(rng.IntN(80)), NumInstances: int64(rng.IntN(40)), NumIOOps: int64(rng.IntN(10)),
+			FreeRAMMB: int64(pick(64))*4096 - 2000, FreeDiskMB: int64(pick(64)) * 65536,
+			VCPUsUsed: int64(pick(80)), NumInstances: int64(pick(40)), NumIOOps: int64(pick(10)),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	case k < 12 && len(*committed) > 0:
-		i := rng.IntN(len(*committed))
+		i := pick(len(*committed))
 		if _, err := store.DeleteInstance((*committed)[i].uuid); err != nil {
 			t.Fatal(err)
 		}
