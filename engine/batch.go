@@ -297,8 +297,8 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
-		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
+		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio.At(j),
+		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}
 }

@@ -101,3 +101,23 @@ func (rk *denseRanker) checkInvariants() error {
 	}
 	return nil
 }
+
+// CodedColumns counts the snapshot's shard columns of allocation ratios,
+// limits and multipliers kept as codes and kept in full.
+func CodedColumns(s *Snapshot) (coded, full int) {
+	for _, sh := range s.shards {
+		cols := []interface{ IsCoded() bool }{&sh.ramRatio, &sh.cpuRatio, &sh.diskRatio,
+			&sh.aggRAMRatio, &sh.aggCPURatio, &sh.aggDiskRatio, &sh.maxIOOps, &sh.maxInstances}
+		for w := range sh.mult {
+			cols = append(cols, &sh.mult[w])
+		}
+		for _, c := range cols {
+			if c.IsCoded() {
+				coded++
+			} else {
+				full++
+			}
+		}
+	}
+	return coded, full
+}

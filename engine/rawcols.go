@@ -31,7 +31,7 @@ func (sh *shard) rawOf(w, j int) float64 {
 	case wRAM:
 		return float64(max(sh.freeRAM[j], 0))
 	case wCPU:
-		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio[j]-float64(sh.vcpusUsed[j]), 0)
+		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio.At(j)-float64(sh.vcpusUsed[j]), 0)
 	case wDisk:
 		return float64(max(sh.freeDiskMB[j], 0))
 	case wIoOps:
@@ -51,7 +51,7 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	case wRAM:
 		return float64(max(r.freeRAM, 0))
 	case wCPU:
-		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio[j]-float64(r.vcpusUsed), 0)
+		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio.At(j)-float64(r.vcpusUsed), 0)
 	case wDisk:
 		return float64(max(r.freeDiskMB, 0))
 	case wIoOps:
@@ -187,40 +187,20 @@ func allBits(xs []float64) bool {
 }
 
 // constColumns hands out shared, read-only columns of one repeated value,
-// so that a shard whose static column holds a single value (a ratio no
-// host or aggregate overrides, a multiplier, a limit) keeps 8 bytes per
-// host less.
+// so that a shard whose static integer column holds a single value (a
+// capacity every host of the shard has) keeps 8 bytes per host less. (The
+// coded columns share their codes on their own.)
 type constColumns struct {
-	floats map[uint64][]float64
-	ints   map[int64][]int64
+	ints map[int64][]int64
 }
 
-// shareConstants points each static column of the shard that holds one
-// value throughout at the shared column of that value. Static columns are
-// never written once the shard is built (only the usage columns and the
-// raw columns are), so sharing them is safe.
+// shareConstants points each static integer column of the shard that
+// holds one value throughout at the shared column of that value. Static
+// columns are never written once the shard is built (only the usage
+// columns and the raw columns are), so sharing them is safe.
 func (sh *shard) shareConstants(cc *constColumns) {
 	m := sh.hostCount()
-	floats := []*[]float64{&sh.ramRatio, &sh.cpuRatio, &sh.diskRatio, &sh.aggRAMRatio, &sh.aggCPURatio, &sh.aggDiskRatio}
-	for w := range sh.mult {
-		floats = append(floats, &sh.mult[w])
-	}
-	for _, col := range floats {
-		if m == 0 || !allBits(*col) {
-			continue
-		}
-		b := math.Float64bits((*col)[0])
-		shared, ok := cc.floats[b]
-		if !ok {
-			shared = make([]float64, bitmap.ShardSize)
-			for i := range shared {
-				shared[i] = (*col)[0]
-			}
-			cc.floats[b] = shared
-		}
-		*col = shared[:m:m]
-	}
-	for _, col := range []*[]int64{&sh.totalRAM, &sh.totalDiskGB, &sh.vcpusTotal, &sh.failedBuilds, &sh.maxIOOps, &sh.maxInstances} {
+	for _, col := range []*[]int64{&sh.totalRAM, &sh.totalDiskGB, &sh.vcpusTotal, &sh.failedBuilds} {
 		if m == 0 || slices.ContainsFunc((*col)[1:], func(x int64) bool { return x != (*col)[0] }) {
 			continue
 		}

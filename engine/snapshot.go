@@ -12,6 +12,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -80,13 +81,17 @@ type shard struct {
 	vcpusTotal   []int64
 	failedBuilds []int64
 
-	ramRatio, cpuRatio, diskRatio          []float64 // the host's own (else config)
-	aggRAMRatio, aggCPURatio, aggDiskRatio []float64 // aggregate minimum, else the host's
-	maxIOOps, maxInstances                 []int64   // aggregate minimum, else config
+	// The columns resolved from a host's own fields, its aggregates and
+	// the configuration take few distinct values in a cloud: they are
+	// coded (half a byte per host) where a shard's column has at most
+	// kernels.CodedValues of them, else kept in full.
+	ramRatio, cpuRatio, diskRatio          kernels.Coded[float64] // the host's own (else config)
+	aggRAMRatio, aggCPURatio, aggDiskRatio kernels.Coded[float64] // aggregate minimum, else the host's
+	maxIOOps, maxInstances                 kernels.Coded[int64]   // aggregate minimum, else config
 
 	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
 	// BuildFailureWeigher's already negated.
-	mult [numWeighers][]float64
+	mult [numWeighers]kernels.Coded[float64]
 
 	// multOver[w] lists, in increasing order, the shard's hosts whose
 	// multiplier is not Snapshot.mults.base[w] (an aggregate overrides it):
@@ -220,7 +225,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		}
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
 	}
-	cc := constColumns{floats: map[uint64][]float64{}, ints: map[int64][]int64{}}
+	cc := constColumns{ints: map[int64][]int64{}}
 	for _, sh := range s.shards {
 		sh.shareConstants(&cc)
 	}
@@ -250,7 +255,8 @@ func summarise(shards []*shard) (m multipliers) {
 	for w := range numWeighers {
 		count := map[uint64]int{}
 		for _, sh := range shards {
-			for _, x := range sh.mult[w] {
+			for j := range sh.mult[w].Len() {
+				x := sh.mult[w].At(j)
 				count[math.Float64bits(x)]++
 				m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
 			}
@@ -264,8 +270,8 @@ func summarise(shards []*shard) (m multipliers) {
 		m.base[w] = math.Float64frombits(base)
 		for _, sh := range shards {
 			sh.multOver[w] = nil
-			for j, x := range sh.mult[w] {
-				if math.Float64bits(x) != base {
+			for j := range sh.mult[w].Len() {
+				if math.Float64bits(sh.mult[w].At(j)) != base {
 					sh.multOver[w] = append(sh.multOver[w], uint16(j))
 					m.overs[w]++
 				}
@@ -515,12 +521,18 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		numInstances: make([]int64, m), numIOOps: make([]int64, m),
 		totalRAM: make([]int64, m), totalDiskGB: make([]int64, m), vcpusTotal: make([]int64, m),
 		failedBuilds: make([]int64, m),
-		ramRatio:     make([]float64, m), cpuRatio: make([]float64, m), diskRatio: make([]float64, m),
-		aggRAMRatio: make([]float64, m), aggCPURatio: make([]float64, m), aggDiskRatio: make([]float64, m),
-		maxIOOps: make([]int64, m), maxInstances: make([]int64, m),
 	}
-	for w := range sh.mult {
-		sh.mult[w] = make([]float64, m)
+	// The resolved columns, in full while they are filled, then coded.
+	var ratios [6][]float64
+	for r := range ratios {
+		ratios[r] = make([]float64, m)
+	}
+	ramRatio, cpuRatio, diskRatio := ratios[0], ratios[1], ratios[2]
+	aggRAMRatio, aggCPURatio, aggDiskRatio := ratios[3], ratios[4], ratios[5]
+	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
+	var mult [numWeighers][]float64
+	for w := range mult {
+		mult[w] = make([]float64, m)
 	}
 	cfg := &c.Config
 	cfgMult := [numWeighers]float64{
@@ -540,18 +552,25 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		sh.numInstances[j], sh.numIOOps[j] = h.NumInstances, h.NumIOOps
 		sh.totalRAM[j], sh.totalDiskGB[j], sh.vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
 		sh.failedBuilds[j] = h.FailedBuilds
-		sh.ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
-		sh.cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
-		sh.diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
-		sh.aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], sh.ramRatio[j])
-		sh.aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], sh.cpuRatio[j])
-		sh.aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], sh.diskRatio[j])
-		sh.maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
-		sh.maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
-		for w := range sh.mult {
-			sh.mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
+		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+		aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], ramRatio[j])
+		aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], cpuRatio[j])
+		aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], diskRatio[j])
+		maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
+		maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
+		for w := range mult {
+			mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
 		}
-		sh.mult[wBuildFailure][j] = -1 * sh.mult[wBuildFailure][j]
+		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
+	}
+	sh.ramRatio, sh.cpuRatio, sh.diskRatio = kernels.NewCoded(ramRatio), kernels.NewCoded(cpuRatio), kernels.NewCoded(diskRatio)
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAMRatio), kernels.NewCoded(aggCPURatio)
+	sh.aggDiskRatio = kernels.NewCoded(aggDiskRatio)
+	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
+	for w := range mult {
+		sh.mult[w] = kernels.NewCoded(mult[w])
 	}
 	sh.fillRaw()
 	return sh

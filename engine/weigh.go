@@ -48,7 +48,7 @@ func (b *batch) weigh() error {
 		span := hi - lo
 		for k, id := range w.cands {
 			sh, j := b.s.at(id)
-			w.score[k] += sh.mult[wi][j] * ((raw[k] - lo) / span)
+			w.score[k] += sh.mult[wi].At(j) * ((raw[k] - lo) / span)
 		}
 	}
 	return nil
@@ -105,7 +105,7 @@ func (b *batch) metricsValue(id uint32) (float64, error) {
 			}
 		}
 		sh, j := b.s.at(id)
-		if mw.Ratio*sh.mult[wMetrics][j] != 0 {
+		if mw.Ratio*sh.mult[wMetrics].At(j) != 0 {
 			return b.cfg.MetricsWeightOfUnavailable, nil
 		}
 	}

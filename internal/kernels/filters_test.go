@@ -51,20 +51,31 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 				}
 			}
 			limit := interesting(rng, 8)
+			// The ratios take few values (coded), the limits many (full)
+			// or few: both forms of both columns.
+			small := make([]int64, n)
+			for i := range small {
+				small[i] = interesting(rng, 8) % 5
+			}
+			ratios := []Coded[float64]{NewCoded(r), FullCoded(r)}
+			limits := []Coded[int64]{NewCoded(lim), FullCoded(lim), NewCoded(small)}
+			limVals := [][]int64{lim, lim, small}
+			form := rep % 2
+			rc, lc, lv := &ratios[form], &limits[rep%3], limVals[rep%3]
 			for _, k := range []struct {
 				name     string
 				kernel   func([]uint64)
 				portable func([]uint64)
 				pass     func(i int) bool
 			}{
-				{"RAMPass", func(w []uint64) { RAMPass(w, a, b, r, req) }, func(w []uint64) { RAMPassPortable(w, a, b, r, req) },
+				{"RAMPass", func(w []uint64) { RAMPass(w, a, b, rc, req) }, func(w []uint64) { RAMPassPortable(w, a, b, rc, req) },
 					func(i int) bool { return RAMPasses(a[i], b[i], r[i], req) }},
-				{"CorePass", func(w []uint64) { CorePass(w, a, b, r, req) }, func(w []uint64) { CorePassPortable(w, a, b, r, req) },
+				{"CorePass", func(w []uint64) { CorePass(w, a, b, rc, req) }, func(w []uint64) { CorePassPortable(w, a, b, rc, req) },
 					func(i int) bool { return CorePasses(a[i], b[i], r[i], req) }},
-				{"DiskPass", func(w []uint64) { DiskPass(w, a, b, r, req) }, func(w []uint64) { DiskPassPortable(w, a, b, r, req) },
+				{"DiskPass", func(w []uint64) { DiskPass(w, a, b, rc, req) }, func(w []uint64) { DiskPassPortable(w, a, b, rc, req) },
 					func(i int) bool { return DiskPasses(a[i], b[i], r[i], req) }},
-				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lim) }, func(w []uint64) { BelowPassPortable(w, a, 0, lim) },
-					func(i int) bool { return a[i] < lim[i] }},
+				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lc) }, func(w []uint64) { BelowPassPortable(w, a, 0, lc) },
+					func(i int) bool { return a[i] < lv[i] }},
 				{"BelowPass/limit", func(w []uint64) { BelowPass(w, a, limit, nil) }, func(w []uint64) { BelowPassPortable(w, a, limit, nil) },
 					func(i int) bool { return a[i] < limit }},
 			} {
@@ -79,7 +90,7 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 						}
 					}
 					if got[q] != want || port[q] != want {
-						t.Fatalf("%s n=%d word %d: kernel %x, portable %x, want %x", k.name, n, q, got[q], port[q], want)
+						t.Fatalf("%s n=%d rep=%d word %d: kernel %x, portable %x, want %x", k.name, n, rep, q, got[q], port[q], want)
 					}
 				}
 			}
@@ -100,16 +111,18 @@ func BenchmarkPassKernels(b *testing.B) {
 		lim[i] = int64(rng.IntN(1 << 19))
 		r[i] = 1.5
 	}
+	rc, limc, coded := FullCoded(r), FullCoded(lim), NewCoded(r)
 	words := make([]uint64, (n+63)/64)
 	type pair struct{ portable, dispatch func([]uint64) }
 	for _, k := range []struct {
 		name string
 		pair
 	}{
-		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, total, used, r, 2048) }, func(w []uint64) { RAMPass(w, total, used, r, 2048) }}},
-		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, total, used, r, 4) }, func(w []uint64) { CorePass(w, total, used, r, 4) }}},
-		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, total, used, r, 20480) }, func(w []uint64) { DiskPass(w, total, used, r, 20480) }}},
-		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, lim) }, func(w []uint64) { BelowPass(w, used, 0, lim) }}},
+		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, total, used, &rc, 2048) }, func(w []uint64) { RAMPass(w, total, used, &rc, 2048) }}},
+		{"RAMPass/coded", pair{func(w []uint64) { RAMPassPortable(w, total, used, &coded, 2048) }, func(w []uint64) { RAMPass(w, total, used, &coded, 2048) }}},
+		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, total, used, &rc, 4) }, func(w []uint64) { CorePass(w, total, used, &rc, 4) }}},
+		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, total, used, &rc, 20480) }, func(w []uint64) { DiskPass(w, total, used, &rc, 20480) }}},
+		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, &limc) }, func(w []uint64) { BelowPass(w, used, 0, &limc) }}},
 	} {
 		for _, impl := range []struct {
 			name string
