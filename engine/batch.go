@@ -238,13 +238,13 @@ func (b *batch) intAttr(name string, id uint32) int64 {
 	case "num_io_ops":
 		return b.cur(id).numIOOps
 	case "total_usable_ram_mb":
-		return sh.totalRAM[j]
+		return sh.totalRAM.At(j)
 	case "total_usable_disk_gb":
-		return sh.totalDiskGB[j]
+		return sh.totalDiskGB.At(j)
 	case "vcpus_total":
-		return sh.vcpusTotal[j]
+		return sh.vcpusTotal.At(j)
 	case "failed_builds":
-		return sh.failedBuilds[j]
+		return sh.failedBuilds.At(j)
 	case "disk_mb_used":
 		return b.s.info.diskMBUsed[id]
 	}
@@ -267,13 +267,13 @@ func (b *batch) intColumn(name string, k int) []int64 {
 	case "num_io_ops":
 		return sh.numIOOps
 	case "total_usable_ram_mb":
-		return sh.totalRAM
+		return sh.totalRAM.Decode(nil)
 	case "total_usable_disk_gb":
-		return sh.totalDiskGB
+		return sh.totalDiskGB.Decode(nil)
 	case "vcpus_total":
-		return sh.vcpusTotal
+		return sh.vcpusTotal.Decode(nil)
 	case "failed_builds":
-		return sh.failedBuilds
+		return sh.failedBuilds.Decode(nil)
 	case "disk_mb_used":
 		lo := k * bitmap.ShardSize
 		return b.s.info.diskMBUsed[lo : lo+sh.hostCount()]
@@ -290,10 +290,10 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		Host: info.host[id], Nodename: info.node[id],
 		CellUUID:  info.cellUUID[info.cell[id]],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
-		TotalUsableRAMMB: sh.totalRAM[j], TotalUsableDiskGB: sh.totalDiskGB[j],
+		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
 		DiskMBUsed: info.diskMBUsed[id],
-		VCPUsTotal: sh.vcpusTotal[j], VCPUsUsed: r.vcpusUsed,
-		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds[j],
+		VCPUsTotal: sh.vcpusTotal.At(j), VCPUsUsed: r.vcpusUsed,
+		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds.At(j),
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
 		SupportedInstances: info.supported(id),

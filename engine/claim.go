@@ -70,7 +70,7 @@ type HostCapacity struct {
 // Capacity returns host id's capacity under s's configuration.
 func (s *Snapshot) Capacity(id uint32) HostCapacity {
 	sh, j := s.at(id)
-	c := HostCapacity{MemoryMB: sh.totalRAM[j], VCPUs: sh.vcpusTotal[j], LocalGB: sh.totalDiskGB[j], MaxIOOps: -1, MaxInstances: -1}
+	c := HostCapacity{MemoryMB: sh.totalRAM.At(j), VCPUs: sh.vcpusTotal.At(j), LocalGB: sh.totalDiskGB.At(j), MaxIOOps: -1, MaxInstances: -1}
 	lower := func(cur *float64, v float64) {
 		if *cur == 0 || v < *cur {
 			*cur = v
@@ -137,17 +137,17 @@ func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
 		var ok bool
 		switch f {
 		case RamFilter:
-			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.ramRatio.At(j), c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM.At(j), r.freeRAM, sh.ramRatio.At(j), c.MemoryMB)
 		case AggregateRamFilter:
-			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.aggRAMRatio.At(j), c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM.At(j), r.freeRAM, sh.aggRAMRatio.At(j), c.MemoryMB)
 		case CoreFilter:
-			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.cpuRatio.At(j), c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal.At(j), r.vcpusUsed, sh.cpuRatio.At(j), c.VCPUs)
 		case AggregateCoreFilter:
-			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.aggCPURatio.At(j), c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal.At(j), r.vcpusUsed, sh.aggCPURatio.At(j), c.VCPUs)
 		case DiskFilter:
-			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.diskRatio.At(j), c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB.At(j), r.freeDiskMB, sh.diskRatio.At(j), c.DiskRequestMB)
 		case AggregateDiskFilter:
-			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.aggDiskRatio.At(j), c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB.At(j), r.freeDiskMB, sh.aggDiskRatio.At(j), c.DiskRequestMB)
 		case IoOpsFilter:
 			ok = r.numIOOps < s.cfg.MaxIoOpsPerHost
 		case AggregateIoOpsFilter:

@@ -186,27 +186,27 @@ func init() {
 
 	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio.At(j), b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.ramRatio.At(j), b.memMB), nil
 	}})
 	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio.At(j), b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.aggRAMRatio.At(j), b.memMB), nil
 	}})
 	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio.At(j), b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.cpuRatio.At(j), b.vcpus), nil
 	}})
 	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio.At(j), b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.aggCPURatio.At(j), b.vcpus), nil
 	}})
 	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio.At(j), b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.diskRatio.At(j), b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio.At(j), b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.aggDiskRatio.At(j), b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: IoOpsFilter,
 		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
@@ -617,20 +617,20 @@ func (b *batch) limitsOf(id uint32) Limits {
 				ratio = sh.aggRAMRatio.At(j)
 			}
 			l.Set |= HasMemoryMB
-			l.MemoryMB = float64(sh.totalRAM[j]) * ratio
+			l.MemoryMB = float64(sh.totalRAM.At(j)) * ratio
 		case DiskFilter, AggregateDiskFilter:
 			ratio := sh.diskRatio.At(j)
 			if f.name == AggregateDiskFilter {
 				ratio = sh.aggDiskRatio.At(j)
 			}
 			l.Set |= HasDiskGB
-			l.DiskGB = float64(sh.totalDiskGB[j]*1024) * ratio / 1024
+			l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * ratio / 1024
 		case CoreFilter, AggregateCoreFilter:
 			ratio := sh.cpuRatio.At(j)
 			if f.name == AggregateCoreFilter {
 				ratio = sh.aggCPURatio.At(j)
 			}
-			if t := float64(sh.vcpusTotal[j]) * ratio; sh.vcpusTotal[j] != 0 && t > 0 {
+			if t := float64(sh.vcpusTotal.At(j)) * ratio; sh.vcpusTotal.At(j) != 0 && t > 0 {
 				l.Set |= HasVCPU
 				l.VCPU = t
 			}

@@ -20,7 +20,7 @@ func ramKernel(agg bool) shardKernel {
 		if agg {
 			ratio = &sh.aggRAMRatio
 		}
-		kernels.RAMPass(words, sh.totalRAM, sh.freeRAM, ratio, b.memMB)
+		kernels.RAMPass(words, &sh.totalRAM, sh.freeRAM, ratio, b.memMB)
 	}
 }
 
@@ -30,7 +30,7 @@ func coreKernel(agg bool) shardKernel {
 		if agg {
 			ratio = &sh.aggCPURatio
 		}
-		kernels.CorePass(words, sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
+		kernels.CorePass(words, &sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
 	}
 }
 
@@ -40,7 +40,7 @@ func diskKernel(agg bool) shardKernel {
 		if agg {
 			ratio = &sh.aggDiskRatio
 		}
-		kernels.DiskPass(words, sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
+		kernels.DiskPass(words, &sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
 	}
 }
 

@@ -76,15 +76,15 @@ type shard struct {
 	numInstances []int64
 	numIOOps     []int64
 
-	totalRAM     []int64 // total_usable_ram_mb
-	totalDiskGB  []int64 // total_usable_disk_gb
-	vcpusTotal   []int64
-	failedBuilds []int64
-
-	// The columns resolved from a host's own fields, its aggregates and
-	// the configuration take few distinct values in a cloud: they are
-	// coded (half a byte per host) where a shard's column has at most
-	// kernels.CodedValues of them, else kept in full.
+	// The static columns (capacities, and those resolved from a host's
+	// own fields, its aggregates and the configuration) take few distinct
+	// values in a cloud: they are coded (half a byte per host) where a
+	// shard's column has at most kernels.CodedValues of them, else kept
+	// in full.
+	totalRAM                               kernels.Coded[int64] // total_usable_ram_mb
+	totalDiskGB                            kernels.Coded[int64] // total_usable_disk_gb
+	vcpusTotal                             kernels.Coded[int64]
+	failedBuilds                           kernels.Coded[int64]
 	ramRatio, cpuRatio, diskRatio          kernels.Coded[float64] // the host's own (else config)
 	aggRAMRatio, aggCPURatio, aggDiskRatio kernels.Coded[float64] // aggregate minimum, else the host's
 	maxIOOps, maxInstances                 kernels.Coded[int64]   // aggregate minimum, else config
@@ -224,10 +224,6 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 			break
 		}
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
-	}
-	cc := constColumns{ints: map[int64][]int64{}}
-	for _, sh := range s.shards {
-		sh.shareConstants(&cc)
 	}
 	s.mults = summarise(s.shards)
 	return s, nil
@@ -519,9 +515,8 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	sh := &shard{
 		freeRAM: make([]int64, m), freeDiskMB: make([]int64, m), vcpusUsed: make([]int64, m),
 		numInstances: make([]int64, m), numIOOps: make([]int64, m),
-		totalRAM: make([]int64, m), totalDiskGB: make([]int64, m), vcpusTotal: make([]int64, m),
-		failedBuilds: make([]int64, m),
 	}
+	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
 	// The resolved columns, in full while they are filled, then coded.
 	var ratios [6][]float64
 	for r := range ratios {
@@ -550,8 +545,8 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		}
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = h.FreeRAMMB, freeGB*1024, h.VCPUsUsed
 		sh.numInstances[j], sh.numIOOps[j] = h.NumInstances, h.NumIOOps
-		sh.totalRAM[j], sh.totalDiskGB[j], sh.vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
-		sh.failedBuilds[j] = h.FailedBuilds
+		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
+		failedBuilds[j] = h.FailedBuilds
 		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
 		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
 		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
@@ -565,6 +560,8 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		}
 		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
 	}
+	sh.totalRAM, sh.totalDiskGB = kernels.NewCoded(totalRAM), kernels.NewCoded(totalDiskGB)
+	sh.vcpusTotal, sh.failedBuilds = kernels.NewCoded(vcpusTotal), kernels.NewCoded(failedBuilds)
 	sh.ramRatio, sh.cpuRatio, sh.diskRatio = kernels.NewCoded(ramRatio), kernels.NewCoded(cpuRatio), kernels.NewCoded(diskRatio)
 	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAMRatio), kernels.NewCoded(aggCPURatio)
 	sh.aggDiskRatio = kernels.NewCoded(aggDiskRatio)

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // CodedValues is the most distinct values a Coded column keeps as codes.
 const CodedValues = 16
@@ -107,6 +110,19 @@ func (c *Coded[T]) At(i int) T {
 		return c.full[i]
 	}
 	return c.tab[c.codes[i>>3]>>(4*(i&7))&15]
+}
+
+// Decode returns the column's elements: its full column when it is kept
+// so (not to be modified), else them decoded into dst, grown as needed.
+func (c *Coded[T]) Decode(dst []T) []T {
+	if c.full != nil {
+		return c.full
+	}
+	dst = slices.Grow(dst[:0], c.n)[:c.n]
+	for i := range dst {
+		dst[i] = c.At(i)
+	}
+	return dst
 }
 
 // Full returns the column's elements in full when it is kept so, else nil

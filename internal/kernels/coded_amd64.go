@@ -12,23 +12,23 @@ func codeShifts() archsimd.Uint64x8 {
 
 // floatSource returns what a kernel loads eight elements of c at a time
 // from: its full column, or (full nil) its codes and its table as two
-// vectors, with codeShifts.
-func floatSource(c *Coded[float64]) (full []float64, codes []uint32, lo, hi archsimd.Float64x8, shifts archsimd.Uint64x8) {
+// vectors (decoded with codeShifts).
+func floatSource(c *Coded[float64]) (full []float64, codes []uint32, lo, hi archsimd.Float64x8) {
 	if c.tab == nil {
-		return c.full, nil, lo, hi, shifts
+		return c.full, nil, lo, hi
 	}
-	lo, hi, shifts = tables(c)
-	return nil, c.codes, lo, hi, shifts
+	lo, hi, _ = tables(c)
+	return nil, c.codes, lo, hi
 }
 
 // intSource is floatSource for a Coded[int64].
-func intSource(c *Coded[int64]) (full []int64, codes []uint32, lo, hi archsimd.Int64x8, shifts archsimd.Uint64x8) {
+func intSource(c *Coded[int64]) (full []int64, codes []uint32, lo, hi archsimd.Int64x8) {
 	if c.tab == nil {
-		return c.full, nil, lo, hi, shifts
+		return c.full, nil, lo, hi
 	}
 	lo = archsimd.LoadInt64x8((*[8]int64)(c.tab[:8]))
 	hi = archsimd.LoadInt64x8((*[8]int64)(c.tab[8:]))
-	return nil, c.codes, lo, hi, codeShifts()
+	return nil, c.codes, lo, hi
 }
 
 // tables returns a coded column's table as two vectors, and codeShifts.

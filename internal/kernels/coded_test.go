@@ -39,10 +39,14 @@ func TestCodedRoundTrip(t *testing.T) {
 					t.Fatalf("n=%d: coded %v, len %d; want %v, %d", n, c.IsCoded(), c.Len(), want, n)
 				}
 				for _, col := range []Coded[float64]{c, FullCoded(xs)} {
+					dec := col.Decode(make([]float64, 3))
 					for i, x := range xs {
-						if math.Float64bits(col.At(i)) != math.Float64bits(x) {
-							t.Fatalf("n=%d coded=%v i=%d: %v, want %v", n, col.IsCoded(), i, col.At(i), x)
+						if math.Float64bits(col.At(i)) != math.Float64bits(x) || math.Float64bits(dec[i]) != math.Float64bits(x) {
+							t.Fatalf("n=%d coded=%v i=%d: %v, decoded %v, want %v", n, col.IsCoded(), i, col.At(i), dec[i], x)
 						}
+					}
+					if len(dec) != n {
+						t.Fatalf("n=%d: decoded %d elements", n, len(dec))
 					}
 				}
 				xs[0] = 42 // NewCoded keeps no reference to its input

@@ -19,15 +19,15 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(xs, words, lo, hi)
 }
 
-func ramPass(words []uint64, total, free []int64, ratio *Coded[float64], req int64) {
+func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	RAMPassPortable(words, total, free, ratio, req)
 }
 
-func corePass(words []uint64, total, used []int64, ratio *Coded[float64], req int64) {
+func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	CorePassPortable(words, total, used, ratio, req)
 }
 
-func diskPass(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], req int64) {
+func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	DiskPassPortable(words, totalGB, freeMB, ratio, req)
 }
 

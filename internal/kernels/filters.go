@@ -41,17 +41,17 @@ func DiskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
 }
 
 // RAMPass clears the bits of the hosts failing RAMPasses.
-func RAMPass(words []uint64, total, free []int64, ratio *Coded[float64], req int64) {
+func RAMPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	ramPass(words, total, free, ratio, req)
 }
 
 // CorePass clears the bits of the hosts failing CorePasses.
-func CorePass(words []uint64, total, used []int64, ratio *Coded[float64], req int64) {
+func CorePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	corePass(words, total, used, ratio, req)
 }
 
 // DiskPass clears the bits of the hosts failing DiskPasses.
-func DiskPass(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], req int64) {
+func DiskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	diskPass(words, totalGB, freeMB, ratio, req)
 }
 
@@ -63,28 +63,28 @@ func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 
 // RAMPassPortable, CorePassPortable, DiskPassPortable and
 // BelowPassPortable are the kernels without SIMD.
-func RAMPassPortable(words []uint64, total, free []int64, ratio *Coded[float64], req int64) {
-	if r := ratio.Full(); r != nil {
-		passGo(words, len(total), func(i int) bool { return RAMPasses(total[i], free[i], r[i], req) })
+func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
+	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(free), func(i int) bool { return RAMPasses(t[i], free[i], r[i], req) })
 		return
 	}
-	passGo(words, len(total), func(i int) bool { return RAMPasses(total[i], free[i], ratio.At(i), req) })
+	passGo(words, len(free), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
 }
 
-func CorePassPortable(words []uint64, total, used []int64, ratio *Coded[float64], req int64) {
-	if r := ratio.Full(); r != nil {
-		passGo(words, len(total), func(i int) bool { return CorePasses(total[i], used[i], r[i], req) })
+func CorePassPortable(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
+	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(used), func(i int) bool { return CorePasses(t[i], used[i], r[i], req) })
 		return
 	}
-	passGo(words, len(total), func(i int) bool { return CorePasses(total[i], used[i], ratio.At(i), req) })
+	passGo(words, len(used), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
 }
 
-func DiskPassPortable(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], req int64) {
-	if r := ratio.Full(); r != nil {
-		passGo(words, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], r[i], req) })
+func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
+	if t, r := totalGB.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(freeMB), func(i int) bool { return DiskPasses(t[i], freeMB[i], r[i], req) })
 		return
 	}
-	passGo(words, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio.At(i), req) })
+	passGo(words, len(freeMB), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
 }
 
 func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {

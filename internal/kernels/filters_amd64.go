@@ -11,14 +11,16 @@ import "simd/archsimd"
 // fullWords is the number of words of words holding 64 hosts of n.
 func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
 
-func ramPass(words []uint64, total, free []int64, ratio *Coded[float64], req int64) {
+func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		RAMPassPortable(words, total, free, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	rf, rc, rlo, rhi, shifts := floatSource(ratio)
-	full := fullWords(words, len(total))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(total)
+	shifts := codeShifts()
+	full := fullWords(words, total.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -30,7 +32,12 @@ func ramPass(words []uint64, total, free []int64, ratio *Coded[float64], req int
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(total[i:])
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
 			f := archsimd.LoadInt64x8Slice(free[i:])
 			var r archsimd.Float64x8
 			if rf != nil {
@@ -44,18 +51,20 @@ func ramPass(words []uint64, total, free []int64, ratio *Coded[float64], req int
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(total), func(i int) bool { return RAMPasses(total[i], free[i], ratio.At(i), req) })
+	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
 }
 
-func corePass(words []uint64, total, used []int64, ratio *Coded[float64], req int64) {
+func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		CorePassPortable(words, total, used, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	zeroI, zeroF := archsimd.BroadcastInt64x8(0), archsimd.BroadcastFloat64x8(0)
-	rf, rc, rlo, rhi, shifts := floatSource(ratio)
-	full := fullWords(words, len(total))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(total)
+	shifts := codeShifts()
+	full := fullWords(words, total.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -67,7 +76,12 @@ func corePass(words []uint64, total, used []int64, ratio *Coded[float64], req in
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(total[i:])
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
 			u := archsimd.LoadInt64x8Slice(used[i:])
 			var r archsimd.Float64x8
 			if rf != nil {
@@ -83,17 +97,19 @@ func corePass(words []uint64, total, used []int64, ratio *Coded[float64], req in
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(total), func(i int) bool { return CorePasses(total[i], used[i], ratio.At(i), req) })
+	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
 }
 
-func diskPass(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], req int64) {
+func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		DiskPassPortable(words, totalGB, freeMB, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	rf, rc, rlo, rhi, shifts := floatSource(ratio)
-	full := fullWords(words, len(totalGB))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(totalGB)
+	shifts := codeShifts()
+	full := fullWords(words, totalGB.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -105,7 +121,13 @@ func diskPass(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], re
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(totalGB[i:]).ShiftAllLeft(10) // * 1024, wrapping as Go does
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
+			t = t.ShiftAllLeft(10) // * 1024, wrapping as Go does
 			f := archsimd.LoadInt64x8Slice(freeMB[i:])
 			var r archsimd.Float64x8
 			if rf != nil {
@@ -119,7 +141,7 @@ func diskPass(words []uint64, totalGB, freeMB []int64, ratio *Coded[float64], re
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio.At(i), req) })
+	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
 }
 
 func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
@@ -131,9 +153,9 @@ func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 	var lf []int64
 	var lc []uint32
 	var llo, lhi archsimd.Int64x8
-	var shifts archsimd.Uint64x8
+	shifts := codeShifts()
 	if limits != nil {
-		lf, lc, llo, lhi, shifts = intSource(limits)
+		lf, lc, llo, lhi = intSource(limits)
 	}
 	full := fullWords(words, len(counter))
 	for q := 0; q < full; q++ {
