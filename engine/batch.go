@@ -143,7 +143,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	}
 	for _, host := range placed {
 		for _, id := range s.info.byHostLower(strings.ToLower(host)) {
-			if s.info.host[id] == host {
+			if s.info.hostOf(id) == host {
 				gs.count[s.info.nameID[id]]++
 				break
 			}
@@ -160,7 +160,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 	}
 	g.hostNames[name] = true
 	for _, id := range s.info.byHostLower(strings.ToLower(name)) {
-		if s.info.host[id] == name {
+		if s.info.hostOf(id) == name {
 			g.hostsSet.Add(id)
 		}
 	}
@@ -206,7 +206,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	if g := b.group; g != nil {
 		info := b.s.info
 		nid := info.nameID[id]
-		g.addHost(b.s, info.host[id])
+		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
 			g.added[nid] = append(g.added[nid], uuid)
 			if g.members[uuid] {
@@ -287,7 +287,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	sh, j := b.s.at(id)
 	r := b.cur(id)
 	*h = nova.HostAttrs{
-		Host: info.host[id], Nodename: info.node[id],
+		Host: info.hostOf(id), Nodename: info.nodeOf(id),
 		CellUUID:  info.cellUUID[info.cell[id]],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),

@@ -417,7 +417,7 @@ func typeAffinityMask(b *batch) *bitmap.Set {
 
 func isolatedPasses(b *batch, id uint32) (bool, error) {
 	cfg := b.cfg
-	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.host[id])
+	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.hostOf(id))
 	if len(cfg.IsolatedImages) == 0 {
 		return !cfg.RestrictIsolatedHostsToIsolatedImages || !hostIso, nil
 	}

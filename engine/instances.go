@@ -216,21 +216,21 @@ func equalRange(order []uint32, cmp func(id uint32) int) []uint32 {
 // byHostLower returns the ids whose lowercased host name is lower, in id
 // order.
 func (info *hostInfo) byHostLower(lower string) []uint32 {
-	return equalRange(info.nameIdx.byLower, func(id uint32) int { return strings.Compare(strings.ToLower(info.host[id]), lower) })
+	return equalRange(info.nameIdx.byLower, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
 }
 
 // byNode returns the ids of node name node, in id order.
 func (info *hostInfo) byNode(node string) []uint32 {
-	return equalRange(info.nameIdx.byNode, func(id uint32) int { return strings.Compare(info.node[id], node) })
+	return equalRange(info.nameIdx.byNode, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
 }
 
 // byHostNode returns the id of (host, node) (the last, were there two).
 func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
 	ids := equalRange(info.nameIdx.byHostNode, func(id uint32) int {
-		if c := strings.Compare(info.host[id], hn.Host); c != 0 {
+		if c := strings.Compare(info.hostOf(id), hn.Host); c != 0 {
 			return c
 		}
-		return strings.Compare(info.node[id], hn.Node)
+		return strings.Compare(info.nodeOf(id), hn.Node)
 	})
 	if len(ids) == 0 {
 		return 0, false

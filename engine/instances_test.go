@@ -135,7 +135,8 @@ func TestUUIDKey(t *testing.T) {
 func TestNameIndex(t *testing.T) {
 	host := []string{"b", "A", "a", "B", "a", "c", "b"}
 	node := []string{"n1", "n2", "n1", "n1", "n3", "n1", "n2"}
-	info := &hostInfo{host: host, node: node, nameIdx: newNameIndex(host, node)}
+	info := infoOfNames(host, node)
+	info.nameIdx = newNameIndex(host, node)
 	lower, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[HostNode]uint32{}
 	for i := range host {
 		id := uint32(i)

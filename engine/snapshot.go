@@ -63,7 +63,7 @@ func (s *Snapshot) Config() Config { return s.cfg }
 
 // HostNode returns the host and node names of host id.
 func (s *Snapshot) HostNode(id uint32) HostNode {
-	return HostNode{Host: s.info.host[id], Node: s.info.node[id]}
+	return HostNode{Host: s.info.hostOf(id), Node: s.info.nodeOf(id)}
 }
 
 // shard holds the columns of up to bitmap.ShardSize hosts. The first group
@@ -144,7 +144,6 @@ func weigherIndex(name string) int {
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
 type hostInfo struct {
-	host, node  []string
 	uuid        uuidCol // made up (nova.MadeUpUUID) where the cloud has none
 	cell        []int32 // index into cells
 	cells       []string
@@ -152,6 +151,7 @@ type hostInfo struct {
 	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
 	nameID      []int32  // index into names: nodes of one host share it
 	names       []string
+	oddNodes    oddNodes  // the node names that are not their host name
 	nodesOfName nameNodes // name id -> node ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
@@ -280,7 +280,7 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
+		uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
 		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
 		stats: make([]int32, n),
@@ -292,14 +292,15 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
 	var supported [][3]string
 	nameIDs := map[string]int32{}
-	var instancesOf [][]string // per host name, while building
+	host, node := make([]string, n), make([]string, n) // while building
+	var instancesOf [][]string                         // per host name, while building
 	stats := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
-		info.host[i], info.node[i] = h.Host, nodeName(h)
+		host[i], node[i] = h.Host, nodeName(h)
 		if h.UUID == "" {
-			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, info.node[i]))
+			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, node[i]))
 		} else {
 			info.uuid.set(int32(i), h.UUID)
 		}
@@ -334,7 +335,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
 		hostIPs.set(id, h.HostIP)
-		if p := h.HypervisorHostname; p != nil && *p != info.node[i] {
+		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.set(id, p)
 		}
 		supported = nil
@@ -370,56 +371,12 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
-	info.ownNames()
+	info.ownNames(host, node)
 	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
-	info.nameIdx = newNameIndex(info.host, info.node)
+	info.nameIdx = newNameIndex(host, node)
 	buildAggClasses(c, info)
 	return info, nil
-}
-
-// ownNames points names, host and node at the snapshot's own copy of
-// their texts, one string for all: each host name once (its nodes share
-// it), each node name that is not its host name once per node. The input's
-// strings are then not kept, nor a rounded-up allocation per name.
-func (info *hostInfo) ownNames() {
-	size := 0
-	for _, s := range info.names {
-		size += len(s)
-	}
-	for i, nd := range info.node {
-		if nd != info.host[i] {
-			size += len(nd)
-		}
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, s := range info.names {
-		b.WriteString(s)
-	}
-	for i, nd := range info.node {
-		if nd != info.host[i] {
-			b.WriteString(nd)
-		}
-	}
-	all, at := b.String(), 0
-	next := func(n int) string {
-		s := all[at : at+n]
-		at += n
-		return s
-	}
-	for nid, s := range info.names {
-		info.names[nid] = next(len(s))
-	}
-	for i, nd := range info.node {
-		h := info.names[info.nameID[i]]
-		if nd != info.host[i] {
-			info.node[i] = next(len(nd))
-		} else {
-			info.node[i] = h
-		}
-		info.host[i] = h
-	}
 }
 
 // statsInterner gives hosts with equal stats one map (read-only, shared),

@@ -101,7 +101,7 @@ func (b *batch) metricsValue(id uint32) (float64, error) {
 		if b.cfg.MetricsRequired {
 			return 0, &MetricNotFoundError{
 				InstanceIndex: b.index, InstanceUUID: b.uuid,
-				Host: b.s.info.host[id], Node: b.s.info.node[id], Metric: mw.Name,
+				Host: b.s.info.hostOf(id), Node: b.s.info.nodeOf(id), Metric: mw.Name,
 			}
 		}
 		sh, j := b.s.at(id)
