@@ -305,7 +305,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 
 // HostUUID is host id's uuid (nova.HostExtras).
 func (b *batch) HostUUID(id uint32) string {
-	return b.s.info.uuid.get(int32(id))
+	return b.s.info.hostUUID(id)
 }
 
 // HostIP is host id's host_ip (nova.HostExtras).

@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"strings"
+
+	"github.com/placer/placer/internal/nova"
 )
 
 // A host's host name is names[nameID[id]] (its nodes share it); its node
@@ -34,6 +36,15 @@ func (info *hostInfo) nodePtr(id uint32) *string {
 		}
 	}
 	return &info.names[info.nameID[id]]
+}
+
+// hostUUID is host id's uuid: the cloud's, else made up from its names as
+// the oracle makes it up.
+func (info *hostInfo) hostUUID(id uint32) string {
+	if info.uuid.keys == nil {
+		return nova.MadeUpUUID("host", info.hostOf(id), info.nodeOf(id))
+	}
+	return info.uuid.get(int32(id))
 }
 
 // ownNames points names at the snapshot's own copy of their texts, and

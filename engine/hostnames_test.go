@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/placer/placer/internal/nova"
 )
 
 // infoOfNames returns a hostInfo holding only the names of hosts with the
@@ -55,6 +59,45 @@ func TestHostNames(t *testing.T) {
 				}
 				if p := info.nodePtr(id); *p != tc.node[i] || p != info.nodePtr(id) {
 					t.Errorf("host %d: nodePtr %q, not one stable pointer to %q", i, *p, tc.node[i])
+				}
+			}
+		})
+	}
+}
+
+// TestHostUUID checks the hosts' uuids whether the cloud gives none (made
+// up when asked, none kept), some or all.
+func TestHostUUID(t *testing.T) {
+	const given = "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5"
+	for _, tc := range []struct {
+		name  string
+		uuids []string
+	}{
+		{"none given", []string{"", ""}},
+		{"some given", []string{"", given}},
+		{"all given", []string{given, "Not-A-UUID"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Cloud{Config: DefaultConfig()}
+			for i, u := range tc.uuids {
+				c.Hosts = append(c.Hosts, Host{Host: fmt.Sprint("h", i), Node: fmt.Sprint("n", i), UUID: u,
+					MemoryMB: 1024, FreeRAMMB: 1024, VCPUs: 1, LocalGB: 1, FreeDiskGB: 1})
+			}
+			s, err := NewSnapshot(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			none := !slices.ContainsFunc(tc.uuids, func(u string) bool { return u != "" })
+			if kept := s.info.uuid.keys != nil; kept == none {
+				t.Errorf("uuids kept: %v, want %v", kept, !none)
+			}
+			for i, u := range tc.uuids {
+				want := u
+				if u == "" {
+					want = nova.MadeUpUUID("host", fmt.Sprint("h", i), fmt.Sprint("n", i))
+				}
+				if got := s.info.hostUUID(uint32(i)); got != want {
+					t.Errorf("host %d: uuid %q, want %q", i, got, want)
 				}
 			}
 		})
