@@ -172,7 +172,8 @@ func (x *nameNodes) of(nid int32) []uint32 {
 // key, where maps of id slices cost about 200 bytes per host.
 //
 // Invariants: each order holds every id once, sorted by its key and, among
-// equal keys, by id.
+// equal keys, by id; orders that are equal may share one slice (never
+// modified once built).
 type nameIndex struct {
 	byLower, byNode, byHostNode []uint32
 }
@@ -193,7 +194,7 @@ func newNameIndex(host, node []string) nameIndex {
 		slices.SortFunc(ids, func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) })
 		return ids
 	}
-	return nameIndex{
+	x := nameIndex{
 		byLower: sorted(func(a, b uint32) int { return strings.Compare(lower[a], lower[b]) }),
 		byNode:  sorted(func(a, b uint32) int { return strings.Compare(node[a], node[b]) }),
 		byHostNode: sorted(func(a, b uint32) int {
@@ -203,6 +204,17 @@ func newNameIndex(host, node []string) nameIndex {
 			return strings.Compare(node[a], node[b])
 		}),
 	}
+	// Where nodes are named as their hosts and names are lowercase (the
+	// common cloud), the three orders are one: share it (read-only).
+	if slices.Equal(x.byNode, x.byLower) {
+		x.byNode = x.byLower
+	}
+	if slices.Equal(x.byHostNode, x.byLower) {
+		x.byHostNode = x.byLower
+	} else if slices.Equal(x.byHostNode, x.byNode) {
+		x.byHostNode = x.byNode
+	}
+	return x
 }
 
 // equalRange returns the ids of order whose key (by cmp against the
