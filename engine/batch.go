@@ -153,7 +153,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	}
 	for _, host := range placed {
 		for _, id := range s.info.byHostLower(strings.ToLower(host)) {
-			if s.info.host[id] == host {
+			if s.info.hostOf(id) == host {
 				gs.count[s.info.nameID[id]]++
 				break
 			}
@@ -170,7 +170,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 	}
 	g.hostNames[name] = true
 	for _, id := range s.info.byHostLower(strings.ToLower(name)) {
-		if s.info.host[id] == name {
+		if s.info.hostOf(id) == name {
 			g.hostsSet.Add(id)
 		}
 	}
@@ -216,7 +216,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	if g := b.group; g != nil {
 		info := b.s.info
 		nid := info.nameID[id]
-		g.addHost(b.s, info.host[id])
+		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
 			g.added[nid] = append(g.added[nid], uuid)
 			if g.members[uuid] {
@@ -248,13 +248,13 @@ func (b *batch) intAttr(name string, id uint32) int64 {
 	case "num_io_ops":
 		return b.cur(id).numIOOps
 	case "total_usable_ram_mb":
-		return sh.totalRAM[j]
+		return sh.totalRAM.At(j)
 	case "total_usable_disk_gb":
-		return sh.totalDiskGB[j]
+		return sh.totalDiskGB.At(j)
 	case "vcpus_total":
-		return sh.vcpusTotal[j]
+		return sh.vcpusTotal.At(j)
 	case "failed_builds":
-		return sh.failedBuilds[j]
+		return sh.failedBuilds.At(j)
 	case "disk_mb_used":
 		return b.s.info.diskMBUsed[id]
 	}
@@ -277,13 +277,13 @@ func (b *batch) intColumn(name string, k int) []int64 {
 	case "num_io_ops":
 		return sh.numIOOps
 	case "total_usable_ram_mb":
-		return sh.totalRAM
+		return sh.totalRAM.Decode(nil)
 	case "total_usable_disk_gb":
-		return sh.totalDiskGB
+		return sh.totalDiskGB.Decode(nil)
 	case "vcpus_total":
-		return sh.vcpusTotal
+		return sh.vcpusTotal.Decode(nil)
 	case "failed_builds":
-		return sh.failedBuilds
+		return sh.failedBuilds.Decode(nil)
 	case "disk_mb_used":
 		lo := k * bitmap.ShardSize
 		return b.s.info.diskMBUsed[lo : lo+sh.hostCount()]
@@ -297,25 +297,25 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	sh, j := b.s.at(id)
 	r := b.cur(id)
 	*h = nova.HostAttrs{
-		Host: info.host[id], Nodename: info.node[id],
+		Host: info.hostOf(id), Nodename: info.nodeOf(id),
 		CellUUID:  info.cellUUID[info.cell[id]],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
-		TotalUsableRAMMB: sh.totalRAM[j], TotalUsableDiskGB: sh.totalDiskGB[j],
+		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
 		DiskMBUsed: info.diskMBUsed[id],
-		VCPUsTotal: sh.vcpusTotal[j], VCPUsUsed: r.vcpusUsed,
-		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds[j],
+		VCPUsTotal: sh.vcpusTotal.At(j), VCPUsUsed: r.vcpusUsed,
+		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds.At(j),
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio[j],
-		CPUAllocationRatio: sh.cpuRatio[j], DiskAllocationRatio: sh.diskRatio[j],
+		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio.At(j),
+		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}
 }
 
 // HostUUID is host id's uuid (nova.HostExtras).
 func (b *batch) HostUUID(id uint32) string {
-	return b.s.info.uuid.get(int32(id))
+	return b.s.info.hostUUID(id)
 }
 
 // HostIP is host id's host_ip (nova.HostExtras).

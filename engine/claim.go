@@ -70,7 +70,7 @@ type HostCapacity struct {
 // Capacity returns host id's capacity under s's configuration.
 func (s *Snapshot) Capacity(id uint32) HostCapacity {
 	sh, j := s.at(id)
-	c := HostCapacity{MemoryMB: sh.totalRAM[j], VCPUs: sh.vcpusTotal[j], LocalGB: sh.totalDiskGB[j], MaxIOOps: -1, MaxInstances: -1}
+	c := HostCapacity{MemoryMB: sh.totalRAM.At(j), VCPUs: sh.vcpusTotal.At(j), LocalGB: sh.totalDiskGB.At(j), MaxIOOps: -1, MaxInstances: -1}
 	lower := func(cur *float64, v float64) {
 		if *cur == 0 || v < *cur {
 			*cur = v
@@ -84,25 +84,25 @@ func (s *Snapshot) Capacity(id uint32) HostCapacity {
 	for _, f := range s.cfg.Filters {
 		switch f {
 		case RamFilter:
-			lower(&c.RAMRatio, sh.ramRatio[j])
+			lower(&c.RAMRatio, sh.ramRatio.At(j))
 		case AggregateRamFilter:
-			lower(&c.RAMRatio, sh.aggRAMRatio[j])
+			lower(&c.RAMRatio, sh.aggRAMRatio.At(j))
 		case CoreFilter:
-			lower(&c.CPURatio, sh.cpuRatio[j])
+			lower(&c.CPURatio, sh.cpuRatio.At(j))
 		case AggregateCoreFilter:
-			lower(&c.CPURatio, sh.aggCPURatio[j])
+			lower(&c.CPURatio, sh.aggCPURatio.At(j))
 		case DiskFilter:
-			lower(&c.DiskRatio, sh.diskRatio[j])
+			lower(&c.DiskRatio, sh.diskRatio.At(j))
 		case AggregateDiskFilter:
-			lower(&c.DiskRatio, sh.aggDiskRatio[j])
+			lower(&c.DiskRatio, sh.aggDiskRatio.At(j))
 		case IoOpsFilter:
 			lowerInt(&c.MaxIOOps, s.cfg.MaxIoOpsPerHost)
 		case AggregateIoOpsFilter:
-			lowerInt(&c.MaxIOOps, sh.maxIOOps[j])
+			lowerInt(&c.MaxIOOps, sh.maxIOOps.At(j))
 		case NumInstancesFilter:
 			lowerInt(&c.MaxInstances, s.cfg.MaxInstancesPerHost)
 		case AggregateNumInstancesFilter:
-			lowerInt(&c.MaxInstances, sh.maxInstances[j])
+			lowerInt(&c.MaxInstances, sh.maxInstances.At(j))
 		}
 	}
 	return c
@@ -137,25 +137,25 @@ func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
 		var ok bool
 		switch f {
 		case RamFilter:
-			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.ramRatio[j], c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM.At(j), r.freeRAM, sh.ramRatio.At(j), c.MemoryMB)
 		case AggregateRamFilter:
-			ok = kernels.RAMPasses(sh.totalRAM[j], r.freeRAM, sh.aggRAMRatio[j], c.MemoryMB)
+			ok = kernels.RAMPasses(sh.totalRAM.At(j), r.freeRAM, sh.aggRAMRatio.At(j), c.MemoryMB)
 		case CoreFilter:
-			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.cpuRatio[j], c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal.At(j), r.vcpusUsed, sh.cpuRatio.At(j), c.VCPUs)
 		case AggregateCoreFilter:
-			ok = kernels.CorePasses(sh.vcpusTotal[j], r.vcpusUsed, sh.aggCPURatio[j], c.VCPUs)
+			ok = kernels.CorePasses(sh.vcpusTotal.At(j), r.vcpusUsed, sh.aggCPURatio.At(j), c.VCPUs)
 		case DiskFilter:
-			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.diskRatio[j], c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB.At(j), r.freeDiskMB, sh.diskRatio.At(j), c.DiskRequestMB)
 		case AggregateDiskFilter:
-			ok = kernels.DiskPasses(sh.totalDiskGB[j], r.freeDiskMB, sh.aggDiskRatio[j], c.DiskRequestMB)
+			ok = kernels.DiskPasses(sh.totalDiskGB.At(j), r.freeDiskMB, sh.aggDiskRatio.At(j), c.DiskRequestMB)
 		case IoOpsFilter:
 			ok = r.numIOOps < s.cfg.MaxIoOpsPerHost
 		case AggregateIoOpsFilter:
-			ok = r.numIOOps < sh.maxIOOps[j]
+			ok = r.numIOOps < sh.maxIOOps.At(j)
 		case NumInstancesFilter:
 			ok = r.numInstances < s.cfg.MaxInstancesPerHost
 		case AggregateNumInstancesFilter:
-			ok = r.numInstances < sh.maxInstances[j]
+			ok = r.numInstances < sh.maxInstances.At(j)
 		default:
 			continue
 		}

@@ -335,7 +335,7 @@ func (rk *denseRanker) scaledOf(id uint32) float64 {
 	}
 	sh, j := rk.b.s.at(id)
 	for t, w := range rk.terms {
-		if m, base := sh.mult[w][j], rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
+		if m, base := sh.mult[w].At(j), rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
 			s += float64(float64((rk.b.rawOne(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
 		}
 	}
@@ -366,7 +366,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w][j] * ((rk.b.rawOne(w, id) - lo) / (hi - lo))
+		s += sh.mult[w].At(j) * ((rk.b.rawOne(w, id) - lo) / (hi - lo))
 	}
 	return s
 }
@@ -409,7 +409,7 @@ func (rk *denseRanker) weigh(sh *shard, score []float64) {
 		case s.mults.uniform(w):
 			kernels.AccumulateScalar(score, sh.raw[w], s.mults.base[w], lo, hi-lo)
 		default:
-			kernels.Accumulate(score, sh.raw[w], sh.mult[w], lo, hi-lo)
+			kernels.AccumulateCoded(score, sh.raw[w], &sh.mult[w], lo, hi-lo)
 		}
 	}
 }
@@ -423,13 +423,13 @@ func (rk *denseRanker) weighScaled(sh *shard, score []float64) {
 	}
 	kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
 	for t, w := range rk.terms {
-		raw, mult, base, lo, inv := sh.raw[w], sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
+		raw, mult, base, lo, inv := sh.raw[w], &sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
 		if base == 0 {
-			kernels.AccumulateScaled(score, raw, mult, lo, 0, inv)
+			kernels.AccumulateScaledCoded(score, raw, mult, lo, 0, inv)
 			continue
 		}
 		for _, j := range sh.multOver[w] {
-			score[j] += float64(float64((raw[j]-lo)*(mult[j]-base)) * inv)
+			score[j] += float64(float64((raw[j]-lo)*(mult.At(int(j))-base)) * inv)
 		}
 	}
 }

@@ -12,12 +12,13 @@
 // and go on. Only the hosts a placement changed are re-filtered and
 // re-weighed for the next instance.
 //
-// Files, one concept each: snapshot.go (columns, shards, static host data),
-// instances.go (the sorted instance and host-name indexes), uuidkey.go
-// (uuids kept as their 16 bytes), hostmetrics.go (the metrics' columns),
-// hvattrs.go (hypervisor attributes by index into their distinct values),
-// hostip.go (host_ip as 4 bytes) and rawcols.go (the weighers' raw columns
-// and their per-block summaries, shared constant columns); batch.go (a
+// Files, one concept each: snapshot.go (columns, shards, static host
+// data), hostnames.go (host and node names, a node's kept only where it
+// is not its host's), instances.go (the sorted instance and host-name
+// indexes), uuidkey.go (uuids kept as their 16 bytes), hostmetrics.go
+// (the metrics' columns), hvattrs.go (hypervisor attributes by index into
+// their distinct values), hostip.go (host_ip as 4 bytes) and rawcols.go
+// (the weighers' raw columns and their per-block summaries); batch.go (a
 // PlaceBatch's overlay and group state); filters.go and kernels.go (the
 // filter catalogue, fused column passes); weigh.go (the baseline
 // weighing), dense.go and rank.go (the incremental rankers); place.go (the
@@ -27,6 +28,8 @@
 // compactions replace); scheduler.go and metrics.go (the worker pool);
 // warm.go (a worker's last batch, brought up to date for its next alike
 // request).
+// Static shard columns are internal/kernels.Coded: half a byte per host
+// where a shard's column takes at most 16 values.
 //
 // Results are deterministic: the same snapshot, request and seed give the
 // same plan, whatever the number of shards, goroutines or CPUs.

@@ -114,3 +114,23 @@ func (w *Warm) Place(ctx context.Context, st *Store, snap *Snapshot, req Request
 
 // Drop lets the kept batch go.
 func (w *Warm) Drop() { w.w.drop(nil) }
+
+// CodedColumns counts the snapshot's shard columns of allocation ratios,
+// limits and multipliers kept as codes and kept in full.
+func CodedColumns(s *Snapshot) (coded, full int) {
+	for _, sh := range s.shards {
+		cols := []interface{ IsCoded() bool }{&sh.ramRatio, &sh.cpuRatio, &sh.diskRatio,
+			&sh.aggRAMRatio, &sh.aggCPURatio, &sh.aggDiskRatio, &sh.maxIOOps, &sh.maxInstances}
+		for w := range sh.mult {
+			cols = append(cols, &sh.mult[w])
+		}
+		for _, c := range cols {
+			if c.IsCoded() {
+				coded++
+			} else {
+				full++
+			}
+		}
+	}
+	return coded, full
+}

@@ -186,45 +186,45 @@ func init() {
 
 	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.ramRatio[j], b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.ramRatio.At(j), b.memMB), nil
 	}})
 	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM[j], b.cur(id).freeRAM, sh.aggRAMRatio[j], b.memMB), nil
+		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.aggRAMRatio.At(j), b.memMB), nil
 	}})
 	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.cpuRatio[j], b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.cpuRatio.At(j), b.vcpus), nil
 	}})
 	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal[j], b.cur(id).vcpusUsed, sh.aggCPURatio[j], b.vcpus), nil
+		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.aggCPURatio.At(j), b.vcpus), nil
 	}})
 	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.diskRatio[j], b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.diskRatio.At(j), b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB[j], b.cur(id).freeDiskMB, sh.aggDiskRatio[j], b.diskReqMB), nil
+		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.aggDiskRatio.At(j), b.diskReqMB), nil
 	}})
 	register(&filterImpl{name: IoOpsFilter,
 		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
 			return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
 		}})
 	register(&filterImpl{name: AggregateIoOpsFilter,
-		kernel: belowKernel(ioOpsOf, nil, func(sh *shard) []int64 { return sh.maxIOOps }), host: func(b *batch, id uint32) (bool, error) {
+		kernel: belowKernel(ioOpsOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }), host: func(b *batch, id uint32) (bool, error) {
 			sh, j := b.s.at(id)
-			return b.cur(id).numIOOps < sh.maxIOOps[j], nil
+			return b.cur(id).numIOOps < sh.maxIOOps.At(j), nil
 		}})
 	register(&filterImpl{name: NumInstancesFilter,
 		kernel: belowKernel(instancesOf, func(b *batch) int64 { return b.cfg.MaxInstancesPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
 			return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
 		}})
 	register(&filterImpl{name: AggregateNumInstancesFilter,
-		kernel: belowKernel(instancesOf, nil, func(sh *shard) []int64 { return sh.maxInstances }), host: func(b *batch, id uint32) (bool, error) {
+		kernel: belowKernel(instancesOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }), host: func(b *batch, id uint32) (bool, error) {
 			sh, j := b.s.at(id)
-			return b.cur(id).numInstances < sh.maxInstances[j], nil
+			return b.cur(id).numInstances < sh.maxInstances.At(j), nil
 		}})
 
 	register(&filterImpl{name: ServerGroupAffinityFilter,
@@ -417,7 +417,7 @@ func typeAffinityMask(b *batch) *bitmap.Set {
 
 func isolatedPasses(b *batch, id uint32) (bool, error) {
 	cfg := b.cfg
-	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.host[id])
+	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.hostOf(id))
 	if len(cfg.IsolatedImages) == 0 {
 		return !cfg.RestrictIsolatedHostsToIsolatedImages || !hostIso, nil
 	}
@@ -612,25 +612,25 @@ func (b *batch) limitsOf(id uint32) Limits {
 	for _, f := range b.filters {
 		switch f.name {
 		case RamFilter, AggregateRamFilter:
-			ratio := sh.ramRatio[j]
+			ratio := sh.ramRatio.At(j)
 			if f.name == AggregateRamFilter {
-				ratio = sh.aggRAMRatio[j]
+				ratio = sh.aggRAMRatio.At(j)
 			}
 			l.Set |= HasMemoryMB
-			l.MemoryMB = float64(sh.totalRAM[j]) * ratio
+			l.MemoryMB = float64(sh.totalRAM.At(j)) * ratio
 		case DiskFilter, AggregateDiskFilter:
-			ratio := sh.diskRatio[j]
+			ratio := sh.diskRatio.At(j)
 			if f.name == AggregateDiskFilter {
-				ratio = sh.aggDiskRatio[j]
+				ratio = sh.aggDiskRatio.At(j)
 			}
 			l.Set |= HasDiskGB
-			l.DiskGB = float64(sh.totalDiskGB[j]*1024) * ratio / 1024
+			l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * ratio / 1024
 		case CoreFilter, AggregateCoreFilter:
-			ratio := sh.cpuRatio[j]
+			ratio := sh.cpuRatio.At(j)
 			if f.name == AggregateCoreFilter {
-				ratio = sh.aggCPURatio[j]
+				ratio = sh.aggCPURatio.At(j)
 			}
-			if t := float64(sh.vcpusTotal[j]) * ratio; sh.vcpusTotal[j] != 0 && t > 0 {
+			if t := float64(sh.vcpusTotal.At(j)) * ratio; sh.vcpusTotal.At(j) != 0 && t > 0 {
 				l.Set |= HasVCPU
 				l.VCPU = t
 			}

@@ -158,7 +158,7 @@ func (info *hostInfo) hvHostname(id uint32) *string {
 	if p := info.hvHostnames.get(id); p != nil {
 		return p
 	}
-	return &info.node[id]
+	return info.nodePtr(id)
 }
 
 // hostIP is host id's host_ip (see ipCol: a new string for an IPv4

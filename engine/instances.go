@@ -172,7 +172,8 @@ func (x *nameNodes) of(nid int32) []uint32 {
 // key, where maps of id slices cost about 200 bytes per host.
 //
 // Invariants: each order holds every id once, sorted by its key and, among
-// equal keys, by id.
+// equal keys, by id; orders that are equal may share one slice (never
+// modified once built).
 type nameIndex struct {
 	byLower, byNode, byHostNode []uint32
 }
@@ -193,7 +194,7 @@ func newNameIndex(host, node []string) nameIndex {
 		slices.SortFunc(ids, func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) })
 		return ids
 	}
-	return nameIndex{
+	x := nameIndex{
 		byLower: sorted(func(a, b uint32) int { return strings.Compare(lower[a], lower[b]) }),
 		byNode:  sorted(func(a, b uint32) int { return strings.Compare(node[a], node[b]) }),
 		byHostNode: sorted(func(a, b uint32) int {
@@ -203,6 +204,17 @@ func newNameIndex(host, node []string) nameIndex {
 			return strings.Compare(node[a], node[b])
 		}),
 	}
+	// Where nodes are named as their hosts and names are lowercase (the
+	// common cloud), the three orders are one: share it (read-only).
+	if slices.Equal(x.byNode, x.byLower) {
+		x.byNode = x.byLower
+	}
+	if slices.Equal(x.byHostNode, x.byLower) {
+		x.byHostNode = x.byLower
+	} else if slices.Equal(x.byHostNode, x.byNode) {
+		x.byHostNode = x.byNode
+	}
+	return x
 }
 
 // equalRange returns the ids of order whose key (by cmp against the
@@ -216,21 +228,21 @@ func equalRange(order []uint32, cmp func(id uint32) int) []uint32 {
 // byHostLower returns the ids whose lowercased host name is lower, in id
 // order.
 func (info *hostInfo) byHostLower(lower string) []uint32 {
-	return equalRange(info.nameIdx.byLower, func(id uint32) int { return strings.Compare(strings.ToLower(info.host[id]), lower) })
+	return equalRange(info.nameIdx.byLower, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
 }
 
 // byNode returns the ids of node name node, in id order.
 func (info *hostInfo) byNode(node string) []uint32 {
-	return equalRange(info.nameIdx.byNode, func(id uint32) int { return strings.Compare(info.node[id], node) })
+	return equalRange(info.nameIdx.byNode, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
 }
 
 // byHostNode returns the id of (host, node) (the last, were there two).
 func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
 	ids := equalRange(info.nameIdx.byHostNode, func(id uint32) int {
-		if c := strings.Compare(info.host[id], hn.Host); c != 0 {
+		if c := strings.Compare(info.hostOf(id), hn.Host); c != 0 {
 			return c
 		}
-		return strings.Compare(info.node[id], hn.Node)
+		return strings.Compare(info.nodeOf(id), hn.Node)
 	})
 	if len(ids) == 0 {
 		return 0, false

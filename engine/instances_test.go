@@ -135,7 +135,8 @@ func TestUUIDKey(t *testing.T) {
 func TestNameIndex(t *testing.T) {
 	host := []string{"b", "A", "a", "B", "a", "c", "b"}
 	node := []string{"n1", "n2", "n1", "n1", "n3", "n1", "n2"}
-	info := &hostInfo{host: host, node: node, nameIdx: newNameIndex(host, node)}
+	info := infoOfNames(host, node)
+	info.nameIdx = newNameIndex(host, node)
 	lower, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[HostNode]uint32{}
 	for i := range host {
 		id := uint32(i)
@@ -202,5 +203,42 @@ func TestNameNodes(t *testing.T) {
 		if cap(got) != len(got) {
 			t.Errorf("of(%d) can be appended into its neighbour", nid)
 		}
+	}
+}
+
+// TestNameIndexShares checks that equal orders share one slice, and only
+// those: lookups then answer as from separate orders.
+func TestNameIndexShares(t *testing.T) {
+	same := func(a, b []uint32) bool { return len(a) > 0 && &a[0] == &b[0] }
+	for _, tc := range []struct {
+		name               string
+		host, node         []string
+		nodeLower, hnLower bool
+	}{
+		{"nodes named as lowercase hosts", []string{"c", "a", "b"}, []string{"c", "a", "b"}, true, true},
+		{"uppercase hosts", []string{"c", "A", "b", "B"}, []string{"c", "A", "b", "B"}, false, false},
+		{"nodes of their own", []string{"a", "a", "b"}, []string{"y", "z", "x"}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newNameIndex(tc.host, tc.node)
+			if same(x.byNode, x.byLower) != tc.nodeLower || same(x.byHostNode, x.byLower) != tc.hnLower {
+				t.Fatalf("byNode shares byLower: %v, byHostNode shares byLower: %v; want %v, %v",
+					same(x.byNode, x.byLower), same(x.byHostNode, x.byLower), tc.nodeLower, tc.hnLower)
+			}
+			info := infoOfNames(tc.host, tc.node)
+			info.nameIdx = x
+			for i := range tc.host {
+				id := uint32(i)
+				if got, ok := info.byHostNode(HostNode{tc.host[i], tc.node[i]}); !ok || got != id {
+					t.Errorf("byHostNode(%s, %s) = %d, %v", tc.host[i], tc.node[i], got, ok)
+				}
+				if got := info.byNode(tc.node[i]); !slices.Contains(got, id) {
+					t.Errorf("byNode(%s) = %v, want %d among them", tc.node[i], got, id)
+				}
+				if got := info.byHostLower(strings.ToLower(tc.host[i])); !slices.Contains(got, id) {
+					t.Errorf("byHostLower(%s) = %v, want %d among them", tc.host[i], got, id)
+				}
+			}
+		})
 	}
 }

@@ -16,37 +16,37 @@ type shardKernel func(b *batch, sh *shard, words []uint64)
 
 func ramKernel(agg bool) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
-		ratio := sh.ramRatio
+		ratio := &sh.ramRatio
 		if agg {
-			ratio = sh.aggRAMRatio
+			ratio = &sh.aggRAMRatio
 		}
-		kernels.RAMPass(words, sh.totalRAM, sh.freeRAM, ratio, b.memMB)
+		kernels.RAMPass(words, &sh.totalRAM, sh.freeRAM, ratio, b.memMB)
 	}
 }
 
 func coreKernel(agg bool) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
-		ratio := sh.cpuRatio
+		ratio := &sh.cpuRatio
 		if agg {
-			ratio = sh.aggCPURatio
+			ratio = &sh.aggCPURatio
 		}
-		kernels.CorePass(words, sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
+		kernels.CorePass(words, &sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
 	}
 }
 
 func diskKernel(agg bool) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
-		ratio := sh.diskRatio
+		ratio := &sh.diskRatio
 		if agg {
-			ratio = sh.aggDiskRatio
+			ratio = &sh.aggDiskRatio
 		}
-		kernels.DiskPass(words, sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
+		kernels.DiskPass(words, &sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
 	}
 }
 
 // belowKernel keeps the hosts whose counter is below a limit: the
 // configured one, or the per-host (aggregate) column when limits is set.
-func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits func(*shard) []int64) shardKernel {
+func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits func(*shard) *kernels.Coded[int64]) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
 		if limits != nil {
 			kernels.BelowPass(words, counter(sh), 0, limits(sh))

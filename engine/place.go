@@ -101,7 +101,7 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.host[id], Node: info.node[id], Cell: info.cells[info.cell[id]],
+		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell[id]],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
 }
@@ -115,7 +115,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if d := r.RequestedDestination; d != nil {
 		keep := b.set()
 		for _, id := range info.byHostLower(strings.ToLower(d.Host)) {
-			if info.host[id] == d.Host && (d.Node == "" || info.node[id] == d.Node) {
+			if info.hostOf(id) == d.Host && (d.Node == "" || info.nodeOf(id) == d.Node) {
 				keep.Add(id)
 			}
 		}
@@ -400,7 +400,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 			best, _ = b.rk.top(numAlts, false, keep)
 		}
 		for _, x := range best {
-			perCell[c] = append(perCell[c], HostNode{Host: info.host[x.id], Node: info.node[x.id]})
+			perCell[c] = append(perCell[c], HostNode{Host: info.hostOf(x.id), Node: info.nodeOf(x.id)})
 		}
 	}
 	for i := range placements {

@@ -190,7 +190,7 @@ func (b *batch) newRanker() error {
 			rk.mult[a] = b.floats(m)
 			for k, id := range rk.ids {
 				sh, j := b.s.at(id)
-				rk.mult[a][k] = sh.mult[w][j]
+				rk.mult[a][k] = sh.mult[w].At(j)
 			}
 		}
 		if w == wMetrics {

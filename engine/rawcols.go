@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -31,7 +30,7 @@ func (sh *shard) rawOf(w, j int) float64 {
 	case wRAM:
 		return float64(max(sh.freeRAM[j], 0))
 	case wCPU:
-		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio[j]-float64(sh.vcpusUsed[j]), 0)
+		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(sh.vcpusUsed[j]), 0)
 	case wDisk:
 		return float64(max(sh.freeDiskMB[j], 0))
 	case wIoOps:
@@ -39,7 +38,7 @@ func (sh *shard) rawOf(w, j int) float64 {
 	case wNumInstances:
 		return float64(sh.numInstances[j])
 	case wBuildFailure:
-		return float64(sh.failedBuilds[j])
+		return float64(sh.failedBuilds.At(j))
 	}
 	panic("engine: rawOf a weigher that is not a column weigher")
 }
@@ -51,7 +50,7 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	case wRAM:
 		return float64(max(r.freeRAM, 0))
 	case wCPU:
-		return max(float64(sh.vcpusTotal[j])*sh.cpuRatio[j]-float64(r.vcpusUsed), 0)
+		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(r.vcpusUsed), 0)
 	case wDisk:
 		return float64(max(r.freeDiskMB, 0))
 	case wIoOps:
@@ -184,55 +183,4 @@ func allBits(xs []float64) bool {
 		}
 	}
 	return true
-}
-
-// constColumns hands out shared, read-only columns of one repeated value,
-// so that a shard whose static column holds a single value (a ratio no
-// host or aggregate overrides, a multiplier, a limit) keeps 8 bytes per
-// host less.
-type constColumns struct {
-	floats map[uint64][]float64
-	ints   map[int64][]int64
-}
-
-// shareConstants points each static column of the shard that holds one
-// value throughout at the shared column of that value. Static columns are
-// never written once the shard is built (only the usage columns and the
-// raw columns are), so sharing them is safe.
-func (sh *shard) shareConstants(cc *constColumns) {
-	m := sh.hostCount()
-	floats := []*[]float64{&sh.ramRatio, &sh.cpuRatio, &sh.diskRatio, &sh.aggRAMRatio, &sh.aggCPURatio, &sh.aggDiskRatio}
-	for w := range sh.mult {
-		floats = append(floats, &sh.mult[w])
-	}
-	for _, col := range floats {
-		if m == 0 || !allBits(*col) {
-			continue
-		}
-		b := math.Float64bits((*col)[0])
-		shared, ok := cc.floats[b]
-		if !ok {
-			shared = make([]float64, bitmap.ShardSize)
-			for i := range shared {
-				shared[i] = (*col)[0]
-			}
-			cc.floats[b] = shared
-		}
-		*col = shared[:m:m]
-	}
-	for _, col := range []*[]int64{&sh.totalRAM, &sh.totalDiskGB, &sh.vcpusTotal, &sh.failedBuilds, &sh.maxIOOps, &sh.maxInstances} {
-		if m == 0 || slices.ContainsFunc((*col)[1:], func(x int64) bool { return x != (*col)[0] }) {
-			continue
-		}
-		v := (*col)[0]
-		shared, ok := cc.ints[v]
-		if !ok {
-			shared = make([]int64, bitmap.ShardSize)
-			for i := range shared {
-				shared[i] = v
-			}
-			cc.ints[v] = shared
-		}
-		*col = shared[:m:m]
-	}
 }

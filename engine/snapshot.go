@@ -12,6 +12,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -62,7 +63,7 @@ func (s *Snapshot) Config() Config { return s.cfg }
 
 // HostNode returns the host and node names of host id.
 func (s *Snapshot) HostNode(id uint32) HostNode {
-	return HostNode{Host: s.info.host[id], Node: s.info.node[id]}
+	return HostNode{Host: s.info.hostOf(id), Node: s.info.nodeOf(id)}
 }
 
 // shard holds the columns of up to bitmap.ShardSize hosts. The first group
@@ -75,18 +76,22 @@ type shard struct {
 	numInstances []int64
 	numIOOps     []int64
 
-	totalRAM     []int64 // total_usable_ram_mb
-	totalDiskGB  []int64 // total_usable_disk_gb
-	vcpusTotal   []int64
-	failedBuilds []int64
-
-	ramRatio, cpuRatio, diskRatio          []float64 // the host's own (else config)
-	aggRAMRatio, aggCPURatio, aggDiskRatio []float64 // aggregate minimum, else the host's
-	maxIOOps, maxInstances                 []int64   // aggregate minimum, else config
+	// The static columns (capacities, and those resolved from a host's
+	// own fields, its aggregates and the configuration) take few distinct
+	// values in a cloud: they are coded (half a byte per host) where a
+	// shard's column has at most kernels.CodedValues of them, else kept
+	// in full.
+	totalRAM                               kernels.Coded[int64] // total_usable_ram_mb
+	totalDiskGB                            kernels.Coded[int64] // total_usable_disk_gb
+	vcpusTotal                             kernels.Coded[int64]
+	failedBuilds                           kernels.Coded[int64]
+	ramRatio, cpuRatio, diskRatio          kernels.Coded[float64] // the host's own (else config)
+	aggRAMRatio, aggCPURatio, aggDiskRatio kernels.Coded[float64] // aggregate minimum, else the host's
+	maxIOOps, maxInstances                 kernels.Coded[int64]   // aggregate minimum, else config
 
 	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
 	// BuildFailureWeigher's already negated.
-	mult [numWeighers][]float64
+	mult [numWeighers]kernels.Coded[float64]
 
 	// multOver[w] lists, in increasing order, the shard's hosts whose
 	// multiplier is not Snapshot.mults.base[w] (an aggregate overrides it):
@@ -139,14 +144,17 @@ func weigherIndex(name string) int {
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
 type hostInfo struct {
-	host, node  []string
-	uuid        uuidCol // made up (nova.MadeUpUUID) where the cloud has none
+	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
+	// cloud gives none; empty when it gives none at all (hostUUID makes
+	// them up when asked: 16 bytes per host less).
+	uuid        uuidCol
 	cell        []int32 // index into cells
 	cells       []string
 	cellUUID    []string // per cell, as the oracle makes them up
 	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
 	nameID      []int32  // index into names: nodes of one host share it
 	names       []string
+	oddNodes    oddNodes  // the node names that are not their host name
 	nodesOfName nameNodes // name id -> node ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
@@ -220,10 +228,6 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		}
 		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
 	}
-	cc := constColumns{floats: map[uint64][]float64{}, ints: map[int64][]int64{}}
-	for _, sh := range s.shards {
-		sh.shareConstants(&cc)
-	}
 	s.mults = summarise(s.shards)
 	return s, nil
 }
@@ -250,7 +254,8 @@ func summarise(shards []*shard) (m multipliers) {
 	for w := range numWeighers {
 		count := map[uint64]int{}
 		for _, sh := range shards {
-			for _, x := range sh.mult[w] {
+			for j := range sh.mult[w].Len() {
+				x := sh.mult[w].At(j)
 				count[math.Float64bits(x)]++
 				m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
 			}
@@ -264,8 +269,8 @@ func summarise(shards []*shard) (m multipliers) {
 		m.base[w] = math.Float64frombits(base)
 		for _, sh := range shards {
 			sh.multOver[w] = nil
-			for j, x := range sh.mult[w] {
-				if math.Float64bits(x) != base {
+			for j := range sh.mult[w].Len() {
+				if math.Float64bits(sh.mult[w].At(j)) != base {
 					sh.multOver[w] = append(sh.multOver[w], uint16(j))
 					m.overs[w]++
 				}
@@ -278,7 +283,6 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		host: make([]string, n), node: make([]string, n), uuid: newUUIDCol(n),
 		cell: make([]int32, n), nameID: make([]int32, n),
 		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
 		stats: make([]int32, n),
@@ -290,15 +294,24 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
 	var supported [][3]string
 	nameIDs := map[string]int32{}
-	var instancesOf [][]string // per host name, while building
+	host, node := make([]string, n), make([]string, n) // while building
+	var instancesOf [][]string                         // per host name, while building
 	stats := statsInterner{byKey: map[string]int32{}}
+	for i := range c.Hosts {
+		if c.Hosts[i].UUID != "" {
+			info.uuid = newUUIDCol(n)
+			break
+		}
+	}
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
-		info.host[i], info.node[i] = h.Host, nodeName(h)
-		if h.UUID == "" {
-			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, info.node[i]))
-		} else {
+		host[i], node[i] = h.Host, nodeName(h)
+		switch {
+		case info.uuid.keys == nil:
+		case h.UUID == "":
+			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, node[i]))
+		default:
 			info.uuid.set(int32(i), h.UUID)
 		}
 		cell := h.Cell
@@ -332,7 +345,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
 		hostIPs.set(id, h.HostIP)
-		if p := h.HypervisorHostname; p != nil && *p != info.node[i] {
+		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.set(id, p)
 		}
 		supported = nil
@@ -368,56 +381,12 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
-	info.ownNames()
+	info.ownNames(host, node)
 	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
-	info.nameIdx = newNameIndex(info.host, info.node)
+	info.nameIdx = newNameIndex(host, node)
 	buildAggClasses(c, info)
 	return info, nil
-}
-
-// ownNames points names, host and node at the snapshot's own copy of
-// their texts, one string for all: each host name once (its nodes share
-// it), each node name that is not its host name once per node. The input's
-// strings are then not kept, nor a rounded-up allocation per name.
-func (info *hostInfo) ownNames() {
-	size := 0
-	for _, s := range info.names {
-		size += len(s)
-	}
-	for i, nd := range info.node {
-		if nd != info.host[i] {
-			size += len(nd)
-		}
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, s := range info.names {
-		b.WriteString(s)
-	}
-	for i, nd := range info.node {
-		if nd != info.host[i] {
-			b.WriteString(nd)
-		}
-	}
-	all, at := b.String(), 0
-	next := func(n int) string {
-		s := all[at : at+n]
-		at += n
-		return s
-	}
-	for nid, s := range info.names {
-		info.names[nid] = next(len(s))
-	}
-	for i, nd := range info.node {
-		h := info.names[info.nameID[i]]
-		if nd != info.host[i] {
-			info.node[i] = next(len(nd))
-		} else {
-			info.node[i] = h
-		}
-		info.host[i] = h
-	}
 }
 
 // statsInterner gives hosts with equal stats one map (read-only, shared),
@@ -513,14 +482,19 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	sh := &shard{
 		freeRAM: make([]int64, m), freeDiskMB: make([]int64, m), vcpusUsed: make([]int64, m),
 		numInstances: make([]int64, m), numIOOps: make([]int64, m),
-		totalRAM: make([]int64, m), totalDiskGB: make([]int64, m), vcpusTotal: make([]int64, m),
-		failedBuilds: make([]int64, m),
-		ramRatio:     make([]float64, m), cpuRatio: make([]float64, m), diskRatio: make([]float64, m),
-		aggRAMRatio: make([]float64, m), aggCPURatio: make([]float64, m), aggDiskRatio: make([]float64, m),
-		maxIOOps: make([]int64, m), maxInstances: make([]int64, m),
 	}
-	for w := range sh.mult {
-		sh.mult[w] = make([]float64, m)
+	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
+	// The resolved columns, in full while they are filled, then coded.
+	var ratios [6][]float64
+	for r := range ratios {
+		ratios[r] = make([]float64, m)
+	}
+	ramRatio, cpuRatio, diskRatio := ratios[0], ratios[1], ratios[2]
+	aggRAMRatio, aggCPURatio, aggDiskRatio := ratios[3], ratios[4], ratios[5]
+	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
+	var mult [numWeighers][]float64
+	for w := range mult {
+		mult[w] = make([]float64, m)
 	}
 	cfg := &c.Config
 	cfgMult := [numWeighers]float64{
@@ -538,20 +512,29 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		}
 		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = h.FreeRAMMB, freeGB*1024, h.VCPUsUsed
 		sh.numInstances[j], sh.numIOOps[j] = h.NumInstances, h.NumIOOps
-		sh.totalRAM[j], sh.totalDiskGB[j], sh.vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
-		sh.failedBuilds[j] = h.FailedBuilds
-		sh.ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
-		sh.cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
-		sh.diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
-		sh.aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], sh.ramRatio[j])
-		sh.aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], sh.cpuRatio[j])
-		sh.aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], sh.diskRatio[j])
-		sh.maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
-		sh.maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
-		for w := range sh.mult {
-			sh.mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
+		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
+		failedBuilds[j] = h.FailedBuilds
+		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+		aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], ramRatio[j])
+		aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], cpuRatio[j])
+		aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], diskRatio[j])
+		maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
+		maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
+		for w := range mult {
+			mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
 		}
-		sh.mult[wBuildFailure][j] = -1 * sh.mult[wBuildFailure][j]
+		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
+	}
+	sh.totalRAM, sh.totalDiskGB = kernels.NewCoded(totalRAM), kernels.NewCoded(totalDiskGB)
+	sh.vcpusTotal, sh.failedBuilds = kernels.NewCoded(vcpusTotal), kernels.NewCoded(failedBuilds)
+	sh.ramRatio, sh.cpuRatio, sh.diskRatio = kernels.NewCoded(ramRatio), kernels.NewCoded(cpuRatio), kernels.NewCoded(diskRatio)
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAMRatio), kernels.NewCoded(aggCPURatio)
+	sh.aggDiskRatio = kernels.NewCoded(aggDiskRatio)
+	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
+	for w := range mult {
+		sh.mult[w] = kernels.NewCoded(mult[w])
 	}
 	sh.fillRaw()
 	return sh

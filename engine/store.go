@@ -282,7 +282,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				reject(i, "HostRemoved")
 				continue
 			}
-		} else if int(id) >= snap.n || snap.info.host[id] != p.Host || snap.info.node[id] != p.Node {
+		} else if int(id) >= snap.n || snap.info.hostOf(id) != p.Host || snap.info.nodeOf(id) != p.Node {
 			return res, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
 		} else {
 			touched = st.gens.of(id) > plan.BaseVersion

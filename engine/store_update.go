@@ -272,7 +272,7 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 		return 0, err
 	}
 	for id := 0; id < snap.n; id++ {
-		hn := HostNode{snap.info.host[id], snap.info.node[id]}
+		hn := HostNode{snap.info.hostOf(uint32(id)), snap.info.nodeOf(uint32(id))}
 		oid, ok := old.info.byHostNode(hn)
 		if !ok {
 			continue

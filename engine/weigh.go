@@ -48,7 +48,7 @@ func (b *batch) weigh() error {
 		span := hi - lo
 		for k, id := range w.cands {
 			sh, j := b.s.at(id)
-			w.score[k] += sh.mult[wi][j] * ((raw[k] - lo) / span)
+			w.score[k] += sh.mult[wi].At(j) * ((raw[k] - lo) / span)
 		}
 	}
 	return nil
@@ -101,11 +101,11 @@ func (b *batch) metricsValue(id uint32) (float64, error) {
 		if b.cfg.MetricsRequired {
 			return 0, &MetricNotFoundError{
 				InstanceIndex: b.index, InstanceUUID: b.uuid,
-				Host: b.s.info.host[id], Node: b.s.info.node[id], Metric: mw.Name,
+				Host: b.s.info.hostOf(id), Node: b.s.info.nodeOf(id), Metric: mw.Name,
 			}
 		}
 		sh, j := b.s.at(id)
-		if mw.Ratio*sh.mult[wMetrics][j] != 0 {
+		if mw.Ratio*sh.mult[wMetrics].At(j) != 0 {
 			return b.cfg.MetricsWeightOfUnavailable, nil
 		}
 	}

@@ -19,19 +19,19 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(xs, words, lo, hi)
 }
 
-func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
+func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	RAMPassPortable(words, total, free, ratio, req)
 }
 
-func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
+func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	CorePassPortable(words, total, used, ratio, req)
 }
 
-func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
+func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	DiskPassPortable(words, totalGB, freeMB, ratio, req)
 }
 
-func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
+func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
 	BelowPassPortable(words, counter, limit, limits)
 }
 
@@ -43,4 +43,12 @@ func weighScaled(score []float64, raw [][]float64, scale []float64) {
 
 func accumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
 	accumulateScaledGo(score, raw, mult, lo, base, inv)
+}
+
+func accumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float64) {
+	accumulateCodedGo(score, raw, mult, lo, span)
+}
+
+func accumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
+	accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
 }

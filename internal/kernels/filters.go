@@ -41,43 +41,59 @@ func DiskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
 }
 
 // RAMPass clears the bits of the hosts failing RAMPasses.
-func RAMPass(words []uint64, total, free []int64, ratio []float64, req int64) {
+func RAMPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	ramPass(words, total, free, ratio, req)
 }
 
 // CorePass clears the bits of the hosts failing CorePasses.
-func CorePass(words []uint64, total, used []int64, ratio []float64, req int64) {
+func CorePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	corePass(words, total, used, ratio, req)
 }
 
 // DiskPass clears the bits of the hosts failing DiskPasses.
-func DiskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
+func DiskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	diskPass(words, totalGB, freeMB, ratio, req)
 }
 
 // BelowPass clears the bits of the hosts whose counter is not below their
-// limit: limits[i] when limits is not nil, else limit.
-func BelowPass(words []uint64, counter []int64, limit int64, limits []int64) {
+// limit: limits.At(i) when limits is not nil, else limit.
+func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
 	belowPass(words, counter, limit, limits)
 }
 
 // RAMPassPortable, CorePassPortable, DiskPassPortable and
 // BelowPassPortable are the kernels without SIMD.
-func RAMPassPortable(words []uint64, total, free []int64, ratio []float64, req int64) {
-	passGo(words, len(total), func(i int) bool { return RAMPasses(total[i], free[i], ratio[i], req) })
+func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
+	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(free), func(i int) bool { return RAMPasses(t[i], free[i], r[i], req) })
+		return
+	}
+	passGo(words, len(free), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
 }
 
-func CorePassPortable(words []uint64, total, used []int64, ratio []float64, req int64) {
-	passGo(words, len(total), func(i int) bool { return CorePasses(total[i], used[i], ratio[i], req) })
+func CorePassPortable(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
+	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(used), func(i int) bool { return CorePasses(t[i], used[i], r[i], req) })
+		return
+	}
+	passGo(words, len(used), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
 }
 
-func DiskPassPortable(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
-	passGo(words, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio[i], req) })
+func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
+	if t, r := totalGB.Full(), ratio.Full(); t != nil && r != nil {
+		passGo(words, len(freeMB), func(i int) bool { return DiskPasses(t[i], freeMB[i], r[i], req) })
+		return
+	}
+	passGo(words, len(freeMB), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
 }
 
-func BelowPassPortable(words []uint64, counter []int64, limit int64, limits []int64) {
+func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
 	if limits != nil {
-		passGo(words, len(counter), func(i int) bool { return counter[i] < limits[i] })
+		if l := limits.Full(); l != nil {
+			passGo(words, len(counter), func(i int) bool { return counter[i] < l[i] })
+			return
+		}
+		passGo(words, len(counter), func(i int) bool { return counter[i] < limits.At(i) })
 		return
 	}
 	passGo(words, len(counter), func(i int) bool { return counter[i] < limit })

@@ -11,13 +11,16 @@ import "simd/archsimd"
 // fullWords is the number of words of words holding 64 hosts of n.
 func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
 
-func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
+func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		RAMPassPortable(words, total, free, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	full := fullWords(words, len(total))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(total)
+	shifts := codeShifts()
+	full := fullWords(words, total.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -29,26 +32,39 @@ func ramPass(words []uint64, total, free []int64, ratio []float64, req int64) {
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(total[i:])
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
 			f := archsimd.LoadInt64x8Slice(free[i:])
-			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			var r archsimd.Float64x8
+			if rf != nil {
+				r = archsimd.LoadFloat64x8Slice(rf[i:])
+			} else {
+				r = rlo.ConcatPermute(rhi, archsimd.BroadcastUint64x8(uint64(rc[i>>3])).ShiftRight(shifts))
+			}
 			limit := t.ConvertToFloat64().Mul(r)
 			ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits() &^ t.Less(reqI).ToBits()
 			keep |= uint64(ok) << (8 * v)
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(total), func(i int) bool { return RAMPasses(total[i], free[i], ratio[i], req) })
+	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
 }
 
-func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
+func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		CorePassPortable(words, total, used, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	zeroI, zeroF := archsimd.BroadcastInt64x8(0), archsimd.BroadcastFloat64x8(0)
-	full := fullWords(words, len(total))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(total)
+	shifts := codeShifts()
+	full := fullWords(words, total.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -60,9 +76,19 @@ func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(total[i:])
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
 			u := archsimd.LoadInt64x8Slice(used[i:])
-			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			var r archsimd.Float64x8
+			if rf != nil {
+				r = archsimd.LoadFloat64x8Slice(rf[i:])
+			} else {
+				r = rlo.ConcatPermute(rhi, archsimd.BroadcastUint64x8(uint64(rc[i>>3])).ShiftRight(shifts))
+			}
 			limit := t.ConvertToFloat64().Mul(r)
 			tooBig := limit.Greater(zeroF).ToBits() & reqI.Greater(t).ToBits()
 			short := limit.Sub(u.ConvertToFloat64()).Less(reqF).ToBits()
@@ -71,16 +97,19 @@ func corePass(words []uint64, total, used []int64, ratio []float64, req int64) {
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(total), func(i int) bool { return CorePasses(total[i], used[i], ratio[i], req) })
+	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
 }
 
-func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int64) {
+func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		DiskPassPortable(words, totalGB, freeMB, ratio, req)
 		return
 	}
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
-	full := fullWords(words, len(totalGB))
+	rf, rc, rlo, rhi := floatSource(ratio)
+	tf, tc, tlo, thi := intSource(totalGB)
+	shifts := codeShifts()
+	full := fullWords(words, totalGB.Len())
 	for q := 0; q < full; q++ {
 		w := words[q]
 		if w == 0 {
@@ -92,24 +121,42 @@ func diskPass(words []uint64, totalGB, freeMB []int64, ratio []float64, req int6
 				continue
 			}
 			i := q*64 + 8*v
-			t := archsimd.LoadInt64x8Slice(totalGB[i:]).ShiftAllLeft(10) // * 1024, wrapping as Go does
+			var t archsimd.Int64x8
+			if tf != nil {
+				t = archsimd.LoadInt64x8Slice(tf[i:])
+			} else {
+				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
+			}
+			t = t.ShiftAllLeft(10) // * 1024, wrapping as Go does
 			f := archsimd.LoadInt64x8Slice(freeMB[i:])
-			r := archsimd.LoadFloat64x8Slice(ratio[i:])
+			var r archsimd.Float64x8
+			if rf != nil {
+				r = archsimd.LoadFloat64x8Slice(rf[i:])
+			} else {
+				r = rlo.ConcatPermute(rhi, archsimd.BroadcastUint64x8(uint64(rc[i>>3])).ShiftRight(shifts))
+			}
 			limit := t.ConvertToFloat64().Mul(r)
 			ok := limit.Sub(t.Sub(f).ConvertToFloat64()).GreaterEqual(reqF).ToBits() &^ t.Less(reqI).ToBits()
 			keep |= uint64(ok) << (8 * v)
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, len(totalGB), func(i int) bool { return DiskPasses(totalGB[i], freeMB[i], ratio[i], req) })
+	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
 }
 
-func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
+func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
 	if !SIMD {
 		BelowPassPortable(words, counter, limit, limits)
 		return
 	}
 	lim := archsimd.BroadcastInt64x8(limit)
+	var lf []int64
+	var lc []uint32
+	var llo, lhi archsimd.Int64x8
+	shifts := codeShifts()
+	if limits != nil {
+		lf, lc, llo, lhi = intSource(limits)
+	}
 	full := fullWords(words, len(counter))
 	for q := 0; q < full; q++ {
 		w := words[q]
@@ -123,15 +170,18 @@ func belowPass(words []uint64, counter []int64, limit int64, limits []int64) {
 			}
 			i := q*64 + 8*v
 			l := lim
-			if limits != nil {
-				l = archsimd.LoadInt64x8Slice(limits[i:])
+			switch {
+			case lf != nil:
+				l = archsimd.LoadInt64x8Slice(lf[i:])
+			case limits != nil:
+				l = llo.ConcatPermute(lhi, archsimd.BroadcastUint64x8(uint64(lc[i>>3])).ShiftRight(shifts))
 			}
 			keep |= uint64(archsimd.LoadInt64x8Slice(counter[i:]).Less(l).ToBits()) << (8 * v)
 		}
 		words[q] = w & keep
 	}
 	if limits != nil {
-		passRange(words, full, len(counter), func(i int) bool { return counter[i] < limits[i] })
+		passRange(words, full, len(counter), func(i int) bool { return counter[i] < limits.At(i) })
 		return
 	}
 	passRange(words, full, len(counter), func(i int) bool { return counter[i] < limit })

@@ -30,6 +30,19 @@ func ratio(rng *rand.Rand) float64 {
 	return []float64{1, 1.5, 16, 0, 0.5, math.NaN(), math.Inf(1), -1, 1e-300}[rng.IntN(9)]
 }
 
+// fewOf returns a column of n values drawn from ten interesting ones.
+func fewOf(rng *rand.Rand, n int, req int64) []int64 {
+	var vals [10]int64
+	for k := range vals {
+		vals[k] = interesting(rng, req)
+	}
+	xs := make([]int64, n)
+	for i := range xs {
+		xs[i] = vals[rng.IntN(len(vals))]
+	}
+	return xs
+}
+
 // TestFilterKernelsMatchPredicates checks every mask kernel, dispatched and
 // portable, against its scalar predicate host by host, at lengths around
 // the word and vector widths, with sparse, full and empty words.
@@ -51,20 +64,30 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 				}
 			}
 			limit := interesting(rng, 8)
+			// The ratios take few values (coded), the totals and limits
+			// many (full) or few (coded): every form of every column.
+			few, fewLim := fewOf(rng, n, req), fewOf(rng, n, 8)
+			ratios := []Coded[float64]{NewCoded(r), FullCoded(r)}
+			totals := []Coded[int64]{NewCoded(a), NewCoded(few), FullCoded(few)}
+			totVals := [][]int64{a, few, few}
+			limits := []Coded[int64]{NewCoded(lim), FullCoded(fewLim), NewCoded(fewLim)}
+			limVals := [][]int64{lim, fewLim, fewLim}
+			rc, tc, lc := &ratios[rep%2], &totals[rep%3], &limits[(rep/3)%3]
+			tv, lv := totVals[rep%3], limVals[(rep/3)%3]
 			for _, k := range []struct {
 				name     string
 				kernel   func([]uint64)
 				portable func([]uint64)
 				pass     func(i int) bool
 			}{
-				{"RAMPass", func(w []uint64) { RAMPass(w, a, b, r, req) }, func(w []uint64) { RAMPassPortable(w, a, b, r, req) },
-					func(i int) bool { return RAMPasses(a[i], b[i], r[i], req) }},
-				{"CorePass", func(w []uint64) { CorePass(w, a, b, r, req) }, func(w []uint64) { CorePassPortable(w, a, b, r, req) },
-					func(i int) bool { return CorePasses(a[i], b[i], r[i], req) }},
-				{"DiskPass", func(w []uint64) { DiskPass(w, a, b, r, req) }, func(w []uint64) { DiskPassPortable(w, a, b, r, req) },
-					func(i int) bool { return DiskPasses(a[i], b[i], r[i], req) }},
-				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lim) }, func(w []uint64) { BelowPassPortable(w, a, 0, lim) },
-					func(i int) bool { return a[i] < lim[i] }},
+				{"RAMPass", func(w []uint64) { RAMPass(w, tc, b, rc, req) }, func(w []uint64) { RAMPassPortable(w, tc, b, rc, req) },
+					func(i int) bool { return RAMPasses(tv[i], b[i], r[i], req) }},
+				{"CorePass", func(w []uint64) { CorePass(w, tc, b, rc, req) }, func(w []uint64) { CorePassPortable(w, tc, b, rc, req) },
+					func(i int) bool { return CorePasses(tv[i], b[i], r[i], req) }},
+				{"DiskPass", func(w []uint64) { DiskPass(w, tc, b, rc, req) }, func(w []uint64) { DiskPassPortable(w, tc, b, rc, req) },
+					func(i int) bool { return DiskPasses(tv[i], b[i], r[i], req) }},
+				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lc) }, func(w []uint64) { BelowPassPortable(w, a, 0, lc) },
+					func(i int) bool { return a[i] < lv[i] }},
 				{"BelowPass/limit", func(w []uint64) { BelowPass(w, a, limit, nil) }, func(w []uint64) { BelowPassPortable(w, a, limit, nil) },
 					func(i int) bool { return a[i] < limit }},
 			} {
@@ -79,7 +102,7 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 						}
 					}
 					if got[q] != want || port[q] != want {
-						t.Fatalf("%s n=%d word %d: kernel %x, portable %x, want %x", k.name, n, q, got[q], port[q], want)
+						t.Fatalf("%s n=%d rep=%d word %d: kernel %x, portable %x, want %x", k.name, n, rep, q, got[q], port[q], want)
 					}
 				}
 			}
@@ -100,16 +123,19 @@ func BenchmarkPassKernels(b *testing.B) {
 		lim[i] = int64(rng.IntN(1 << 19))
 		r[i] = 1.5
 	}
+	rc, limc, coded := FullCoded(r), FullCoded(lim), NewCoded(r)
+	tot, totCoded := FullCoded(total), NewCoded(total)
 	words := make([]uint64, (n+63)/64)
 	type pair struct{ portable, dispatch func([]uint64) }
 	for _, k := range []struct {
 		name string
 		pair
 	}{
-		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, total, used, r, 2048) }, func(w []uint64) { RAMPass(w, total, used, r, 2048) }}},
-		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, total, used, r, 4) }, func(w []uint64) { CorePass(w, total, used, r, 4) }}},
-		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, total, used, r, 20480) }, func(w []uint64) { DiskPass(w, total, used, r, 20480) }}},
-		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, lim) }, func(w []uint64) { BelowPass(w, used, 0, lim) }}},
+		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, &tot, used, &rc, 2048) }, func(w []uint64) { RAMPass(w, &tot, used, &rc, 2048) }}},
+		{"RAMPass/coded", pair{func(w []uint64) { RAMPassPortable(w, &totCoded, used, &coded, 2048) }, func(w []uint64) { RAMPass(w, &totCoded, used, &coded, 2048) }}},
+		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, &tot, used, &rc, 4) }, func(w []uint64) { CorePass(w, &tot, used, &rc, 4) }}},
+		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, &tot, used, &rc, 20480) }, func(w []uint64) { DiskPass(w, &tot, used, &rc, 20480) }}},
+		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, &limc) }, func(w []uint64) { BelowPass(w, used, 0, &limc) }}},
 	} {
 		for _, impl := range []struct {
 			name string

@@ -1,0 +1,85 @@
+//go:build goexperiment.simd && amd64
+
+package kernels
+
+import "simd/archsimd"
+
+// codeShifts returns the shifts that bring the codes of eight consecutive
+// elements, packed in one word, to the low bits of eight lanes.
+func codeShifts() archsimd.Uint64x8 {
+	return archsimd.LoadUint64x8(&[8]uint64{0, 4, 8, 12, 16, 20, 24, 28})
+}
+
+// floatSource returns what a kernel loads eight elements of c at a time
+// from: its full column, or (full nil) its codes and its table as two
+// vectors (decoded with codeShifts).
+func floatSource(c *Coded[float64]) (full []float64, codes []uint32, lo, hi archsimd.Float64x8) {
+	if c.tab == nil {
+		return c.full, nil, lo, hi
+	}
+	lo, hi, _ = tables(c)
+	return nil, c.codes, lo, hi
+}
+
+// intSource is floatSource for a Coded[int64].
+func intSource(c *Coded[int64]) (full []int64, codes []uint32, lo, hi archsimd.Int64x8) {
+	if c.tab == nil {
+		return c.full, nil, lo, hi
+	}
+	lo = archsimd.LoadInt64x8((*[8]int64)(c.tab[:8]))
+	hi = archsimd.LoadInt64x8((*[8]int64)(c.tab[8:]))
+	return nil, c.codes, lo, hi
+}
+
+// tables returns a coded column's table as two vectors, and codeShifts.
+func tables(c *Coded[float64]) (lo, hi archsimd.Float64x8, shifts archsimd.Uint64x8) {
+	lo = archsimd.LoadFloat64x8((*[8]float64)(c.tab[:8]))
+	hi = archsimd.LoadFloat64x8((*[8]float64)(c.tab[8:]))
+	return lo, hi, codeShifts()
+}
+
+// accumulateCoded is accumulate with a coded multiplier column.
+func accumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float64) {
+	if !SIMD {
+		accumulateCodedGo(score, raw, mult, lo, span)
+		return
+	}
+	raw = raw[:len(score)]
+	codes := mult.codes[:(len(score)+7)/8]
+	tlo, thi, shifts := tables(mult)
+	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	i := 0
+	for ; i+8 <= len(score); i += 8 {
+		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
+		s := archsimd.LoadFloat64x8Slice(score[i:])
+		// No MulAdd: Nova rounds the product and the sum separately.
+		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += mult.At(i) * ((raw[i] - lo) / span)
+	}
+}
+
+// accumulateScaledCoded is accumulateScaled with a coded multiplier
+// column.
+func accumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
+	if !SIMD {
+		accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
+		return
+	}
+	raw = raw[:len(score)]
+	codes := mult.codes[:(len(score)+7)/8]
+	tlo, thi, shifts := tables(mult)
+	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
+	i := 0
+	for ; i+8 <= len(score); i += 8 {
+		r := archsimd.LoadFloat64x8Slice(raw[i:]).Sub(vlo)
+		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts)).Sub(vbase)
+		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
+	}
+	for ; i < len(score); i++ {
+		score[i] += float64(float64((raw[i]-lo)*(mult.At(i)-base)) * inv)
+	}
+}
