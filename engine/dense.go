@@ -511,7 +511,14 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 // rank among c's best, block by block from the block with the largest.
 func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool) {
 	first, _ := argmax(rk.bBest)
-	thr := rk.scan(c, keep, first, math.Inf(-1))
+	thr := math.Inf(-1)
+	if keep == nil {
+		// Each block's best is a candidate's weight: the k-th largest of
+		// them is at most the k-th best weight, so no candidate below it
+		// ranks (nor ties with the best).
+		thr = kthLargest(rk.bBest, c.k, rk.order[:0])
+	}
+	thr = rk.scan(c, keep, first, thr)
 	// The other blocks that can still rank, best first: with keep (the
 	// alternates of one cell), the threshold rises fastest that way.
 	order := rk.order[:0]
@@ -566,9 +573,15 @@ func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
 // scan offers block q's candidates weighing at least thr (and kept) to c
 // and returns the new threshold (the k-th best weight, once there are k).
 func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
+	n := rk.b.s.n
 	for k, w := range rk.words(q) {
 		base := q*kernels.Block + k*64
-		for ; w != 0; w &= w - 1 {
+		if w == 0 {
+			continue
+		}
+		// The word's candidates below the threshold so far cannot rank:
+		// one vector compare per eight rather than a test per candidate.
+		for w = kernels.NotBelow(rk.score[base:min(base+64, n)], w, thr); w != 0; w &= w - 1 {
 			id := uint32(base + bits.TrailingZeros64(w))
 			x := rk.score[id]
 			if x < thr || (keep != nil && !keep(id)) {
@@ -581,6 +594,31 @@ func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr flo
 		}
 	}
 	return thr
+}
+
+// kthLargest returns the k-th largest of xs (-Inf when xs has fewer than
+// k elements or holds a NaN), with buf as scratch.
+func kthLargest(xs []float64, k int, buf []int32) float64 {
+	if k <= 0 || k > len(xs) {
+		return math.Inf(-1)
+	}
+	if k == 1 {
+		_, top := argmax(xs)
+		for _, x := range xs {
+			if x != x {
+				return math.Inf(-1)
+			}
+		}
+		return top
+	}
+	for q, x := range xs {
+		if x != x {
+			return math.Inf(-1)
+		}
+		buf = append(buf, int32(q))
+	}
+	slices.SortFunc(buf, func(p, q int32) int { return cmp.Compare(xs[q], xs[p]) })
+	return xs[buf[k-1]]
 }
 
 // argmax returns the index and value of the largest element (the first on

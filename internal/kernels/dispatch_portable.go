@@ -52,3 +52,5 @@ func accumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float6
 func accumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
 	accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
 }
+
+func notBelow(xs []float64, w uint64, thr float64) uint64 { return notBelowGo(xs, w, thr) }

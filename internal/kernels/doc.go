@@ -94,3 +94,12 @@ func AccumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
 func AccumulateScaledPortable(score, raw, mult []float64, lo, base, inv float64) {
 	accumulateScaledGo(score, raw, mult, lo, base, inv)
 }
+
+// NotBelow returns w without the bits i whose xs[i] is below thr: the
+// candidates of a word (host i of the word is xs[i], bit i of w; bits at
+// len(xs) and above must be clear) that can still reach thr. NaN is not
+// below anything, as x < thr is false for it.
+func NotBelow(xs []float64, w uint64, thr float64) uint64 { return notBelow(xs, w, thr) }
+
+// NotBelowPortable is NotBelow without SIMD.
+func NotBelowPortable(xs []float64, w uint64, thr float64) uint64 { return notBelowGo(xs, w, thr) }

@@ -285,3 +285,41 @@ func BenchmarkWeighScaled(b *testing.B) {
 		})
 	}
 }
+
+// TestNotBelowMatchesPortable checks NotBelow, dispatched and portable,
+// against the plain test of every bit, on words of every length up to 64,
+// with NaNs and infinities among the values and as the threshold.
+func TestNotBelowMatchesPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
+	for n := 0; n <= 64; n++ {
+		for rep := 0; rep < 20; rep++ {
+			xs := randSlice(rng, n)
+			for i := range xs {
+				if rng.IntN(8) == 0 {
+					xs[i] = specials[rng.IntN(len(specials))]
+				}
+			}
+			w := rng.Uint64()
+			if n < 64 {
+				w &= 1<<n - 1
+			}
+			thr := rng.NormFloat64() * 1e6
+			switch {
+			case n > 0 && rep%3 == 0:
+				thr = xs[rng.IntN(n)] // ties
+			case rep%7 == 1:
+				thr = specials[rng.IntN(len(specials))]
+			}
+			want := uint64(0)
+			for i := range n {
+				if w&(1<<i) != 0 && !(xs[i] < thr) {
+					want |= 1 << i
+				}
+			}
+			if got, port := NotBelow(xs, w, thr), NotBelowPortable(xs, w, thr); got != want || port != want {
+				t.Fatalf("n=%d thr=%v: NotBelow %x, portable %x, want %x", n, thr, got, port, want)
+			}
+		}
+	}
+}

@@ -95,3 +95,12 @@ func accumulateScaledGo(score, raw, mult []float64, lo, base, inv float64) {
 		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
 	}
 }
+
+func notBelowGo(xs []float64, w uint64, thr float64) uint64 {
+	for t := w; t != 0; t &= t - 1 {
+		if i := bits.TrailingZeros64(t); xs[i] < thr {
+			w &^= 1 << i
+		}
+	}
+	return w
+}

@@ -236,3 +236,15 @@ func accumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
 		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
 	}
 }
+
+func notBelow(xs []float64, w uint64, thr float64) uint64 {
+	if !SIMD || len(xs) < 64 || w == 0 {
+		return notBelowGo(xs, w, thr)
+	}
+	t := archsimd.BroadcastFloat64x8(thr)
+	var below uint64
+	for v := 0; v < 8; v++ {
+		below |= uint64(archsimd.LoadFloat64x8Slice(xs[8*v:]).Less(t).ToBits()) << (8 * v)
+	}
+	return w &^ below
+}
