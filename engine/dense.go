@@ -475,7 +475,7 @@ var afterRefresh func(*denseRanker)
 // top returns the k best candidates satisfying keep (nil: all), and, when
 // wantTies, every candidate tied with the best (in id order). One
 // candidate weighs 0, as in Nova, where no weigher runs.
-func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
+func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell int32) (best, ties []scored) {
 	var c collector
 	c.init(k, wantTies)
 	if rk.count <= 1 {
@@ -485,8 +485,12 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 		return c.best, c.tieList()
 	}
 	rk.refresh()
+	blocks := rk.b.s.info.blockCells
+	if cell < 0 || cell >= 64 {
+		blocks = nil
+	}
 	if !rk.scaled {
-		rk.search(&c, keep, wantTies)
+		rk.search(&c, keep, wantTies, blocks, cell)
 		return c.best, c.tieList()
 	}
 	// The k-th best scaled weight bounds the scaled weights of the exact
@@ -494,7 +498,7 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 	// exactly only the candidates that reach it.
 	var approx collector
 	approx.init(k, false)
-	rk.search(&approx, keep, false)
+	rk.search(&approx, keep, false, blocks, cell)
 	cut := math.Inf(-1)
 	if t, ok := approx.threshold(); ok {
 		cut = t.score - 2*rk.eps
@@ -508,9 +512,20 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool) (best, 
 }
 
 // search offers to c the candidates (satisfying keep) whose score can
-// rank among c's best, block by block from the block with the largest.
-func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool) {
-	first, _ := argmax(rk.bBest)
+// rank among c's best, block by block from the block with the largest;
+// with blocks (Snapshot's blockCells), only the blocks holding hosts of
+// cell (keep accepts no other).
+func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
+	in := func(q int) bool { return blocks == nil || blocks[q]&(1<<cell) != 0 }
+	first, top := -1, math.Inf(-1)
+	for q, x := range rk.bBest {
+		if in(q) && (first < 0 || x > top) {
+			first, top = q, x
+		}
+	}
+	if first < 0 {
+		return
+	}
 	thr := math.Inf(-1)
 	if keep == nil {
 		// Each block's best is a candidate's weight: the k-th largest of
@@ -523,7 +538,7 @@ func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies boo
 	// alternates of one cell), the threshold rises fastest that way.
 	order := rk.order[:0]
 	for q, x := range rk.bBest {
-		if q != first && x >= thr {
+		if q != first && x >= thr && in(q) {
 			order = append(order, int32(q))
 		}
 	}

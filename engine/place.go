@@ -397,7 +397,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		if useBaseline {
 			best = b.topWhereScan(numAlts, keep)
 		} else {
-			best, _ = b.rk.top(numAlts, false, keep)
+			best, _ = b.rk.top(numAlts, false, keep, c)
 		}
 		for _, x := range best {
 			perCell[c] = append(perCell[c], HostNode{Host: info.hostOf(x.id), Node: info.nodeOf(x.id)})

@@ -63,8 +63,10 @@ type ranking interface {
 	// check raises what Nova's weighers would raise for this instance.
 	check(b *batch) error
 	// top returns the k best candidates satisfying keep (nil: all), and
-	// the ties at the top weight when wantTies.
-	top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored)
+	// the ties at the top weight when wantTies. cell, when not -1, says
+	// that keep accepts only hosts of that cell (a ranker may skip the
+	// hosts of other cells without asking keep).
+	top(k int, wantTies bool, keep func(uint32) bool, cell int32) (best, ties []scored)
 	// size is the number of candidates.
 	size() int
 }
@@ -127,7 +129,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	if err := b.rk.check(b); err != nil {
 		return nil, nil, err
 	}
-	best, ties = b.rk.top(sub, shuffle, nil)
+	best, ties = b.rk.top(sub, shuffle, nil, -1)
 	return best, ties, nil
 }
 
@@ -394,7 +396,7 @@ func (rk *ranker) refresh() {
 // top returns the k best candidates satisfying keep (nil: all), and, when
 // wantTies, every candidate tied with the best (in id order). One
 // candidate weighs 0, as in Nova, where no weigher runs.
-func (rk *ranker) top(k int, wantTies bool, keep func(uint32) bool) (best, ties []scored) {
+func (rk *ranker) top(k int, wantTies bool, keep func(uint32) bool, _ int32) (best, ties []scored) {
 	var c collector
 	c.init(k, wantTies)
 	if len(rk.ids) <= 1 {

@@ -147,8 +147,11 @@ type hostInfo struct {
 	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
 	// cloud gives none; empty when it gives none at all (hostUUID makes
 	// them up when asked: 16 bytes per host less).
-	uuid        uuidCol
-	cell        []int32 // index into cells
+	uuid uuidCol
+	cell []int32 // index into cells
+	// blockCells[q] has bit c set when block q (kernels.Block hosts)
+	// holds a host of cell c; nil with more than 64 cells.
+	blockCells  []uint64
 	cells       []string
 	cellUUID    []string // per cell, as the oracle makes them up
 	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
@@ -385,6 +388,12 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(host, node)
+	if len(info.cells) <= 64 {
+		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
+		for i, c := range info.cell {
+			info.blockCells[i/kernels.Block] |= 1 << c
+		}
+	}
 	buildAggClasses(c, info)
 	return info, nil
 }
