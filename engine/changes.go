@@ -29,7 +29,9 @@ type changeEntry struct {
 // this starts afresh.
 const maxChangeEntries = 1024
 
-// add records that the publication of version v changed ids' usage.
+// add records that the publication of version v changed ids' usage. The
+// log keeps ids: the caller must not change it (a commit's overlay is
+// dropped once published).
 func (l *changeLog) add(v uint64, ids []uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -38,7 +40,7 @@ func (l *changeLog) add(v uint64, ids []uint32) {
 		l.floor = l.entries[drop-1].version
 		l.entries = slices.Delete(l.entries, 0, drop)
 	}
-	l.entries = append(l.entries, changeEntry{v, slices.Clone(ids)})
+	l.entries = append(l.entries, changeEntry{v, ids})
 }
 
 // reset empties the log: nothing before version v can be brought up to

@@ -531,7 +531,7 @@ func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies boo
 		// Each block's best is a candidate's weight: the k-th largest of
 		// them is at most the k-th best weight, so no candidate below it
 		// ranks (nor ties with the best).
-		thr = kthLargest(rk.bBest, c.k, rk.order[:0])
+		thr, rk.order = kthLargest(rk.bBest, c.k, rk.order[:0])
 	}
 	thr = rk.scan(c, keep, first, thr)
 	// The other blocks that can still rank, best first: with keep (the
@@ -612,28 +612,26 @@ func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr flo
 }
 
 // kthLargest returns the k-th largest of xs (-Inf when xs has fewer than
-// k elements or holds a NaN), with buf as scratch.
-func kthLargest(xs []float64, k int, buf []int32) float64 {
+// k elements or holds a NaN), with buf as scratch, which it returns.
+func kthLargest(xs []float64, k int, buf []int32) (float64, []int32) {
 	if k <= 0 || k > len(xs) {
-		return math.Inf(-1)
+		return math.Inf(-1), buf
 	}
-	if k == 1 {
-		_, top := argmax(xs)
-		for _, x := range xs {
-			if x != x {
-				return math.Inf(-1)
-			}
-		}
-		return top
-	}
+	top := math.Inf(-1)
 	for q, x := range xs {
 		if x != x {
-			return math.Inf(-1)
+			return math.Inf(-1), buf
 		}
-		buf = append(buf, int32(q))
+		top = max(top, x)
+		if k > 1 {
+			buf = append(buf, int32(q))
+		}
+	}
+	if k == 1 {
+		return top, buf
 	}
 	slices.SortFunc(buf, func(p, q int32) int { return cmp.Compare(xs[q], xs[p]) })
-	return xs[buf[k-1]]
+	return xs[buf[k-1]], buf
 }
 
 // argmax returns the index and value of the largest element (the first on
