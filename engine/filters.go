@@ -24,24 +24,39 @@ import (
 // when a host consumes resources or the group changes, and is what later
 // instances run on the few hosts that changed. whole, when set, is a
 // set-wide update later instances need (the affinity filter's group.hosts).
+//
+// mask and kernel are the two forms runChain fuses into one pass over the
+// shards (applyFused). mask, for filters that read only the snapshot's
+// static host data, returns the set of the hosts that pass (nil: all);
+// kernel is the column version of host. keepsAll, when set, reports that
+// the filter keeps every host for b's request (Nova's filter returns
+// before looking at a host), so runChain records it without a pass.
 type filterImpl struct {
-	name   string
-	once   bool
-	kernel shardKernel // the column version of host, when there is one
-	apply  func(b *batch, set *bitmap.Set) error
-	host   func(b *batch, id uint32) (bool, error)
-	whole  func(b *batch, set *bitmap.Set)
+	name     string
+	once     bool
+	mask     func(b *batch) *bitmap.Set
+	kernel   shardKernel
+	keepsAll func(b *batch) bool
+	apply    func(b *batch, set *bitmap.Set) error
+	host     func(b *batch, id uint32) (bool, error)
+	whole    func(b *batch, set *bitmap.Set)
 }
+
+// fusable reports whether runChain can run f inside a fused pass.
+func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil }
 
 var filterByName = map[string]*filterImpl{}
 
 func register(f *filterImpl) {
 	f.once = OncePerRequest(f.name)
+	if f.apply == nil && f.mask != nil {
+		f.apply = applyMask(f.mask)
+	}
 	if f.apply == nil && f.kernel != nil {
 		// runChain runs column filters in fused runs; alone, one is a run
 		// of one.
 		f.apply = func(b *batch, set *bitmap.Set) error {
-			_, err := b.applyFused(set, []*filterImpl{f})
+			_, _, err := b.applyFused(set, []*filterImpl{f})
 			return err
 		}
 	}
@@ -182,7 +197,7 @@ func memoClassMask(b *batch, key string, pred func(c *aggClass) bool) *bitmap.Se
 
 func init() {
 	register(&filterImpl{name: AllHostsFilter, apply: func(*batch, *bitmap.Set) error { return nil }})
-	register(&filterImpl{name: ComputeFilter, apply: applyMask(func(b *batch) *bitmap.Set { return b.s.info.serviceUp })})
+	register(&filterImpl{name: ComputeFilter, mask: func(b *batch) *bitmap.Set { return b.s.info.serviceUp }})
 
 	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
 		sh, j := b.s.at(id)
@@ -227,28 +242,28 @@ func init() {
 			return b.cur(id).numInstances < sh.maxInstances.At(j), nil
 		}})
 
-	register(&filterImpl{name: ServerGroupAffinityFilter,
+	register(&filterImpl{name: ServerGroupAffinityFilter, keepsAll: affinityKeepsAll,
 		apply: func(b *batch, set *bitmap.Set) error {
-			if g := b.group; g != nil && g.policy == PolicyAffinity && len(g.hostNames) > 0 {
-				set.And(g.hostsSet)
+			if !affinityKeepsAll(b) {
+				set.And(b.group.hostsSet)
 			}
 			return nil
 		},
 		whole: func(b *batch, set *bitmap.Set) {
-			if g := b.group; g != nil && g.policy == PolicyAffinity && len(g.hostNames) > 0 {
-				set.And(g.hostsSet)
+			if !affinityKeepsAll(b) {
+				set.And(b.group.hostsSet)
 			}
 		}})
-	register(&filterImpl{name: ServerGroupAntiAffinityFilter, host: antiAffinityPasses, apply: antiAffinityApply})
+	register(&filterImpl{name: ServerGroupAntiAffinityFilter, keepsAll: antiAffinityKeepsAll, host: antiAffinityPasses, apply: antiAffinityApply})
 
-	register(&filterImpl{name: AvailabilityZoneFilter, apply: applyMask(azMask)})
-	register(&filterImpl{name: AggregateMultiTenancyIsolation, apply: applyMask(tenantMask)})
-	register(&filterImpl{name: AggregateTypeAffinityFilter, apply: applyMask(typeAffinityMask)})
-	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, apply: func(b *batch, set *bitmap.Set) error {
-		specs := b.req.Flavor.ExtraSpecs
-		if len(specs) == 0 {
+	register(&filterImpl{name: AvailabilityZoneFilter, mask: azMask})
+	register(&filterImpl{name: AggregateMultiTenancyIsolation, mask: tenantMask})
+	register(&filterImpl{name: AggregateTypeAffinityFilter, mask: typeAffinityMask})
+	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, keepsAll: noExtraSpecs, apply: func(b *batch, set *bitmap.Set) error {
+		if noExtraSpecs(b) {
 			return nil
 		}
+		specs := b.req.Flavor.ExtraSpecs
 		var err error
 		m := classMask(b, func(c *aggClass) bool {
 			if !bitmap.IntersectsRoaring(set, c.hosts) {
@@ -263,22 +278,24 @@ func init() {
 		set.And(m)
 		return pyError(err)
 	}})
-	register(&filterImpl{name: AggregateImagePropertiesIsolation, apply: applyMask(func(b *batch) *bitmap.Set {
+	register(&filterImpl{name: AggregateImagePropertiesIsolation, mask: func(b *batch) *bitmap.Set {
 		ns, sep := b.cfg.AggregateImagePropertiesIsolationNS, b.cfg.AggregateImagePropertiesIsolationSep
 		return classMask(b, func(c *aggClass) bool {
 			return nova.AggregateImagePropertiesIsolationPass(b.img, c.meta, ns, sep)
 		})
-	})})
+	}})
 	register(&filterImpl{name: IsolatedHostsFilter, host: isolatedPasses})
-	register(&filterImpl{name: ImagePropertiesFilter, apply: imagePropsApply})
-	register(&filterImpl{name: ComputeCapabilitiesFilter, apply: capabilitiesApply})
-	register(&filterImpl{name: SameHostFilter, apply: applyMask(func(b *batch) *bitmap.Set {
+	register(&filterImpl{name: ImagePropertiesFilter, keepsAll: imagePropsKeepAll, apply: imagePropsApply})
+	register(&filterImpl{name: ComputeCapabilitiesFilter, keepsAll: noExtraSpecs, apply: capabilitiesApply})
+	register(&filterImpl{name: SameHostFilter, mask: func(b *batch) *bitmap.Set {
 		if !hintGiven(b.req.SchedulerHints.SameHost) {
 			return nil
 		}
 		return uuidHostsMask(b, b.req.SchedulerHints.SameHost)
-	})})
-	register(&filterImpl{name: DifferentHostFilter, apply: func(b *batch, set *bitmap.Set) error {
+	}})
+	register(&filterImpl{name: DifferentHostFilter, keepsAll: func(b *batch) bool {
+		return !hintGiven(b.req.SchedulerHints.DifferentHost)
+	}, apply: func(b *batch, set *bitmap.Set) error {
 		if hintGiven(b.req.SchedulerHints.DifferentHost) {
 			set.AndNot(uuidHostsMask(b, b.req.SchedulerHints.DifferentHost))
 		}
@@ -353,11 +370,36 @@ func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 // antiAffinityApply is antiAffinityPasses over a whole set: only the host
 // names already holding members can fail, so only their nodes are tested
 // (removals commute: the map's order does not matter).
-func antiAffinityApply(b *batch, set *bitmap.Set) error {
+// affinityKeepsAll reports that ServerGroupAffinityFilter passes every
+// host: no affinity group, or one with no hosts yet.
+func affinityKeepsAll(b *batch) bool {
 	g := b.group
-	if g == nil || g.policy != PolicyAntiAffinity {
+	return g == nil || g.policy != PolicyAffinity || len(g.hostNames) == 0
+}
+
+// antiAffinityKeepsAll reports that ServerGroupAntiAffinityFilter passes
+// every host: no anti-affinity group.
+func antiAffinityKeepsAll(b *batch) bool {
+	g := b.group
+	return g == nil || g.policy != PolicyAntiAffinity
+}
+
+// noExtraSpecs reports that the flavor has no extra specs, which the
+// extra-spec filters pass without looking at a host.
+func noExtraSpecs(b *batch) bool { return len(b.req.Flavor.ExtraSpecs) == 0 }
+
+// imagePropsKeepAll reports that the image requests no architecture,
+// hypervisor type or VM mode (and no default architecture is set), which
+// ImagePropertiesFilter passes without looking at a host.
+func imagePropsKeepAll(b *batch) bool {
+	return nova.ImageRequestsNothing(b.img, b.cfg.ImagePropertiesDefaultArchitecture)
+}
+
+func antiAffinityApply(b *batch, set *bitmap.Set) error {
+	if antiAffinityKeepsAll(b) {
 		return nil
 	}
+	g := b.group
 	if g.maxPerHost <= 0 { // every host can fail
 		return applyHost(b, set, antiAffinityPasses)
 	}
@@ -449,6 +491,9 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 // first that raises; signatures are tried in order of their first host in
 // play, so the same exception surfaces.
 func imagePropsApply(b *batch, set *bitmap.Set) error {
+	if imagePropsKeepAll(b) {
+		return nil
+	}
 	info := b.s.info
 	def := b.cfg.ImagePropertiesDefaultArchitecture
 	key := fmt.Sprintf("image\x00%#v\x00%#v", def != nil, b.req.Image.Properties)
@@ -508,10 +553,10 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 var attrsPool = sync.Pool{New: func() any { return new(nova.HostAttrs) }}
 
 func capabilitiesApply(b *batch, set *bitmap.Set) error {
-	specs := b.req.Flavor.ExtraSpecs
-	if len(specs) == 0 {
+	if noExtraSpecs(b) {
 		return nil
 	}
+	specs := b.req.Flavor.ExtraSpecs
 	if caps, ok := nova.IntCapabilities(specs); ok {
 		// Numeric comparisons of integer attributes: read the columns,
 		// no host view, no text.

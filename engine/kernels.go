@@ -56,11 +56,13 @@ func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits 
 	}
 }
 
-// applyFused runs the kernels of run (column filters, in order) over set,
-// every shard through all of them in one pass, re-testing after each the
-// hosts of the overlay that were still in the set; it returns the number
-// of hosts in the set after each filter.
-func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) ([]int, error) {
+// applyFused runs the filters of run (each with a mask or a kernel; see
+// filterImpl), in order, over set in one pass: every shard goes through
+// all of them, ANDing a mask's words or running a kernel and then
+// re-testing the hosts of the overlay that were still in the set. It
+// returns the number of hosts in the set before the run and after each
+// filter; the masks are built before the pass.
+func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, error) {
 	nShards := set.Shards()
 	var touchedOf [][]uint32 // per shard, the overlay's hosts
 	if len(b.touchedIDs) > 0 {
@@ -70,7 +72,14 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) ([]int, error) {
 			touchedOf[k] = append(touchedOf[k], id)
 		}
 	}
-	counts := make([]int, nShards*len(run)) // counts[k*len(run)+x]
+	masks := make([]*bitmap.Set, len(run))
+	for x, f := range run {
+		if f.mask != nil {
+			masks[x] = f.mask(b)
+		}
+	}
+	stride := len(run) + 1
+	counts := make([]int, nShards*stride) // counts[k*stride+x+1]: after run[x]
 	err := bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
 		words := set.ShardWordsOf(k)
 		var mine []uint32
@@ -78,7 +87,15 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) ([]int, error) {
 			mine = touchedOf[k]
 		}
 		was := make([]bool, len(mine))
+		counts[k*stride] = popCount(words)
 		for x, f := range run {
+			if f.kernel == nil {
+				if m := masks[x]; m != nil {
+					andWords(words, m.ShardWordsOf(k))
+				}
+				counts[k*stride+x+1] = popCount(words)
+				continue
+			}
 			for i, id := range mine {
 				was[i] = set.Has(id)
 			}
@@ -97,22 +114,36 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) ([]int, error) {
 					set.Remove(id)
 				}
 			}
-			c := 0
-			for _, w := range words {
-				c += bits.OnesCount64(w)
-			}
-			counts[k*len(run)+x] = c
+			counts[k*stride+x+1] = popCount(words)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	ends := make([]int, len(run))
+	start, ends := 0, make([]int, len(run))
 	for k := range nShards {
+		start += counts[k*stride]
 		for x := range run {
-			ends[x] += counts[k*len(run)+x]
+			ends[x] += counts[k*stride+x+1]
 		}
 	}
-	return ends, nil
+	return start, ends, nil
+}
+
+// popCount is the number of bits set in words.
+func popCount(words []uint64) int {
+	c := 0
+	for _, w := range words {
+		c += bits.OnesCount64(w)
+	}
+	return c
+}
+
+// andWords ANDs m into words (the same length).
+func andWords(words, m []uint64) {
+	m = m[:len(words)]
+	for q := range words {
+		words[q] &= m[q]
+	}
 }

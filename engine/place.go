@@ -158,10 +158,9 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 // passes.
 func (b *batch) filterFirst() (*NoValidHostError, error) {
 	ran := b.startFilter()
-	nvh := &NoValidHostError{InPlay: b.s.n, Prefiltered: b.alive.Count()}
 	if !ran || b.forced {
-		if nvh.Prefiltered == 0 {
-			return nvh, nil
+		if n := b.alive.Count(); n == 0 {
+			return &NoValidHostError{InPlay: b.s.n, Prefiltered: n}, nil
 		}
 		return nil, nil
 	}
@@ -169,9 +168,17 @@ func (b *batch) filterFirst() (*NoValidHostError, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.alive.Count() == 0 {
-		nvh.Filters = counts
-		return nvh, nil
+	// The chain's counts start from the prefiltered set and end with
+	// what is left.
+	var prefiltered, left int
+	if len(counts) > 0 {
+		prefiltered, left = counts[0].Start, counts[len(counts)-1].End
+	} else {
+		prefiltered = b.alive.Count()
+		left = prefiltered
+	}
+	if left == 0 {
+		return &NoValidHostError{InPlay: b.s.n, Prefiltered: prefiltered, Filters: counts}, nil
 	}
 	return nil, nil
 }
@@ -180,27 +187,33 @@ func (b *batch) filterFirst() (*NoValidHostError, error) {
 // ones only when first), recording (name, start, end) and stopping at the
 // first filter that leaves no host, as nova/filters.py does.
 //
-// A run of consecutive column filters (RamFilter, CoreFilter, ...) is one
-// pass over the shards, each shard going through every kernel of the run
-// (applyFused); the counts after each are the same as filter by filter,
-// and a filter after the one that emptied the set changes nothing.
+// A run of consecutive mask and column filters (ComputeFilter,
+// AvailabilityZoneFilter, RamFilter, CoreFilter, ...) is one pass over the
+// shards, each shard going through every filter of the run (applyFused),
+// which counts too; the counts after each are the same as filter by
+// filter, and a filter after the one that emptied the set changes
+// nothing. A filter that keeps every host for this request (keepsAll) is
+// recorded without a pass.
 func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 	var counts []FilterCount
-	start := set.Count()
+	start := -1 // the set's count, taken when first needed
 	chain := b.filters
 	for i := 0; i < len(chain); i++ {
 		f := chain[i]
 		if later && f.once {
 			continue
 		}
-		if f.kernel != nil {
+		if f.fusable() {
 			j := i + 1
-			for j < len(chain) && chain[j].kernel != nil && !(later && chain[j].once) {
+			for j < len(chain) && chain[j].fusable() && !(later && chain[j].once) {
 				j++
 			}
-			ends, err := b.applyFused(set, chain[i:j])
+			first, ends, err := b.applyFused(set, chain[i:j])
 			if err != nil {
 				return nil, err
+			}
+			if start < 0 {
+				start = first
 			}
 			for x, end := range ends {
 				counts = append(counts, FilterCount{Name: chain[i+x].name, Start: start, End: end})
@@ -212,10 +225,16 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 			i = j - 1
 			continue
 		}
-		if err := f.apply(b, set); err != nil {
-			return nil, err
+		if start < 0 {
+			start = set.Count()
 		}
-		end := set.Count()
+		end := start
+		if f.keepsAll == nil || !f.keepsAll(b) {
+			if err := f.apply(b, set); err != nil {
+				return nil, err
+			}
+			end = set.Count()
+		}
 		counts = append(counts, FilterCount{Name: f.name, Start: start, End: end})
 		if end == 0 {
 			break

@@ -88,18 +88,10 @@ func ImagePropertiesPass(img ImageRequest, defaultArch *string, supported [][3]s
 // default architecture Nova does not know, or a hypervisor version the
 // requested-version predicate cannot compare (see HVVersionSatisfies).
 func ImagePropertiesCheck(img ImageRequest, defaultArch *string, supported [][3]string, hvVersion *int64) (bool, error) {
-	var want [3]string
-	if v, ok := img.Props["hw_architecture"]; ok {
-		want[0], _ = v.(string)
-	} else if defaultArch != nil {
-		a, err := CanonicalArch(*defaultArch)
-		if err != nil {
-			return false, pyErr("InvalidArchitectureName", "%v", err)
-		}
-		want[0] = a
+	want, err := imageWants(img, defaultArch)
+	if err != nil {
+		return false, err
 	}
-	want[1], _ = img.Props["img_hv_type"].(string)
-	want[2], _ = img.Props["hw_vm_mode"].(string)
 	if want == [3]string{} {
 		return true, nil
 	}
@@ -163,4 +155,31 @@ func AggregateImagePropertiesIsolationPass(img ImageRequest, meta AggregateMetad
 		}
 	}
 	return true
+}
+
+// imageWants is the (architecture, hypervisor type, VM mode) the image
+// asks for, "" where it asks nothing; the architecture defaults to
+// defaultArch when the image has none.
+func imageWants(img ImageRequest, defaultArch *string) ([3]string, error) {
+	var want [3]string
+	if v, ok := img.Props["hw_architecture"]; ok {
+		want[0], _ = v.(string)
+	} else if defaultArch != nil {
+		a, err := CanonicalArch(*defaultArch)
+		if err != nil {
+			return want, pyErr("InvalidArchitectureName", "%v", err)
+		}
+		want[0] = a
+	}
+	want[1], _ = img.Props["img_hv_type"].(string)
+	want[2], _ = img.Props["hw_vm_mode"].(string)
+	return want, nil
+}
+
+// ImageRequestsNothing reports that ImagePropertiesCheck passes every
+// host for img: it asks for no architecture, hypervisor type or VM mode,
+// and no default architecture stands in.
+func ImageRequestsNothing(img ImageRequest, defaultArch *string) bool {
+	want, err := imageWants(img, defaultArch)
+	return err == nil && want == [3]string{}
 }
