@@ -134,3 +134,20 @@ func CodedColumns(s *Snapshot) (coded, full int) {
 	}
 	return coded, full
 }
+
+// KeepsAll reports, for each filter that has a keepsAll, whether it says
+// the filter keeps every host for req on s.
+func KeepsAll(s *Snapshot, req Request) (map[string]bool, error) {
+	b, err := prepare(context.Background(), s, req)
+	if err != nil {
+		return nil, err
+	}
+	defer b.release()
+	out := map[string]bool{}
+	for name, f := range filterByName {
+		if f.keepsAll != nil {
+			out[name] = f.keepsAll(b)
+		}
+	}
+	return out, nil
+}
