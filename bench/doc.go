@@ -5,6 +5,12 @@
 // before the timer; PlaceBatch never mutates its snapshot, so every
 // operation starts from the same state.
 //
+// BenchmarkFilterPass runs the filter pass at GOMAXPROCS 1 and 2 as two
+// sub-benchmarks; BenchmarkFilterPassScaling interleaves the two in blocks
+// within one benchmark and reports their ratio (speedup), the figure to
+// trust on a shared machine whose speed drifts between one sub-benchmark
+// and the next.
+//
 //	go test ./bench -run '^$' -bench 'PlaceBatch/impl=engine/filters=default/hosts=50000'
 //
 // Names are key=value so that benchstat can slice them.

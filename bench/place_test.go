@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine"
@@ -115,6 +116,61 @@ func BenchmarkFilterPass(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkFilterPassScaling is BenchmarkFilterPass at GOMAXPROCS 1 and 2
+// interleaved: blocks of scalingBlock passes at one setting, then at the
+// other, so that a slow spell of the machine (these are shared virtual
+// machines) falls on both alike, where two sub-benchmarks run one after
+// the other would each see a different machine. One op is one pass; it
+// reports the mean ns of a pass at each setting (ns/pass-procs=1, -2) and
+// their ratio (speedup).
+func BenchmarkFilterPassScaling(b *testing.B) {
+	const hosts, scalingBlock = 100000, 64
+	b.Run(fmt.Sprintf("filters=default/hosts=%d", hosts), func(b *testing.B) {
+		ctx := context.Background()
+		snap, err := Snapshot(hosts, FiltersDefault)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := Request(1, FiltersDefault)
+		set, _, err := engine.FilterHosts(ctx, snap, req)
+		if err != nil || set.Count() == 0 {
+			b.Fatalf("before timing: %v, %d hosts pass", err, set.Count())
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		dst := bitmap.NewSet(snap.Len())
+		var spent [2]time.Duration
+		var passes [2]int
+		phase, i := 0, 0
+		runtime.GOMAXPROCS(1)
+		runtime.GC()
+		for b.Loop() {
+			if i%scalingBlock == 0 && i > 0 {
+				phase = 1 - phase
+				runtime.GOMAXPROCS(phase + 1)
+			}
+			i++
+			t := time.Now()
+			if _, err := engine.FilterHostsInto(ctx, snap, req, dst); err != nil {
+				b.Fatal(err)
+			}
+			spent[phase] += time.Since(t)
+			passes[phase]++
+		}
+		if dst.Count() != set.Count() {
+			b.Fatalf("FilterHostsInto passed %d hosts, FilterHosts %d", dst.Count(), set.Count())
+		}
+		if passes[0] == 0 || passes[1] == 0 {
+			b.Logf("%d passes: too few to compare (-benchtime %dx at least)", i, 2*scalingBlock)
+			return
+		}
+		p1 := float64(spent[0].Nanoseconds()) / float64(passes[0])
+		p2 := float64(spent[1].Nanoseconds()) / float64(passes[1])
+		b.ReportMetric(p1, "ns/pass-procs=1")
+		b.ReportMetric(p2, "ns/pass-procs=2")
+		b.ReportMetric(p1/p2, "speedup")
+	})
 }
 
 func BenchmarkWeighPass(b *testing.B) {

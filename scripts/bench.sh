@@ -3,7 +3,10 @@
 # one go (engine and reference in the same run, since these machines are
 # shared and noisy), printed as a table. GOEXPERIMENT=simd turns on the
 # AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 20x),
-# SCHEDTIME the Scheduler cases' (default 1000x: one op is one request).
+# SCHEDTIME the Scheduler cases' (default 1000x: one op is one request),
+# FILTERTIME the filter pass cases' (default 10000x: one op is one pass of
+# ~100 us, and a few hundred would let one stall of the machine move the
+# mean).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export GOEXPERIMENT=${GOEXPERIMENT-simd}
@@ -16,7 +19,8 @@ run() { go test ./bench -run '^$' -benchmem "$@" | tee -a "$out"; }
 echo "# $(date -u +%FT%TZ) $(go version) GOEXPERIMENT=$GOEXPERIMENT $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" | tee -a "$out"
 run -bench 'PlaceBatch/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -benchtime "$benchtime"
 PLACER_BENCH_REFERENCE_BUDGET=5000000 run -bench 'PlaceBatch/impl=(engine|reference)/filters=default/hosts=50000/instances=100$' -benchtime 1x
-run -bench 'FilterPass/filters=default/hosts=100000/' -benchtime "$benchtime"
+run -bench 'FilterPass/filters=default/hosts=100000/' -benchtime "${FILTERTIME:-10000x}"
+run -bench 'FilterPassScaling/filters=default/hosts=100000$' -benchtime "${FILTERTIME:-10000x}"
 run -bench 'Scheduler/hosts=50000/workers=(1|2|4|8|16)$' -benchtime "${SCHEDTIME:-1000x}"
 run -bench 'SnapshotMemory' -benchtime 1x
 
@@ -30,3 +34,13 @@ awk '/^Benchmark/ {
     if ($(i+1)=="bytes/host") bh=$i; if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i;
   }
   printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, ns, ps, rr, bh, bo, al }' "$out"
+
+echo
+echo "| filter pass, GOMAXPROCS 1 and 2 interleaved | ns/pass at 1 | ns/pass at 2 | speedup |"
+echo "|---|---:|---:|---:|"
+awk '/^BenchmarkFilterPassScaling/ {
+  p1=""; p2=""; sp="";
+  for (i=2; i<=NF; i++) {
+    if ($(i+1)=="ns/pass-procs=1") p1=$i; if ($(i+1)=="ns/pass-procs=2") p2=$i; if ($(i+1)=="speedup") sp=$i;
+  }
+  printf "| %s | %s | %s | %s |\n", $1, p1, p2, sp }' "$out"
