@@ -232,65 +232,6 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	return dirty
 }
 
-// intAttr is the value of one of the integer attributes of the host state
-// (nova.IntCapabilities) for host id now, as attrs fills it.
-func (b *batch) intAttr(name string, id uint32) int64 {
-	sh, j := b.s.at(id)
-	switch name {
-	case "free_ram_mb":
-		return b.cur(id).freeRAM
-	case "free_disk_mb":
-		return b.cur(id).freeDiskMB
-	case "vcpus_used":
-		return b.cur(id).vcpusUsed
-	case "num_instances":
-		return b.cur(id).numInstances
-	case "num_io_ops":
-		return b.cur(id).numIOOps
-	case "total_usable_ram_mb":
-		return sh.totalRAM.At(j)
-	case "total_usable_disk_gb":
-		return sh.totalDiskGB.At(j)
-	case "vcpus_total":
-		return sh.vcpusTotal.At(j)
-	case "failed_builds":
-		return sh.failedBuilds.At(j)
-	case "disk_mb_used":
-		return b.s.info.diskMBUsed[id]
-	}
-	panic("engine: intAttr of " + name)
-}
-
-// intColumn is shard k's column of intAttr's attribute name, as the
-// snapshot holds it (the batch's overlay is intAttr's business).
-func (b *batch) intColumn(name string, k int) []int64 {
-	sh := b.s.shards[k]
-	switch name {
-	case "free_ram_mb":
-		return sh.freeRAM
-	case "free_disk_mb":
-		return sh.freeDiskMB
-	case "vcpus_used":
-		return sh.vcpusUsed
-	case "num_instances":
-		return sh.numInstances
-	case "num_io_ops":
-		return sh.numIOOps
-	case "total_usable_ram_mb":
-		return sh.totalRAM.Decode(nil)
-	case "total_usable_disk_gb":
-		return sh.totalDiskGB.Decode(nil)
-	case "vcpus_total":
-		return sh.vcpusTotal.Decode(nil)
-	case "failed_builds":
-		return sh.failedBuilds.Decode(nil)
-	case "disk_mb_used":
-		lo := k * bitmap.ShardSize
-		return b.s.info.diskMBUsed[lo : lo+sh.hostCount()]
-	}
-	panic("engine: intColumn of " + name)
-}
-
 // attrs fills h with what getattr(host_state, ...) returns for host id now.
 func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	info := b.s.info

@@ -580,49 +580,6 @@ func capabilitiesApply(b *batch, set *bitmap.Set) error {
 	})
 }
 
-// intCapPass clears in words (shard k of a candidate set) the hosts whose
-// integer attribute fails c: read from the attribute's column, but for
-// the hosts of the batch's overlay.
-func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
-	col := b.intColumn(c.Attr, k)
-	// The overlay's hosts still in play, before the column pass judges
-	// them on the snapshot's values: they are judged again on theirs.
-	touched := b.touched.ShardWordsOf(k)
-	var was [bitmap.ShardWords]uint64
-	for wi, t := range touched {
-		was[wi] = t & words[wi]
-	}
-	intPass(words, col, c.Test())
-	base := uint32(k * bitmap.ShardSize)
-	for wi, t := range was[:len(words)] {
-		for ; t != 0; t &= t - 1 {
-			bit := uint64(1) << bits.TrailingZeros64(t)
-			if c.Pass(b.intAttr(c.Attr, base+uint32(wi*64+bits.TrailingZeros64(t)))) {
-				words[wi] |= bit
-			} else {
-				words[wi] &^= bit
-			}
-		}
-	}
-}
-
-// intPass clears in words the hosts whose column value fails pass, every
-// host of a word with any candidate judged, the word masked once.
-func intPass(words []uint64, col []int64, pass func(float64) bool) {
-	for wi, w := range words {
-		if w == 0 {
-			continue
-		}
-		var keep uint64
-		for t, v := range col[wi*64 : min(wi*64+64, len(col))] {
-			if pass(float64(v)) {
-				keep |= 1 << t
-			}
-		}
-		words[wi] = w & keep
-	}
-}
-
 func jsonPasses(b *batch, id uint32) (bool, error) {
 	h := attrsPool.Get().(*nova.HostAttrs)
 	defer attrsPool.Put(h)

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"slices"
 )
 
 // CodedValues is the most distinct values a Coded column keeps as codes.
@@ -112,18 +111,18 @@ func (c *Coded[T]) At(i int) T {
 	return c.tab[c.codes[i>>3]>>(4*(i&7))&15]
 }
 
-// Decode returns the column's elements: its full column when it is kept
-// so (not to be modified), else them decoded into dst, grown as needed.
-func (c *Coded[T]) Decode(dst []T) []T {
-	if c.full != nil {
-		return c.full
+// Table returns the values the codes index when the column is kept as
+// codes (the distinct ones first, the rest zero), else nil. Code(i) is
+// element i's index into it. Not to be modified.
+func (c *Coded[T]) Table() []T {
+	if c.full != nil || c.tab == nil {
+		return nil
 	}
-	dst = slices.Grow(dst[:0], c.n)[:c.n]
-	for i := range dst {
-		dst[i] = c.At(i)
-	}
-	return dst
+	return c.tab[:]
 }
+
+// Code returns element i's index into Table; only for a coded column.
+func (c *Coded[T]) Code(i int) int { return int(c.codes[i>>3] >> (4 * (i & 7)) & 15) }
 
 // Full returns the column's elements in full when it is kept so, else nil
 // (not to be modified).

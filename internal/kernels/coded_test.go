@@ -39,14 +39,17 @@ func TestCodedRoundTrip(t *testing.T) {
 					t.Fatalf("n=%d: coded %v, len %d; want %v, %d", n, c.IsCoded(), c.Len(), want, n)
 				}
 				for _, col := range []Coded[float64]{c, FullCoded(xs)} {
-					dec := col.Decode(make([]float64, 3))
-					for i, x := range xs {
-						if math.Float64bits(col.At(i)) != math.Float64bits(x) || math.Float64bits(dec[i]) != math.Float64bits(x) {
-							t.Fatalf("n=%d coded=%v i=%d: %v, decoded %v, want %v", n, col.IsCoded(), i, col.At(i), dec[i], x)
-						}
+					tab := col.Table()
+					if (tab != nil) != col.IsCoded() {
+						t.Fatalf("n=%d coded=%v: table %v", n, col.IsCoded(), tab)
 					}
-					if len(dec) != n {
-						t.Fatalf("n=%d: decoded %d elements", n, len(dec))
+					for i, x := range xs {
+						if math.Float64bits(col.At(i)) != math.Float64bits(x) {
+							t.Fatalf("n=%d coded=%v i=%d: %v, want %v", n, col.IsCoded(), i, col.At(i), x)
+						}
+						if tab != nil && math.Float64bits(tab[col.Code(i)]) != math.Float64bits(x) {
+							t.Fatalf("n=%d i=%d: table[code] %v, want %v", n, i, tab[col.Code(i)], x)
+						}
 					}
 				}
 				xs[0] = 42 // NewCoded keeps no reference to its input
