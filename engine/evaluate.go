@@ -20,7 +20,7 @@ type Candidate struct {
 // (stopping at the first filter that leaves none, as Nova does). It is one
 // full filter pass: what PlaceBatch does before weighing instance 0.
 func FilterHosts(ctx context.Context, s *Snapshot, req Request) (*bitmap.Set, []FilterCount, error) {
-	b, err := prepare(ctx, s, req)
+	b, err := prepare(ctx, s, req, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,11 +40,10 @@ func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.
 	if s != nil && (dst == nil || dst.Len() != s.Len()) {
 		return nil, invalid("", "FilterHostsInto: dst must be a set over the snapshot's %d hosts", s.Len())
 	}
-	b, err := prepare(ctx, s, req)
+	b, err := prepare(ctx, s, req, false)
 	if err != nil {
 		return nil, err
 	}
-	b.keepSets = false
 	defer b.release()
 	counts, err := b.filterFirstCounts()
 	if err != nil {
@@ -58,7 +57,7 @@ func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.
 // PlaceBatch does, and returns them best first (ties by id). It is one full
 // weigher pass.
 func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) ([]Candidate, error) {
-	b, err := prepare(ctx, s, req)
+	b, err := prepare(ctx, s, req, true)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +74,9 @@ func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) 
 	return out, nil
 }
 
-func prepare(ctx context.Context, s *Snapshot, req Request) (*batch, error) {
+// prepare makes the batch of req's first instance on s; keepSets says
+// whether the sets it makes escape to the caller (so are never pooled).
+func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*batch, error) {
 	if s == nil {
 		return nil, invalid("", "nil snapshot")
 	}
@@ -85,7 +86,7 @@ func prepare(ctx context.Context, s *Snapshot, req Request) (*batch, error) {
 	}
 	b := newBatch(ctx, s, &r)
 	b.uuid = r.InstanceUUIDs[0]
-	b.keepSets = true
+	b.keepSets = keepSets
 	return b, nil
 }
 

@@ -138,7 +138,7 @@ func CodedColumns(s *Snapshot) (coded, full int) {
 // KeepsAll reports, for each filter that has a keepsAll, whether it says
 // the filter keeps every host for req on s.
 func KeepsAll(s *Snapshot, req Request) (map[string]bool, error) {
-	b, err := prepare(context.Background(), s, req)
+	b, err := prepare(context.Background(), s, req, false)
 	if err != nil {
 		return nil, err
 	}

@@ -195,7 +195,7 @@ func (b *batch) filterFirst() (*NoValidHostError, error) {
 // nothing. A filter that keeps every host for this request (keepsAll) is
 // recorded without a pass.
 func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
-	var counts []FilterCount
+	counts := make([]FilterCount, 0, len(b.filters))
 	start := -1 // the set's count, taken when first needed
 	chain := b.filters
 	for i := 0; i < len(chain); i++ {
