@@ -2,7 +2,9 @@
 # make bench: the headline benchmarks of BENCHMARKS.md, run side by side in
 # one go (engine and reference in the same run, since these machines are
 # shared and noisy), printed as a table. GOEXPERIMENT=simd turns on the
-# AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 20x),
+# AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 2s:
+# a fixed count of a few hundred gives the 150 us cases a few tens of ms,
+# which one stall of the machine moves by 10%),
 # SCHEDTIME the Scheduler cases' (default 1000x: one op is one request),
 # FILTERTIME the filter pass cases' (default 10000x: one op is one pass of
 # ~100 us, and a few hundred would let one stall of the machine move the
@@ -10,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export GOEXPERIMENT=${GOEXPERIMENT-simd}
-benchtime=${BENCHTIME:-20x}
+benchtime=${BENCHTIME:-2s}
 out=${BENCH_OUT:-.work/bench.txt}
 mkdir -p "$(dirname "$out")"
 
