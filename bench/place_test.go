@@ -87,15 +87,7 @@ func BenchmarkFilterPass(b *testing.B) {
 	for _, hosts := range HostCounts {
 		for _, procs := range []int{1, 2} {
 			b.Run(fmt.Sprintf("filters=default/hosts=%d/gomaxprocs=%d", hosts, procs), func(b *testing.B) {
-				snap, err := Snapshot(hosts, FiltersDefault)
-				if err != nil {
-					b.Fatal(err)
-				}
-				req := Request(1, FiltersDefault)
-				set, _, err := engine.FilterHosts(ctx, snap, req)
-				if err != nil || set.Count() == 0 {
-					b.Fatalf("before timing: %v, %d hosts pass", err, set.Count())
-				}
+				snap, req, set := filterCase(b, hosts)
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				// The pass itself: the result goes into one set, as a
 				// caller filtering again and again would keep it
@@ -118,6 +110,21 @@ func BenchmarkFilterPass(b *testing.B) {
 	}
 }
 
+// filterCase is a filter pass case: the snapshot of hosts, the default
+// request, and the hosts FilterHosts passes (checked non-empty).
+func filterCase(b *testing.B, hosts int) (*engine.Snapshot, engine.Request, *bitmap.Set) {
+	snap, err := Snapshot(hosts, FiltersDefault)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := Request(1, FiltersDefault)
+	set, _, err := engine.FilterHosts(context.Background(), snap, req)
+	if err != nil || set.Count() == 0 {
+		b.Fatalf("before timing: %v, %d hosts pass", err, set.Count())
+	}
+	return snap, req, set
+}
+
 // BenchmarkFilterPassScaling is BenchmarkFilterPass at GOMAXPROCS 1 and 2
 // interleaved: blocks of scalingBlock passes at one setting, then at the
 // other, so that a slow spell of the machine (these are shared virtual
@@ -129,15 +136,7 @@ func BenchmarkFilterPassScaling(b *testing.B) {
 	const hosts, scalingBlock = 100000, 64
 	b.Run(fmt.Sprintf("filters=default/hosts=%d", hosts), func(b *testing.B) {
 		ctx := context.Background()
-		snap, err := Snapshot(hosts, FiltersDefault)
-		if err != nil {
-			b.Fatal(err)
-		}
-		req := Request(1, FiltersDefault)
-		set, _, err := engine.FilterHosts(ctx, snap, req)
-		if err != nil || set.Count() == 0 {
-			b.Fatalf("before timing: %v, %d hosts pass", err, set.Count())
-		}
+		snap, req, set := filterCase(b, hosts)
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		dst := bitmap.NewSet(snap.Len())
 		var spent [2]time.Duration
