@@ -62,47 +62,104 @@ func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 }
 
 // RAMPassPortable, CorePassPortable, DiskPassPortable and
-// BelowPassPortable are the kernels without SIMD.
+// BelowPassPortable are the kernels without SIMD: per word of 64 hosts,
+// the static columns are decoded into arrays on the stack, then the
+// predicate (inlined) runs over them in a loop without calls.
 func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
-	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
-		passGo(words, len(free), func(i int) bool { return RAMPasses(t[i], free[i], r[i], req) })
-		return
-	}
-	passGo(words, len(free), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
+	var t [64]int64
+	var r [64]float64
+	forWords(words, len(free), func(lo int, f []int64) uint64 {
+		decodeWord(total, lo, &t)
+		decodeWord(ratio, lo, &r)
+		var keep uint64
+		for j := range f {
+			if RAMPasses(t[j], f[j], r[j], req) {
+				keep |= 1 << j
+			}
+		}
+		return keep
+	}, free)
 }
 
 func CorePassPortable(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
-	if t, r := total.Full(), ratio.Full(); t != nil && r != nil {
-		passGo(words, len(used), func(i int) bool { return CorePasses(t[i], used[i], r[i], req) })
-		return
-	}
-	passGo(words, len(used), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
+	var t [64]int64
+	var r [64]float64
+	forWords(words, len(used), func(lo int, u []int64) uint64 {
+		decodeWord(total, lo, &t)
+		decodeWord(ratio, lo, &r)
+		var keep uint64
+		for j := range u {
+			if CorePasses(t[j], u[j], r[j], req) {
+				keep |= 1 << j
+			}
+		}
+		return keep
+	}, used)
 }
 
 func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
-	if t, r := totalGB.Full(), ratio.Full(); t != nil && r != nil {
-		passGo(words, len(freeMB), func(i int) bool { return DiskPasses(t[i], freeMB[i], r[i], req) })
-		return
-	}
-	passGo(words, len(freeMB), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
+	var t [64]int64
+	var r [64]float64
+	forWords(words, len(freeMB), func(lo int, f []int64) uint64 {
+		decodeWord(totalGB, lo, &t)
+		decodeWord(ratio, lo, &r)
+		var keep uint64
+		for j := range f {
+			if DiskPasses(t[j], f[j], r[j], req) {
+				keep |= 1 << j
+			}
+		}
+		return keep
+	}, freeMB)
 }
 
 func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
-	if limits != nil {
-		if l := limits.Full(); l != nil {
-			passGo(words, len(counter), func(i int) bool { return counter[i] < l[i] })
-			return
+	var l [64]int64
+	forWords(words, len(counter), func(lo int, c []int64) uint64 {
+		if limits != nil {
+			decodeWord(limits, lo, &l)
+		} else {
+			for j := range c {
+				l[j] = limit
+			}
 		}
-		passGo(words, len(counter), func(i int) bool { return counter[i] < limits.At(i) })
-		return
-	}
-	passGo(words, len(counter), func(i int) bool { return counter[i] < limit })
+		var keep uint64
+		for j := range c {
+			if c[j] < l[j] {
+				keep |= 1 << j
+			}
+		}
+		return keep
+	}, counter)
 }
 
-// passGo keeps, in every non-zero word, the bits of the hosts [from, n)
-// that pass.
-func passGo(words []uint64, n int, pass func(i int) bool) {
-	passRange(words, 0, n, pass)
+// forWords calls word for every non-zero word of words with the hosts
+// [lo, lo+64) it covers (fewer in the last; col is their slice of a column
+// of n) and keeps in it the bits word returns; words past n are cleared.
+func forWords(words []uint64, n int, word func(lo int, col []int64) uint64, col []int64) {
+	for q, w := range words {
+		if w == 0 {
+			continue
+		}
+		lo := q * 64
+		if lo >= n {
+			words[q] = 0
+			continue
+		}
+		words[q] = w & word(lo, col[lo:min(lo+64, n)])
+	}
+}
+
+// decodeWord puts elements [lo, lo+64) of c (fewer at its end) in dst.
+func decodeWord[T int64 | float64](c *Coded[T], lo int, dst *[64]T) {
+	hi := min(lo+64, c.n)
+	if c.full != nil {
+		copy(dst[:], c.full[lo:hi])
+		return
+	}
+	for i := lo; i < hi; i++ {
+		dst[i-lo] = c.tab[c.codes[i>>3]>>(4*(i&7))&15]
+	}
 }
 
 // passRange is passGo over the words from word index q0 on.
