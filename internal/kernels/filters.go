@@ -65,6 +65,9 @@ func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 // BelowPassPortable are the kernels without SIMD: per word of 64 hosts,
 // the static columns are decoded into arrays on the stack, then the
 // predicate (inlined) runs over them in a loop without calls.
+// The three resource kernels are written out alike on purpose: sharing
+// their walk through a function per word (passing the decoded arrays)
+// measured twice as slow.
 func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
 	var t [64]int64
 	var r [64]float64
