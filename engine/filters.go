@@ -244,16 +244,10 @@ func init() {
 
 	register(&filterImpl{name: ServerGroupAffinityFilter, keepsAll: affinityKeepsAll,
 		apply: func(b *batch, set *bitmap.Set) error {
-			if !affinityKeepsAll(b) {
-				set.And(b.group.hostsSet)
-			}
+			affinityWhole(b, set)
 			return nil
 		},
-		whole: func(b *batch, set *bitmap.Set) {
-			if !affinityKeepsAll(b) {
-				set.And(b.group.hostsSet)
-			}
-		}})
+		whole: affinityWhole})
 	register(&filterImpl{name: ServerGroupAntiAffinityFilter, keepsAll: antiAffinityKeepsAll, host: antiAffinityPasses, apply: antiAffinityApply})
 
 	register(&filterImpl{name: AvailabilityZoneFilter, mask: azMask})
@@ -293,10 +287,8 @@ func init() {
 		}
 		return uuidHostsMask(b, b.req.SchedulerHints.SameHost)
 	}})
-	register(&filterImpl{name: DifferentHostFilter, keepsAll: func(b *batch) bool {
-		return !hintGiven(b.req.SchedulerHints.DifferentHost)
-	}, apply: func(b *batch, set *bitmap.Set) error {
-		if hintGiven(b.req.SchedulerHints.DifferentHost) {
+	register(&filterImpl{name: DifferentHostFilter, keepsAll: noDifferentHost, apply: func(b *batch, set *bitmap.Set) error {
+		if !noDifferentHost(b) {
 			set.AndNot(uuidHostsMask(b, b.req.SchedulerHints.DifferentHost))
 		}
 		return nil
@@ -376,6 +368,18 @@ func affinityKeepsAll(b *batch) bool {
 	g := b.group
 	return g == nil || g.policy != PolicyAffinity || len(g.hostNames) == 0
 }
+
+// affinityWhole keeps the hosts of set in the affinity group's hosts,
+// unless affinityKeepsAll.
+func affinityWhole(b *batch, set *bitmap.Set) {
+	if !affinityKeepsAll(b) {
+		set.And(b.group.hostsSet)
+	}
+}
+
+// noDifferentHost reports that the request gives no different_host hint,
+// which DifferentHostFilter passes without looking at a host.
+func noDifferentHost(b *batch) bool { return !hintGiven(b.req.SchedulerHints.DifferentHost) }
 
 // antiAffinityKeepsAll reports that ServerGroupAntiAffinityFilter passes
 // every host: no anti-affinity group.
