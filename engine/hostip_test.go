@@ -17,16 +17,23 @@ func TestIPCol(t *testing.T) {
 		b.set(uint32(id), p)
 	}
 	c := b.done()
-	for id, p := range in {
-		got := c.get(uint32(id))
-		if (got == nil) != (p == nil) || got != nil && *got != *p {
-			t.Errorf("get(%d) = %v, want %v", id, got, p)
-		}
-	}
+	checkReadsBack(t, in, c.get)
 	if n := c.isV4.Count(); n != 5 {
 		t.Errorf("%d addresses kept as IPv4, want 5", n)
 	}
 	if c := newIPColBuilder(2).done(); c.get(1) != nil {
 		t.Errorf("an empty column reads %v", c.get(1))
+	}
+}
+
+// checkReadsBack checks that get gives back every text of in by its id,
+// nil where in has nil.
+func checkReadsBack(t *testing.T, in []*string, get func(id uint32) *string) {
+	t.Helper()
+	for id, p := range in {
+		got := get(uint32(id))
+		if (got == nil) != (p == nil) || got != nil && *got != *p {
+			t.Errorf("get(%d) = %v, want %v", id, got, p)
+		}
 	}
 }

@@ -12,12 +12,7 @@ func TestTextCol(t *testing.T) {
 		b.set(uint32(id), p)
 	}
 	c := b.done()
-	for id, p := range in {
-		got := c.get(uint32(id))
-		if (got == nil) != (p == nil) || got != nil && *got != *p {
-			t.Errorf("get(%d) = %v, want %v", id, got, p)
-		}
-	}
+	checkReadsBack(t, in, c.get)
 	if c.get(0) != c.get(3) || len(c.texts) != 3 {
 		t.Errorf("equal texts not shared: %q", c.texts)
 	}
