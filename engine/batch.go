@@ -105,7 +105,8 @@ func newRNG(cfg *Config) *rand.Rand {
 }
 
 // seedOverlay starts the (empty) overlay with the snapshot's delta (Store
-// commits): its hosts' columns are not their state.
+// commits, usage past the int32 columns): its hosts' columns are not their
+// state.
 func (b *batch) seedOverlay() {
 	if d := b.s.delta; d != nil {
 		for i, id := range d.ids {
@@ -191,7 +192,7 @@ func (b *batch) cur(id uint32) hostRes {
 		return b.res[b.touchedIdx[id]]
 	}
 	sh, j := b.s.at(id)
-	return hostRes{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
+	return sh.usageAt(j)
 }
 
 // consume applies Nova's consume_from_request and _consume_selected_host to

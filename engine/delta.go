@@ -6,8 +6,9 @@ import (
 )
 
 // usageDelta is the usage of the hosts a Store changed since their shards
-// were last copied: the state of host id in a snapshot is its delta entry
-// when it has one, else its shard's columns. It lets a commit publish a
+// were last copied, and of those whose usage the shards' int32 columns
+// cannot hold (usage.go): the state of host id in a snapshot is its delta
+// entry when it has one, else its shard's columns. It lets a commit publish a
 // snapshot without copying whole shards (4,096 hosts, ten columns) for the
 // few hosts a plan touches; past maxDelta entries, the next commit folds
 // the delta into copies of the shards it covers (compaction).
@@ -74,7 +75,7 @@ func (s *Snapshot) usage(id uint32) hostRes {
 		return r
 	}
 	sh, j := s.at(id)
-	return hostRes{sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j], sh.numInstances[j], sh.numIOOps[j]}
+	return sh.usageAt(j)
 }
 
 // genTable holds the generation of every host of a Store: the version of

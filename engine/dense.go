@@ -13,7 +13,7 @@ import (
 
 // denseRanker ranks the candidates of a batch whose contributing weighers
 // are all column weighers (colWeigher), over host-indexed columns: the
-// shards' raw columns (shard.raw) and multipliers, read in place with the
+// shards' raw columns (shard.rawCol) and multipliers, read in place with the
 // candidate set as a mask, so that nothing is gathered per candidate.
 //
 // It works on blocks of kernels.Block hosts (eight words of the candidate
@@ -184,7 +184,7 @@ func (rk *denseRanker) restat(q int) {
 			// the block's extremes.
 			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
 		default:
-			kernels.MinMaxMasked(sh.raw[w][off:off+m], words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			kernels.MinMaxMasked(sh.rawCol(w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
 		}
 		for k, t := range dirty {
@@ -407,9 +407,9 @@ func (rk *denseRanker) weigh(sh *shard, score []float64) {
 		switch {
 		case lo == hi:
 		case s.mults.uniform(w):
-			kernels.AccumulateScalar(score, sh.raw[w], s.mults.base[w], lo, hi-lo)
+			kernels.AccumulateScalar(score, sh.rawCol(w), s.mults.base[w], lo, hi-lo)
 		default:
-			kernels.AccumulateCoded(score, sh.raw[w], &sh.mult[w], lo, hi-lo)
+			kernels.AccumulateCoded(score, sh.rawCol(w), &sh.mult[w], lo, hi-lo)
 		}
 	}
 }
@@ -417,19 +417,19 @@ func (rk *denseRanker) weigh(sh *shard, score []float64) {
 // weighScaled sets the shard's hosts' scaled weights (score), as
 // scaledOf computes one.
 func (rk *denseRanker) weighScaled(sh *shard, score []float64) {
-	var cols [numWeighers][]float64
+	var cols [numWeighers]kernels.Col
 	for t, w := range rk.cols {
-		cols[t] = sh.raw[w]
+		cols[t] = sh.rawCol(w)
 	}
 	kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
 	for t, w := range rk.terms {
-		raw, mult, base, lo, inv := sh.raw[w], &sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
+		raw, mult, base, lo, inv := sh.rawCol(w), &sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
 		if base == 0 {
 			kernels.AccumulateScaledCoded(score, raw, mult, lo, 0, inv)
 			continue
 		}
 		for _, j := range sh.multOver[w] {
-			score[j] += float64(float64((raw[j]-lo)*(mult.At(int(j))-base)) * inv)
+			score[j] += float64(float64((raw.At(int(j))-lo)*(mult.At(int(j))-base)) * inv)
 		}
 	}
 }

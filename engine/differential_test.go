@@ -338,3 +338,54 @@ func TestDifferentialBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferentialWideUsage is the differential test on clouds where some
+// hosts report usage past the engine's int32 usage columns (free RAM or
+// disk, vCPUs used, io-ops, instances past 2^31), which the engine keeps
+// in its usage delta: results must not change, and such hosts must win
+// placements.
+func TestDifferentialWideUsage(t *testing.T) {
+	const big = 1 << 32
+	onWide, placed := 0, 0
+	for seed := uint64(0); seed < 300; seed++ {
+		c := diffCaseOf(seed)
+		g := synth.New(c.opts)
+		cloud, req := g.Cloud(), g.Request()
+		wide := map[string]bool{}
+		for i := range cloud.Hosts {
+			h := &cloud.Hosts[i]
+			switch (uint64(i) + seed) % 7 {
+			case 1: // the most free RAM by far
+				h.MemoryMB += big
+				h.FreeRAMMB += big
+			case 2: // the most free disk by far
+				h.LocalGB += big >> 10
+				h.FreeDiskGB += big >> 10
+			case 3: // overcommitted past -2^31 MB
+				h.FreeRAMMB -= big
+			case 4:
+				h.NumIOOps += big
+			case 5:
+				h.VCPUsUsed += big
+				h.NumInstances += big
+			default:
+				continue
+			}
+			wide[h.Host] = true
+		}
+		eng, ref := plandiff.RunEngine(cloud, req), plandiff.RunReference(cloud, req)
+		if diffs := plandiff.Compare(eng, ref); len(diffs) > 0 {
+			t.Fatalf("%v: %d difference(s):\n\t%s", c, len(diffs), strings.Join(capLines(diffs, 8), "\n\t"))
+		}
+		for _, p := range eng.Plan.Placements {
+			placed++
+			if wide[p.Host] {
+				onWide++
+			}
+		}
+	}
+	if onWide == 0 || onWide == placed {
+		t.Fatalf("%d of %d placements on hosts past the int32 columns: want some, not all", onWide, placed)
+	}
+	t.Logf("%d of %d placements on hosts past the int32 columns", onWide, placed)
+}

@@ -338,8 +338,8 @@ func init() {
 		}})
 }
 
-func ioOpsOf(sh *shard) []int64     { return sh.numIOOps }
-func instancesOf(sh *shard) []int64 { return sh.numInstances }
+func ioOpsOf(sh *shard) []int32     { return sh.numIOOps }
+func instancesOf(sh *shard) []int32 { return sh.numInstances }
 
 // hintGiven is Nova's truth test of a uuid-list hint: RequestSpec's
 // get_scheduler_hint unwraps a one-element list, so [""] is no hint.

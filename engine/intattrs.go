@@ -13,20 +13,20 @@ import (
 // current value in its hostRes), a static shard column kept coded or in
 // full (coded), or hostInfo's disk_mb_used (all nil).
 type intAttrSource struct {
-	col   func(sh *shard) []int64
+	col   func(sh *shard) []int32
 	cur   func(r hostRes) int64
 	coded func(sh *shard) *kernels.Coded[int64]
 }
 
 // intAttrs maps each integer attribute to its source.
 var intAttrs = map[string]intAttrSource{
-	"free_ram_mb": {col: func(sh *shard) []int64 { return sh.freeRAM }, cur: func(r hostRes) int64 { return r.freeRAM }},
-	"free_disk_mb": {col: func(sh *shard) []int64 { return sh.freeDiskMB },
+	"free_ram_mb": {col: func(sh *shard) []int32 { return sh.freeRAM }, cur: func(r hostRes) int64 { return r.freeRAM }},
+	"free_disk_mb": {col: func(sh *shard) []int32 { return sh.freeDiskMB },
 		cur: func(r hostRes) int64 { return r.freeDiskMB }},
-	"vcpus_used": {col: func(sh *shard) []int64 { return sh.vcpusUsed }, cur: func(r hostRes) int64 { return r.vcpusUsed }},
-	"num_instances": {col: func(sh *shard) []int64 { return sh.numInstances },
+	"vcpus_used": {col: func(sh *shard) []int32 { return sh.vcpusUsed }, cur: func(r hostRes) int64 { return r.vcpusUsed }},
+	"num_instances": {col: func(sh *shard) []int32 { return sh.numInstances },
 		cur: func(r hostRes) int64 { return r.numInstances }},
-	"num_io_ops":           {col: func(sh *shard) []int64 { return sh.numIOOps }, cur: func(r hostRes) int64 { return r.numIOOps }},
+	"num_io_ops":           {col: func(sh *shard) []int32 { return sh.numIOOps }, cur: func(r hostRes) int64 { return r.numIOOps }},
 	"total_usable_ram_mb":  {coded: func(sh *shard) *kernels.Coded[int64] { return &sh.totalRAM }},
 	"total_usable_disk_gb": {coded: func(sh *shard) *kernels.Coded[int64] { return &sh.totalDiskGB }},
 	"vcpus_total":          {coded: func(sh *shard) *kernels.Coded[int64] { return &sh.vcpusTotal }},
@@ -87,7 +87,7 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 
 // intPass clears in words the hosts whose column value fails pass, every
 // host of a word with any candidate judged, the word masked once.
-func intPass(words []uint64, col []int64, pass func(float64) bool) {
+func intPass[T int32 | int64](words []uint64, col []T, pass func(float64) bool) {
 	for wi, w := range words {
 		if w == 0 {
 			continue

@@ -46,7 +46,7 @@ func diskKernel(agg bool) shardKernel {
 
 // belowKernel keeps the hosts whose counter is below a limit: the
 // configured one, or the per-host (aggregate) column when limits is set.
-func belowKernel(counter func(*shard) []int64, limit func(*batch) int64, limits func(*shard) *kernels.Coded[int64]) shardKernel {
+func belowKernel(counter func(*shard) []int32, limit func(*batch) int64, limits func(*shard) *kernels.Coded[int64]) shardKernel {
 	return func(b *batch, sh *shard, words []uint64) {
 		if limits != nil {
 			kernels.BelowPass(words, counter(sh), 0, limits(sh))

@@ -316,9 +316,9 @@ func (rk *ranker) rescoreAll() {
 		switch {
 		case lo == hi:
 		case rk.mult[a] == nil:
-			kernels.AccumulateScalar(score, rk.raw[a], rk.multV[a], lo, hi-lo)
+			kernels.AccumulateScalar(score, kernels.Floats(rk.raw[a]), rk.multV[a], lo, hi-lo)
 		default:
-			kernels.Accumulate(score, rk.raw[a], rk.mult[a], lo, hi-lo)
+			kernels.Accumulate(score, kernels.Floats(rk.raw[a]), rk.mult[a], lo, hi-lo)
 		}
 	}
 }

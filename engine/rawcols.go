@@ -23,20 +23,37 @@ func colWeigher(w int) bool {
 // moves column weigher w's raw value: all but BuildFailureWeigher's.
 func usageWeigher(w int) bool { return colWeigher(w) && w != wBuildFailure }
 
+// floatRaw reports whether the shards keep column weigher w's raw values
+// in a float column (shard.raw): those that are not a usage column read as
+// it is (rawCol).
+func floatRaw(w int) bool { return w == wCPU || w == wBuildFailure }
+
+// rawCol is column weigher w's raw values over the shard's hosts, as the
+// kernels read them: RAMWeigher's, DiskWeigher's and IoOpsWeigher's are
+// their usage column clamped at their minval of 0, NumInstancesWeigher's
+// its column as it is, the others' the float column raw[w].
+func (sh *shard) rawCol(w int) kernels.Col {
+	switch w {
+	case wRAM:
+		return kernels.Clamped(sh.freeRAM)
+	case wDisk:
+		return kernels.Clamped(sh.freeDiskMB)
+	case wIoOps:
+		return kernels.Clamped(sh.numIOOps)
+	case wNumInstances:
+		return kernels.Ints(sh.numInstances)
+	}
+	return kernels.Floats(sh.raw[w])
+}
+
 // rawOf is column weigher w's raw value (clamped to its minval, as the
 // weigher sees it) for the shard's host j, computed from its columns.
 func (sh *shard) rawOf(w, j int) float64 {
 	switch w {
-	case wRAM:
-		return float64(max(sh.freeRAM[j], 0))
+	case wRAM, wDisk, wIoOps, wNumInstances:
+		return sh.rawCol(w).At(j)
 	case wCPU:
 		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(sh.vcpusUsed[j]), 0)
-	case wDisk:
-		return float64(max(sh.freeDiskMB[j], 0))
-	case wIoOps:
-		return float64(max(sh.numIOOps[j], 0))
-	case wNumInstances:
-		return float64(sh.numInstances[j])
 	case wBuildFailure:
 		return float64(sh.failedBuilds.At(j))
 	}
@@ -68,13 +85,13 @@ func (b *batch) rawOne(w int, id uint32) float64 {
 	if b.touched.Has(id) {
 		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
 	}
-	return sh.raw[w][j]
+	return sh.rawCol(w).At(j)
 }
 
-// fillRaw computes every raw column of the shard.
+// fillRaw computes every float raw column of the shard.
 func (sh *shard) fillRaw() {
 	for w := range numWeighers {
-		if !colWeigher(w) {
+		if !floatRaw(w) {
 			continue
 		}
 		if sh.raw[w] == nil {
@@ -87,11 +104,11 @@ func (sh *shard) fillRaw() {
 	sh.statBlocks()
 }
 
-// setUsageRaw recomputes host j's raw values of the weighers a usage
-// change moves; the caller then calls statBlocks.
+// setUsageRaw recomputes host j's float raw values of the weighers a
+// usage change moves; the caller then calls statBlocks.
 func (sh *shard) setUsageRaw(j int) {
 	for w := range numWeighers {
-		if usageWeigher(w) {
+		if usageWeigher(w) && floatRaw(w) {
 			sh.raw[w][j] = sh.rawOf(w, j)
 		}
 	}
@@ -138,14 +155,15 @@ func (sh *shard) statBlocks() {
 		*st = *old
 	}
 	for w := range numWeighers {
-		if sh.raw[w] == nil || (sh.blk != nil && !usageWeigher(w)) {
+		if !colWeigher(w) || (sh.blk != nil && !usageWeigher(w)) {
 			continue
 		}
+		col := sh.rawCol(w)
 		st.rawLo[w], st.rawHi[w], st.rawConst[w] = make([]float64, nq), make([]float64, nq), make([]bool, nq)
 		st.rawLoAt[w], st.rawHiAt[w] = make([]uint16, nq), make([]uint16, nq)
 		for q := range nq {
 			lo, hi := sh.blockRange(q)
-			xs := sh.raw[w][lo:hi]
+			xs := col.Slice(lo, hi)
 			st.rawLo[w][q], st.rawHi[w][q], st.rawLoAt[w][q], st.rawHiAt[w][q] = floatRange(xs)
 			st.rawConst[w][q] = allBits(xs)
 		}
@@ -155,9 +173,10 @@ func (sh *shard) statBlocks() {
 
 // floatRange is the smallest and largest of xs and the index of their
 // first occurrences; NaN and noHost if any is NaN.
-func floatRange(xs []float64) (lo, hi float64, loAt, hiAt uint16) {
+func floatRange(xs kernels.Col) (lo, hi float64, loAt, hiAt uint16) {
 	lo, hi, loAt, hiAt = math.Inf(1), math.Inf(-1), noHost, noHost
-	for i, x := range xs {
+	for i := range xs.Len() {
+		x := xs.At(i)
 		if x != x {
 			return x, x, noHost, noHost
 		}
@@ -172,13 +191,13 @@ func floatRange(xs []float64) (lo, hi float64, loAt, hiAt uint16) {
 }
 
 // allBits reports whether xs is one non-NaN value repeated, bit for bit.
-func allBits(xs []float64) bool {
-	if len(xs) == 0 || xs[0] != xs[0] {
+func allBits(xs kernels.Col) bool {
+	if xs.Len() == 0 || xs.At(0) != xs.At(0) {
 		return false
 	}
-	b := math.Float64bits(xs[0])
-	for _, x := range xs[1:] {
-		if math.Float64bits(x) != b {
+	b := math.Float64bits(xs.At(0))
+	for i := 1; i < xs.Len(); i++ {
+		if math.Float64bits(xs.At(i)) != b {
 			return false
 		}
 	}

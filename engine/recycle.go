@@ -9,7 +9,7 @@ import (
 
 // recycler hands the usage columns of shards that no snapshot can still
 // read to the Store's next compaction. A compaction copies every shard its
-// delta covers (ten columns of 4,096 hosts); into fresh memory, each copy
+// delta covers (six columns of 4,096 hosts); into fresh memory, each copy
 // page-faults, which cost more than the copying itself (about 40 faults
 // per 10-instance commit at 50,000 hosts, ~5 µs each here), and the
 // garbage collector seldom runs often enough for the heap to hand back
@@ -36,7 +36,7 @@ type recycler struct {
 	mu      sync.Mutex
 	leases  map[uint64]int // snapshot version -> outstanding leases
 	retired []retiredShard // in increasing version
-	ints    [][]int64      // free columns of bitmap.ShardSize hosts
+	ints    [][]int32      // free columns of bitmap.ShardSize hosts
 	floats  [][]float64
 	reused  uint64 // columns handed out again (tests, metrics)
 }
@@ -45,7 +45,7 @@ type recycler struct {
 // at no longer holds.
 type retiredShard struct {
 	at     uint64
-	ints   [][]int64
+	ints   [][]int32
 	floats [][]float64
 }
 
@@ -85,9 +85,9 @@ func (r *recycler) retire(old []*shard, v uint64) {
 		if sh.bornEscapes != escapes || sh.hostCount() != bitmap.ShardSize {
 			continue
 		}
-		rs := retiredShard{at: v, ints: [][]int64{sh.freeRAM, sh.freeDiskMB, sh.vcpusUsed, sh.numInstances, sh.numIOOps}}
+		rs := retiredShard{at: v, ints: [][]int32{sh.freeRAM, sh.freeDiskMB, sh.vcpusUsed, sh.numInstances, sh.numIOOps}}
 		for w := range numWeighers {
-			if usageWeigher(w) {
+			if usageWeigher(w) && floatRaw(w) {
 				rs.floats = append(rs.floats, sh.raw[w])
 			}
 		}
@@ -116,14 +116,14 @@ func (r *recycler) reclaimLocked() {
 }
 
 // cloneInts returns a copy of col, in a free column when there is one.
-func (r *recycler) cloneInts(col []int64) []int64 { return cloneInto(r, &r.ints, col) }
+func (r *recycler) cloneInts(col []int32) []int32 { return cloneInto(r, &r.ints, col) }
 
 // cloneFloats returns a copy of col, in a free column when there is one.
 func (r *recycler) cloneFloats(col []float64) []float64 { return cloneInto(r, &r.floats, col) }
 
 // cloneInto returns a copy of col, in a column taken from *free (under
 // r.mu) when col is a full shard's and there is one.
-func cloneInto[T int64 | float64](r *recycler, free *[][]T, col []T) []T {
+func cloneInto[T int32 | float64](r *recycler, free *[][]T, col []T) []T {
 	if r != nil && len(col) == bitmap.ShardSize {
 		r.mu.Lock()
 		if n := len(*free); n > 0 {

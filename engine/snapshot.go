@@ -44,7 +44,8 @@ type Snapshot struct {
 	// the snapshot is published.
 	groupPlaced map[string]map[string]string
 	// delta is the usage of the hosts Store commits changed since their
-	// shards were copied (nil: none); see usageDelta.
+	// shards were copied and of those the int32 columns cannot hold (nil:
+	// none); see usageDelta.
 	delta *usageDelta
 	pool  scratchPool
 }
@@ -67,14 +68,14 @@ func (s *Snapshot) HostNode(id uint32) HostNode {
 }
 
 // shard holds the columns of up to bitmap.ShardSize hosts. The first group
-// of columns is what a placement consumes; the rest never changes between
-// commits of usage.
+// of columns is what a placement consumes (int32: see usage.go); the rest
+// never changes between commits of usage.
 type shard struct {
-	freeRAM      []int64 // free_ram_mb
-	freeDiskMB   []int64 // free_disk_mb
-	vcpusUsed    []int64
-	numInstances []int64
-	numIOOps     []int64
+	freeRAM      []int32 // free_ram_mb
+	freeDiskMB   []int32 // free_disk_mb
+	vcpusUsed    []int32
+	numInstances []int32
+	numIOOps     []int32
 
 	// The static columns (capacities, and those resolved from a host's
 	// own fields, its aggregates and the configuration) take few distinct
@@ -98,9 +99,11 @@ type shard struct {
 	// the dense ranker's scaled weights add their difference sparsely.
 	multOver [numWeighers][]uint16
 
-	// raw[w] is column weigher w's raw value per host (colWeigher; nil
-	// for the others), clamped to its minval: what the dense ranker's
-	// kernels read. Kept equal to rawOf by whoever changes a column.
+	// raw[w] is column weigher w's raw value per host, clamped to its
+	// minval, for the column weighers whose raw value is not a usage
+	// column read as it is (floatRaw: CPU and BuildFailure; nil for the
+	// others): with the usage columns, what the dense ranker's kernels
+	// read (rawCol). Kept equal to rawOf by whoever changes a column.
 	raw [numWeighers][]float64
 
 	// blk summarises raw per block of kernels.Block hosts.
@@ -225,11 +228,15 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 		return nil, err
 	}
 	s.info = info
+	var wide usageDelta
 	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
 		if n == 0 {
 			break
 		}
-		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n)))
+		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n), &wide))
+	}
+	if len(wide.ids) > 0 {
+		s.delta = &wide
 	}
 	s.mults = summarise(s.shards)
 	return s, nil
@@ -486,11 +493,13 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 	}
 }
 
-func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
+// buildShard builds the shard of hosts [lo, hi) and appends to wide the
+// hosts whose usage its columns cannot hold.
+func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	m := hi - lo
 	sh := &shard{
-		freeRAM: make([]int64, m), freeDiskMB: make([]int64, m), vcpusUsed: make([]int64, m),
-		numInstances: make([]int64, m), numIOOps: make([]int64, m),
+		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
+		numInstances: make([]int32, m), numIOOps: make([]int32, m),
 	}
 	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
 	// The resolved columns, in full while they are filled, then coded.
@@ -519,8 +528,9 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 		if h.DiskAvailableLeast != nil {
 			freeGB = min(freeGB, *h.DiskAvailableLeast)
 		}
-		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = h.FreeRAMMB, freeGB*1024, h.VCPUsUsed
-		sh.numInstances[j], sh.numIOOps[j] = h.NumInstances, h.NumIOOps
+		if r := (hostRes{h.FreeRAMMB, freeGB * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}); !sh.setUsage(j, r) {
+			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)
+		}
 		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
 		failedBuilds[j] = h.FailedBuilds
 		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)

@@ -428,27 +428,36 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 
 // compact folds the snapshot's usage delta into copies of the shards it
 // covers (snap is not published yet), with columns from r, and returns
-// the shards it replaced.
+// the shards it replaced. The hosts whose usage the columns cannot hold
+// stay in the delta.
 func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	copied := map[int]bool{}
 	born := r.escapes.Load()
+	var wide usageDelta
 	for i, id := range snap.delta.ids {
 		k, j := int(id>>bitmap.ShardBits), int(id&(bitmap.ShardSize-1))
+		res := snap.delta.res[i]
+		if !res.fitsColumns() {
+			wide.ids, wide.res = append(wide.ids, id), append(wide.res, res)
+			continue
+		}
 		if !copied[k] {
 			copied[k] = true
 			replaced = append(replaced, snap.shards[k])
 			snap.shards[k] = snap.shards[k].cloneUsage(r)
 			snap.shards[k].bornEscapes = born
 		}
-		sh, r := snap.shards[k], snap.delta.res[i]
-		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
-		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
+		sh := snap.shards[k]
+		sh.setUsage(j, res)
 		sh.setUsageRaw(j)
 	}
 	for k := range copied {
 		snap.shards[k].statBlocks()
 	}
 	snap.delta = nil
+	if len(wide.ids) > 0 {
+		snap.delta = &wide
+	}
 	return replaced
 }
 
@@ -463,7 +472,7 @@ func (sh *shard) cloneUsage(r *recycler) *shard {
 	c.numInstances = r.cloneInts(sh.numInstances)
 	c.numIOOps = r.cloneInts(sh.numIOOps)
 	for w := range numWeighers {
-		if usageWeigher(w) {
+		if usageWeigher(w) && floatRaw(w) {
 			c.raw[w] = r.cloneFloats(sh.raw[w])
 		}
 	}

@@ -271,16 +271,23 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for id := 0; id < snap.n; id++ {
-		hn := HostNode{snap.info.hostOf(uint32(id)), snap.info.nodeOf(uint32(id))}
-		oid, ok := old.info.byHostNode(hn)
-		if !ok {
-			continue
+	// The usage carried over: in the columns, or, past them, in the delta
+	// (which holds the hosts of the new cloud past them until then).
+	var wide usageDelta
+	for id := range uint32(snap.n) {
+		hn := HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)}
+		r, ok := snap.usage(id), false
+		if oid, found := old.info.byHostNode(hn); found {
+			r, ok = old.usage(oid), true
 		}
-		r := old.usage(oid)
-		sh, j := snap.at(uint32(id))
-		sh.freeRAM[j], sh.freeDiskMB[j], sh.vcpusUsed[j] = r.freeRAM, r.freeDiskMB, r.vcpusUsed
-		sh.numInstances[j], sh.numIOOps[j] = r.numInstances, r.numIOOps
+		sh, j := snap.at(id)
+		if !(ok && sh.setUsage(j, r)) && !r.fitsColumns() {
+			wide.ids, wide.res = append(wide.ids, id), append(wide.res, r)
+		}
+	}
+	snap.delta = nil
+	if len(wide.ids) > 0 {
+		snap.delta = &wide
 	}
 	for _, sh := range snap.shards {
 		sh.fillRaw() // on the usage just carried over

@@ -131,7 +131,7 @@ func (c *Coded[T]) Full() []T { return c.full }
 // AccumulateCoded is Accumulate with a multiplier column that may be
 // coded: mult.At(i) is element i's multiplier. mult must be at least
 // len(score) long.
-func AccumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float64) {
+func AccumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
 	if len(score) == 0 {
 		return
 	}
@@ -143,13 +143,13 @@ func AccumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float6
 }
 
 // AccumulateCodedPortable is AccumulateCoded without SIMD.
-func AccumulateCodedPortable(score, raw []float64, mult *Coded[float64], lo, span float64) {
+func AccumulateCodedPortable(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
 	accumulateCodedGo(score, raw, mult, lo, span)
 }
 
 // AccumulateScaledCoded is AccumulateScaled with a multiplier column that
 // may be coded. mult must be at least len(score) long.
-func AccumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
+func AccumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
 	if len(score) == 0 {
 		return
 	}
@@ -161,20 +161,20 @@ func AccumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base,
 }
 
 // AccumulateScaledCodedPortable is AccumulateScaledCoded without SIMD.
-func AccumulateScaledCodedPortable(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
+func AccumulateScaledCodedPortable(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
 	accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
 }
 
-func accumulateCodedGo(score, raw []float64, mult *Coded[float64], lo, span float64) {
-	raw = raw[:len(score)]
+func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+	raw = raw.Slice(0, len(score))
 	for i := range score {
-		score[i] += mult.At(i) * ((raw[i] - lo) / span)
+		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
 	}
 }
 
-func accumulateScaledCodedGo(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
-	raw = raw[:len(score)]
+func accumulateScaledCodedGo(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
+	raw = raw.Slice(0, len(score))
 	for i := range score {
-		score[i] += float64(float64((raw[i]-lo)*(mult.At(i)-base)) * inv)
+		score[i] += float64(float64((raw.At(i)-lo)*(mult.At(i)-base)) * inv)
 	}
 }

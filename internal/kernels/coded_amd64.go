@@ -39,47 +39,47 @@ func tables(c *Coded[float64]) (lo, hi archsimd.Float64x8, shifts archsimd.Uint6
 }
 
 // accumulateCoded is accumulate with a coded multiplier column.
-func accumulateCoded(score, raw []float64, mult *Coded[float64], lo, span float64) {
+func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
 	if !SIMD {
 		accumulateCodedGo(score, raw, mult, lo, span)
 		return
 	}
-	raw = raw[:len(score)]
+	raw = raw.Slice(0, len(score))
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		r := raw.load8(i)
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += mult.At(i) * ((raw[i] - lo) / span)
+		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
 	}
 }
 
 // accumulateScaledCoded is accumulateScaled with a coded multiplier
 // column.
-func accumulateScaledCoded(score, raw []float64, mult *Coded[float64], lo, base, inv float64) {
+func accumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
 	if !SIMD {
 		accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
 		return
 	}
-	raw = raw[:len(score)]
+	raw = raw.Slice(0, len(score))
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := archsimd.LoadFloat64x8Slice(raw[i:]).Sub(vlo)
+		r := raw.load8(i).Sub(vlo)
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts)).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += float64(float64((raw[i]-lo)*(mult.At(i)-base)) * inv)
+		score[i] += float64(float64((raw.At(i)-lo)*(mult.At(i)-base)) * inv)
 	}
 }

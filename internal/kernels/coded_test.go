@@ -105,7 +105,7 @@ func TestAccumulateCoded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 10; rep++ {
-			raw := randSlice(rng, n)
+			col, raw := randCol(rng, n, rep%2 == 1)
 			vals := randSlice(rng, 1+rng.IntN(20)) // 17 and more: full
 			mult := make([]float64, n)
 			for i := range mult {
@@ -121,13 +121,13 @@ func TestAccumulateCoded(t *testing.T) {
 				want      func(score []float64)
 			}{
 				{"Accumulate",
-					func(s []float64) { AccumulateCoded(s, raw, &c, lo, span) },
-					func(s []float64) { AccumulateCodedPortable(s, raw, &c, lo, span) },
-					func(s []float64) { AccumulatePortable(s, raw, mult, lo, span) }},
+					func(s []float64) { AccumulateCoded(s, col, &c, lo, span) },
+					func(s []float64) { AccumulateCodedPortable(s, col, &c, lo, span) },
+					func(s []float64) { AccumulatePortable(s, Floats(raw), mult, lo, span) }},
 				{"AccumulateScaled",
-					func(s []float64) { AccumulateScaledCoded(s, raw, &c, lo, base, inv) },
-					func(s []float64) { AccumulateScaledCodedPortable(s, raw, &c, lo, base, inv) },
-					func(s []float64) { AccumulateScaledPortable(s, raw, mult, lo, base, inv) }},
+					func(s []float64) { AccumulateScaledCoded(s, col, &c, lo, base, inv) },
+					func(s []float64) { AccumulateScaledCodedPortable(s, col, &c, lo, base, inv) },
+					func(s []float64) { AccumulateScaledPortable(s, Floats(raw), mult, lo, base, inv) }},
 			} {
 				got, port, want := append([]float64(nil), start...), append([]float64(nil), start...), append([]float64(nil), start...)
 				k.got(got)

@@ -1,6 +1,7 @@
 // Package kernels holds the column kernels of the engine's hot paths:
-// loops over flat []float64 slices with no per-element calls, so that they
-// run at memory speed.
+// loops over flat []float64 and []int32 slices with no per-element calls,
+// so that they run at memory speed. A weigher's raw values are a Col:
+// float64s, or a usage column of int32s read clamped at 0.
 //
 // Each kernel has a portable version (Go the compiler compiles as is) and,
 // when built with GOEXPERIMENT=simd on amd64 (build tag goexperiment.simd),
@@ -16,19 +17,21 @@ package kernels
 // xs is empty). xs must not hold NaN.
 func MinMax(xs []float64) (lo, hi float64) { return minMax(xs) }
 
-// Accumulate adds mult[i] * ((raw[i] - lo) / span) to score[i] for every
+// Accumulate adds mult[i] * ((raw.At(i) - lo) / span) to score[i] for every
 // i, with exactly those operations in that order (Nova's normalised,
 // multiplied weigher term). The slices must have equal lengths.
-func Accumulate(score, raw, mult []float64, lo, span float64) { accumulate(score, raw, mult, lo, span) }
+func Accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
+	accumulate(score, raw, mult, lo, span)
+}
 
-// AccumulateScalar adds m * ((raw[i] - lo) / span) to score[i] for every
+// AccumulateScalar adds m * ((raw.At(i) - lo) / span) to score[i] for every
 // i: Accumulate with one multiplier for every element.
-func AccumulateScalar(score, raw []float64, m, lo, span float64) {
+func AccumulateScalar(score []float64, raw Col, m, lo, span float64) {
 	accumulateScalar(score, raw, m, lo, span)
 }
 
 // AccumulateScalarPortable is AccumulateScalar without SIMD.
-func AccumulateScalarPortable(score, raw []float64, m, lo, span float64) {
+func AccumulateScalarPortable(score []float64, raw Col, m, lo, span float64) {
 	accumulateScalarGo(score, raw, m, lo, span)
 }
 
@@ -36,7 +39,7 @@ func AccumulateScalarPortable(score, raw []float64, m, lo, span float64) {
 func MinMaxPortable(xs []float64) (lo, hi float64) { return minMaxGo(xs) }
 
 // AccumulatePortable is Accumulate without SIMD.
-func AccumulatePortable(score, raw, mult []float64, lo, span float64) {
+func AccumulatePortable(score []float64, raw Col, mult []float64, lo, span float64) {
 	accumulateGo(score, raw, mult, lo, span)
 }
 
@@ -45,15 +48,15 @@ func AccumulatePortable(score, raw, mult []float64, lo, span float64) {
 const Block = 512
 
 // MinMaxMasked sets lo[q] and hi[q] to the smallest and largest of the
-// elements xs[i] with i in block q (Block*q <= i < Block*(q+1)) whose bit
+// elements xs.At(i) with i in block q (Block*q <= i < Block*(q+1)) whose bit
 // is set in words (bit i%64 of words[i/64]); +Inf and -Inf when none is:
 // per-block statistics over the hosts of a bitmap. words has one entry per
 // 64 elements of xs, lo and hi one per Block (the last may be short); bits
 // past the end of xs must be clear. xs must not hold NaN.
-func MinMaxMasked(xs []float64, words []uint64, lo, hi []float64) { minMaxMasked(xs, words, lo, hi) }
+func MinMaxMasked(xs Col, words []uint64, lo, hi []float64) { minMaxMasked(xs, words, lo, hi) }
 
 // MinMaxMaskedPortable is MinMaxMasked without SIMD.
-func MinMaxMaskedPortable(xs []float64, words []uint64, lo, hi []float64) {
+func MinMaxMaskedPortable(xs Col, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(xs, words, lo, hi)
 }
 
@@ -63,7 +66,7 @@ func MaxMasked(xs []float64, words []uint64, hi []float64) { maxMasked(xs, words
 // MaxMaskedPortable is MaxMasked without SIMD.
 func MaxMaskedPortable(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }
 
-// WeighScaled sets score[i] to the sum over a of raw[a][i] * scale[a], the
+// WeighScaled sets score[i] to the sum over a of raw[a].At(i) * scale[a], the
 // products added in order of a, each operation separately rounded (no
 // fused multiply-add); 0 without columns. Each raw[a] must be at least
 // len(score) long and len(scale) at least len(raw).
@@ -72,26 +75,26 @@ func MaxMaskedPortable(xs []float64, words []uint64, hi []float64) { maxMaskedGo
 // (the lo*m/(hi-lo) terms) that multiplies where Nova divides: it is NOT
 // Nova's weight, only close to it, for callers that bound the difference
 // and recompute exactly the weights that can matter.
-func WeighScaled(score []float64, raw [][]float64, scale []float64) {
+func WeighScaled(score []float64, raw []Col, scale []float64) {
 	weighScaled(score, raw, scale)
 }
 
 // WeighScaledPortable is WeighScaled without SIMD.
-func WeighScaledPortable(score []float64, raw [][]float64, scale []float64) {
+func WeighScaledPortable(score []float64, raw []Col, scale []float64) {
 	weighScaledGo(score, raw, scale)
 }
 
-// AccumulateScaled adds ((raw[i] - lo) * (mult[i] - base)) * inv to
+// AccumulateScaled adds ((raw.At(i) - lo) * (mult[i] - base)) * inv to
 // score[i] for every i, each operation separately rounded: with
 // inv = 1/(hi-lo), the part of a weigher's term that a per-host
 // multiplier adds beyond base, without a division (see WeighScaled). The
 // slices must have equal lengths.
-func AccumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
+func AccumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	accumulateScaled(score, raw, mult, lo, base, inv)
 }
 
 // AccumulateScaledPortable is AccumulateScaled without SIMD.
-func AccumulateScaledPortable(score, raw, mult []float64, lo, base, inv float64) {
+func AccumulateScaledPortable(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	accumulateScaledGo(score, raw, mult, lo, base, inv)
 }
 

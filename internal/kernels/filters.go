@@ -41,23 +41,23 @@ func DiskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
 }
 
 // RAMPass clears the bits of the hosts failing RAMPasses.
-func RAMPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
+func RAMPass(words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
 	ramPass(words, total, free, ratio, req)
 }
 
 // CorePass clears the bits of the hosts failing CorePasses.
-func CorePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
+func CorePass(words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
 	corePass(words, total, used, ratio, req)
 }
 
 // DiskPass clears the bits of the hosts failing DiskPasses.
-func DiskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
+func DiskPass(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
 	diskPass(words, totalGB, freeMB, ratio, req)
 }
 
 // BelowPass clears the bits of the hosts whose counter is not below their
 // limit: limits.At(i) when limits is not nil, else limit.
-func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
+func BelowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
 	belowPass(words, counter, limit, limits)
 }
 
@@ -68,15 +68,15 @@ func BelowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 // The three resource kernels are written out alike on purpose: sharing
 // their walk through a function per word (passing the decoded arrays)
 // measured twice as slow.
-func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
+func RAMPassPortable(words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
 	var t [64]int64
 	var r [64]float64
-	forWords(words, len(free), func(lo int, f []int64) uint64 {
+	forWords(words, len(free), func(lo int, f []int32) uint64 {
 		decodeWord(total, lo, &t)
 		decodeWord(ratio, lo, &r)
 		var keep uint64
 		for j := range f {
-			if RAMPasses(t[j], f[j], r[j], req) {
+			if RAMPasses(t[j], int64(f[j]), r[j], req) {
 				keep |= 1 << j
 			}
 		}
@@ -84,15 +84,15 @@ func RAMPassPortable(words []uint64, total *Coded[int64], free []int64, ratio *C
 	}, free)
 }
 
-func CorePassPortable(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
+func CorePassPortable(words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
 	var t [64]int64
 	var r [64]float64
-	forWords(words, len(used), func(lo int, u []int64) uint64 {
+	forWords(words, len(used), func(lo int, u []int32) uint64 {
 		decodeWord(total, lo, &t)
 		decodeWord(ratio, lo, &r)
 		var keep uint64
 		for j := range u {
-			if CorePasses(t[j], u[j], r[j], req) {
+			if CorePasses(t[j], int64(u[j]), r[j], req) {
 				keep |= 1 << j
 			}
 		}
@@ -100,15 +100,15 @@ func CorePassPortable(words []uint64, total *Coded[int64], used []int64, ratio *
 	}, used)
 }
 
-func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
+func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
 	var t [64]int64
 	var r [64]float64
-	forWords(words, len(freeMB), func(lo int, f []int64) uint64 {
+	forWords(words, len(freeMB), func(lo int, f []int32) uint64 {
 		decodeWord(totalGB, lo, &t)
 		decodeWord(ratio, lo, &r)
 		var keep uint64
 		for j := range f {
-			if DiskPasses(t[j], f[j], r[j], req) {
+			if DiskPasses(t[j], int64(f[j]), r[j], req) {
 				keep |= 1 << j
 			}
 		}
@@ -116,9 +116,9 @@ func DiskPassPortable(words []uint64, totalGB *Coded[int64], freeMB []int64, rat
 	}, freeMB)
 }
 
-func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
+func BelowPassPortable(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
 	var l [64]int64
-	forWords(words, len(counter), func(lo int, c []int64) uint64 {
+	forWords(words, len(counter), func(lo int, c []int32) uint64 {
 		if limits != nil {
 			decodeWord(limits, lo, &l)
 		} else {
@@ -128,7 +128,7 @@ func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Cod
 		}
 		var keep uint64
 		for j := range c {
-			if c[j] < l[j] {
+			if int64(c[j]) < l[j] {
 				keep |= 1 << j
 			}
 		}
@@ -139,7 +139,7 @@ func BelowPassPortable(words []uint64, counter []int64, limit int64, limits *Cod
 // forWords calls word for every non-zero word of words with the hosts
 // [lo, lo+64) it covers (fewer in the last; col is their slice of a column
 // of n) and keeps in it the bits word returns; words past n are cleared.
-func forWords(words []uint64, n int, word func(lo int, col []int64) uint64, col []int64) {
+func forWords(words []uint64, n int, word func(lo int, col []int32) uint64, col []int32) {
 	for q, w := range words {
 		if w == 0 {
 			continue

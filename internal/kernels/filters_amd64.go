@@ -11,7 +11,7 @@ import "simd/archsimd"
 // fullWords is the number of words of words holding 64 hosts of n.
 func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
 
-func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[float64], req int64) {
+func ramPass(words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		RAMPassPortable(words, total, free, ratio, req)
 		return
@@ -38,7 +38,7 @@ func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[flo
 			} else {
 				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
 			}
-			f := archsimd.LoadInt64x8Slice(free[i:])
+			f := archsimd.LoadInt32x8Slice(free[i:]).ExtendToInt64()
 			var r archsimd.Float64x8
 			if rf != nil {
 				r = archsimd.LoadFloat64x8Slice(rf[i:])
@@ -51,10 +51,10 @@ func ramPass(words []uint64, total *Coded[int64], free []int64, ratio *Coded[flo
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), free[i], ratio.At(i), req) })
+	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), int64(free[i]), ratio.At(i), req) })
 }
 
-func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[float64], req int64) {
+func corePass(words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		CorePassPortable(words, total, used, ratio, req)
 		return
@@ -82,7 +82,7 @@ func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[fl
 			} else {
 				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
 			}
-			u := archsimd.LoadInt64x8Slice(used[i:])
+			u := archsimd.LoadInt32x8Slice(used[i:])
 			var r archsimd.Float64x8
 			if rf != nil {
 				r = archsimd.LoadFloat64x8Slice(rf[i:])
@@ -97,10 +97,10 @@ func corePass(words []uint64, total *Coded[int64], used []int64, ratio *Coded[fl
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), used[i], ratio.At(i), req) })
+	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), int64(used[i]), ratio.At(i), req) })
 }
 
-func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Coded[float64], req int64) {
+func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
 	if !SIMD {
 		DiskPassPortable(words, totalGB, freeMB, ratio, req)
 		return
@@ -128,7 +128,7 @@ func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Code
 				t = tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(tc[i>>3])).ShiftRight(shifts))
 			}
 			t = t.ShiftAllLeft(10) // * 1024, wrapping as Go does
-			f := archsimd.LoadInt64x8Slice(freeMB[i:])
+			f := archsimd.LoadInt32x8Slice(freeMB[i:]).ExtendToInt64()
 			var r archsimd.Float64x8
 			if rf != nil {
 				r = archsimd.LoadFloat64x8Slice(rf[i:])
@@ -141,10 +141,10 @@ func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int64, ratio *Code
 		}
 		words[q] = w & keep
 	}
-	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), freeMB[i], ratio.At(i), req) })
+	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), int64(freeMB[i]), ratio.At(i), req) })
 }
 
-func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64]) {
+func belowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
 	if !SIMD {
 		BelowPassPortable(words, counter, limit, limits)
 		return
@@ -176,13 +176,13 @@ func belowPass(words []uint64, counter []int64, limit int64, limits *Coded[int64
 			case limits != nil:
 				l = llo.ConcatPermute(lhi, archsimd.BroadcastUint64x8(uint64(lc[i>>3])).ShiftRight(shifts))
 			}
-			keep |= uint64(archsimd.LoadInt64x8Slice(counter[i:]).Less(l).ToBits()) << (8 * v)
+			keep |= uint64(archsimd.LoadInt32x8Slice(counter[i:]).ExtendToInt64().Less(l).ToBits()) << (8 * v)
 		}
 		words[q] = w & keep
 	}
 	if limits != nil {
-		passRange(words, full, len(counter), func(i int) bool { return counter[i] < limits.At(i) })
+		passRange(words, full, len(counter), func(i int) bool { return int64(counter[i]) < limits.At(i) })
 		return
 	}
-	passRange(words, full, len(counter), func(i int) bool { return counter[i] < limit })
+	passRange(words, full, len(counter), func(i int) bool { return int64(counter[i]) < limit })
 }

@@ -26,6 +26,17 @@ func interesting(rng *rand.Rand, req int64) int64 {
 	}
 }
 
+// interesting32 is interesting for a usage column (int32).
+func interesting32(rng *rand.Rand, req int64) int32 {
+	switch rng.IntN(8) {
+	case 3:
+		return math.MaxInt32 - int32(rng.IntN(4))
+	case 4:
+		return math.MinInt32 + int32(rng.IntN(4))
+	}
+	return int32(max(min(interesting(rng, req), math.MaxInt32), math.MinInt32))
+}
+
 func ratio(rng *rand.Rand) float64 {
 	return []float64{1, 1.5, 16, 0, 0.5, math.NaN(), math.Inf(1), -1, 1e-300}[rng.IntN(9)]
 }
@@ -51,10 +62,12 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 511, 512, 520} {
 		for rep := 0; rep < 40; rep++ {
 			req := []int64{0, 1, 2048, 20480, int64(rng.IntN(1 << 16))}[rng.IntN(5)]
-			a, b, lim := make([]int64, n), make([]int64, n), make([]int64, n)
+			a, lim := make([]int64, n), make([]int64, n)
+			b, c := make([]int32, n), make([]int32, n) // usage columns
 			r := make([]float64, n)
 			for i := range a {
-				a[i], b[i], lim[i], r[i] = interesting(rng, req), interesting(rng, req), interesting(rng, 8), ratio(rng)
+				a[i], lim[i], r[i] = interesting(rng, req), interesting(rng, 8), ratio(rng)
+				b[i], c[i] = interesting32(rng, req), interesting32(rng, 8)
 			}
 			words := make([]uint64, (n+63)/64)
 			for q := range words {
@@ -81,15 +94,15 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 				pass     func(i int) bool
 			}{
 				{"RAMPass", func(w []uint64) { RAMPass(w, tc, b, rc, req) }, func(w []uint64) { RAMPassPortable(w, tc, b, rc, req) },
-					func(i int) bool { return RAMPasses(tv[i], b[i], r[i], req) }},
+					func(i int) bool { return RAMPasses(tv[i], int64(b[i]), r[i], req) }},
 				{"CorePass", func(w []uint64) { CorePass(w, tc, b, rc, req) }, func(w []uint64) { CorePassPortable(w, tc, b, rc, req) },
-					func(i int) bool { return CorePasses(tv[i], b[i], r[i], req) }},
+					func(i int) bool { return CorePasses(tv[i], int64(b[i]), r[i], req) }},
 				{"DiskPass", func(w []uint64) { DiskPass(w, tc, b, rc, req) }, func(w []uint64) { DiskPassPortable(w, tc, b, rc, req) },
-					func(i int) bool { return DiskPasses(tv[i], b[i], r[i], req) }},
-				{"BelowPass/limits", func(w []uint64) { BelowPass(w, a, 0, lc) }, func(w []uint64) { BelowPassPortable(w, a, 0, lc) },
-					func(i int) bool { return a[i] < lv[i] }},
-				{"BelowPass/limit", func(w []uint64) { BelowPass(w, a, limit, nil) }, func(w []uint64) { BelowPassPortable(w, a, limit, nil) },
-					func(i int) bool { return a[i] < limit }},
+					func(i int) bool { return DiskPasses(tv[i], int64(b[i]), r[i], req) }},
+				{"BelowPass/limits", func(w []uint64) { BelowPass(w, c, 0, lc) }, func(w []uint64) { BelowPassPortable(w, c, 0, lc) },
+					func(i int) bool { return int64(c[i]) < lv[i] }},
+				{"BelowPass/limit", func(w []uint64) { BelowPass(w, c, limit, nil) }, func(w []uint64) { BelowPassPortable(w, c, limit, nil) },
+					func(i int) bool { return int64(c[i]) < limit }},
 			} {
 				got, port := append([]uint64(nil), words...), append([]uint64(nil), words...)
 				k.kernel(got)
@@ -115,11 +128,11 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 func BenchmarkPassKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n = 50000
-	total, used, lim := make([]int64, n), make([]int64, n), make([]int64, n)
+	total, used, lim := make([]int64, n), make([]int32, n), make([]int64, n)
 	r := make([]float64, n)
 	for i := range total {
 		total[i] = 1 << 18
-		used[i] = int64(rng.IntN(1 << 18))
+		used[i] = int32(rng.IntN(1 << 18))
 		lim[i] = int64(rng.IntN(1 << 19))
 		r[i] = 1.5
 	}

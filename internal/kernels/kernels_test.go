@@ -24,13 +24,55 @@ func randSlice(rng *rand.Rand, n int) []float64 {
 	return xs
 }
 
+// randInts returns n random int32s (negative, zero, large, the extremes)
+// and their values clamped at 0 as float64s: what Clamped reads.
+func randInts(rng *rand.Rand, n int) ([]int32, []float64) {
+	xs, fs := make([]int32, n), make([]float64, n)
+	for i := range xs {
+		switch rng.IntN(6) {
+		case 0:
+			xs[i] = int32(rng.IntN(1 << 20))
+		case 1:
+			xs[i] = -int32(rng.IntN(1 << 16))
+		case 2:
+			xs[i] = 0
+		case 3:
+			xs[i] = []int32{math.MinInt32, math.MaxInt32, -1, 1}[rng.IntN(4)]
+		default:
+			xs[i] = int32(rng.Uint32())
+		}
+		fs[i] = float64(max(xs[i], 0))
+	}
+	return xs, fs
+}
+
+// randCol returns a column of n random raw values, float64s or int32s
+// (clamped at 0 or not), and its values as float64s.
+func randCol(rng *rand.Rand, n int, ints bool) (Col, []float64) {
+	if ints {
+		xs, fs := randInts(rng, n)
+		if rng.IntN(3) == 0 {
+			for i, x := range xs {
+				fs[i] = float64(x)
+			}
+			return Ints(xs), fs
+		}
+		return Clamped(xs), fs
+	}
+	fs := randSlice(rng, n)
+	return Floats(fs), fs
+}
+
 // TestKernelsMatchPortable checks the dispatched kernels against the
-// portable ones bit for bit, at every length around the vector widths.
+// portable ones bit for bit, at every length around the vector widths, on
+// float and clamped int32 columns (and the latter against the kernels
+// over their float values).
 func TestKernelsMatchPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 20; rep++ {
-			raw, mult := randSlice(rng, n), randSlice(rng, n)
+			col, raw := randCol(rng, n, rep%2 == 1)
+			mult := randSlice(rng, n)
 			lo, span := rng.NormFloat64()*100, 1+rng.Float64()*1e6
 			gotLo, gotHi := MinMax(raw)
 			wantLo, wantHi := MinMaxPortable(raw)
@@ -40,10 +82,12 @@ func TestKernelsMatchPortable(t *testing.T) {
 			m := rng.NormFloat64()
 			c, d := randSlice(rng, n), make([]float64, n)
 			copy(d, c)
-			AccumulateScalar(c, raw, m, lo, span)
-			AccumulateScalarPortable(d, raw, m, lo, span)
+			e0 := append([]float64(nil), c...)
+			AccumulateScalar(c, col, m, lo, span)
+			AccumulateScalarPortable(d, col, m, lo, span)
+			AccumulateScalarPortable(e0, Floats(raw), m, lo, span)
 			for i := range c {
-				if math.Float64bits(c[i]) != math.Float64bits(d[i]) {
+				if math.Float64bits(c[i]) != math.Float64bits(d[i]) || math.Float64bits(d[i]) != math.Float64bits(e0[i]) {
 					t.Fatalf("n=%d i=%d: AccumulateScalar %v, portable %v", n, i, c[i], d[i])
 				}
 			}
@@ -51,8 +95,8 @@ func TestKernelsMatchPortable(t *testing.T) {
 			copy(f, e)
 			copy(g, e)
 			base, inv := rng.NormFloat64(), 1/span
-			AccumulateScaled(e, raw, mult, lo, base, inv)
-			AccumulateScaledPortable(f, raw, mult, lo, base, inv)
+			AccumulateScaled(e, col, mult, lo, base, inv)
+			AccumulateScaledPortable(f, col, mult, lo, base, inv)
 			for i := range e {
 				plain := g[i] + float64(float64((raw[i]-lo)*(mult[i]-base))*inv)
 				if math.Float64bits(e[i]) != math.Float64bits(f[i]) || math.Float64bits(f[i]) != math.Float64bits(plain) {
@@ -61,10 +105,12 @@ func TestKernelsMatchPortable(t *testing.T) {
 			}
 			a, b := randSlice(rng, n), make([]float64, n)
 			copy(b, a)
-			Accumulate(a, raw, mult, lo, span)
-			AccumulatePortable(b, raw, mult, lo, span)
+			a0 := append([]float64(nil), a...)
+			Accumulate(a, col, mult, lo, span)
+			AccumulatePortable(b, col, mult, lo, span)
+			AccumulatePortable(a0, Floats(raw), mult, lo, span)
 			for i := range a {
-				if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				if math.Float64bits(a[i]) != math.Float64bits(b[i]) || math.Float64bits(b[i]) != math.Float64bits(a0[i]) {
 					t.Fatalf("n=%d i=%d: Accumulate %v, portable %v", n, i, a[i], b[i])
 				}
 			}
@@ -79,7 +125,7 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range lengths() {
 		for rep := 0; rep < 6; rep++ {
-			xs := randSlice(rng, n)
+			col, xs := randCol(rng, n, rep%2 == 1)
 			nw := (n + 63) / 64
 			nb := (n + Block - 1) / Block
 			words := make([]uint64, nw)
@@ -97,8 +143,8 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 			}
 			lo, hi := make([]float64, nb), make([]float64, nb)
 			plo, phi := make([]float64, nb), make([]float64, nb)
-			MinMaxMasked(xs, words, lo, hi)
-			MinMaxMaskedPortable(xs, words, plo, phi)
+			MinMaxMasked(col, words, lo, hi)
+			MinMaxMaskedPortable(col, words, plo, phi)
 			for q := range lo {
 				wantLo, wantHi := math.Inf(1), math.Inf(-1)
 				for i := q * Block; i < min((q+1)*Block, n); i++ {
@@ -180,13 +226,19 @@ func BenchmarkMinMaxMasked(b *testing.B) {
 	words[len(words)-1] &= 1<<(len(xs)%64) - 1
 	nb := (len(xs) + Block - 1) / Block
 	lo, hi := make([]float64, nb), make([]float64, nb)
+	ints, _ := randInts(rng, len(xs))
 	maxOnly := func(f func([]float64, []uint64, []float64)) func([]float64, []uint64, []float64, []float64) {
 		return func(xs []float64, words []uint64, _, hi []float64) { f(xs, words, hi) }
 	}
+	onCol := func(f func(Col, []uint64, []float64, []float64), c func([]float64) Col) func([]float64, []uint64, []float64, []float64) {
+		return func(xs []float64, words []uint64, lo, hi []float64) { f(c(xs), words, lo, hi) }
+	}
+	clamped := func([]float64) Col { return Clamped(ints) }
 	for _, impl := range []struct {
 		name string
 		fn   func(xs []float64, words []uint64, lo, hi []float64)
-	}{{"portable", MinMaxMaskedPortable}, {"dispatch", MinMaxMasked},
+	}{{"portable", onCol(MinMaxMaskedPortable, Floats)}, {"dispatch", onCol(MinMaxMasked, Floats)},
+		{"portable-int32", onCol(MinMaxMaskedPortable, clamped)}, {"dispatch-int32", onCol(MinMaxMasked, clamped)},
 		{"portable-max", maxOnly(MaxMaskedPortable)}, {"dispatch-max", maxOnly(MaxMasked)}} {
 		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
 			b.ReportAllocs()
@@ -201,15 +253,18 @@ func BenchmarkMinMaxMasked(b *testing.B) {
 func BenchmarkAccumulate(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	raw, mult, score := randSlice(rng, 50000), randSlice(rng, 50000), make([]float64, 50000)
+	ints, _ := randInts(rng, len(raw))
 	for _, impl := range []struct {
 		name string
-		fn   func(score, raw, mult []float64, lo, span float64)
-	}{{"portable", AccumulatePortable}, {"dispatch", Accumulate}} {
+		fn   func(score []float64, raw Col, mult []float64, lo, span float64)
+		col  Col
+	}{{"portable", AccumulatePortable, Floats(raw)}, {"dispatch", Accumulate, Floats(raw)},
+		{"portable-int32", AccumulatePortable, Clamped(ints)}, {"dispatch-int32", Accumulate, Clamped(ints)}} {
 		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(raw)), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(8 * 3 * len(raw)))
 			for b.Loop() {
-				impl.fn(score, raw, mult, 1, 3)
+				impl.fn(score, impl.col, mult, 1, 3)
 			}
 		})
 	}
@@ -222,14 +277,15 @@ func TestWeighScaledMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for n := 0; n <= 40; n++ {
 		for terms := 0; terms <= 9; terms++ {
-			raw, scale := make([][]float64, terms), make([]float64, terms)
+			cols, raw, scale := make([]Col, terms), make([][]float64, terms), make([]float64, terms)
 			for a := range raw {
-				raw[a] = randSlice(rng, n+rng.IntN(3)) // columns may be longer than score
+				// Columns may be longer than score, and of either kind.
+				cols[a], raw[a] = randCol(rng, n+rng.IntN(3), rng.IntN(2) == 0)
 				scale[a] = rng.NormFloat64() / (1 + rng.Float64()*1e6)
 			}
 			got, want := randSlice(rng, n), randSlice(rng, n)
-			WeighScaled(got, raw, scale)
-			WeighScaledPortable(want, raw, scale)
+			WeighScaled(got, cols, scale)
+			WeighScaledPortable(want, cols, scale)
 			for i := range got {
 				plain := 0.0
 				for a := range raw {
@@ -252,9 +308,9 @@ func TestWeighScaledMatchesPortable(t *testing.T) {
 func BenchmarkWeighScaled(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n, terms = 50000, 5
-	raw, scale := make([][]float64, terms), make([]float64, terms)
+	raw, scale := make([]Col, terms), make([]float64, terms)
 	for a := range raw {
-		raw[a], scale[a] = randSlice(rng, n), 1.0/3
+		raw[a], scale[a] = Floats(randSlice(rng, n)), 1.0/3
 	}
 	score := make([]float64, n)
 	for _, impl := range []struct {

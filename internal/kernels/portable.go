@@ -25,29 +25,32 @@ func minMaxGo(xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func accumulateScalarGo(score, raw []float64, m, lo, span float64) {
-	raw = raw[:len(score)]
+// The portable kernels over a Col read it with At: a branch per element
+// that always goes the same way.
+
+func accumulateScalarGo(score []float64, raw Col, m, lo, span float64) {
+	raw = raw.Slice(0, len(score))
 	for i := range score {
-		score[i] += m * ((raw[i] - lo) / span)
+		score[i] += m * ((raw.At(i) - lo) / span)
 	}
 }
 
-func accumulateGo(score, raw, mult []float64, lo, span float64) {
-	raw = raw[:len(score)]
+func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64) {
+	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
 	for i := range score {
-		score[i] += mult[i] * ((raw[i] - lo) / span)
+		score[i] += mult[i] * ((raw.At(i) - lo) / span)
 	}
 }
 
-func minMaxMaskedGo(xs []float64, words []uint64, lo, hi []float64) {
+func minMaxMaskedGo(xs Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
 	for q := range lo {
 		l, h := math.Inf(1), math.Inf(-1)
 		for k := q * wpb; k < min((q+1)*wpb, len(words)); k++ {
 			base := k * 64
 			for w := words[k]; w != 0; w &= w - 1 {
-				x := xs[base+bits.TrailingZeros64(w)]
+				x := xs.At(base + bits.TrailingZeros64(w))
 				l, h = min(l, x), max(h, x)
 			}
 		}
@@ -69,30 +72,30 @@ func maxMaskedGo(xs []float64, words []uint64, hi []float64) {
 	}
 }
 
-func weighScaledGo(score []float64, raw [][]float64, scale []float64) {
+func weighScaledGo(score []float64, raw []Col, scale []float64) {
 	if len(raw) == 0 {
 		clear(score)
 		return
 	}
-	col, c := raw[0][:len(score)], scale[0]
-	for i, x := range col {
-		score[i] = x * c
+	col, c := raw[0].Slice(0, len(score)), scale[0]
+	for i := range score {
+		score[i] = col.At(i) * c
 	}
 	for a, col := range raw[1:] {
-		col, c := col[:len(score)], scale[a+1]
-		for i, x := range col {
+		col, c := col.Slice(0, len(score)), scale[a+1]
+		for i := range score {
 			// The conversion keeps the product rounded on its own: no
 			// fused multiply-add, as in the SIMD version.
-			score[i] += float64(x * c)
+			score[i] += float64(col.At(i) * c)
 		}
 	}
 }
 
-func accumulateScaledGo(score, raw, mult []float64, lo, base, inv float64) {
-	raw = raw[:len(score)]
+func accumulateScaledGo(score []float64, raw Col, mult []float64, lo, base, inv float64) {
+	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
 	for i := range score {
-		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
+		score[i] += float64(float64((raw.At(i)-lo)*(mult[i]-base)) * inv)
 	}
 }
 

@@ -34,54 +34,54 @@ func minMax(xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func accumulateScalar(score, raw []float64, m, lo, span float64) {
+func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 	if !SIMD {
 		accumulateScalarGo(score, raw, m, lo, span)
 		return
 	}
-	raw = raw[:len(score)]
+	raw = raw.Slice(0, len(score))
 	vm := archsimd.BroadcastFloat64x8(m)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		r := raw.load8(i)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += m * ((raw[i] - lo) / span)
+		score[i] += m * ((raw.At(i) - lo) / span)
 	}
 }
 
-func accumulate(score, raw, mult []float64, lo, span float64) {
+func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 	if !SIMD {
 		accumulateGo(score, raw, mult, lo, span)
 		return
 	}
-	raw = raw[:len(score)]
+	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := archsimd.LoadFloat64x8Slice(raw[i:])
+		r := raw.load8(i)
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += mult[i] * ((raw[i] - lo) / span)
+		score[i] += mult[i] * ((raw.At(i) - lo) / span)
 	}
 }
 
-func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
+func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 	if !SIMD {
 		minMaxMaskedGo(xs, words, lo, hi)
 		return
 	}
 	const wpb = Block / 64
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
-	full := len(xs) / Block
+	full := xs.Len() / Block
 	for q := 0; q < full; q++ {
 		// Two accumulator pairs (even and odd vectors) halve the
 		// dependency chains; a word's eight vectors go through without a
@@ -93,11 +93,11 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 			if w == 0 {
 				continue
 			}
-			block := xs[k*64 : k*64+64]
+			at := k * 64
 			if w == math.MaxUint64 {
 				for v := 0; v < 8; v += 2 {
-					x := archsimd.LoadFloat64x8Slice(block[8*v:])
-					y := archsimd.LoadFloat64x8Slice(block[8*v+8:])
+					x := xs.load8(at + 8*v)
+					y := xs.load8(at + 8*v + 8)
 					vlo, vhi = vlo.Min(x), vhi.Max(x)
 					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
 				}
@@ -106,8 +106,8 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 			for v := 0; v < 8; v += 2 {
 				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
 				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
-				x := archsimd.LoadFloat64x8Slice(block[8*v:])
-				y := archsimd.LoadFloat64x8Slice(block[8*v+8:])
+				x := xs.load8(at + 8*v)
+				y := xs.load8(at + 8*v + 8)
 				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
 				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
 			}
@@ -119,7 +119,7 @@ func minMaxMasked(xs []float64, words []uint64, lo, hi []float64) {
 		lo[q], hi[q] = min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
 	if full < len(lo) {
-		minMaxMaskedGo(xs[full*Block:], words[full*wpb:], lo[full:], hi[full:])
+		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
 	}
 }
 
@@ -155,7 +155,7 @@ func maxMasked(xs []float64, words []uint64, hi []float64) {
 	}
 }
 
-func weighScaled(score []float64, raw [][]float64, scale []float64) {
+func weighScaled(score []float64, raw []Col, scale []float64) {
 	if !SIMD || len(raw) == 0 {
 		weighScaledGo(score, raw, scale)
 		return
@@ -166,74 +166,74 @@ func weighScaled(score []float64, raw [][]float64, scale []float64) {
 	n := len(score)
 	for a := 0; a < len(raw); a += 2 {
 		if a+1 < len(raw) {
-			scaledPair(score, raw[a][:n], raw[a+1][:n], scale[a], scale[a+1], a == 0)
+			scaledPair(score, raw[a].Slice(0, n), raw[a+1].Slice(0, n), scale[a], scale[a+1], a == 0)
 		} else {
-			scaledOne(score, raw[a][:n], scale[a], a == 0)
+			scaledOne(score, raw[a].Slice(0, n), scale[a], a == 0)
 		}
 	}
 }
 
-func scaledPair(score, r0, r1 []float64, c0, c1 float64, first bool) {
+func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 	v0, v1 := archsimd.BroadcastFloat64x8(c0), archsimd.BroadcastFloat64x8(c1)
-	r0, r1 = r0[:len(score)], r1[:len(score)]
+	r0, r1 = r0.Slice(0, len(score)), r1.Slice(0, len(score))
 	i := 0
 	if first {
 		for ; i+8 <= len(score); i += 8 {
-			x := archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0)
-			x.Add(archsimd.LoadFloat64x8Slice(r1[i:]).Mul(v1)).StoreSlice(score[i:])
+			x := r0.load8(i).Mul(v0)
+			x.Add(r1.load8(i).Mul(v1)).StoreSlice(score[i:])
 		}
 		for ; i < len(score); i++ {
-			score[i] = float64(r0[i]*c0) + float64(r1[i]*c1)
+			score[i] = float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
 		}
 		return
 	}
 	for ; i+8 <= len(score); i += 8 {
-		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0))
-		x.Add(archsimd.LoadFloat64x8Slice(r1[i:]).Mul(v1)).StoreSlice(score[i:])
+		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(r0.load8(i).Mul(v0))
+		x.Add(r1.load8(i).Mul(v1)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] = score[i] + float64(r0[i]*c0) + float64(r1[i]*c1)
+		score[i] = score[i] + float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
 	}
 }
 
-func scaledOne(score, r0 []float64, c0 float64, first bool) {
+func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 	v0 := archsimd.BroadcastFloat64x8(c0)
-	r0 = r0[:len(score)]
+	r0 = r0.Slice(0, len(score))
 	i := 0
 	if first {
 		for ; i+8 <= len(score); i += 8 {
-			archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0).StoreSlice(score[i:])
+			r0.load8(i).Mul(v0).StoreSlice(score[i:])
 		}
 		for ; i < len(score); i++ {
-			score[i] = r0[i] * c0
+			score[i] = r0.At(i) * c0
 		}
 		return
 	}
 	for ; i+8 <= len(score); i += 8 {
-		archsimd.LoadFloat64x8Slice(score[i:]).Add(archsimd.LoadFloat64x8Slice(r0[i:]).Mul(v0)).StoreSlice(score[i:])
+		archsimd.LoadFloat64x8Slice(score[i:]).Add(r0.load8(i).Mul(v0)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += float64(r0[i] * c0)
+		score[i] += float64(r0.At(i) * c0)
 	}
 }
 
-func accumulateScaled(score, raw, mult []float64, lo, base, inv float64) {
+func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	if !SIMD {
 		accumulateScaledGo(score, raw, mult, lo, base, inv)
 		return
 	}
-	raw = raw[:len(score)]
+	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := archsimd.LoadFloat64x8Slice(raw[i:]).Sub(vlo)
+		r := raw.load8(i).Sub(vlo)
 		m := archsimd.LoadFloat64x8Slice(mult[i:]).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
-		score[i] += float64(float64((raw[i]-lo)*(mult[i]-base)) * inv)
+		score[i] += float64(float64((raw.At(i)-lo)*(mult[i]-base)) * inv)
 	}
 }
 
