@@ -88,14 +88,24 @@ func (b *batch) rawOne(w int, id uint32) float64 {
 	return sh.rawCol(w).At(j)
 }
 
-// fillRaw computes every float raw column of the shard.
+// fillRaw computes every float raw column of the shard. A shard whose
+// hosts never failed a build (nearly every one) shares zeroRaw as
+// BuildFailureWeigher's column; that column is static, so nothing writes
+// it after fillRaw.
 func (sh *shard) fillRaw() {
 	for w := range numWeighers {
 		if !floatRaw(w) {
 			continue
 		}
+		if w == wBuildFailure {
+			if sh.neverFailed() {
+				sh.raw[w] = zeroRaw[:sh.hostCount():sh.hostCount()]
+				continue
+			}
+			sh.raw[w] = nil // never zeroRaw
+		}
 		if sh.raw[w] == nil {
-			sh.raw[w] = make([]float64, len(sh.freeRAM))
+			sh.raw[w] = make([]float64, sh.hostCount())
 		}
 		for j := range sh.raw[w] {
 			sh.raw[w][j] = sh.rawOf(w, j)
@@ -103,6 +113,21 @@ func (sh *shard) fillRaw() {
 	}
 	sh.statBlocks()
 }
+
+// neverFailed reports whether every host of the shard has 0 failed
+// builds.
+func (sh *shard) neverFailed() bool {
+	for j := range sh.hostCount() {
+		if sh.failedBuilds.At(j) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroRaw is the raw column of the shards whose BuildFailureWeigher's
+// values are all 0 (never modified).
+var zeroRaw = make([]float64, bitmap.ShardSize)
 
 // setUsageRaw recomputes host j's float raw values of the weighers a
 // usage change moves; the caller then calls statBlocks.
