@@ -17,8 +17,9 @@
 // is not its host's), instances.go (the sorted instance and host-name
 // indexes), uuidkey.go (uuids kept as their 16 bytes), hostmetrics.go
 // (the metrics' columns), hvattrs.go (hypervisor attributes by index into
-// their distinct values), hostip.go (host_ip as 4 bytes) and rawcols.go
-// (the weighers' raw columns and their per-block summaries); batch.go (a
+// their distinct values), hostip.go (host_ip as 4 bytes), usage.go (the
+// int32 usage columns, and the hosts past them) and rawcols.go (the
+// weighers' raw columns and their per-block summaries); batch.go (a
 // PlaceBatch's overlay and group state); filters.go and kernels.go (the
 // filter catalogue, fused column passes); weigh.go (the baseline
 // weighing), dense.go and rank.go (the incremental rankers); place.go (the

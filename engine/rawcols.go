@@ -9,8 +9,8 @@ import (
 
 // colWeigher reports whether weigher w's raw value is a function of the
 // host's columns alone (not of the request, the group or the metrics
-// configuration): those the shards keep a raw column of (shard.raw) and
-// the dense ranker (dense.go) handles.
+// configuration): those the shards keep a raw column of (shard.rawCol)
+// and the dense ranker (dense.go) handles.
 func colWeigher(w int) bool {
 	switch w {
 	case wRAM, wCPU, wDisk, wIoOps, wNumInstances, wBuildFailure:
@@ -79,7 +79,8 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 }
 
 // rawOne is column weigher w's raw value for host id on the batch's state:
-// from the overlay for the hosts it holds, else the shard's raw column.
+// from the overlay for the hosts it holds, else the shard's raw column
+// (rawCol).
 func (b *batch) rawOne(w int, id uint32) float64 {
 	sh, j := b.s.at(id)
 	if b.touched.Has(id) {
