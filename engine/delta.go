@@ -9,7 +9,7 @@ import (
 // were last copied, and of those whose usage the shards' int32 columns
 // cannot hold (usage.go): the state of host id in a snapshot is its delta
 // entry when it has one, else its shard's columns. It lets a commit publish a
-// snapshot without copying whole shards (4,096 hosts, six columns) for the
+// snapshot without copying whole shards (4,096 hosts, five columns) for the
 // few hosts a plan touches; past maxDelta entries, the next commit folds
 // the delta into copies of the shards it covers (compaction).
 //

@@ -23,15 +23,12 @@ func colWeigher(w int) bool {
 // moves column weigher w's raw value: all but BuildFailureWeigher's.
 func usageWeigher(w int) bool { return colWeigher(w) && w != wBuildFailure }
 
-// floatRaw reports whether the shards keep column weigher w's raw values
-// in a float column (shard.raw): those that are not a usage column read as
-// it is (rawCol).
-func floatRaw(w int) bool { return w == wCPU || w == wBuildFailure }
-
 // rawCol is column weigher w's raw values over the shard's hosts, as the
-// kernels read them: RAMWeigher's, DiskWeigher's and IoOpsWeigher's are
-// their usage column clamped at their minval of 0, NumInstancesWeigher's
-// its column as it is, the others' the float column raw[w].
+// kernels read them, from the columns the shard keeps anyway (no float
+// copy): RAMWeigher's, DiskWeigher's and IoOpsWeigher's are their usage
+// column clamped at their minval of 0, NumInstancesWeigher's its column
+// as it is, CPUWeigher's the static vCPU limit less the vCPUs used
+// (clamped at 0), BuildFailureWeigher's the failed builds.
 func (sh *shard) rawCol(w int) kernels.Col {
 	switch w {
 	case wRAM:
@@ -42,8 +39,12 @@ func (sh *shard) rawCol(w int) kernels.Col {
 		return kernels.Clamped(sh.numIOOps)
 	case wNumInstances:
 		return kernels.Ints(sh.numInstances)
+	case wCPU:
+		return kernels.Headroom(&sh.cpuLimit, sh.vcpusUsed)
+	case wBuildFailure:
+		return kernels.Static(&sh.failedF)
 	}
-	return kernels.Floats(sh.raw[w])
+	panic("engine: rawCol of a weigher that is not a column weigher")
 }
 
 // rawOf is column weigher w's raw value (clamped to its minval, as the
@@ -51,7 +52,8 @@ func (sh *shard) rawCol(w int) kernels.Col {
 func (sh *shard) rawOf(w, j int) float64 {
 	switch w {
 	case wRAM, wDisk, wIoOps, wNumInstances:
-		return sh.rawCol(w).At(j)
+		col := sh.rawCol(w)
+		return col.At(j)
 	case wCPU:
 		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(sh.vcpusUsed[j]), 0)
 	case wBuildFailure:
@@ -75,7 +77,7 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	case wNumInstances:
 		return float64(r.numInstances)
 	}
-	return sh.raw[w][j]
+	return float64(sh.failedBuilds.At(j))
 }
 
 // rawOne is column weigher w's raw value for host id on the batch's state:
@@ -86,58 +88,8 @@ func (b *batch) rawOne(w int, id uint32) float64 {
 	if b.touched.Has(id) {
 		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
 	}
-	return sh.rawCol(w).At(j)
-}
-
-// fillRaw computes every float raw column of the shard. A shard whose
-// hosts never failed a build (nearly every one) shares zeroRaw as
-// BuildFailureWeigher's column; that column is static, so nothing writes
-// it after fillRaw.
-func (sh *shard) fillRaw() {
-	for w := range numWeighers {
-		if !floatRaw(w) {
-			continue
-		}
-		if w == wBuildFailure {
-			if sh.neverFailed() {
-				sh.raw[w] = zeroRaw[:sh.hostCount():sh.hostCount()]
-				continue
-			}
-			sh.raw[w] = nil // never zeroRaw
-		}
-		if sh.raw[w] == nil {
-			sh.raw[w] = make([]float64, sh.hostCount())
-		}
-		for j := range sh.raw[w] {
-			sh.raw[w][j] = sh.rawOf(w, j)
-		}
-	}
-	sh.statBlocks()
-}
-
-// neverFailed reports whether every host of the shard has 0 failed
-// builds.
-func (sh *shard) neverFailed() bool {
-	for j := range sh.hostCount() {
-		if sh.failedBuilds.At(j) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// zeroRaw is the raw column of the shards whose BuildFailureWeigher's
-// values are all 0 (never modified).
-var zeroRaw = make([]float64, bitmap.ShardSize)
-
-// setUsageRaw recomputes host j's float raw values of the weighers a
-// usage change moves; the caller then calls statBlocks.
-func (sh *shard) setUsageRaw(j int) {
-	for w := range numWeighers {
-		if usageWeigher(w) && floatRaw(w) {
-			sh.raw[w][j] = sh.rawOf(w, j)
-		}
-	}
+	col := sh.rawCol(w)
+	return col.At(j)
 }
 
 // hostCount is the number of hosts of the shard.

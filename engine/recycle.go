@@ -9,7 +9,7 @@ import (
 
 // recycler hands the usage columns of shards that no snapshot can still
 // read to the Store's next compaction. A compaction copies every shard its
-// delta covers (six columns of 4,096 hosts); into fresh memory, each copy
+// delta covers (five columns of 4,096 hosts); into fresh memory, each copy
 // page-faults, which cost more than the copying itself (about 40 faults
 // per 10-instance commit at 50,000 hosts, ~5 µs each here), and the
 // garbage collector seldom runs often enough for the heap to hand back
@@ -37,16 +37,14 @@ type recycler struct {
 	leases  map[uint64]int // snapshot version -> outstanding leases
 	retired []retiredShard // in increasing version
 	ints    [][]int32      // free columns of bitmap.ShardSize hosts
-	floats  [][]float64
-	reused  uint64 // columns handed out again (tests, metrics)
+	reused  uint64         // columns handed out again (tests, metrics)
 }
 
 // retiredShard is the usage columns of a shard the snapshot of version
 // at no longer holds.
 type retiredShard struct {
-	at     uint64
-	ints   [][]int32
-	floats [][]float64
+	at   uint64
+	ints [][]int32
 }
 
 // maxFree bounds the free columns kept (two compactions' worth at 50,000
@@ -86,11 +84,6 @@ func (r *recycler) retire(old []*shard, v uint64) {
 			continue
 		}
 		rs := retiredShard{at: v, ints: [][]int32{sh.freeRAM, sh.freeDiskMB, sh.vcpusUsed, sh.numInstances, sh.numIOOps}}
-		for w := range numWeighers {
-			if usageWeigher(w) && floatRaw(w) {
-				rs.floats = append(rs.floats, sh.raw[w])
-			}
-		}
 		r.retired = append(r.retired, rs)
 	}
 	r.reclaimLocked()
@@ -108,27 +101,18 @@ func (r *recycler) reclaimLocked() {
 		if len(r.ints)+len(rs.ints) <= maxFree {
 			r.ints = append(r.ints, rs.ints...)
 		}
-		if len(r.floats)+len(rs.floats) <= maxFree {
-			r.floats = append(r.floats, rs.floats...)
-		}
 	}
 	r.retired = append(r.retired[:0], r.retired[k:]...)
 }
 
-// cloneInts returns a copy of col, in a free column when there is one.
-func (r *recycler) cloneInts(col []int32) []int32 { return cloneInto(r, &r.ints, col) }
-
-// cloneFloats returns a copy of col, in a free column when there is one.
-func (r *recycler) cloneFloats(col []float64) []float64 { return cloneInto(r, &r.floats, col) }
-
-// cloneInto returns a copy of col, in a column taken from *free (under
-// r.mu) when col is a full shard's and there is one.
-func cloneInto[T int32 | float64](r *recycler, free *[][]T, col []T) []T {
+// cloneInts returns a copy of col, in a free column when there is one (a
+// full shard's column only; r nil: always a fresh one).
+func (r *recycler) cloneInts(col []int32) []int32 {
 	if r != nil && len(col) == bitmap.ShardSize {
 		r.mu.Lock()
-		if n := len(*free); n > 0 {
-			c := (*free)[n-1]
-			*free = (*free)[:n-1]
+		if n := len(r.ints); n > 0 {
+			c := r.ints[n-1]
+			r.ints = r.ints[:n-1]
 			r.reused++
 			r.mu.Unlock()
 			copy(c, col)
@@ -136,7 +120,7 @@ func cloneInto[T int32 | float64](r *recycler, free *[][]T, col []T) []T {
 		}
 		r.mu.Unlock()
 	}
-	return append([]T(nil), col...)
+	return append([]int32(nil), col...)
 }
 
 // View calls f with the newest snapshot, which stays valid for f's

@@ -99,14 +99,13 @@ type shard struct {
 	// the dense ranker's scaled weights add their difference sparsely.
 	multOver [numWeighers][]uint16
 
-	// raw[w] is column weigher w's raw value per host, clamped to its
-	// minval, for the column weighers whose raw value is not a usage
-	// column read as it is (floatRaw: CPU and BuildFailure; nil for the
-	// others): with the usage columns, what the dense ranker's kernels
-	// read (rawCol). Kept equal to rawOf by whoever changes a column.
-	raw [numWeighers][]float64
+	// cpuLimit is vcpusTotal * cpuRatio (CPUWeigher's limit) and failedF
+	// failedBuilds, as floats: with the usage columns, what the dense
+	// ranker's kernels read as the column weighers' raw values (rawCol).
+	cpuLimit, failedF kernels.Coded[float64]
 
-	// blk summarises raw per block of kernels.Block hosts.
+	// blk summarises the raw values (rawCol) per block of kernels.Block
+	// hosts.
 	blk *blockStats
 
 	// bornEscapes is the Store's escape count just before the snapshot
@@ -555,7 +554,13 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	for w := range mult {
 		sh.mult[w] = kernels.NewCoded(mult[w])
 	}
-	sh.fillRaw()
+	cpuLimit, failed := ratios[0], ratios[3] // reused: coded above
+	for j := range m {
+		cpuLimit[j] = float64(vcpusTotal[j]) * cpuRatio[j]
+		failed[j] = float64(failedBuilds[j])
+	}
+	sh.cpuLimit, sh.failedF = kernels.NewCoded(cpuLimit), kernels.NewCoded(failed)
+	sh.statBlocks()
 	return sh
 }
 

@@ -447,9 +447,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 			snap.shards[k] = snap.shards[k].cloneUsage(r)
 			snap.shards[k].bornEscapes = born
 		}
-		sh := snap.shards[k]
-		sh.setUsage(j, res)
-		sh.setUsageRaw(j)
+		snap.shards[k].setUsage(j, res)
 	}
 	for k := range copied {
 		snap.shards[k].statBlocks()
@@ -471,11 +469,6 @@ func (sh *shard) cloneUsage(r *recycler) *shard {
 	c.vcpusUsed = r.cloneInts(sh.vcpusUsed)
 	c.numInstances = r.cloneInts(sh.numInstances)
 	c.numIOOps = r.cloneInts(sh.numIOOps)
-	for w := range numWeighers {
-		if usageWeigher(w) && floatRaw(w) {
-			c.raw[w] = r.cloneFloats(sh.raw[w])
-		}
-	}
 	return &c
 }
 

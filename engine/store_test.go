@@ -140,9 +140,9 @@ func TestCommitHarness(t *testing.T) {
 		}
 		for k, sh := range last.shards {
 			for w := range numWeighers {
-				for j := 0; floatRaw(w) && j < sh.hostCount(); j++ {
-					if sh.raw[w][j] != sh.rawOf(w, j) {
-						t.Fatalf("shard %d host %d: raw column of weigher %d is %v, columns say %v", k, j, w, sh.raw[w][j], sh.rawOf(w, j))
+				for j := 0; colWeigher(w) && j < sh.hostCount(); j++ {
+					if col := sh.rawCol(w); col.At(j) != sh.rawOf(w, j) {
+						t.Fatalf("shard %d host %d: raw column of weigher %d is %v, columns say %v", k, j, w, col.At(j), sh.rawOf(w, j))
 					}
 				}
 			}

@@ -290,7 +290,7 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 		snap.delta = &wide
 	}
 	for _, sh := range snap.shards {
-		sh.fillRaw() // on the usage just carried over
+		sh.statBlocks() // on the usage just carried over
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c

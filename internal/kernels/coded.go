@@ -167,14 +167,24 @@ func AccumulateScaledCodedPortable(score []float64, raw Col, mult *Coded[float64
 
 func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
 	raw = raw.Slice(0, len(score))
-	for i := range score {
-		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
+	var buf [64]float64
+	for b := 0; b < len(score); b += 64 {
+		xs := raw.chunk(b, &buf)
+		s := score[b : b+len(xs)]
+		for k, x := range xs {
+			s[k] += mult.At(b+k) * ((x - lo) / span)
+		}
 	}
 }
 
 func accumulateScaledCodedGo(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
 	raw = raw.Slice(0, len(score))
-	for i := range score {
-		score[i] += float64(float64((raw.At(i)-lo)*(mult.At(i)-base)) * inv)
+	var buf [64]float64
+	for b := 0; b < len(score); b += 64 {
+		xs := raw.chunk(b, &buf)
+		s := score[b : b+len(xs)]
+		for k, x := range xs {
+			s[k] += float64(float64((x-lo)*(mult.At(b+k)-base)) * inv)
+		}
 	}
 }

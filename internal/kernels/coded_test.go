@@ -105,7 +105,7 @@ func TestAccumulateCoded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 10; rep++ {
-			col, raw := randCol(rng, n, rep%2 == 1)
+			col, raw := randCol(rng, n, rep)
 			vals := randSlice(rng, 1+rng.IntN(20)) // 17 and more: full
 			mult := make([]float64, n)
 			for i := range mult {

@@ -3,49 +3,131 @@ package kernels
 import "math"
 
 // Col is a column of a weigher's raw values as the weighing kernels read
-// it: the values of F, or, when I is not nil, those of I clamped below at
-// Min (float64(max(I[i], Min))): a usage column (free RAM or disk, io-ops,
-// instances) read as Nova's weigher sees it (RAM, disk and io-ops have a
-// minval of 0), without a float copy of the column.
+// it, without a float copy of what the host state already keeps:
 //
-// Invariants: at most one of F and I is not nil; an int32 converts to
-// float64 exactly, so a kernel over an int32 column computes bit for bit
-// what it computes over Floats of its (clamped) values.
+//   - Floats(xs): the values of xs;
+//   - Clamped(xs), Ints(xs): an int32 usage column (free RAM or disk,
+//     io-ops, instances), clamped below at 0 (the weighers with a minval
+//     of 0) or not;
+//   - Static(l): a static coded column (BuildFailureWeigher's counts);
+//   - Headroom(l, used): max(l[i] - used[i], 0), a static coded limit
+//     less an int32 usage column (CPUWeigher's vCPUs total * ratio - used,
+//     clamped at its minval of 0).
+//
+// Invariants: exactly the fields of its kind are set; a Static or
+// Headroom column starting at element off of l has off%8 == 0 (a word of
+// codes), as Slice keeps it for the multiples of 8 the kernels slice at;
+// every value is computed with the operations the weigher's own
+// arithmetic does (int32 converts to float64 exactly), so a kernel over a
+// Col computes bit for bit what it computes over Floats of its values.
 type Col struct {
-	F   []float64
-	I   []int32
-	Min int32
+	kind colKind
+	min  int32
+	f    []float64
+	i    []int32
+	l    *Coded[float64]
+	off  int
+	n    int
 }
 
+type colKind uint8
+
+const (
+	colFloats colKind = iota
+	colInts
+	colStatic
+	colHeadroom
+)
+
 // Floats is the column of xs's values.
-func Floats(xs []float64) Col { return Col{F: xs} }
+func Floats(xs []float64) Col { return Col{kind: colFloats, f: xs, n: len(xs)} }
 
 // Clamped is the column of xs's values clamped below at 0.
-func Clamped(xs []int32) Col { return Col{I: xs} }
+func Clamped(xs []int32) Col { return Col{kind: colInts, i: xs, n: len(xs)} }
 
 // Ints is the column of xs's values.
-func Ints(xs []int32) Col { return Col{I: xs, Min: math.MinInt32} }
+func Ints(xs []int32) Col { return Col{kind: colInts, i: xs, min: math.MinInt32, n: len(xs)} }
+
+// Static is the column of l's values.
+func Static(l *Coded[float64]) Col { return Col{kind: colStatic, l: l, n: l.Len()} }
+
+// Headroom is the column of max(l.At(i) - float64(used[i]), 0); used must
+// be as long as l, and l hold no NaN.
+func Headroom(l *Coded[float64], used []int32) Col {
+	return Col{kind: colHeadroom, l: l, i: used, n: l.Len()}
+}
 
 // At is element i.
-func (c Col) At(i int) float64 {
-	if c.I != nil {
-		return float64(max(c.I[i], c.Min))
+func (c *Col) At(i int) float64 {
+	switch c.kind {
+	case colFloats:
+		return c.f[i]
+	case colInts:
+		return float64(max(c.i[i], c.min))
 	}
-	return c.F[i]
+	return c.atCoded(i)
+}
+
+// atCoded is At for a Static or Headroom column, out of line so that At
+// inlines for the others.
+//
+//go:noinline
+func (c *Col) atCoded(i int) float64 {
+	x := c.l.At(c.off + i)
+	if c.kind == colHeadroom {
+		x = max(x-float64(c.i[i]), 0)
+	}
+	return x
+}
+
+// chunk returns elements [lo, min(lo+64, Len())) of c: a Floats column's
+// own, else decoded into buf. The portable kernels read a Col a chunk at
+// a time, so that their inner loops are over float64s, without a call or
+// a branch on the kind per element.
+func (c *Col) chunk(lo int, buf *[64]float64) []float64 {
+	hi := min(lo+64, c.n)
+	if c.kind == colFloats {
+		return c.f[lo:hi]
+	}
+	out := buf[:hi-lo]
+	switch c.kind {
+	case colInts:
+		for k, x := range c.i[lo:hi] {
+			out[k] = float64(max(x, c.min))
+		}
+	case colStatic:
+		for k := range out {
+			out[k] = c.l.At(c.off + lo + k)
+		}
+	case colHeadroom:
+		for k, u := range c.i[lo:hi] {
+			out[k] = max(c.l.At(c.off+lo+k)-float64(u), 0)
+		}
+	}
+	return out
 }
 
 // Len is the number of elements.
-func (c Col) Len() int {
-	if c.I != nil {
-		return len(c.I)
-	}
-	return len(c.F)
-}
+func (c *Col) Len() int { return c.n }
 
-// Slice is the column of elements [lo, hi).
+// Slice is the column of elements [lo, hi); lo must be a multiple of 8
+// for a Static or Headroom column.
 func (c Col) Slice(lo, hi int) Col {
-	if c.I != nil {
-		return Col{I: c.I[lo:hi], Min: c.Min}
+	switch c.kind {
+	case colFloats:
+		c.f = c.f[lo:hi]
+	case colInts, colHeadroom:
+		c.i = c.i[lo:hi]
 	}
-	return Col{F: c.F[lo:hi]}
+	if c.kind >= colStatic {
+		if lo%8 != 0 {
+			panic("kernels: Slice of a coded Col at an offset that is not a multiple of 8")
+		}
+		if hi > c.n {
+			panic("kernels: Slice past the end of a Col")
+		}
+		c.off += lo
+	}
+	c.n = hi - lo
+	return c
 }

@@ -46,10 +46,12 @@ func randInts(rng *rand.Rand, n int) ([]int32, []float64) {
 	return xs, fs
 }
 
-// randCol returns a column of n random raw values, float64s or int32s
-// (clamped at 0 or not), and its values as float64s.
-func randCol(rng *rand.Rand, n int, ints bool) (Col, []float64) {
-	if ints {
+// randCol returns a column of n random raw values of kind kind%4 (Floats,
+// int32s clamped or not, Static, Headroom; the coded ones with few values
+// or many) and its values as float64s.
+func randCol(rng *rand.Rand, n int, kind int) (Col, []float64) {
+	switch kind % 4 {
+	case 1:
 		xs, fs := randInts(rng, n)
 		if rng.IntN(3) == 0 {
 			for i, x := range xs {
@@ -58,6 +60,22 @@ func randCol(rng *rand.Rand, n int, ints bool) (Col, []float64) {
 			return Ints(xs), fs
 		}
 		return Clamped(xs), fs
+	case 2, 3:
+		vals := randSlice(rng, 1+rng.IntN(20)) // 17 and more: full
+		ls := make([]float64, n)
+		for i := range ls {
+			ls[i] = vals[rng.IntN(len(vals))]
+		}
+		l := NewCoded(ls)
+		if kind%4 == 2 {
+			return Static(&l), ls
+		}
+		used, _ := randInts(rng, n)
+		fs := make([]float64, n)
+		for i := range fs {
+			fs[i] = max(ls[i]-float64(used[i]), 0)
+		}
+		return Headroom(&l, used), fs
 	}
 	fs := randSlice(rng, n)
 	return Floats(fs), fs
@@ -71,7 +89,7 @@ func TestKernelsMatchPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 20; rep++ {
-			col, raw := randCol(rng, n, rep%2 == 1)
+			col, raw := randCol(rng, n, rep)
 			mult := randSlice(rng, n)
 			lo, span := rng.NormFloat64()*100, 1+rng.Float64()*1e6
 			gotLo, gotHi := MinMax(raw)
@@ -125,7 +143,7 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range lengths() {
 		for rep := 0; rep < 6; rep++ {
-			col, xs := randCol(rng, n, rep%2 == 1)
+			col, xs := randCol(rng, n, rep)
 			nw := (n + 63) / 64
 			nb := (n + Block - 1) / Block
 			words := make([]uint64, nw)
@@ -280,7 +298,7 @@ func TestWeighScaledMatchesPortable(t *testing.T) {
 			cols, raw, scale := make([]Col, terms), make([][]float64, terms), make([]float64, terms)
 			for a := range raw {
 				// Columns may be longer than score, and of either kind.
-				cols[a], raw[a] = randCol(rng, n+rng.IntN(3), rng.IntN(2) == 0)
+				cols[a], raw[a] = randCol(rng, n+rng.IntN(3), rng.IntN(4))
 				scale[a] = rng.NormFloat64() / (1 + rng.Float64()*1e6)
 			}
 			got, want := randSlice(rng, n), randSlice(rng, n)

@@ -25,32 +25,46 @@ func minMaxGo(xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// The portable kernels over a Col read it with At: a branch per element
-// that always goes the same way.
+// The portable kernels read a Col a chunk of 64 elements at a time
+// (Col.chunk).
 
 func accumulateScalarGo(score []float64, raw Col, m, lo, span float64) {
 	raw = raw.Slice(0, len(score))
-	for i := range score {
-		score[i] += m * ((raw.At(i) - lo) / span)
+	var buf [64]float64
+	for b := 0; b < len(score); b += 64 {
+		xs := raw.chunk(b, &buf)
+		s := score[b : b+len(xs)]
+		for k, x := range xs {
+			s[k] += m * ((x - lo) / span)
+		}
 	}
 }
 
 func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
-	for i := range score {
-		score[i] += mult[i] * ((raw.At(i) - lo) / span)
+	var buf [64]float64
+	for b := 0; b < len(score); b += 64 {
+		xs := raw.chunk(b, &buf)
+		s, m := score[b:b+len(xs)], mult[b:b+len(xs)]
+		for k, x := range xs {
+			s[k] += m[k] * ((x - lo) / span)
+		}
 	}
 }
 
-func minMaxMaskedGo(xs Col, words []uint64, lo, hi []float64) {
+func minMaxMaskedGo(col Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
+	var buf [64]float64
 	for q := range lo {
 		l, h := math.Inf(1), math.Inf(-1)
 		for k := q * wpb; k < min((q+1)*wpb, len(words)); k++ {
-			base := k * 64
+			if words[k] == 0 {
+				continue
+			}
+			xs := col.chunk(k*64, &buf)
 			for w := words[k]; w != 0; w &= w - 1 {
-				x := xs.At(base + bits.TrailingZeros64(w))
+				x := xs[bits.TrailingZeros64(w)]
 				l, h = min(l, x), max(h, x)
 			}
 		}
@@ -77,16 +91,21 @@ func weighScaledGo(score []float64, raw []Col, scale []float64) {
 		clear(score)
 		return
 	}
-	col, c := raw[0].Slice(0, len(score)), scale[0]
-	for i := range score {
-		score[i] = col.At(i) * c
-	}
-	for a, col := range raw[1:] {
-		col, c := col.Slice(0, len(score)), scale[a+1]
-		for i := range score {
-			// The conversion keeps the product rounded on its own: no
-			// fused multiply-add, as in the SIMD version.
-			score[i] += float64(col.At(i) * c)
+	var buf [64]float64
+	for a, col := range raw {
+		col, c := col.Slice(0, len(score)), scale[a]
+		for b := 0; b < len(score); b += 64 {
+			xs := col.chunk(b, &buf)
+			s := score[b : b+len(xs)]
+			for k, x := range xs {
+				if a == 0 {
+					s[k] = x * c
+				} else {
+					// The conversion keeps the product rounded on its
+					// own: no fused multiply-add, as in the SIMD version.
+					s[k] += float64(x * c)
+				}
+			}
 		}
 	}
 }
@@ -94,8 +113,13 @@ func weighScaledGo(score []float64, raw []Col, scale []float64) {
 func accumulateScaledGo(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
-	for i := range score {
-		score[i] += float64(float64((raw.At(i)-lo)*(mult[i]-base)) * inv)
+	var buf [64]float64
+	for b := 0; b < len(score); b += 64 {
+		xs := raw.chunk(b, &buf)
+		s, m := score[b:b+len(xs)], mult[b:b+len(xs)]
+		for k, x := range xs {
+			s[k] += float64(float64((x-lo)*(m[k]-base)) * inv)
+		}
 	}
 }
 
