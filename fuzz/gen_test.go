@@ -178,6 +178,18 @@ var fillFuncs = []any{
 		h.NumInstances = pick(c, []int64{0, 1, 2, 7, 8, 9, 49, 50, 51})
 		h.NumIOOps = pick(c, []int64{0, 1, 7, 8, 9})
 		h.FailedBuilds = pick(c, []int64{0, 0, 1, 3})
+		if chance(c, 0.05) { // past the engine's int32 usage columns
+			switch c.Intn(4) {
+			case 0:
+				h.MemoryMB, h.FreeRAMMB = h.MemoryMB+1<<32, h.FreeRAMMB+1<<32
+			case 1:
+				h.FreeRAMMB -= 1 << 32
+			case 2:
+				h.LocalGB, h.FreeDiskGB = h.LocalGB+1<<22, h.FreeDiskGB+1<<22
+			case 3:
+				h.NumIOOps += 1 << 32
+			}
+		}
 		h.Service = engine.Service{Disabled: chance(c, 0.1), Down: chance(c, 0.1)}
 		if chance(c, 0.7) {
 			h.HypervisorType = ptr(pick(c, []string{"QEMU", "kvm", "xen", ""}))
