@@ -239,7 +239,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	r := b.cur(id)
 	*h = nova.HostAttrs{
 		Host: info.hostOf(id), Nodename: info.nodeOf(id),
-		CellUUID:  info.cellUUID[info.cell[id]],
+		CellUUID:  info.cellUUID[info.cell.at(id)],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
 		DiskMBUsed: info.diskMBUsed[id],
@@ -248,7 +248,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio.At(j),
+		Stats:              info.statsTab[info.stats.at(id)], RAMAllocationRatio: sh.ramRatio.At(j),
 		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}

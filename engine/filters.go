@@ -125,13 +125,13 @@ func classMaskInto(b *batch, m *bitmap.Set, pred func(c *aggClass) bool) {
 			pass[i] = 1
 		}
 	}
-	columnMaskInto(b, m, info.class, pass)
+	columnMaskInto(b, m, &info.class, pass)
 }
 
 // columnMaskInto adds to m the hosts whose value in col (a small category
 // id per host) has pass[value] = 1: one pass over the column, shard by
 // shard in parallel, building the words without a branch.
-func columnMaskInto(b *batch, m *bitmap.Set, col []int32, pass []uint64) {
+func columnMaskInto(b *batch, m *bitmap.Set, col *idxCol, pass []uint64) {
 	s := b.s
 	some, all := false, true
 	for _, p := range pass {
@@ -146,16 +146,8 @@ func columnMaskInto(b *batch, m *bitmap.Set, col []int32, pass []uint64) {
 	}
 	// Every shard is filled: the pass is not cut short by cancellation.
 	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), s.n, func(k int) error {
-		words := m.ShardWordsOf(k)
 		lo := k * bitmap.ShardSize
-		ids := col[lo:min(lo+bitmap.ShardSize, s.n)]
-		for wi := range words {
-			var w uint64
-			for t, c := range ids[wi*64 : min(wi*64+64, len(ids))] {
-				w |= pass[c] << t
-			}
-			words[wi] |= w
-		}
+		col.maskWordsOf(lo, min(lo+bitmap.ShardSize, s.n), m.ShardWordsOf(k), pass)
 		return nil
 	})
 }
@@ -518,7 +510,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 				pass[sig] = 1
 			}
 		}
-		columnMaskInto(b, m, info.hvSig, pass)
+		columnMaskInto(b, m, &info.hvSig, pass)
 		return true
 	}); m != nil {
 		set.And(m)

@@ -144,13 +144,13 @@ func (c *textCol) get(id uint32) *string {
 }
 
 // hvType is host id's hypervisor_type.
-func (info *hostInfo) hvType(id uint32) *string { return info.hvModels[info.hvModel[id]].typ }
+func (info *hostInfo) hvType(id uint32) *string { return info.hvModels[info.hvModel.at(id)].typ }
 
 // hvVersion is host id's hypervisor_version.
-func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hvModel[id]].version }
+func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hvModel.at(id)].version }
 
 // cpuInfo is host id's cpu_info text.
-func (info *hostInfo) cpuInfo(id uint32) *string { return info.hvModels[info.hvModel[id]].cpuInfo }
+func (info *hostInfo) cpuInfo(id uint32) *string { return info.hvModels[info.hvModel.at(id)].cpuInfo }
 
 // hvHostname is host id's hypervisor_hostname: the node name where the
 // host reports none (as the oracle makes it up) or reports the node name.
@@ -166,4 +166,4 @@ func (info *hostInfo) hvHostname(id uint32) *string {
 func (info *hostInfo) hostIP(id uint32) *string { return info.hostIPs.get(id) }
 
 // supported is host id's supported_instances (canonical).
-func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig[id]] }
+func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig.at(id)] }

@@ -101,7 +101,7 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell[id]],
+		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.at(id)],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
 }
@@ -411,7 +411,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	perCell := make(map[int32][]HostNode)
 	for cell := range info.cells {
 		c := int32(cell)
-		keep := func(id uint32) bool { return info.cell[id] == c && !isSelected.Has(id) }
+		keep := func(id uint32) bool { return info.cell.at(id) == uint64(c) && !isSelected.Has(id) }
 		var best []scored
 		if useBaseline {
 			best = b.topWhereScan(numAlts, keep)
@@ -423,7 +423,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		}
 	}
 	for i := range placements {
-		placements[i].Alternates = slices.Clone(perCell[info.cell[selected[i]]])
+		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.at(selected[i]))])
 	}
 	return nil
 }

@@ -148,7 +148,7 @@ type hostInfo struct {
 	// cloud gives none; empty when it gives none at all (hostUUID makes
 	// them up when asked: 16 bytes per host less).
 	uuid uuidCol
-	cell []int32 // index into cells
+	cell idxCol // index into cells
 	// blockCells[q] has bit c set when block q (kernels.Block hosts)
 	// holds a host of cell c; nil with more than 64 cells.
 	blockCells  []uint64
@@ -171,23 +171,23 @@ type hostInfo struct {
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
 	// MetricsFilter and SimpleCIDR read (see hvattrs.go for the
 	// accessors).
-	hvModel     []int32 // index into hvModels
+	hvModel     idxCol // index into hvModels
 	hvModels    []hvModel
 	hvHostnames textCol // where it is not the node name
 	hostIPs     ipCol
-	stats       []int32             // index into statsTab
+	stats       idxCol              // index into statsTab
 	statsTab    []map[string]string // distinct stats, with Nova's counters
 	metrics     metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
-	hvSig        []int32
+	hvSig        idxCol
 	hvSigHost    []*roaring.Bitmap // signature -> its hosts
 	hvSigRep     []uint32          // signature -> one of its hosts
 	sigSupported [][][3]string     // signature -> supported_instances (canonical)
 
 	// Aggregate classes: hosts with the same set of aggregates share one.
-	class   []int32
+	class   idxCol // index into classes
 	classes []aggClass
 
 	// masks memoises the host masks of the request-independent class
@@ -286,11 +286,10 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		cell: make([]int32, n), nameID: make([]int32, n),
-		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
-		stats: make([]int32, n),
-		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
+		nameID:    make([]int32, n),
+		serviceUp: bitmap.NewSet(n), diskMBUsed: make([]int64, n),
 	}
+	cells, hvModel, stats, hvSig := newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n)
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
 	var models hvModels
@@ -299,7 +298,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	nameIDs := map[string]int32{}
 	host, node := make([]string, n), make([]string, n) // while building
 	var instancesOf [][]string                         // per host name, while building
-	stats := statsInterner{byKey: map[string]int32{}}
+	statsIn := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		if c.Hosts[i].UUID != "" {
 			info.uuid = newUUIDCol(n)
@@ -328,7 +327,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.cells = append(info.cells, cell)
 			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
-		info.cell[i] = cid
+		cells.set(id, uint64(cid))
 		info.diskMBUsed[i] = (h.LocalGB - h.FreeDiskGB) * 1024
 		nid, ok := nameIDs[h.Host]
 		if !ok {
@@ -346,7 +345,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
-		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
+		hvModel.set(id, uint64(models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
 		hostIPs.set(id, h.HostIP)
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.set(id, p)
@@ -365,7 +364,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			sig = int32(len(sigIDs))
 			sigIDs[sigKey] = sig
 		}
-		info.hvSig[i] = sig
+		hvSig.set(id, uint64(sig))
 		if int(sig) == len(info.hvSigHost) {
 			// One signature, one list: its hosts share it.
 			info.hvSigHost = append(info.hvSigHost, roaring.New())
@@ -373,14 +372,15 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
 		}
 		info.hvSigHost[sig].Add(uint32(i))
-		info.stats[i] = stats.of(h)
+		stats.set(id, uint64(statsIn.of(h)))
 		m, err := nova.SchedulerMetrics(h.Metrics)
 		if err != nil {
 			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
 		}
 		info.metrics.add(n, id, m)
 	}
-	info.statsTab = stats.maps
+	info.cell, info.hvModel, info.stats, info.hvSig = cells.done(), hvModel.done(), stats.done(), hvSig.done()
+	info.statsTab = statsIn.maps
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
@@ -390,8 +390,8 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info.nameIdx = newNameIndex(host, node)
 	if len(info.cells) <= 64 {
 		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
-		for i, c := range info.cell {
-			info.blockCells[i/kernels.Block] |= 1 << c
+		for id := range uint32(n) {
+			info.blockCells[id/kernels.Block] |= 1 << info.cell.at(id)
 		}
 	}
 	buildAggClasses(c, info)
@@ -456,6 +456,7 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 		}
 	}
 	byKey := map[string]int32{}
+	class := newIdxColBuilder(n)
 	for i := 0; i < n; i++ {
 		aggs := aggsOfName[info.nameID[i]]
 		slices.Sort(aggs)
@@ -478,9 +479,10 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
 			})
 		}
-		info.class[i] = cid
+		class.set(uint32(i), uint64(cid))
 		info.classes[cid].hosts.Add(uint32(i))
 	}
+	info.class = class.done()
 	for i := range info.classes {
 		info.classes[i].hosts.RunOptimize()
 	}
@@ -514,7 +516,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int) *shard {
 	}
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
-		cl := &info.classes[info.class[lo+j]]
+		cl := &info.classes[info.class.at(uint32(lo+j))]
 		freeGB := h.FreeDiskGB
 		if h.DiskAvailableLeast != nil {
 			freeGB = min(freeGB, *h.DiskAvailableLeast)
