@@ -242,7 +242,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		CellUUID:  info.cellUUID[info.cell.at(id)],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
-		DiskMBUsed: info.diskMBUsed[id],
+		DiskMBUsed: info.diskMBUsed(id),
 		VCPUsTotal: sh.vcpusTotal.At(j), VCPUsUsed: r.vcpusUsed,
 		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds.At(j),
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -23,7 +24,7 @@ func TestCompactInfoFallBack(t *testing.T) {
 		want   map[string]int // bytes per host, of the columns named
 	}{
 		{"synthetic", func(*engine.Cloud) {},
-			map[string]int{"cell": 1, "hvModel": 1, "stats": 1, "hvSig": 1, "class": 1}},
+			map[string]int{"cell": 1, "hvModel": 1, "stats": 1, "hvSig": 1, "class": 1, "diskGBUsed": 2}},
 		{"tables past a byte", func(c *engine.Cloud) {
 			// More than 256 cells, hypervisor models and signatures,
 			// stats and aggregate classes.
@@ -47,6 +48,16 @@ func TestCompactInfoFallBack(t *testing.T) {
 				c.Aggregates = append(c.Aggregates, agg)
 			}
 		}, map[string]int{"cell": 2, "hvModel": 2, "stats": 2, "hvSig": 2, "class": 2}},
+		{"disk use past two bytes", func(c *engine.Cloud) {
+			// 0 to ~105,000 GB used, and one host reporting more free
+			// than its size.
+			for i := range c.Hosts {
+				h := &c.Hosts[i]
+				h.LocalGB = 200000
+				h.FreeDiskGB = h.LocalGB - int64(i)*150
+			}
+			c.Hosts[3].FreeDiskGB = c.Hosts[3].LocalGB + 20
+		}, map[string]int{"diskGBUsed": 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := synth.Options{Hosts: hosts, Seed: 11, Profile: synth.Rich}
@@ -62,9 +73,23 @@ func TestCompactInfoFallBack(t *testing.T) {
 					t.Errorf("%s: %d bytes per host, want %d", col, layout[col], want)
 				}
 			}
+			// disk_mb_used through ComputeCapabilitiesFilter's column pass
+			// and JsonFilter, against the median host's.
+			used := make([]int64, len(cloud.Hosts))
+			for i, h := range cloud.Hosts {
+				used[i] = (h.LocalGB - h.FreeDiskGB) * 1024
+			}
+			slices.Sort(used)
+			median := used[len(used)/2]
 			g := synth.New(opts)
-			for k := range 12 {
+			for k := range 16 {
 				req := g.Request()
+				switch k % 4 {
+				case 1:
+					req.Flavor.ExtraSpecs = map[string]string{"capabilities:disk_mb_used": fmt.Sprint("<= ", median)}
+				case 2:
+					req.SchedulerHints.Query = fmt.Sprintf(`[">=", "$disk_mb_used", %d]`, median)
+				}
 				eng, ref := plandiff.RunEngine(cloud, req), plandiff.RunReference(cloud, req)
 				if diffs := plandiff.Compare(eng, ref); len(diffs) > 0 {
 					t.Fatalf("request %d (%s): engine and reference differ:\n%v", k, plandiff.Kind(ref), diffs)

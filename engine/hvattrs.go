@@ -167,3 +167,7 @@ func (info *hostInfo) hostIP(id uint32) *string { return info.hostIPs.get(id) }
 
 // supported is host id's supported_instances (canonical).
 func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig.at(id)] }
+
+// diskMBUsed is host id's disk_mb_used: (local_gb - free_disk_gb) * 1024,
+// in int64's wrapping arithmetic, as the column held it in full.
+func (info *hostInfo) diskMBUsed(id uint32) int64 { return info.diskGBUsed.at(id) * 1024 }

@@ -137,3 +137,35 @@ func maskWords[T uint8 | uint16 | uint32 | uint64](words []uint64, ids []T, pass
 		words[wi] |= w
 	}
 }
+
+// intCol is a read-only column of int64 values kept as their distance from
+// the smallest (an idxCol): a column whose values lie within 256 of each
+// other takes one byte per host, where an []int64 cost eight.
+//
+// Invariants: element i is base + int64(off.at(i)), in int64's wrapping
+// arithmetic (exact: off.at(i) is the element's distance from base, which
+// is the smallest element, up to 2^64-1); off has the column's length.
+type intCol struct {
+	base int64
+	off  idxCol
+}
+
+// newIntCol returns the column of n elements whose element i is at(i)
+// (called twice per element).
+func newIntCol(n int, at func(i int) int64) intCol {
+	if n == 0 {
+		return intCol{}
+	}
+	base := at(0)
+	for i := 1; i < n; i++ {
+		base = min(base, at(i))
+	}
+	b := newIdxColBuilder(n)
+	for i := range n {
+		b.set(uint32(i), uint64(at(i)-base))
+	}
+	return intCol{base: base, off: b.done()}
+}
+
+// at is element i (a host id).
+func (c *intCol) at(i uint32) int64 { return c.base + int64(c.off.at(i)) }

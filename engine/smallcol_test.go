@@ -79,6 +79,82 @@ func InfoLayout(s *Snapshot) map[string]int {
 	info := s.info
 	return map[string]int{
 		"cell": info.cell.bytes(), "hvModel": info.hvModel.bytes(), "stats": info.stats.bytes(),
-		"hvSig": info.hvSig.bytes(), "class": info.class.bytes(),
+		"hvSig": info.hvSig.bytes(), "class": info.class.bytes(), "diskGBUsed": info.diskGBUsed.off.bytes(),
+	}
+}
+
+// TestIntCol checks that a column keeps its values' distances from the
+// smallest in the narrowest width, and gives back every value, across
+// int64's whole range.
+func TestIntCol(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		vals  []int64
+		bytes int
+	}{
+		{"empty", nil, 0},
+		{"one value", []int64{-7}, 1},
+		{"within a byte", []int64{1000, 1255, 1100}, 1},
+		{"negative", []int64{-3, 260, 0}, 2},
+		{"four bytes", []int64{-1 << 31, 1<<31 - 5}, 4},
+		{"past four bytes", []int64{-1 << 31, 1 << 31}, 8},
+		{"whole range", []int64{math.MaxInt64, 0, math.MinInt64, -1}, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newIntCol(len(tc.vals), func(i int) int64 { return tc.vals[i] })
+			if c.off.len() != len(tc.vals) || c.off.bytes() != tc.bytes {
+				t.Fatalf("%d elements of %d bytes, want %d of %d", c.off.len(), c.off.bytes(), len(tc.vals), tc.bytes)
+			}
+			for i, v := range tc.vals {
+				if got := c.at(uint32(i)); got != v {
+					t.Errorf("at(%d) = %d, want %d", i, got, v)
+				}
+			}
+		})
+	}
+}
+
+// TestDiskMBUsed checks disk_mb_used, one host at a time and through the
+// column pass, against (local_gb - free_disk_gb) * 1024 as int64 computes
+// it, wrapping where it overflows.
+func TestDiskMBUsed(t *testing.T) {
+	pairs := [][2]int64{ // local_gb, free_disk_gb
+		{100, 40}, {100, 100}, {0, 5}, {1 << 40, -(1 << 40)}, {math.MaxInt64, -5},
+		{math.MaxInt64, math.MinInt64 + 1}, {7, math.MinInt64}, {3, 1},
+	}
+	c := Cloud{Config: DefaultConfig()}
+	for i := range 150 {
+		p := pairs[i%len(pairs)]
+		if i >= len(pairs) {
+			p = [2]int64{int64(i), int64(i % 9)}
+		}
+		c.Hosts = append(c.Hosts, Host{Host: "h" + string(rune('a'+i%26)) + string(rune('a'+i/26)),
+			MemoryMB: 1024, FreeRAMMB: 1024, VCPUs: 1, LocalGB: p[0], FreeDiskGB: p[1]})
+	}
+	s, err := NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int64, len(c.Hosts))
+	for i, h := range c.Hosts {
+		want[i] = (h.LocalGB - h.FreeDiskGB) * 1024
+		if got := s.info.diskMBUsed(uint32(i)); got != want[i] {
+			t.Errorf("host %d: disk_mb_used %d, want %d", i, got, want[i])
+		}
+	}
+	pass := func(v float64) bool { return v >= 0 && v < 1e12 }
+	for _, lo := range []int{0, 64} { // the hosts from lo, as of a shard
+		words := make([]uint64, (len(c.Hosts)-lo+63)/64)
+		for i := range words {
+			words[i] = 0xaaaa_5555_f0f0_0f0f
+		}
+		wantWords := append([]uint64(nil), words...)
+		intPass(wantWords, want[lo:], pass)
+		diskUsedPass(words, s.info, lo, len(c.Hosts)-lo, pass)
+		for wi := range words {
+			if words[wi] != wantWords[wi] {
+				t.Errorf("from host %d, word %d: %x, want %x", lo, wi, words[wi], wantWords[wi])
+			}
+		}
 	}
 }

@@ -154,7 +154,7 @@ type hostInfo struct {
 	blockCells  []uint64
 	cells       []string
 	cellUUID    []string // per cell, as the oracle makes them up
-	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
+	diskGBUsed  intCol   // local_gb - free_disk_gb (see diskMBUsed)
 	nameID      []int32  // index into names: nodes of one host share it
 	names       []string
 	oddNodes    oddNodes  // the node names that are not their host name
@@ -286,8 +286,9 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		nameID:    make([]int32, n),
-		serviceUp: bitmap.NewSet(n), diskMBUsed: make([]int64, n),
+		nameID:     make([]int32, n),
+		serviceUp:  bitmap.NewSet(n),
+		diskGBUsed: newIntCol(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
 	}
 	cells, hvModel, stats, hvSig := newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n)
 	cellIDs := map[string]int32{}
@@ -328,7 +329,6 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
 		cells.set(id, uint64(cid))
-		info.diskMBUsed[i] = (h.LocalGB - h.FreeDiskGB) * 1024
 		nid, ok := nameIDs[h.Host]
 		if !ok {
 			nid = int32(len(info.names))
