@@ -24,7 +24,18 @@ func TestCompactInfoFallBack(t *testing.T) {
 		want   map[string]int // bytes per host, of the columns named
 	}{
 		{"synthetic", func(*engine.Cloud) {},
-			map[string]int{"cell": 1, "hvModel": 1, "stats": 1, "hvSig": 1, "class": 1, "diskGBUsed": 2}},
+			map[string]int{"cell": 1, "hvModel": 1, "stats": 1, "hvSig": 1, "class": 1, "diskGBUsed": 2, "nameID": 0}},
+		{"several nodes per host name", func(c *engine.Cloud) {
+			// Hosts 3k+1 and 3k+2 are further nodes of host 3k's
+			// compute service.
+			for i := range c.Hosts {
+				if h := &c.Hosts[i]; i%3 != 0 {
+					first := &c.Hosts[i-i%3]
+					h.Node = fmt.Sprint(h.Host, "-node")
+					h.Host, h.Service = first.Host, first.Service
+				}
+			}
+		}, map[string]int{"nameID": 4}},
 		{"tables past a byte", func(c *engine.Cloud) {
 			// More than 256 cells, hypervisor models and signatures,
 			// stats and aggregate classes.

@@ -344,7 +344,7 @@ func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 	if g == nil || g.policy != PolicyAntiAffinity {
 		return true, nil
 	}
-	nid := b.s.info.nameID[id]
+	nid := b.s.info.nameOf(id)
 	if b.hasInstance(nid, b.uuid) {
 		return true, nil
 	}
@@ -399,9 +399,10 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	if g.maxPerHost <= 0 { // every host can fail
 		return applyHost(b, set, antiAffinityPasses)
 	}
+	var one [1]uint32
 	for nid, c := range g.count {
 		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOfName.of(nid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
 				set.Remove(id)
 			}
 		}
@@ -470,9 +471,10 @@ func isolatedPasses(b *batch, id uint32) (bool, error) {
 // view: once-per-request filters never see the batch's own placements).
 func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
+	var one [1]uint32
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.namesOf(u) {
-			for _, id := range b.s.info.nodesOfName.of(nid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
 				m.Add(id)
 			}
 		}

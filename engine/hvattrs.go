@@ -152,13 +152,15 @@ func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hv
 // cpuInfo is host id's cpu_info text.
 func (info *hostInfo) cpuInfo(id uint32) *string { return info.hvModels[info.hvModel.at(id)].cpuInfo }
 
-// hvHostname is host id's hypervisor_hostname: the node name where the
-// host reports none (as the oracle makes it up) or reports the node name.
-func (info *hostInfo) hvHostname(id uint32) *string {
+// hvHostname is host id's hypervisor_hostname: node, which points at the
+// host's node name (the caller's copy: the snapshot keeps no string per
+// node), where the host reports none (as the oracle makes it up) or
+// reports the node name.
+func (info *hostInfo) hvHostname(id uint32, node *string) *string {
 	if p := info.hvHostnames.get(id); p != nil {
 		return p
 	}
-	return info.nodePtr(id)
+	return node
 }
 
 // hostIP is host id's host_ip (see ipCol: a new string for an IPv4

@@ -262,7 +262,8 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		// uuid depends on which instance is being placed.
 		for _, u := range [2]string{prevUUID, b.uuid} {
 			for nid := range b.s.info.instances.namesOf(u) {
-				dirty = append(dirty, b.s.info.nodesOfName.of(nid)...)
+				var one [1]uint32
+				dirty = append(dirty, b.s.info.nodesOf(nid, &one)...)
 			}
 		}
 	}

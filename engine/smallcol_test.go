@@ -77,8 +77,13 @@ func TestIdxColMask(t *testing.T) {
 // columns, by name (0: elided), for the external tests.
 func InfoLayout(s *Snapshot) map[string]int {
 	info := s.info
+	nameID := 0
+	if info.names.nameID != nil {
+		nameID = 4
+	}
 	return map[string]int{
-		"cell": info.cell.bytes(), "hvModel": info.hvModel.bytes(), "stats": info.stats.bytes(),
+		"nameID": nameID,
+		"cell":   info.cell.bytes(), "hvModel": info.hvModel.bytes(), "stats": info.stats.bytes(),
 		"hvSig": info.hvSig.bytes(), "class": info.class.bytes(), "diskGBUsed": info.diskGBUsed.off.bytes(),
 	}
 }

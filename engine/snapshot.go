@@ -151,14 +151,11 @@ type hostInfo struct {
 	cell idxCol // index into cells
 	// blockCells[q] has bit c set when block q (kernels.Block hosts)
 	// holds a host of cell c; nil with more than 64 cells.
-	blockCells  []uint64
-	cells       []string
-	cellUUID    []string // per cell, as the oracle makes them up
-	diskGBUsed  intCol   // local_gb - free_disk_gb (see diskMBUsed)
-	nameID      []int32  // index into names: nodes of one host share it
-	names       []string
-	oddNodes    oddNodes  // the node names that are not their host name
-	nodesOfName nameNodes // name id -> node ids
+	blockCells []uint64
+	cells      []string
+	cellUUID   []string  // per cell, as the oracle makes them up
+	diskGBUsed intCol    // local_gb - free_disk_gb (see diskMBUsed)
+	names      hostNames // host and node names, host name ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
@@ -286,7 +283,6 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		nameID:     make([]int32, n),
 		serviceUp:  bitmap.NewSet(n),
 		diskGBUsed: newIntCol(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
 	}
@@ -296,7 +292,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	var models hvModels
 	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
 	var supported [][3]string
-	nameIDs := map[string]int32{}
+	names := newHostNamesBuilder(n)
 	host, node := make([]string, n), make([]string, n) // while building
 	var instancesOf [][]string                         // per host name, while building
 	statsIn := statsInterner{byKey: map[string]int32{}}
@@ -329,14 +325,10 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
 		cells.set(id, uint64(cid))
-		nid, ok := nameIDs[h.Host]
-		if !ok {
-			nid = int32(len(info.names))
-			nameIDs[h.Host] = nid
-			info.names = append(info.names, h.Host)
+		nid := names.add(id, h.Host, node[i])
+		if int(nid) == len(instancesOf) {
 			instancesOf = append(instancesOf, nil)
 		}
-		info.nameID[i] = nid
 		for _, u := range h.Instances {
 			if !slices.Contains(instancesOf[nid], u) {
 				instancesOf[nid] = append(instancesOf[nid], u)
@@ -384,8 +376,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
-	info.ownNames(host, node)
-	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
+	info.names = names.done()
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(host, node)
 	if len(info.cells) <= 64 {
@@ -443,10 +434,10 @@ func (in *statsInterner) of(h *Host) int32 {
 // host name, as in Nova).
 func buildAggClasses(c *Cloud, info *hostInfo) {
 	n := len(c.Hosts)
-	aggsOfName := make([][]int, len(info.names))
-	nameIDs := make(map[string]int32, len(info.names))
-	for i, name := range info.names {
-		nameIDs[name] = int32(i)
+	aggsOfName := make([][]int, info.names.count)
+	nameIDs := make(map[string]int32, info.names.count)
+	for nid := range int32(info.names.count) {
+		nameIDs[info.names.name(nid)] = nid
 	}
 	for a, agg := range c.Aggregates {
 		for _, h := range agg.Hosts {
@@ -458,7 +449,7 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 	byKey := map[string]int32{}
 	class := newIdxColBuilder(n)
 	for i := 0; i < n; i++ {
-		aggs := aggsOfName[info.nameID[i]]
+		aggs := aggsOfName[info.names.nameOf(uint32(i))]
 		slices.Sort(aggs)
 		key := fmt.Sprint(aggs)
 		cid, ok := byKey[key]
