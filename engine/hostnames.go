@@ -11,13 +11,16 @@ import (
 // hostNames holds every host's host name and node name, in one string:
 // a string header per host and name cost 16 bytes, where the names of the
 // hosts of a cloud are most often their nodes' (one node per compute
-// service), each listed once.
+// service), each listed once, and often of one length (compute-0001).
 //
 // Invariants:
 //   - name ids are dense, 0..count-1, numbering the distinct host names in
-//     order of their first host; name nid is text[ends[nid]:ends[nid+1]]
-//     (wideEnds in place of ends when text is longer than maxNarrowEnd:
-//     exactly one of them is not nil, of count+1 entries, ends[0] = 0);
+//     order of their first host;
+//   - where every host name has one length, width is it, ends and
+//     wideEnds are nil, and name nid is text[nid*width:(nid+1)*width];
+//     otherwise name nid is text[ends[nid]:ends[nid+1]] (wideEnds in place
+//     of ends when text is longer than maxNarrowEnd: exactly one of them
+//     is not nil, of count+1 entries, ends[0] = 0);
 //   - nameID is nil when every host has a host name of its own (host id's
 //     name id is id); else nameID[id] is host id's name id, and nodes lists
 //     each name's node ids (else nodes is empty: name nid's one node is
@@ -28,6 +31,7 @@ import (
 //     modified once built.
 type hostNames struct {
 	text     string
+	width    int
 	ends     []uint32
 	wideEnds []uint64
 	count    int
@@ -59,10 +63,14 @@ func (n *hostNames) nameOf(id uint32) int32 {
 
 // name is host name nid.
 func (n *hostNames) name(nid int32) string {
-	if n.wideEnds != nil {
+	switch {
+	case n.ends != nil:
+		return n.text[n.ends[nid]:n.ends[nid+1]]
+	case n.wideEnds != nil:
 		return n.text[n.wideEnds[nid]:n.wideEnds[nid+1]]
 	}
-	return n.text[n.ends[nid]:n.ends[nid+1]]
+	at := int(nid) * n.width
+	return n.text[at : at+n.width]
 }
 
 // nodesOf returns host name nid's node ids, ascending (not to be
@@ -169,18 +177,28 @@ func (b *hostNamesBuilder) done() hostNames {
 		sb.WriteString(s)
 	}
 	x := hostNames{text: sb.String(), count: len(b.names), nameID: b.nameID}
-	if uint64(size) > maxNarrowEnd {
-		x.wideEnds = make([]uint64, len(b.names)+1)
-	} else {
-		x.ends = make([]uint32, len(b.names)+1)
+	if len(b.names) > 0 {
+		x.width = len(b.names[0])
+	}
+	for _, s := range b.names {
+		if len(s) != x.width {
+			x.width = 0
+			if uint64(size) > maxNarrowEnd {
+				x.wideEnds = make([]uint64, len(b.names)+1)
+			} else {
+				x.ends = make([]uint32, len(b.names)+1)
+			}
+			break
+		}
 	}
 	at := 0
 	for nid, s := range b.names {
 		at += len(s)
-		if x.wideEnds != nil {
-			x.wideEnds[nid+1] = uint64(at)
-		} else {
+		switch {
+		case x.ends != nil:
 			x.ends[nid+1] = uint32(at)
+		case x.wideEnds != nil:
+			x.wideEnds[nid+1] = uint64(at)
 		}
 	}
 	x.odd = oddNodes{ids: slices.Clone(b.oddIDs), names: make([]string, len(b.oddNode))}

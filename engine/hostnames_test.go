@@ -21,8 +21,8 @@ func infoOfNames(host, node []string) *hostInfo {
 
 // TestHostNames checks that every host's host and node names and name id
 // come back, with only the node names that are not their host's kept
-// apart, no name id per host where every host has a name of its own, and
-// the long texts' wide form.
+// apart, no name id per host where every host has a name of its own, no
+// ends where the names have one length, and the long texts' wide ends.
 func TestHostNames(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -32,7 +32,9 @@ func TestHostNames(t *testing.T) {
 	}{
 		{"no hosts", nil, nil, 0, false},
 		{"nodes named as hosts", []string{"a", "b", "c"}, []string{"a", "b", "c"}, 0, false},
+		{"names of two lengths", []string{"a1", "a2", "b"}, []string{"a1", "a2", "b"}, 0, false},
 		{"nodes of their own", []string{"a", "bb", "c"}, []string{"x", "bb", "yy"}, 2, false},
+		{"nodes of their own, hosts of one length", []string{"aa", "bb"}, []string{"x", "bbb"}, 2, false},
 		{"several nodes per host", []string{"a", "a", "b", "a", "b"}, []string{"a", "a-2", "b", "x", ""}, 3, true},
 		{"shared name last", []string{"a", "b", "c", "a"}, []string{"a", "b", "c", "a2"}, 1, true},
 		{"case differs", []string{"Host", "host"}, []string{"host", "Host"}, 2, false},
@@ -58,9 +60,29 @@ func TestHostNames(t *testing.T) {
 				if (names.nameID != nil) != tc.shared {
 					t.Errorf("name id per host kept: %v, want %v", names.nameID != nil, tc.shared)
 				}
-				wantWide := wide && len(tc.host) > 0 // no text is never too long
-				if (names.wideEnds != nil) != wantWide || (names.ends != nil) == wantWide {
-					t.Errorf("wide ends: %v, narrow: %v; want wide %v", names.wideEnds != nil, names.ends != nil, wantWide)
+				// Names of one length need no ends; others narrow ends but
+				// for a text too long for them.
+				oneLen := !slices.ContainsFunc(tc.host, func(h string) bool { return len(h) != len(tc.host[0]) })
+				form := func(x *hostNames) string {
+					switch {
+					case x.ends != nil && x.wideEnds == nil:
+						return "narrow"
+					case x.wideEnds != nil && x.ends == nil:
+						return "wide"
+					case x.ends == nil && x.wideEnds == nil && (x.width > 0 || x.count == 0):
+						return "one length"
+					}
+					return "mixed"
+				}
+				want := "narrow"
+				switch {
+				case oneLen:
+					want = "one length"
+				case wide:
+					want = "wide"
+				}
+				if got := form(names); got != want {
+					t.Errorf("ends %s, want %s", got, want)
 				}
 				ids := map[string]int32{}
 				nodes := map[int32][]uint32{}

@@ -81,9 +81,20 @@ func InfoLayout(s *Snapshot) map[string]int {
 	if info.names.nameID != nil {
 		nameID = 4
 	}
+	nameEnds := 0
+	switch {
+	case info.names.ends != nil:
+		nameEnds = 4
+	case info.names.wideEnds != nil:
+		nameEnds = 8
+	}
+	nameOrders := 0
+	if x := &info.nameIdx; x.byLower != nil || x.byNode != nil || x.byHostNode != nil {
+		nameOrders = 4
+	}
 	return map[string]int{
-		"nameID": nameID,
-		"cell":   info.cell.bytes(), "hvModel": info.hvModel.bytes(), "stats": info.stats.bytes(),
+		"nameID": nameID, "nameEnds": nameEnds, "nameOrders": nameOrders,
+		"cell": info.cell.bytes(), "hvModel": info.hvModel.bytes(), "stats": info.stats.bytes(),
 		"hvSig": info.hvSig.bytes(), "class": info.class.bytes(), "diskGBUsed": info.diskGBUsed.off.bytes(),
 	}
 }
