@@ -143,6 +143,13 @@ func weigherIndex(name string) int {
 
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
+//
+// Invariants: every per-host column covers hosts 0..n-1, in the compact
+// form its type describes (an idxCol's width holds its largest index;
+// hostNames and nameIndex elide what is the identity); an index column's
+// values index its table (cell: cells and cellUUID, hvModel: hvModels,
+// stats: statsTab, hvSig: hvSigHost, hvSigRep and sigSupported, class:
+// classes). Never modified once built, but for the memoised masks.
 type hostInfo struct {
 	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
 	// cloud gives none; empty when it gives none at all (hostUUID makes
