@@ -152,7 +152,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		}
 	}
 	for _, host := range placed {
-		for _, id := range s.info.byHostLower(strings.ToLower(host)) {
+		for id := range s.info.byHostLower(strings.ToLower(host)).all() {
 			if s.info.hostOf(id) == host {
 				gs.count[s.info.nameOf(id)]++
 				break
@@ -169,7 +169,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 		return
 	}
 	g.hostNames[name] = true
-	for _, id := range s.info.byHostLower(strings.ToLower(name)) {
+	for id := range s.info.byHostLower(strings.ToLower(name)).all() {
 		if s.info.hostOf(id) == name {
 			g.hostsSet.Add(id)
 		}

@@ -231,11 +231,40 @@ func newNameIndex(host, node []string) nameIndex {
 	return x
 }
 
+// idRun is the ids an index lookup found, in id order: order[lo:hi], or
+// lo, ..., hi-1 where order is nil (the identity). A value, so that a
+// lookup allocates nothing.
+type idRun struct {
+	order  []uint32
+	lo, hi int
+}
+
+// len is the number of ids.
+func (r idRun) len() int { return r.hi - r.lo }
+
+// at is the k-th id.
+func (r idRun) at(k int) uint32 {
+	if r.order == nil {
+		return uint32(r.lo + k)
+	}
+	return r.order[r.lo+k]
+}
+
+// all yields the ids.
+func (r idRun) all() iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		for k := range r.len() {
+			if !yield(r.at(k)) {
+				return
+			}
+		}
+	}
+}
+
 // equalRange returns the ids of order (nil: the identity over n ids) whose
 // key (by cmp against the sought one: <0 below, 0 equal, >0 above) is the
-// sought one. The ids are order's own, not to be modified; a new slice
-// for the identity.
-func equalRange(order []uint32, n int, cmp func(id uint32) int) []uint32 {
+// sought one.
+func equalRange(order []uint32, n int, cmp func(id uint32) int) idRun {
 	at := func(i int) uint32 {
 		if order == nil {
 			return uint32(i)
@@ -244,24 +273,17 @@ func equalRange(order []uint32, n int, cmp func(id uint32) int) []uint32 {
 	}
 	lo := sort.Search(n, func(i int) bool { return cmp(at(i)) >= 0 })
 	hi := lo + sort.Search(n-lo, func(i int) bool { return cmp(at(lo+i)) > 0 })
-	if order != nil {
-		return order[lo:hi:hi]
-	}
-	ids := make([]uint32, hi-lo)
-	for k := range ids {
-		ids[k] = uint32(lo + k)
-	}
-	return ids
+	return idRun{order: order, lo: lo, hi: hi}
 }
 
 // byHostLower returns the ids whose lowercased host name is lower, in id
 // order.
-func (info *hostInfo) byHostLower(lower string) []uint32 {
+func (info *hostInfo) byHostLower(lower string) idRun {
 	return equalRange(info.nameIdx.byLower, info.nameIdx.n, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
 }
 
 // byNode returns the ids of node name node, in id order.
-func (info *hostInfo) byNode(node string) []uint32 {
+func (info *hostInfo) byNode(node string) idRun {
 	return equalRange(info.nameIdx.byNode, info.nameIdx.n, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
 }
 
@@ -273,8 +295,8 @@ func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
 		}
 		return strings.Compare(info.nodeOf(id), hn.Node)
 	})
-	if len(ids) == 0 {
+	if ids.len() == 0 {
 		return 0, false
 	}
-	return ids[len(ids)-1], true
+	return ids.at(ids.len() - 1), true
 }

@@ -146,12 +146,12 @@ func TestNameIndex(t *testing.T) {
 		byHN[HostNode{host[i], node[i]}] = id
 	}
 	for _, k := range []string{"a", "b", "c", "A", "d", ""} {
-		if got := info.byHostLower(k); !slices.Equal(got, lower[k]) {
+		if got := slices.Collect(info.byHostLower(k).all()); !slices.Equal(got, lower[k]) {
 			t.Errorf("byHostLower(%q) = %v, want %v", k, got, lower[k])
 		}
 	}
 	for _, k := range []string{"n1", "n2", "n3", "n4"} {
-		if got := info.byNode(k); !slices.Equal(got, byNode[k]) {
+		if got := slices.Collect(info.byNode(k).all()); !slices.Equal(got, byNode[k]) {
 			t.Errorf("byNode(%q) = %v, want %v", k, got, byNode[k])
 		}
 	}
@@ -252,19 +252,19 @@ func TestNameIndexShares(t *testing.T) {
 				if got, ok := info.byHostNode(HostNode{tc.host[i], tc.node[i]}); !ok || got != id {
 					t.Errorf("byHostNode(%s, %s) = %d, %v", tc.host[i], tc.node[i], got, ok)
 				}
-				if got, want := info.byNode(tc.node[i]), byNode[tc.node[i]]; !slices.Equal(got, want) {
+				if got, want := slices.Collect(info.byNode(tc.node[i]).all()), byNode[tc.node[i]]; !slices.Equal(got, want) {
 					t.Errorf("byNode(%s) = %v, want %v", tc.node[i], got, want)
 				}
 				l := strings.ToLower(tc.host[i])
-				if got, want := info.byHostLower(l), lower[l]; !slices.Equal(got, want) {
+				if got, want := slices.Collect(info.byHostLower(l).all()), lower[l]; !slices.Equal(got, want) {
 					t.Errorf("byHostLower(%s) = %v, want %v", l, got, want)
 				}
 			}
 			for _, miss := range []string{"", "0", "zz", "b1"} {
-				if got := info.byHostLower(miss); len(got) != len(lower[miss]) {
+				if got := slices.Collect(info.byHostLower(miss).all()); len(got) != len(lower[miss]) {
 					t.Errorf("byHostLower(%q) = %v, want %v", miss, got, lower[miss])
 				}
-				if got := info.byNode(miss); len(got) != len(byNode[miss]) {
+				if got := slices.Collect(info.byNode(miss).all()); len(got) != len(byNode[miss]) {
 					t.Errorf("byNode(%q) = %v, want %v", miss, got, byNode[miss])
 				}
 				if _, ok := info.byHostNode(HostNode{miss, miss}); ok {
@@ -272,5 +272,30 @@ func TestNameIndexShares(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNameLookupsAllocate checks that the name lookups allocate nothing,
+// whether an order is kept or is the identity: group bookkeeping looks a
+// host name up per placement.
+func TestNameLookupsAllocate(t *testing.T) {
+	for _, host := range [][]string{{"a", "b", "c"}, {"c", "b", "a"}} {
+		info := infoOfNames(host, host)
+		info.nameIdx = newNameIndex(host, host)
+		n := 0
+		allocs := testing.AllocsPerRun(100, func() {
+			for id := range info.byHostLower("b").all() {
+				n += int(id)
+			}
+			for id := range info.byNode("c").all() {
+				n += int(id)
+			}
+			if id, ok := info.byHostNode(HostNode{"a", "a"}); ok {
+				n += int(id)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("hosts %v: %v allocations per lookup", host, allocs)
+		}
 	}
 }

@@ -114,7 +114,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	info, r := b.s.info, b.req
 	if d := r.RequestedDestination; d != nil {
 		keep := b.set()
-		for _, id := range info.byHostLower(strings.ToLower(d.Host)) {
+		for id := range info.byHostLower(strings.ToLower(d.Host)).all() {
 			if info.hostOf(id) == d.Host && (d.Node == "" || info.nodeOf(id) == d.Node) {
 				keep.Add(id)
 			}
@@ -123,7 +123,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	}
 	if len(r.IgnoreHosts) > 0 {
 		for _, h := range r.IgnoreHosts {
-			for _, id := range info.byHostLower(strings.ToLower(h)) {
+			for id := range info.byHostLower(strings.ToLower(h)).all() {
 				set.Remove(id)
 			}
 		}
@@ -134,7 +134,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceHosts) > 0 {
 		keep := b.set()
 		for _, h := range r.ForceHosts {
-			for _, id := range info.byHostLower(strings.ToLower(h)) {
+			for id := range info.byHostLower(strings.ToLower(h)).all() {
 				keep.Add(id)
 			}
 		}
@@ -143,7 +143,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceNodes) > 0 {
 		keep := b.set()
 		for _, node := range r.ForceNodes {
-			for _, id := range info.byNode(node) {
+			for id := range info.byNode(node).all() {
 				keep.Add(id)
 			}
 		}
