@@ -153,9 +153,9 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		}
 	}
 	for _, host := range placed {
-		for _, id := range s.info.byHostLower(strings.ToLower(host)) {
+		for id := range s.info.byHostLower(strings.ToLower(host)).all() {
 			if s.info.hostOf(id) == host {
-				gs.count[s.info.nameID[id]]++
+				gs.count[s.info.nameOf(id)]++
 				break
 			}
 		}
@@ -170,7 +170,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 		return
 	}
 	g.hostNames[name] = true
-	for _, id := range s.info.byHostLower(strings.ToLower(name)) {
+	for id := range s.info.byHostLower(strings.ToLower(name)).all() {
 		if s.info.hostOf(id) == name {
 			g.hostsSet.Add(id)
 		}
@@ -216,7 +216,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	dirty = append(dirty, id)
 	if g := b.group; g != nil {
 		info := b.s.info
-		nid := info.nameID[id]
+		nid := info.nameOf(id)
 		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
 			g.added[nid] = append(g.added[nid], uuid)
@@ -224,7 +224,8 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 				g.count[nid]++
 			}
 		}
-		for _, other := range info.nodesOfName.of(nid) {
+		var one [1]uint32
+		for _, other := range info.nodesOf(nid, &one) {
 			if other != id {
 				dirty = append(dirty, other)
 			}
@@ -240,19 +241,21 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	r := b.cur(id)
 	*h = nova.HostAttrs{
 		Host: info.hostOf(id), Nodename: info.nodeOf(id),
-		CellUUID:  info.cellUUID[info.cell[id]],
+		CellUUID:  info.cellUUID[info.cell.at(id)],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
-		DiskMBUsed: info.diskMBUsed[id],
+		DiskMBUsed: info.diskMBUsed(id),
 		VCPUsTotal: sh.vcpusTotal.At(j), VCPUsUsed: r.vcpusUsed,
 		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds.At(j),
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
-		HypervisorHostname: info.hvHostname(id), CPUInfo: info.cpuInfo(id),
+		CPUInfo:            info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats[id]], RAMAllocationRatio: sh.ramRatio.At(j),
+		Stats:              info.statsTab[info.stats.at(id)], RAMAllocationRatio: sh.ramRatio.At(j),
 		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}
+	// Where it is the node name, it points at h's own Nodename.
+	h.HypervisorHostname = info.hvHostname(id, &h.Nodename)
 }
 
 // HostUUID is host id's uuid (nova.HostExtras).
@@ -273,7 +276,7 @@ func (b *batch) HostMetrics(id uint32) map[string]int64 {
 // HostInstances is host id's instance uuids now: the snapshot's, then
 // those of the batch's group placed there (nova.HostExtras).
 func (b *batch) HostInstances(id uint32) []string {
-	nid := b.s.info.nameID[id]
+	nid := b.s.info.nameOf(id)
 	us := b.s.info.instances.of(nid)
 	if b.group != nil {
 		us = append(us, b.group.added[nid]...)

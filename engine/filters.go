@@ -125,13 +125,13 @@ func classMaskInto(b *batch, m *bitmap.Set, pred func(c *aggClass) bool) {
 			pass[i] = 1
 		}
 	}
-	columnMaskInto(b, m, info.class, pass)
+	columnMaskInto(b, m, &info.class, pass)
 }
 
 // columnMaskInto adds to m the hosts whose value in col (a small category
 // id per host) has pass[value] = 1: one pass over the column, shard by
 // shard in parallel, building the words without a branch.
-func columnMaskInto(b *batch, m *bitmap.Set, col []int32, pass []uint64) {
+func columnMaskInto(b *batch, m *bitmap.Set, col *idxCol, pass []uint64) {
 	s := b.s
 	some, all := false, true
 	for _, p := range pass {
@@ -146,16 +146,8 @@ func columnMaskInto(b *batch, m *bitmap.Set, col []int32, pass []uint64) {
 	}
 	// Every shard is filled: the pass is not cut short by cancellation.
 	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), s.n, func(k int) error {
-		words := m.ShardWordsOf(k)
 		lo := k * bitmap.ShardSize
-		ids := col[lo:min(lo+bitmap.ShardSize, s.n)]
-		for wi := range words {
-			var w uint64
-			for t, c := range ids[wi*64 : min(wi*64+64, len(ids))] {
-				w |= pass[c] << t
-			}
-			words[wi] |= w
-		}
+		col.maskWordsOf(lo, min(lo+bitmap.ShardSize, s.n), m.ShardWordsOf(k), pass)
 		return nil
 	})
 }
@@ -352,7 +344,7 @@ func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 	if g == nil || g.policy != PolicyAntiAffinity {
 		return true, nil
 	}
-	nid := b.s.info.nameID[id]
+	nid := b.s.info.nameOf(id)
 	if b.hasInstance(nid, b.uuid) {
 		return true, nil
 	}
@@ -407,9 +399,10 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	if g.maxPerHost <= 0 { // every host can fail
 		return applyHost(b, set, antiAffinityPasses)
 	}
+	var one [1]uint32
 	for nid, c := range g.count {
 		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOfName.of(nid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
 				set.Remove(id)
 			}
 		}
@@ -478,9 +471,10 @@ func isolatedPasses(b *batch, id uint32) (bool, error) {
 // view: once-per-request filters never see the batch's own placements).
 func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
+	var one [1]uint32
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.namesOf(u) {
-			for _, id := range b.s.info.nodesOfName.of(nid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
 				m.Add(id)
 			}
 		}
@@ -518,7 +512,7 @@ func imagePropsApply(b *batch, set *bitmap.Set) error {
 				pass[sig] = 1
 			}
 		}
-		columnMaskInto(b, m, info.hvSig, pass)
+		columnMaskInto(b, m, &info.hvSig, pass)
 		return true
 	}); m != nil {
 		set.And(m)

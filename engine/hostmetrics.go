@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -11,10 +10,11 @@ import (
 // metricCols holds the hosts' metrics as the scheduler sees them
 // (nova.SchedulerMetrics): one column per metric name that some host
 // reports, and the set of hosts that report it. A map per host cost about
-// 230 bytes per host at 100,000 hosts; four columns of int64 cost 32, and
-// of the narrowest integer that holds every value (Nova's metrics are
-// frequencies and percentages x100: int16) 8. A metric a host reports with
-// value 0 is in has; one it does not report is not.
+// 230 bytes per host at 100,000 hosts; four columns of int64 cost 32, of
+// int16 8, and as intCols (each value's distance from the column's
+// smallest: Nova's metrics are frequencies, and percentages x100 that
+// span less than 256) 5. A metric a host reports with value 0 is in has;
+// one it does not report is not.
 //
 // Invariants: names is sorted and distinct, cols parallel to it; each
 // column ranges over every host, and its value is 0 where has lacks the
@@ -24,12 +24,11 @@ type metricCols struct {
 	cols  []metricCol
 }
 
-// metricCol is one metric's column: exactly one of v16, v32 and v64 is
-// set (v64 while building).
+// metricCol is one metric's column: v64 while building, v once built
+// (v64 nil).
 type metricCol struct {
 	has *bitmap.Set
-	v16 []int16
-	v32 []int32
+	v   intCol
 	v64 []int64
 }
 
@@ -46,38 +45,17 @@ func (m *metricCols) add(n int, id uint32, metrics map[string]int64) {
 	}
 }
 
-// narrow keeps each column in the narrowest integer that holds its values
-// (once every host is added).
+// narrow keeps each column as an intCol, in the narrowest width that
+// holds its values (once every host is added).
 func (m *metricCols) narrow() {
 	for k := range m.cols {
 		c := &m.cols[k]
-		lo, hi := slices.Min(c.v64), slices.Max(c.v64)
-		switch {
-		case lo >= math.MinInt16 && hi <= math.MaxInt16:
-			c.v16 = make([]int16, len(c.v64))
-			for i, v := range c.v64 {
-				c.v16[i] = int16(v)
-			}
-			c.v64 = nil
-		case lo >= math.MinInt32 && hi <= math.MaxInt32:
-			c.v32 = make([]int32, len(c.v64))
-			for i, v := range c.v64 {
-				c.v32[i] = int32(v)
-			}
-			c.v64 = nil
-		}
+		c.v = newIntCol(len(c.v64), func(i int) int64 { return c.v64[i] })
+		c.v64 = nil
 	}
 }
 
-func (c *metricCol) at(id uint32) int64 {
-	switch {
-	case c.v16 != nil:
-		return int64(c.v16[id])
-	case c.v32 != nil:
-		return int64(c.v32[id])
-	}
-	return c.v64[id]
-}
+func (c *metricCol) at(id uint32) int64 { return c.v.at(id) }
 
 // get returns host id's value of metric name, if it reports it.
 func (m *metricCols) get(id uint32, name string) (int64, bool) {

@@ -21,14 +21,15 @@ func TestMetricCols(t *testing.T) {
 		m.add(len(hosts), uint32(id), h)
 	}
 	m.narrow()
-	if c := m.cols[0]; m.names[0] != "cpu.frequency" || c.v16 == nil || c.v32 != nil || c.v64 != nil {
-		t.Errorf("cpu.frequency not narrowed to int16: %v", c)
+	// Each column in the width of its values' span (0 where not reported).
+	wantBytes := map[string]int{"cpu.frequency": 2, "cpu.idle.percent": 4, "cpu.percent": 1, "numa.membw.max": 8}
+	if len(m.names) != len(wantBytes) {
+		t.Fatalf("metrics %v, want those of %v", m.names, wantBytes)
 	}
-	if c := m.cols[1]; m.names[1] != "cpu.idle.percent" || c.v32 == nil || c.v16 != nil || c.v64 != nil {
-		t.Errorf("cpu.idle.percent not narrowed to int32: %v", c)
-	}
-	if c := m.cols[3]; m.names[3] != "numa.membw.max" || c.v64 == nil || c.v16 != nil || c.v32 != nil {
-		t.Errorf("numa.membw.max narrowed: %v", c)
+	for k, name := range m.names {
+		if c := &m.cols[k]; c.v64 != nil || c.v.off.bytes() != wantBytes[name] {
+			t.Errorf("%s: %d bytes per host, want %d", name, c.v.off.bytes(), wantBytes[name])
+		}
 	}
 	for id, h := range hosts {
 		for _, name := range []string{"cpu.percent", "cpu.frequency", "numa.membw.max", "cpu.idle.percent", ""} {

@@ -1,16 +1,48 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/placer/placer/internal/nova"
 )
 
-// A host's host name is names[nameID[id]] (its nodes share it); its node
-// name is the host name but for the hosts oddNodes lists. A host and a
-// node string per host cost 32 bytes of headers per host where nearly
-// every node is named as its host (one node per compute service).
+// hostNames holds every host's host name and node name, in one string:
+// a string header per host and name cost 16 bytes, where the names of the
+// hosts of a cloud are most often their nodes' (one node per compute
+// service), each listed once, and often of one length (compute-0001).
+//
+// Invariants:
+//   - name ids are dense, 0..count-1, numbering the distinct host names in
+//     order of their first host;
+//   - where every host name has one length, width is it, ends and
+//     wideEnds are nil, and name nid is text[nid*width:(nid+1)*width];
+//     otherwise name nid is text[ends[nid]:ends[nid+1]] (wideEnds in place
+//     of ends when text is longer than maxNarrowEnd: exactly one of them
+//     is not nil, of count+1 entries, ends[0] = 0);
+//   - nameID is nil when every host has a host name of its own (host id's
+//     name id is id); else nameID[id] is host id's name id, and nodes lists
+//     each name's node ids (else nodes is empty: name nid's one node is
+//     nid);
+//   - a host's node name is its host name but for the hosts odd lists;
+//   - text holds each host name once, in name id order, then odd's names:
+//     the snapshot's own copy (none of the input's strings kept). Never
+//     modified once built.
+type hostNames struct {
+	text     string
+	width    int
+	ends     []uint32
+	wideEnds []uint64
+	count    int
+	nameID   []int32
+	nodes    nameNodes
+	odd      oddNodes
+}
+
+// maxNarrowEnd is the longest text whose ends are kept as uint32 (a
+// variable for the tests of the wide form).
+var maxNarrowEnd uint64 = math.MaxUint32
 
 // oddNodes lists the hosts whose node name is not their host name.
 //
@@ -21,21 +53,58 @@ type oddNodes struct {
 	names []string
 }
 
+// nameOf is host id's name id.
+func (n *hostNames) nameOf(id uint32) int32 {
+	if n.nameID == nil {
+		return int32(id)
+	}
+	return n.nameID[id]
+}
+
+// name is host name nid.
+func (n *hostNames) name(nid int32) string {
+	switch {
+	case n.ends != nil:
+		return n.text[n.ends[nid]:n.ends[nid+1]]
+	case n.wideEnds != nil:
+		return n.text[n.wideEnds[nid]:n.wideEnds[nid+1]]
+	}
+	at := int(nid) * n.width
+	return n.text[at : at+n.width]
+}
+
+// nodesOf returns host name nid's node ids, ascending (not to be
+// modified): in one[:] where the name has one node, nid, in the common
+// cloud (so the caller's array, not an allocation, holds it).
+func (n *hostNames) nodesOf(nid int32, one *[1]uint32) []uint32 {
+	if n.nameID == nil {
+		one[0] = uint32(nid)
+		return one[:]
+	}
+	return n.nodes.of(nid)
+}
+
+// nameOf is host id's host name id (hosts whose nodes share a host name
+// share it).
+func (info *hostInfo) nameOf(id uint32) int32 { return info.names.nameOf(id) }
+
+// nodesOf returns host name nid's node ids, ascending (see
+// hostNames.nodesOf).
+func (info *hostInfo) nodesOf(nid int32, one *[1]uint32) []uint32 {
+	return info.names.nodesOf(nid, one)
+}
+
 // hostOf is host id's host name.
-func (info *hostInfo) hostOf(id uint32) string { return info.names[info.nameID[id]] }
+func (info *hostInfo) hostOf(id uint32) string { return info.names.name(info.names.nameOf(id)) }
 
 // nodeOf is host id's node name.
-func (info *hostInfo) nodeOf(id uint32) string { return *info.nodePtr(id) }
-
-// nodePtr points at host id's node name, held by the snapshot (not to be
-// modified).
-func (info *hostInfo) nodePtr(id uint32) *string {
-	if odd := &info.oddNodes; len(odd.ids) > 0 {
+func (info *hostInfo) nodeOf(id uint32) string {
+	if odd := &info.names.odd; len(odd.ids) > 0 {
 		if k, ok := slices.BinarySearch(odd.ids, id); ok {
-			return &odd.names[k]
+			return odd.names[k]
 		}
 	}
-	return &info.names[info.nameID[id]]
+	return info.hostOf(id)
 }
 
 // hostUUID is host id's uuid: the cloud's, else made up from its names as
@@ -47,47 +116,98 @@ func (info *hostInfo) hostUUID(id uint32) string {
 	return info.uuid.get(int32(id))
 }
 
-// ownNames points names at the snapshot's own copy of their texts, and
-// fills oddNodes from node (host id's node name, host its host name), in
-// one string for all: each host name once (its nodes share it), each node
-// name that is not its host name once per node. The input's strings are
-// then not kept, nor a rounded-up allocation per name.
-func (info *hostInfo) ownNames(host, node []string) {
+// hostNamesBuilder builds a hostNames over n hosts.
+type hostNamesBuilder struct {
+	n       int
+	ids     map[string]int32
+	names   []string // by name id: the input's, while building
+	nameID  []int32  // nil while every host so far has a name of its own
+	oddIDs  []uint32
+	oddNode []string // the input's
+}
+
+func newHostNamesBuilder(n int) *hostNamesBuilder {
+	return &hostNamesBuilder{n: n, ids: map[string]int32{}}
+}
+
+// add gives host id (the next one) its host and node names, and returns its
+// name id.
+func (b *hostNamesBuilder) add(id uint32, host, node string) int32 {
+	nid, ok := b.ids[host]
+	if !ok {
+		nid = int32(len(b.names))
+		b.ids[host] = nid
+		b.names = append(b.names, host)
+	}
+	if b.nameID == nil && nid != int32(id) {
+		// The first host sharing a name: the ids so far were theirs.
+		b.nameID = make([]int32, b.n)
+		for i := range id {
+			b.nameID[i] = int32(i)
+		}
+	}
+	if b.nameID != nil {
+		b.nameID[id] = nid
+	}
+	if node != host {
+		b.oddIDs = append(b.oddIDs, id)
+		b.oddNode = append(b.oddNode, node)
+	}
+	return nid
+}
+
+// done returns the names, in the snapshot's own copy of their texts, in
+// one string for all: each host name once, each node name that is not its
+// host name once per node. The input's strings are then not kept, nor a
+// rounded-up allocation per name.
+func (b *hostNamesBuilder) done() hostNames {
 	size := 0
-	for _, s := range info.names {
+	for _, s := range b.names {
 		size += len(s)
 	}
-	odd := 0
-	for i, nd := range node {
-		if nd != host[i] {
-			size += len(nd)
-			odd++
+	for _, s := range b.oddNode {
+		size += len(s)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, s := range b.names {
+		sb.WriteString(s)
+	}
+	for _, s := range b.oddNode {
+		sb.WriteString(s)
+	}
+	x := hostNames{text: sb.String(), count: len(b.names), nameID: b.nameID}
+	if len(b.names) > 0 {
+		x.width = len(b.names[0])
+	}
+	for _, s := range b.names {
+		if len(s) != x.width {
+			x.width = 0
+			if uint64(size) > maxNarrowEnd {
+				x.wideEnds = make([]uint64, len(b.names)+1)
+			} else {
+				x.ends = make([]uint32, len(b.names)+1)
+			}
+			break
 		}
 	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, s := range info.names {
-		b.WriteString(s)
-	}
-	for i, nd := range node {
-		if nd != host[i] {
-			b.WriteString(nd)
+	at := 0
+	for nid, s := range b.names {
+		at += len(s)
+		switch {
+		case x.ends != nil:
+			x.ends[nid+1] = uint32(at)
+		case x.wideEnds != nil:
+			x.wideEnds[nid+1] = uint64(at)
 		}
 	}
-	all, at := b.String(), 0
-	next := func(n int) string {
-		s := all[at : at+n]
-		at += n
-		return s
+	x.odd = oddNodes{ids: slices.Clone(b.oddIDs), names: make([]string, len(b.oddNode))}
+	for k, s := range b.oddNode {
+		x.odd.names[k] = x.text[at : at+len(s)]
+		at += len(s)
 	}
-	for nid, s := range info.names {
-		info.names[nid] = next(len(s))
+	if x.nameID != nil {
+		x.nodes = newNameNodes(x.nameID, x.count)
 	}
-	info.oddNodes = oddNodes{ids: make([]uint32, 0, odd), names: make([]string, 0, odd)}
-	for i, nd := range node {
-		if nd != host[i] {
-			info.oddNodes.ids = append(info.oddNodes.ids, uint32(i))
-			info.oddNodes.names = append(info.oddNodes.names, next(len(nd)))
-		}
-	}
+	return x
 }

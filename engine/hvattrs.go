@@ -144,21 +144,23 @@ func (c *textCol) get(id uint32) *string {
 }
 
 // hvType is host id's hypervisor_type.
-func (info *hostInfo) hvType(id uint32) *string { return info.hvModels[info.hvModel[id]].typ }
+func (info *hostInfo) hvType(id uint32) *string { return info.hvModels[info.hvModel.at(id)].typ }
 
 // hvVersion is host id's hypervisor_version.
-func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hvModel[id]].version }
+func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hvModel.at(id)].version }
 
 // cpuInfo is host id's cpu_info text.
-func (info *hostInfo) cpuInfo(id uint32) *string { return info.hvModels[info.hvModel[id]].cpuInfo }
+func (info *hostInfo) cpuInfo(id uint32) *string { return info.hvModels[info.hvModel.at(id)].cpuInfo }
 
-// hvHostname is host id's hypervisor_hostname: the node name where the
-// host reports none (as the oracle makes it up) or reports the node name.
-func (info *hostInfo) hvHostname(id uint32) *string {
+// hvHostname is host id's hypervisor_hostname: node, which points at the
+// host's node name (the caller's copy: the snapshot keeps no string per
+// node), where the host reports none (as the oracle makes it up) or
+// reports the node name.
+func (info *hostInfo) hvHostname(id uint32, node *string) *string {
 	if p := info.hvHostnames.get(id); p != nil {
 		return p
 	}
-	return info.nodePtr(id)
+	return node
 }
 
 // hostIP is host id's host_ip (see ipCol: a new string for an IPv4
@@ -166,4 +168,8 @@ func (info *hostInfo) hvHostname(id uint32) *string {
 func (info *hostInfo) hostIP(id uint32) *string { return info.hostIPs.get(id) }
 
 // supported is host id's supported_instances (canonical).
-func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig[id]] }
+func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig.at(id)] }
+
+// diskMBUsed is host id's disk_mb_used: (local_gb - free_disk_gb) * 1024,
+// in int64's wrapping arithmetic, as the column held it in full.
+func (info *hostInfo) diskMBUsed(id uint32) int64 { return info.diskGBUsed.at(id) * 1024 }

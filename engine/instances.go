@@ -169,12 +169,16 @@ func (x *nameNodes) of(nid int32) []uint32 {
 
 // nameIndex finds host ids by lowercased host name, by node name and by
 // (host, node), through the ids sorted by each key: 4 bytes per host and
-// key, where maps of id slices cost about 200 bytes per host.
+// key, where maps of id slices cost about 200 bytes per host; none where
+// the hosts are listed in the key's order (hosts named compute-0001,
+// compute-0002, ...).
 //
-// Invariants: each order holds every id once, sorted by its key and, among
-// equal keys, by id; orders that are equal may share one slice (never
-// modified once built).
+// Invariants: n is the number of hosts; each order holds every id once,
+// sorted by its key and, among equal keys, by id, or is nil where that
+// order is the identity (0, 1, ..., n-1); orders that are equal may share
+// one slice (never modified once built).
 type nameIndex struct {
+	n                           int
 	byLower, byNode, byHostNode []uint32
 }
 
@@ -185,6 +189,13 @@ func newNameIndex(host, node []string) nameIndex {
 		lower[i] = strings.ToLower(h)
 	}
 	sorted := func(byKey func(a, b uint32) int) []uint32 {
+		inOrder := true
+		for i := 1; i < n && inOrder; i++ {
+			inOrder = byKey(uint32(i-1), uint32(i)) <= 0
+		}
+		if inOrder {
+			return nil // the identity
+		}
 		ids := make([]uint32, n)
 		for i := range ids {
 			ids[i] = uint32(i)
@@ -195,6 +206,7 @@ func newNameIndex(host, node []string) nameIndex {
 		return ids
 	}
 	x := nameIndex{
+		n:       n,
 		byLower: sorted(func(a, b uint32) int { return strings.Compare(lower[a], lower[b]) }),
 		byNode:  sorted(func(a, b uint32) int { return strings.Compare(node[a], node[b]) }),
 		byHostNode: sorted(func(a, b uint32) int {
@@ -206,46 +218,85 @@ func newNameIndex(host, node []string) nameIndex {
 	}
 	// Where nodes are named as their hosts and names are lowercase (the
 	// common cloud), the three orders are one: share it (read-only).
-	if slices.Equal(x.byNode, x.byLower) {
+	if x.byNode != nil && slices.Equal(x.byNode, x.byLower) {
 		x.byNode = x.byLower
 	}
-	if slices.Equal(x.byHostNode, x.byLower) {
+	switch {
+	case x.byHostNode == nil:
+	case slices.Equal(x.byHostNode, x.byLower):
 		x.byHostNode = x.byLower
-	} else if slices.Equal(x.byHostNode, x.byNode) {
+	case slices.Equal(x.byHostNode, x.byNode):
 		x.byHostNode = x.byNode
 	}
 	return x
 }
 
-// equalRange returns the ids of order whose key (by cmp against the
-// sought one: <0 below, 0 equal, >0 above) is the sought one.
-func equalRange(order []uint32, cmp func(id uint32) int) []uint32 {
-	lo := sort.Search(len(order), func(i int) bool { return cmp(order[i]) >= 0 })
-	hi := lo + sort.Search(len(order)-lo, func(i int) bool { return cmp(order[lo+i]) > 0 })
-	return order[lo:hi:hi]
+// idRun is the ids an index lookup found, in id order: order[lo:hi], or
+// lo, ..., hi-1 where order is nil (the identity). A value, so that a
+// lookup allocates nothing.
+type idRun struct {
+	order  []uint32
+	lo, hi int
+}
+
+// len is the number of ids.
+func (r idRun) len() int { return r.hi - r.lo }
+
+// at is the k-th id.
+func (r idRun) at(k int) uint32 {
+	if r.order == nil {
+		return uint32(r.lo + k)
+	}
+	return r.order[r.lo+k]
+}
+
+// all yields the ids.
+func (r idRun) all() iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		for k := range r.len() {
+			if !yield(r.at(k)) {
+				return
+			}
+		}
+	}
+}
+
+// equalRange returns the ids of order (nil: the identity over n ids) whose
+// key (by cmp against the sought one: <0 below, 0 equal, >0 above) is the
+// sought one.
+func equalRange(order []uint32, n int, cmp func(id uint32) int) idRun {
+	at := func(i int) uint32 {
+		if order == nil {
+			return uint32(i)
+		}
+		return order[i]
+	}
+	lo := sort.Search(n, func(i int) bool { return cmp(at(i)) >= 0 })
+	hi := lo + sort.Search(n-lo, func(i int) bool { return cmp(at(lo+i)) > 0 })
+	return idRun{order: order, lo: lo, hi: hi}
 }
 
 // byHostLower returns the ids whose lowercased host name is lower, in id
 // order.
-func (info *hostInfo) byHostLower(lower string) []uint32 {
-	return equalRange(info.nameIdx.byLower, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
+func (info *hostInfo) byHostLower(lower string) idRun {
+	return equalRange(info.nameIdx.byLower, info.nameIdx.n, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
 }
 
 // byNode returns the ids of node name node, in id order.
-func (info *hostInfo) byNode(node string) []uint32 {
-	return equalRange(info.nameIdx.byNode, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
+func (info *hostInfo) byNode(node string) idRun {
+	return equalRange(info.nameIdx.byNode, info.nameIdx.n, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
 }
 
 // byHostNode returns the id of (host, node) (the last, were there two).
 func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
-	ids := equalRange(info.nameIdx.byHostNode, func(id uint32) int {
+	ids := equalRange(info.nameIdx.byHostNode, info.nameIdx.n, func(id uint32) int {
 		if c := strings.Compare(info.hostOf(id), hn.Host); c != 0 {
 			return c
 		}
 		return strings.Compare(info.nodeOf(id), hn.Node)
 	})
-	if len(ids) == 0 {
+	if ids.len() == 0 {
 		return 0, false
 	}
-	return ids[len(ids)-1], true
+	return ids.at(ids.len() - 1), true
 }

@@ -146,12 +146,12 @@ func TestNameIndex(t *testing.T) {
 		byHN[HostNode{host[i], node[i]}] = id
 	}
 	for _, k := range []string{"a", "b", "c", "A", "d", ""} {
-		if got := info.byHostLower(k); !slices.Equal(got, lower[k]) {
+		if got := slices.Collect(info.byHostLower(k).all()); !slices.Equal(got, lower[k]) {
 			t.Errorf("byHostLower(%q) = %v, want %v", k, got, lower[k])
 		}
 	}
 	for _, k := range []string{"n1", "n2", "n3", "n4"} {
-		if got := info.byNode(k); !slices.Equal(got, byNode[k]) {
+		if got := slices.Collect(info.byNode(k).all()); !slices.Equal(got, byNode[k]) {
 			t.Errorf("byNode(%q) = %v, want %v", k, got, byNode[k])
 		}
 	}
@@ -207,17 +207,25 @@ func TestNameNodes(t *testing.T) {
 }
 
 // TestNameIndexShares checks that equal orders share one slice, and only
-// those: lookups then answer as from separate orders.
+// those, and that orders that are the identity are not kept: lookups then
+// answer as from separate orders.
 func TestNameIndexShares(t *testing.T) {
-	same := func(a, b []uint32) bool { return len(a) > 0 && &a[0] == &b[0] }
+	same := func(a, b []uint32) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 	for _, tc := range []struct {
 		name               string
 		host, node         []string
 		nodeLower, hnLower bool
+		identity           string // of byLower, byNode, byHostNode: "l", "n", "h"
 	}{
-		{"nodes named as lowercase hosts", []string{"c", "a", "b"}, []string{"c", "a", "b"}, true, true},
-		{"uppercase hosts", []string{"c", "A", "b", "B"}, []string{"c", "A", "b", "B"}, false, false},
-		{"nodes of their own", []string{"a", "a", "b"}, []string{"y", "z", "x"}, false, true},
+		{"nodes named as lowercase hosts", []string{"c", "a", "b"}, []string{"c", "a", "b"}, true, true, ""},
+		{"uppercase hosts", []string{"c", "A", "b", "B"}, []string{"c", "A", "b", "B"}, false, false, ""},
+		{"nodes of their own", []string{"a", "a", "b"}, []string{"y", "z", "x"}, false, false, "lh"},
+		{"nodes of their own, unsorted hosts", []string{"b", "a", "a"}, []string{"y", "z", "x"}, false, false, ""},
+		{"hosts in order", []string{"h01", "h02", "h10"}, []string{"h01", "h02", "h10"}, false, false, "lnh"},
+		{"equal names in order", []string{"a", "a", "b"}, []string{"a", "a2", "b"}, false, false, "lnh"},
+		{"in order but for case", []string{"B", "a", "c"}, []string{"B", "a", "c"}, false, false, "nh"},
+		{"nodes out of order", []string{"a", "b", "c"}, []string{"z", "y", "c"}, false, false, "lh"},
+		{"no hosts", nil, nil, false, false, "lnh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newNameIndex(tc.host, tc.node)
@@ -225,20 +233,69 @@ func TestNameIndexShares(t *testing.T) {
 				t.Fatalf("byNode shares byLower: %v, byHostNode shares byLower: %v; want %v, %v",
 					same(x.byNode, x.byLower), same(x.byHostNode, x.byLower), tc.nodeLower, tc.hnLower)
 			}
+			for k, order := range map[string][]uint32{"l": x.byLower, "n": x.byNode, "h": x.byHostNode} {
+				if (order == nil) != strings.Contains(tc.identity, k) {
+					t.Errorf("order %s elided: %v, want %v", k, order == nil, strings.Contains(tc.identity, k))
+				}
+			}
 			info := infoOfNames(tc.host, tc.node)
 			info.nameIdx = x
+			lower, byNode := map[string][]uint32{}, map[string][]uint32{}
+			for i := range tc.host {
+				id := uint32(i)
+				l := strings.ToLower(tc.host[i])
+				lower[l] = append(lower[l], id)
+				byNode[tc.node[i]] = append(byNode[tc.node[i]], id)
+			}
 			for i := range tc.host {
 				id := uint32(i)
 				if got, ok := info.byHostNode(HostNode{tc.host[i], tc.node[i]}); !ok || got != id {
 					t.Errorf("byHostNode(%s, %s) = %d, %v", tc.host[i], tc.node[i], got, ok)
 				}
-				if got := info.byNode(tc.node[i]); !slices.Contains(got, id) {
-					t.Errorf("byNode(%s) = %v, want %d among them", tc.node[i], got, id)
+				if got, want := slices.Collect(info.byNode(tc.node[i]).all()), byNode[tc.node[i]]; !slices.Equal(got, want) {
+					t.Errorf("byNode(%s) = %v, want %v", tc.node[i], got, want)
 				}
-				if got := info.byHostLower(strings.ToLower(tc.host[i])); !slices.Contains(got, id) {
-					t.Errorf("byHostLower(%s) = %v, want %d among them", tc.host[i], got, id)
+				l := strings.ToLower(tc.host[i])
+				if got, want := slices.Collect(info.byHostLower(l).all()), lower[l]; !slices.Equal(got, want) {
+					t.Errorf("byHostLower(%s) = %v, want %v", l, got, want)
+				}
+			}
+			for _, miss := range []string{"", "0", "zz", "b1"} {
+				if got := slices.Collect(info.byHostLower(miss).all()); len(got) != len(lower[miss]) {
+					t.Errorf("byHostLower(%q) = %v, want %v", miss, got, lower[miss])
+				}
+				if got := slices.Collect(info.byNode(miss).all()); len(got) != len(byNode[miss]) {
+					t.Errorf("byNode(%q) = %v, want %v", miss, got, byNode[miss])
+				}
+				if _, ok := info.byHostNode(HostNode{miss, miss}); ok {
+					t.Errorf("byHostNode(%q, %q) found", miss, miss)
 				}
 			}
 		})
+	}
+}
+
+// TestNameLookupsAllocate checks that the name lookups allocate nothing,
+// whether an order is kept or is the identity: group bookkeeping looks a
+// host name up per placement.
+func TestNameLookupsAllocate(t *testing.T) {
+	for _, host := range [][]string{{"a", "b", "c"}, {"c", "b", "a"}} {
+		info := infoOfNames(host, host)
+		info.nameIdx = newNameIndex(host, host)
+		n := 0
+		allocs := testing.AllocsPerRun(100, func() {
+			for id := range info.byHostLower("b").all() {
+				n += int(id)
+			}
+			for id := range info.byNode("c").all() {
+				n += int(id)
+			}
+			if id, ok := info.byHostNode(HostNode{"a", "a"}); ok {
+				n += int(id)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("hosts %v: %v allocations per lookup", host, allocs)
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (b *batch) intAttr(name string, id uint32) int64 {
 	case src.coded != nil:
 		return src.coded(sh).At(j)
 	}
-	return b.s.info.diskMBUsed[id]
+	return b.s.info.diskMBUsed(id)
 }
 
 // intCapPass clears in words (shard k of a candidate set) the hosts whose
@@ -69,8 +69,7 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	case src.coded != nil:
 		codedPass(words, src.coded(sh), test)
 	default:
-		lo := k * bitmap.ShardSize
-		intPass(words, b.s.info.diskMBUsed[lo:lo+sh.hostCount()], test)
+		diskUsedPass(words, b.s.info, k*bitmap.ShardSize, sh.hostCount(), test)
 	}
 	base := uint32(k * bitmap.ShardSize)
 	for wi, t := range was[:len(words)] {
@@ -99,6 +98,23 @@ func intPass[T int32 | int64](words []uint64, col []T, pass func(float64) bool) 
 			}
 		}
 		words[wi] = w & keep
+	}
+}
+
+// diskUsedPass is intPass over hostInfo's disk_mb_used of the n hosts
+// from id lo, decoded a word's hosts at a time.
+func diskUsedPass(words []uint64, info *hostInfo, lo, n int, pass func(float64) bool) {
+	var vals [64]int64
+	for wi, w := range words {
+		if w == 0 {
+			continue
+		}
+		from := lo + wi*64
+		m := min(64, lo+n-from)
+		for t := range m {
+			vals[t] = info.diskMBUsed(uint32(from + t))
+		}
+		intPass(words[wi:wi+1], vals[:m], pass)
 	}
 }
 

@@ -101,7 +101,7 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell[id]],
+		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.at(id)],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
 }
@@ -114,7 +114,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	info, r := b.s.info, b.req
 	if d := r.RequestedDestination; d != nil {
 		keep := b.set()
-		for _, id := range info.byHostLower(strings.ToLower(d.Host)) {
+		for id := range info.byHostLower(strings.ToLower(d.Host)).all() {
 			if info.hostOf(id) == d.Host && (d.Node == "" || info.nodeOf(id) == d.Node) {
 				keep.Add(id)
 			}
@@ -123,7 +123,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	}
 	if len(r.IgnoreHosts) > 0 {
 		for _, h := range r.IgnoreHosts {
-			for _, id := range info.byHostLower(strings.ToLower(h)) {
+			for id := range info.byHostLower(strings.ToLower(h)).all() {
 				set.Remove(id)
 			}
 		}
@@ -134,7 +134,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceHosts) > 0 {
 		keep := b.set()
 		for _, h := range r.ForceHosts {
-			for _, id := range info.byHostLower(strings.ToLower(h)) {
+			for id := range info.byHostLower(strings.ToLower(h)).all() {
 				keep.Add(id)
 			}
 		}
@@ -143,7 +143,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceNodes) > 0 {
 		keep := b.set()
 		for _, node := range r.ForceNodes {
-			for _, id := range info.byNode(node) {
+			for id := range info.byNode(node).all() {
 				keep.Add(id)
 			}
 		}
@@ -262,7 +262,8 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		// uuid depends on which instance is being placed.
 		for _, u := range [2]string{prevUUID, b.uuid} {
 			for nid := range b.s.info.instances.namesOf(u) {
-				dirty = append(dirty, b.s.info.nodesOfName.of(nid)...)
+				var one [1]uint32
+				dirty = append(dirty, b.s.info.nodesOf(nid, &one)...)
 			}
 		}
 	}
@@ -411,7 +412,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	perCell := make(map[int32][]HostNode)
 	for cell := range info.cells {
 		c := int32(cell)
-		keep := func(id uint32) bool { return info.cell[id] == c && !isSelected.Has(id) }
+		keep := func(id uint32) bool { return info.cell.at(id) == uint64(c) && !isSelected.Has(id) }
 		var best []scored
 		if useBaseline {
 			best = b.topWhereScan(numAlts, keep)
@@ -423,7 +424,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		}
 	}
 	for i := range placements {
-		placements[i].Alternates = slices.Clone(perCell[info.cell[selected[i]]])
+		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.at(selected[i]))])
 	}
 	return nil
 }

@@ -145,22 +145,26 @@ func weigherIndex(name string) int {
 
 // hostInfo is the static, per-host data that filters read once per
 // request (never on the per-instance path) and the indexes built from it.
+//
+// Invariants: every per-host column covers hosts 0..n-1, in the compact
+// form its type describes (an idxCol's width holds its largest index;
+// hostNames and nameIndex elide what is the identity); an index column's
+// values index its table (cell: cells and cellUUID, hvModel: hvModels,
+// stats: statsTab, hvSig: hvSigHost, hvSigRep and sigSupported, class:
+// classes). Never modified once built, but for the memoised masks.
 type hostInfo struct {
 	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
 	// cloud gives none; empty when it gives none at all (hostUUID makes
 	// them up when asked: 16 bytes per host less).
 	uuid uuidCol
-	cell []int32 // index into cells
+	cell idxCol // index into cells
 	// blockCells[q] has bit c set when block q (kernels.Block hosts)
 	// holds a host of cell c; nil with more than 64 cells.
-	blockCells  []uint64
-	cells       []string
-	cellUUID    []string // per cell, as the oracle makes them up
-	diskMBUsed  []int64  // (local_gb - free_disk_gb) * 1024
-	nameID      []int32  // index into names: nodes of one host share it
-	names       []string
-	oddNodes    oddNodes  // the node names that are not their host name
-	nodesOfName nameNodes // name id -> node ids
+	blockCells []uint64
+	cells      []string
+	cellUUID   []string  // per cell, as the oracle makes them up
+	diskGBUsed intCol    // local_gb - free_disk_gb (see diskMBUsed)
+	names      hostNames // host and node names, host name ids
 
 	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
 
@@ -173,23 +177,23 @@ type hostInfo struct {
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
 	// MetricsFilter and SimpleCIDR read (see hvattrs.go for the
 	// accessors).
-	hvModel     []int32 // index into hvModels
+	hvModel     idxCol // index into hvModels
 	hvModels    []hvModel
 	hvHostnames textCol // where it is not the node name
 	hostIPs     ipCol
-	stats       []int32             // index into statsTab
+	stats       idxCol              // index into statsTab
 	statsTab    []map[string]string // distinct stats, with Nova's counters
 	metrics     metricCols          // as the scheduler sees them
 
 	// hvSig groups hosts by (supported_instances, hypervisor_version), what
 	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
-	hvSig        []int32
+	hvSig        idxCol
 	hvSigHost    []*roaring.Bitmap // signature -> its hosts
 	hvSigRep     []uint32          // signature -> one of its hosts
 	sigSupported [][][3]string     // signature -> supported_instances (canonical)
 
 	// Aggregate classes: hosts with the same set of aggregates share one.
-	class   []int32
+	class   idxCol // index into classes
 	classes []aggClass
 
 	// masks memoises the host masks of the request-independent class
@@ -292,20 +296,19 @@ func summarise(shards []*shard) (m multipliers) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		cell: make([]int32, n), nameID: make([]int32, n),
-		serviceUp: bitmap.NewSet(n), hvModel: make([]int32, n),
-		stats: make([]int32, n),
-		class: make([]int32, n), diskMBUsed: make([]int64, n), hvSig: make([]int32, n),
+		serviceUp:  bitmap.NewSet(n),
+		diskGBUsed: newIntCol(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
 	}
+	cells, hvModel, stats, hvSig := newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n)
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
 	var models hvModels
 	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
 	var supported [][3]string
-	nameIDs := map[string]int32{}
+	names := newHostNamesBuilder(n)
 	host, node := make([]string, n), make([]string, n) // while building
 	var instancesOf [][]string                         // per host name, while building
-	stats := statsInterner{byKey: map[string]int32{}}
+	statsIn := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		if c.Hosts[i].UUID != "" {
 			info.uuid = newUUIDCol(n)
@@ -334,16 +337,11 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.cells = append(info.cells, cell)
 			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
-		info.cell[i] = cid
-		info.diskMBUsed[i] = (h.LocalGB - h.FreeDiskGB) * 1024
-		nid, ok := nameIDs[h.Host]
-		if !ok {
-			nid = int32(len(info.names))
-			nameIDs[h.Host] = nid
-			info.names = append(info.names, h.Host)
+		cells.set(id, uint64(cid))
+		nid := names.add(id, h.Host, node[i])
+		if int(nid) == len(instancesOf) {
 			instancesOf = append(instancesOf, nil)
 		}
-		info.nameID[i] = nid
 		for _, u := range h.Instances {
 			if !slices.Contains(instancesOf[nid], u) {
 				instancesOf[nid] = append(instancesOf[nid], u)
@@ -352,7 +350,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
-		info.hvModel[i] = models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)
+		hvModel.set(id, uint64(models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
 		hostIPs.set(id, h.HostIP)
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.set(id, p)
@@ -371,7 +369,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			sig = int32(len(sigIDs))
 			sigIDs[sigKey] = sig
 		}
-		info.hvSig[i] = sig
+		hvSig.set(id, uint64(sig))
 		if int(sig) == len(info.hvSigHost) {
 			// One signature, one list: its hosts share it.
 			info.hvSigHost = append(info.hvSigHost, roaring.New())
@@ -379,25 +377,25 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
 		}
 		info.hvSigHost[sig].Add(uint32(i))
-		info.stats[i] = stats.of(h)
+		stats.set(id, uint64(statsIn.of(h)))
 		m, err := nova.SchedulerMetrics(h.Metrics)
 		if err != nil {
 			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
 		}
 		info.metrics.add(n, id, m)
 	}
-	info.statsTab = stats.maps
+	info.cell, info.hvModel, info.stats, info.hvSig = cells.done(), hvModel.done(), stats.done(), hvSig.done()
+	info.statsTab = statsIn.maps
 	info.metrics.narrow()
 	info.hvModels = models.models
 	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
-	info.ownNames(host, node)
-	info.nodesOfName = newNameNodes(info.nameID, len(info.names))
+	info.names = names.done()
 	info.instances = newInstIndex(instancesOf)
 	info.nameIdx = newNameIndex(host, node)
 	if len(info.cells) <= 64 {
 		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
-		for i, c := range info.cell {
-			info.blockCells[i/kernels.Block] |= 1 << c
+		for id := range uint32(n) {
+			info.blockCells[id/kernels.Block] |= 1 << info.cell.at(id)
 		}
 	}
 	buildAggClasses(c, info)
@@ -449,10 +447,10 @@ func (in *statsInterner) of(h *Host) int32 {
 // host name, as in Nova).
 func buildAggClasses(c *Cloud, info *hostInfo) {
 	n := len(c.Hosts)
-	aggsOfName := make([][]int, len(info.names))
-	nameIDs := make(map[string]int32, len(info.names))
-	for i, name := range info.names {
-		nameIDs[name] = int32(i)
+	aggsOfName := make([][]int, info.names.count)
+	nameIDs := make(map[string]int32, info.names.count)
+	for nid := range int32(info.names.count) {
+		nameIDs[info.names.name(nid)] = nid
 	}
 	for a, agg := range c.Aggregates {
 		for _, h := range agg.Hosts {
@@ -462,8 +460,9 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 		}
 	}
 	byKey := map[string]int32{}
+	class := newIdxColBuilder(n)
 	for i := 0; i < n; i++ {
-		aggs := aggsOfName[info.nameID[i]]
+		aggs := aggsOfName[info.names.nameOf(uint32(i))]
 		slices.Sort(aggs)
 		key := fmt.Sprint(aggs)
 		cid, ok := byKey[key]
@@ -484,9 +483,10 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
 			})
 		}
-		info.class[i] = cid
+		class.set(uint32(i), uint64(cid))
 		info.classes[cid].hosts.Add(uint32(i))
 	}
+	info.class = class.done()
 	for i := range info.classes {
 		info.classes[i].hosts.RunOptimize()
 	}
@@ -522,7 +522,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	}
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
-		cl := &info.classes[info.class[lo+j]]
+		cl := &info.classes[info.class.at(uint32(lo+j))]
 		freeGB := h.FreeDiskGB
 		if h.DiskAvailableLeast != nil {
 			freeGB = min(freeGB, *h.DiskAvailableLeast)
