@@ -442,7 +442,7 @@ func tenantMask(b *batch) *bitmap.Set {
 func typeAffinityMask(b *batch) *bitmap.Set {
 	name := b.req.Flavor.Name
 	return memoClassMask(b, "type\x00"+name, func(c *aggClass) bool {
-		vals := c.raw["instance_type"]
+		vals := c.instanceTypes
 		for _, v := range vals {
 			for _, x := range strings.Split(v, ",") {
 				if strings.TrimSpace(x) == name {

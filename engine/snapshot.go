@@ -207,7 +207,12 @@ type hostInfo struct {
 type aggClass struct {
 	aggs  []int                  // indexes into Cloud.Aggregates
 	meta  nova.AggregateMetadata // comma-split values per key
-	raw   map[string][]string    // raw values per key (aggregate_values_from_key)
+	// raw holds the raw values per key (aggregate_values_from_key) while
+	// the shards resolve the per-aggregate overrides from it; NewSnapshot
+	// then drops it, keeping only instanceTypes (raw["instance_type"],
+	// what AggregateTypeAffinityFilter reads).
+	raw           map[string][]string
+	instanceTypes []string
 	hosts *roaring.Bitmap        // the inverted index entry: class -> its hosts
 }
 
@@ -240,6 +245,10 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	}
 	if len(wide.ids) > 0 {
 		s.delta = &wide
+	}
+	for i := range info.classes {
+		cl := &info.classes[i]
+		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
 	}
 	s.mults = summarise(s.shards)
 	return s, nil
