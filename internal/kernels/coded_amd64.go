@@ -45,12 +45,13 @@ func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span fl
 		return
 	}
 	raw = raw.Slice(0, len(score))
+	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := raw.load8(i)
+		r := rr.load8(i)
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
@@ -69,12 +70,13 @@ func accumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, b
 		return
 	}
 	raw = raw.Slice(0, len(score))
+	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := raw.load8(i).Sub(vlo)
+		r := rr.load8(i).Sub(vlo)
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts)).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])

@@ -40,11 +40,12 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 		return
 	}
 	raw = raw.Slice(0, len(score))
+	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := raw.load8(i)
+		r := rr.load8(i)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
@@ -59,11 +60,12 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 		return
 	}
 	raw = raw.Slice(0, len(score))
+	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := raw.load8(i)
+		r := rr.load8(i)
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
@@ -82,6 +84,7 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := xs.Len() / Block
+	xr := xs.reader()
 	for q := 0; q < full; q++ {
 		// Two accumulator pairs (even and odd vectors) halve the
 		// dependency chains; a word's eight vectors go through without a
@@ -96,8 +99,8 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 			at := k * 64
 			if w == math.MaxUint64 {
 				for v := 0; v < 8; v += 2 {
-					x := xs.load8(at + 8*v)
-					y := xs.load8(at + 8*v + 8)
+					x := xr.load8(at + 8*v)
+					y := xr.load8(at + 8*v + 8)
 					vlo, vhi = vlo.Min(x), vhi.Max(x)
 					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
 				}
@@ -106,8 +109,8 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 			for v := 0; v < 8; v += 2 {
 				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
 				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
-				x := xs.load8(at + 8*v)
-				y := xs.load8(at + 8*v + 8)
+				x := xr.load8(at + 8*v)
+				y := xr.load8(at + 8*v + 8)
 				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
 				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
 			}
@@ -176,11 +179,12 @@ func weighScaled(score []float64, raw []Col, scale []float64) {
 func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 	v0, v1 := archsimd.BroadcastFloat64x8(c0), archsimd.BroadcastFloat64x8(c1)
 	r0, r1 = r0.Slice(0, len(score)), r1.Slice(0, len(score))
+	r0r, r1r := r0.reader(), r1.reader()
 	i := 0
 	if first {
 		for ; i+8 <= len(score); i += 8 {
-			x := r0.load8(i).Mul(v0)
-			x.Add(r1.load8(i).Mul(v1)).StoreSlice(score[i:])
+			x := r0r.load8(i).Mul(v0)
+			x.Add(r1r.load8(i).Mul(v1)).StoreSlice(score[i:])
 		}
 		for ; i < len(score); i++ {
 			score[i] = float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
@@ -188,8 +192,8 @@ func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 		return
 	}
 	for ; i+8 <= len(score); i += 8 {
-		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(r0.load8(i).Mul(v0))
-		x.Add(r1.load8(i).Mul(v1)).StoreSlice(score[i:])
+		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(r0r.load8(i).Mul(v0))
+		x.Add(r1r.load8(i).Mul(v1)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
 		score[i] = score[i] + float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
@@ -199,10 +203,11 @@ func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 	v0 := archsimd.BroadcastFloat64x8(c0)
 	r0 = r0.Slice(0, len(score))
+	r0r := r0.reader()
 	i := 0
 	if first {
 		for ; i+8 <= len(score); i += 8 {
-			r0.load8(i).Mul(v0).StoreSlice(score[i:])
+			r0r.load8(i).Mul(v0).StoreSlice(score[i:])
 		}
 		for ; i < len(score); i++ {
 			score[i] = r0.At(i) * c0
@@ -210,7 +215,7 @@ func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 		return
 	}
 	for ; i+8 <= len(score); i += 8 {
-		archsimd.LoadFloat64x8Slice(score[i:]).Add(r0.load8(i).Mul(v0)).StoreSlice(score[i:])
+		archsimd.LoadFloat64x8Slice(score[i:]).Add(r0r.load8(i).Mul(v0)).StoreSlice(score[i:])
 	}
 	for ; i < len(score); i++ {
 		score[i] += float64(r0.At(i) * c0)
@@ -223,11 +228,12 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 		return
 	}
 	raw = raw.Slice(0, len(score))
+	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
 	i := 0
 	for ; i+8 <= len(score); i += 8 {
-		r := raw.load8(i).Sub(vlo)
+		r := rr.load8(i).Sub(vlo)
 		m := archsimd.LoadFloat64x8Slice(mult[i:]).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
