@@ -2,8 +2,10 @@ package engine
 
 import (
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -296,6 +298,147 @@ func TestNameLookupsAllocate(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("hosts %v: %v allocations per lookup", host, allocs)
+		}
+	}
+}
+
+// benchInstIndex is an index the size of a 100,000-host cloud's (about 8.6
+// random canonical uuids per host name, a few listed twice), with uuids
+// listed and not.
+var benchInst struct {
+	once           sync.Once
+	x              instIndex
+	listed, absent []string
+}
+
+func benchInstIndex(b *testing.B) (*instIndex, []string, []string) {
+	benchInst.once.Do(func() {
+		r := rand.New(rand.NewPCG(1, 2))
+		uuid := func() string {
+			var k uuidKey
+			for i := range k {
+				k[i] = byte(r.Uint32())
+			}
+			return k.String()
+		}
+		perName := make([][]string, 100000)
+		for nid := range perName {
+			for range r.IntN(18) {
+				u := uuid()
+				if r.IntN(100) == 0 && len(benchInst.listed) > 0 {
+					u = benchInst.listed[r.IntN(len(benchInst.listed))]
+				}
+				if !slices.Contains(perName[nid], u) {
+					perName[nid] = append(perName[nid], u)
+					benchInst.listed = append(benchInst.listed, u)
+				}
+			}
+		}
+		for range 1024 {
+			benchInst.absent = append(benchInst.absent, uuid())
+		}
+		benchInst.x = newInstIndex(perName)
+	})
+	b.ResetTimer()
+	return &benchInst.x, benchInst.listed, benchInst.absent
+}
+
+func BenchmarkInstIndex(b *testing.B) {
+	b.Run("namesOf", func(b *testing.B) {
+		x, listed, _ := benchInstIndex(b)
+		for i := 0; b.Loop(); i++ {
+			for nid := range x.namesOf(listed[i*7919%len(listed)]) {
+				_ = nid
+			}
+		}
+	})
+	b.Run("namesOfAbsent", func(b *testing.B) {
+		x, _, absent := benchInstIndex(b)
+		for i := 0; b.Loop(); i++ {
+			for nid := range x.namesOf(absent[i%len(absent)]) {
+				_ = nid
+			}
+		}
+	})
+	b.Run("hasAbsent", func(b *testing.B) { // the anti-affinity filter's, over every host
+		x, _, absent := benchInstIndex(b)
+		u := absent[0]
+		for i := 0; b.Loop(); i++ {
+			x.has(int32(i*7919%100000), u)
+		}
+	})
+	b.Run("hasListed", func(b *testing.B) {
+		x, listed, _ := benchInstIndex(b)
+		for i := 0; b.Loop(); i++ {
+			x.has(int32(i*7919%100000), listed[i%len(listed)])
+		}
+	})
+	b.Run("of", func(b *testing.B) {
+		x, _, _ := benchInstIndex(b)
+		for i := 0; b.Loop(); i++ {
+			x.of(int32(i * 7919 % 100000))
+		}
+	})
+}
+
+// TestInstIndexOracle checks the index against maps over random lists:
+// uuids shared between names, canonical ones close together (equal
+// leading bytes) and apart, and odd text.
+func TestInstIndexOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	uuid := func() string {
+		var k uuidKey
+		for i := range k {
+			k[i] = byte(r.Uint32())
+		}
+		return k.String()
+	}
+	for round := range 60 {
+		var pool []string
+		for range 1 + r.IntN(200) {
+			var k uuidKey
+			ok := false
+			if len(pool) > 0 {
+				k, ok = parseUUID(pool[r.IntN(len(pool))])
+			}
+			switch c := r.IntN(6); {
+			case c == 0: // odd text
+				pool = append(pool, []string{"", "a", "inst-" + uuid()[:r.IntN(8)], strings.ToUpper(uuid()), uuid()[1:]}[r.IntN(5)])
+			case c <= 2 && ok: // close to another: a bit of one byte flipped
+				k[r.IntN(16)] ^= 1 << r.IntN(8)
+				pool = append(pool, k.String())
+			default:
+				pool = append(pool, uuid())
+			}
+		}
+		perName := make([][]string, r.IntN(300))
+		for nid := range perName {
+			for range r.IntN(13) {
+				if u := pool[r.IntN(len(pool))]; !slices.Contains(perName[nid], u) {
+					perName[nid] = append(perName[nid], u)
+				}
+			}
+		}
+		x := newInstIndex(perName)
+		want := map[string][]int32{}
+		for nid, us := range perName {
+			if got := x.of(int32(nid)); !slices.Equal(got, us) {
+				t.Fatalf("round %d: of(%d) = %q, want %q", round, nid, got, us)
+			}
+			for _, u := range us {
+				want[u] = append(want[u], int32(nid))
+			}
+		}
+		probes := slices.Concat(pool, []string{"", "b", uuid(), uuid()})
+		for _, u := range probes {
+			if got := slices.Collect(x.namesOf(u)); !slices.Equal(got, want[u]) {
+				t.Fatalf("round %d: namesOf(%q) = %v, want %v", round, u, got, want[u])
+			}
+			for nid, us := range perName {
+				if got, w := x.has(int32(nid), u), slices.Contains(us, u); got != w {
+					t.Fatalf("round %d: has(%d, %q) = %v, want %v", round, nid, u, got, w)
+				}
+			}
 		}
 	}
 }
