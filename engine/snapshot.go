@@ -205,15 +205,15 @@ type hostInfo struct {
 
 // aggClass is one distinct set of aggregates.
 type aggClass struct {
-	aggs  []int                  // indexes into Cloud.Aggregates
-	meta  nova.AggregateMetadata // comma-split values per key
+	aggs []int                  // indexes into Cloud.Aggregates
+	meta nova.AggregateMetadata // comma-split values per key
 	// raw holds the raw values per key (aggregate_values_from_key) while
 	// the shards resolve the per-aggregate overrides from it; NewSnapshot
 	// then drops it, keeping only instanceTypes (raw["instance_type"],
 	// what AggregateTypeAffinityFilter reads).
 	raw           map[string][]string
 	instanceTypes []string
-	hosts *roaring.Bitmap        // the inverted index entry: class -> its hosts
+	hosts         *roaring.Bitmap // the inverted index entry: class -> its hosts
 }
 
 // NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
