@@ -49,15 +49,34 @@ func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span fl
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	i := 0
-	for ; i+8 <= len(score); i += 8 {
-		r := rr.load8(i)
+	step := func(i int, r archsimd.Float64x8) {
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
-	for ; i < len(score); i++ {
+	n := len(score) &^ 7
+	switch raw.kind {
+	case colFloats:
+		f := raw.f
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadFloat64x8Slice(f[i:]))
+		}
+	case colInts:
+		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colStatic:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.static8(i))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.headroom8(i))
+		}
+	}
+	for i := n; i < len(score); i++ {
 		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
 	}
 }
@@ -74,14 +93,34 @@ func accumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, b
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
-	i := 0
-	for ; i+8 <= len(score); i += 8 {
-		r := rr.load8(i).Sub(vlo)
+	step := func(i int, r archsimd.Float64x8) {
+		r = r.Sub(vlo)
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts)).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
 	}
-	for ; i < len(score); i++ {
+	n := len(score) &^ 7
+	switch raw.kind {
+	case colFloats:
+		f := raw.f
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadFloat64x8Slice(f[i:]))
+		}
+	case colInts:
+		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colStatic:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.static8(i))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.headroom8(i))
+		}
+	}
+	for i := n; i < len(score); i++ {
 		score[i] += float64(float64((raw.At(i)-lo)*(mult.At(i)-base)) * inv)
 	}
 }

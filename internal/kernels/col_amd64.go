@@ -8,14 +8,15 @@ import "simd/archsimd"
 // take (a coded column's table and the code shifts, the clamp) in vectors
 // made once per kernel rather than once per load.
 type colReader struct {
-	c      *Col
+	c      Col
 	min    archsimd.Int32x8
 	lo, hi archsimd.Float64x8
 	shifts archsimd.Uint64x8
 }
 
-// reader returns c's reader.
-func (c *Col) reader() colReader {
+// reader returns c's reader (a copy of c: the caller's Col stays a value
+// the compiler keeps in registers).
+func (c Col) reader() colReader {
 	r := colReader{c: c, min: archsimd.BroadcastInt32x8(c.min)}
 	if c.kind >= colStatic && c.l.tab != nil {
 		r.lo, r.hi, r.shifts = tables(c.l)
@@ -24,23 +25,56 @@ func (c *Col) reader() colReader {
 }
 
 // load8 loads elements [i, i+8) of the column; i must be a multiple of 8.
+// The kernels whose loop it would slow (a branch on the kind per load)
+// loop once per kind instead, with the loads below.
 func (r *colReader) load8(i int) archsimd.Float64x8 {
-	c := r.c
+	c := &r.c
 	switch c.kind {
 	case colFloats:
 		return archsimd.LoadFloat64x8Slice(c.f[i:])
 	case colInts:
 		return archsimd.LoadInt32x8Slice(c.i[i:]).Max(r.min).ConvertToFloat64()
+	case colStatic:
+		return r.static8(i)
 	}
-	var x archsimd.Float64x8
+	return r.headroom8(i)
+}
+
+// word returns elements [at, at+64) of the column, at a multiple of 64:
+// a Floats column's own, else loaded into buf (one branch on the kind per
+// 64 elements).
+func (r *colReader) word(at int, buf *[64]float64) []float64 {
+	c := &r.c
+	switch c.kind {
+	case colFloats:
+		return c.f[at : at+64]
+	case colInts:
+		for v := 0; v < 64; v += 8 {
+			archsimd.LoadInt32x8Slice(c.i[at+v:]).Max(r.min).ConvertToFloat64().StoreSlice(buf[v:])
+		}
+	case colStatic:
+		for v := 0; v < 64; v += 8 {
+			r.static8(at + v).StoreSlice(buf[v:])
+		}
+	default:
+		for v := 0; v < 64; v += 8 {
+			r.headroom8(at + v).StoreSlice(buf[v:])
+		}
+	}
+	return buf[:]
+}
+
+// static8 is load8 of a Static column.
+func (r *colReader) static8(i int) archsimd.Float64x8 {
+	c := &r.c
 	if full := c.l.full; full != nil {
-		x = archsimd.LoadFloat64x8Slice(full[c.off+i:])
-	} else {
-		x = r.lo.ConcatPermute(r.hi, archsimd.BroadcastUint64x8(uint64(c.l.codes[(c.off+i)>>3])).ShiftRight(r.shifts))
+		return archsimd.LoadFloat64x8Slice(full[c.off+i:])
 	}
-	if c.kind == colHeadroom {
-		var zero archsimd.Float64x8
-		x = x.Sub(archsimd.LoadInt32x8Slice(c.i[i:]).ConvertToFloat64()).Max(zero)
-	}
-	return x
+	return r.lo.ConcatPermute(r.hi, archsimd.BroadcastUint64x8(uint64(c.l.codes[(c.off+i)>>3])).ShiftRight(r.shifts))
+}
+
+// headroom8 is load8 of a Headroom column.
+func (r *colReader) headroom8(i int) archsimd.Float64x8 {
+	var zero archsimd.Float64x8
+	return r.static8(i).Sub(archsimd.LoadInt32x8Slice(r.c.i[i:]).ConvertToFloat64()).Max(zero)
 }

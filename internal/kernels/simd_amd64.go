@@ -43,13 +43,32 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	i := 0
-	for ; i+8 <= len(score); i += 8 {
-		r := rr.load8(i)
+	step := func(i int, r archsimd.Float64x8) {
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
-	for ; i < len(score); i++ {
+	n := len(score) &^ 7
+	switch raw.kind {
+	case colFloats:
+		f := raw.f
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadFloat64x8Slice(f[i:]))
+		}
+	case colInts:
+		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colStatic:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.static8(i))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.headroom8(i))
+		}
+	}
+	for i := n; i < len(score); i++ {
 		score[i] += m * ((raw.At(i) - lo) / span)
 	}
 }
@@ -63,15 +82,34 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	i := 0
-	for ; i+8 <= len(score); i += 8 {
-		r := rr.load8(i)
+	step := func(i int, r archsimd.Float64x8) {
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
-	for ; i < len(score); i++ {
+	n := len(score) &^ 7
+	switch raw.kind {
+	case colFloats:
+		f := raw.f
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadFloat64x8Slice(f[i:]))
+		}
+	case colInts:
+		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colStatic:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.static8(i))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.headroom8(i))
+		}
+	}
+	for i := n; i < len(score); i++ {
 		score[i] += mult[i] * ((raw.At(i) - lo) / span)
 	}
 }
@@ -85,6 +123,7 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := xs.Len() / Block
 	xr := xs.reader()
+	var buf [64]float64
 	for q := 0; q < full; q++ {
 		// Two accumulator pairs (even and odd vectors) halve the
 		// dependency chains; a word's eight vectors go through without a
@@ -96,11 +135,11 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 			if w == 0 {
 				continue
 			}
-			at := k * 64
+			word := xr.word(k*64, &buf)
 			if w == math.MaxUint64 {
 				for v := 0; v < 8; v += 2 {
-					x := xr.load8(at + 8*v)
-					y := xr.load8(at + 8*v + 8)
+					x := archsimd.LoadFloat64x8Slice(word[8*v:])
+					y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
 					vlo, vhi = vlo.Min(x), vhi.Max(x)
 					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
 				}
@@ -109,8 +148,8 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 			for v := 0; v < 8; v += 2 {
 				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
 				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
-				x := xr.load8(at + 8*v)
-				y := xr.load8(at + 8*v + 8)
+				x := archsimd.LoadFloat64x8Slice(word[8*v:])
+				y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
 				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
 				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
 			}
@@ -231,14 +270,34 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vbase, vinv := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(base), archsimd.BroadcastFloat64x8(inv)
-	i := 0
-	for ; i+8 <= len(score); i += 8 {
-		r := rr.load8(i).Sub(vlo)
+	step := func(i int, r archsimd.Float64x8) {
+		r = r.Sub(vlo)
 		m := archsimd.LoadFloat64x8Slice(mult[i:]).Sub(vbase)
 		s := archsimd.LoadFloat64x8Slice(score[i:])
 		s.Add(r.Mul(m).Mul(vinv)).StoreSlice(score[i:])
 	}
-	for ; i < len(score); i++ {
+	n := len(score) &^ 7
+	switch raw.kind {
+	case colFloats:
+		f := raw.f
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadFloat64x8Slice(f[i:]))
+		}
+	case colInts:
+		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
+		for i := 0; i < n; i += 8 {
+			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colStatic:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.static8(i))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			step(i, rr.headroom8(i))
+		}
+	}
+	for i := n; i < len(score); i++ {
 		score[i] += float64(float64((raw.At(i)-lo)*(mult[i]-base)) * inv)
 	}
 }
