@@ -119,6 +119,10 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 		minMaxMaskedGo(xs, words, lo, hi)
 		return
 	}
+	if xs.kind == colInts {
+		minMaxMaskedInts(xs, words, lo, hi)
+		return
+	}
 	const wpb = Block / 64
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := xs.Len() / Block
@@ -159,6 +163,44 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 		vlo.Store(&l)
 		vhi.Store(&h)
 		lo[q], hi[q] = min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+	}
+	if full < len(lo) {
+		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
+	}
+}
+
+// minMaxMaskedInts is minMaxMasked over an int32 column: the extremes are
+// taken over the int32s and converted once, as clamping at Min and
+// converting to float64 keep the order (and are exact).
+func minMaxMaskedInts(xs Col, words []uint64, lo, hi []float64) {
+	const wpb = Block / 64
+	top, bottom := archsimd.BroadcastInt32x8(math.MaxInt32), archsimd.BroadcastInt32x8(math.MinInt32)
+	is := xs.i
+	full := len(is) / Block
+	for q := 0; q < full; q++ {
+		vlo, vhi := top, bottom
+		some := false
+		for k := q * wpb; k < (q+1)*wpb; k++ {
+			w := words[k]
+			if w == 0 {
+				continue
+			}
+			some = true
+			for v := 0; v < 8; v++ {
+				m := archsimd.Mask32x8FromBits(uint8(w >> (8 * v)))
+				x := archsimd.LoadInt32x8Slice(is[k*64+8*v:])
+				vlo, vhi = vlo.Min(x.Merge(top, m)), vhi.Max(x.Merge(bottom, m))
+			}
+		}
+		if !some {
+			lo[q], hi[q] = math.Inf(1), math.Inf(-1)
+			continue
+		}
+		var l, h [8]int32
+		vlo.Store(&l)
+		vhi.Store(&h)
+		lo[q] = float64(max(min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), xs.min))
+		hi[q] = float64(max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], xs.min))
 	}
 	if full < len(lo) {
 		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
