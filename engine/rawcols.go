@@ -28,7 +28,8 @@ func usageWeigher(w int) bool { return colWeigher(w) && w != wBuildFailure }
 // copy): RAMWeigher's, DiskWeigher's and IoOpsWeigher's are their usage
 // column clamped at their minval of 0, NumInstancesWeigher's its column
 // as it is, CPUWeigher's the static vCPU limit less the vCPUs used
-// (clamped at 0), BuildFailureWeigher's the failed builds.
+// (clamped at 0), BuildFailureWeigher's the failed builds: int32 columns
+// where they hold them (the limit an integer), else coded floats.
 func (sh *shard) rawCol(w int) kernels.Col {
 	switch w {
 	case wRAM:
@@ -40,8 +41,14 @@ func (sh *shard) rawCol(w int) kernels.Col {
 	case wNumInstances:
 		return kernels.Ints(sh.numInstances)
 	case wCPU:
-		return kernels.Headroom(&sh.cpuLimit, sh.vcpusUsed)
+		if sh.cpuLimit != nil {
+			return kernels.IntHeadroom(sh.cpuLimit, sh.vcpusUsed)
+		}
+		return kernels.Headroom(&sh.cpuLimitF, sh.vcpusUsed)
 	case wBuildFailure:
+		if sh.failed != nil {
+			return kernels.Ints(sh.failed)
+		}
 		return kernels.Static(&sh.failedF)
 	}
 	panic("engine: rawCol of a weigher that is not a column weigher")

@@ -99,10 +99,14 @@ type shard struct {
 	// the dense ranker's scaled weights add their difference sparsely.
 	multOver [numWeighers][]uint16
 
-	// cpuLimit is vcpusTotal * cpuRatio (CPUWeigher's limit) and failedF
-	// failedBuilds, as floats: with the usage columns, what the dense
-	// ranker's kernels read as the column weighers' raw values (rawCol).
-	cpuLimit, failedF kernels.Coded[float64]
+	// cpuLimit is vcpusTotal * cpuRatio (CPUWeigher's limit) and failed
+	// failedBuilds: with the usage columns, what the dense ranker's
+	// kernels read as the column weighers' raw values (rawCol). Each is
+	// an int32 column where every value is an integer that fits (the
+	// kernels then read it as fast as a usage column), else coded floats
+	// (cpuLimitF, failedF; the int32 column nil).
+	cpuLimit, failed   []int32
+	cpuLimitF, failedF kernels.Coded[float64]
 
 	// blk summarises the raw values (rawCol) per block of kernels.Block
 	// hosts.
@@ -568,9 +572,27 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 		cpuLimit[j] = float64(vcpusTotal[j]) * cpuRatio[j]
 		failed[j] = float64(failedBuilds[j])
 	}
-	sh.cpuLimit, sh.failedF = kernels.NewCoded(cpuLimit), kernels.NewCoded(failed)
+	if sh.cpuLimit = int32sOf(cpuLimit); sh.cpuLimit == nil {
+		sh.cpuLimitF = kernels.NewCoded(cpuLimit)
+	}
+	if sh.failed = int32sOf(failed); sh.failed == nil {
+		sh.failedF = kernels.NewCoded(failed)
+	}
 	sh.statBlocks()
 	return sh
+}
+
+// int32sOf returns xs as int32s when every one is an integer that an
+// int32 holds, else nil.
+func int32sOf(xs []float64) []int32 {
+	out := make([]int32, len(xs))
+	for i, x := range xs {
+		if !(x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32) {
+			return nil
+		}
+		out[i] = int32(x)
+	}
+	return out
 }
 
 // cloneSpecs copies canonical supported_instances, so that the snapshot

@@ -67,6 +67,11 @@ func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span fl
 		for i := 0; i < n; i += 8 {
 			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
 		}
+	case colIntHeadroom:
+		limit, used := raw.j, raw.i
+		for i := 0; i < n; i += 8 {
+			step(i, intHeadroom8(limit, used, i))
+		}
 	case colStatic:
 		for i := 0; i < n; i += 8 {
 			step(i, rr.static8(i))
@@ -110,6 +115,11 @@ func accumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, b
 		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
 		for i := 0; i < n; i += 8 {
 			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colIntHeadroom:
+		limit, used := raw.j, raw.i
+		for i := 0; i < n; i += 8 {
+			step(i, intHeadroom8(limit, used, i))
 		}
 	case colStatic:
 		for i := 0; i < n; i += 8 {

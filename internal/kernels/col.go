@@ -9,6 +9,9 @@ import "math"
 //   - Clamped(xs), Ints(xs): an int32 usage column (free RAM or disk,
 //     io-ops, instances), clamped below at 0 (the weighers with a minval
 //     of 0) or not;
+//   - IntHeadroom(limit, used): max(limit[i] - used[i], 0) over int32
+//     columns, computed in int64 (CPUWeigher's vCPU limit, when it is an
+//     integer, less the vCPUs used);
 //   - Static(l): a static coded column (BuildFailureWeigher's counts);
 //   - Headroom(l, used): max(l[i] - used[i], 0), a static coded limit
 //     less an int32 usage column (CPUWeigher's vCPUs total * ratio - used,
@@ -25,6 +28,7 @@ type Col struct {
 	min  int32
 	f    []float64
 	i    []int32
+	j    []int32 // IntHeadroom's limit
 	l    *Coded[float64]
 	off  int
 	n    int
@@ -35,6 +39,7 @@ type colKind uint8
 const (
 	colFloats colKind = iota
 	colInts
+	colIntHeadroom
 	colStatic
 	colHeadroom
 )
@@ -47,6 +52,12 @@ func Clamped(xs []int32) Col { return Col{kind: colInts, i: xs, n: len(xs)} }
 
 // Ints is the column of xs's values.
 func Ints(xs []int32) Col { return Col{kind: colInts, i: xs, min: math.MinInt32, n: len(xs)} }
+
+// IntHeadroom is the column of max(limit[i] - used[i], 0), the difference
+// taken in int64; used must be as long as limit.
+func IntHeadroom(limit, used []int32) Col {
+	return Col{kind: colIntHeadroom, i: used, j: limit, n: len(limit)}
+}
 
 // Static is the column of l's values.
 func Static(l *Coded[float64]) Col { return Col{kind: colStatic, l: l, n: l.Len()} }
@@ -64,6 +75,8 @@ func (c *Col) At(i int) float64 {
 		return c.f[i]
 	case colInts:
 		return float64(max(c.i[i], c.min))
+	case colIntHeadroom:
+		return float64(max(int64(c.j[i])-int64(c.i[i]), 0))
 	}
 	return c.atCoded(i)
 }
@@ -95,6 +108,10 @@ func (c *Col) chunk(lo int, buf *[64]float64) []float64 {
 		for k, x := range c.i[lo:hi] {
 			out[k] = float64(max(x, c.min))
 		}
+	case colIntHeadroom:
+		for k, x := range c.j[lo:hi] {
+			out[k] = float64(max(int64(x)-int64(c.i[lo+k]), 0))
+		}
 	case colStatic:
 		for k := range out {
 			out[k] = c.l.At(c.off + lo + k)
@@ -118,6 +135,8 @@ func (c Col) Slice(lo, hi int) Col {
 		c.f = c.f[lo:hi]
 	case colInts, colHeadroom:
 		c.i = c.i[lo:hi]
+	case colIntHeadroom:
+		c.i, c.j = c.i[lo:hi], c.j[lo:hi]
 	}
 	if c.kind >= colStatic {
 		if lo%8 != 0 {

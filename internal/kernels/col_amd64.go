@@ -34,10 +34,19 @@ func (r *colReader) load8(i int) archsimd.Float64x8 {
 		return archsimd.LoadFloat64x8Slice(c.f[i:])
 	case colInts:
 		return archsimd.LoadInt32x8Slice(c.i[i:]).Max(r.min).ConvertToFloat64()
+	case colIntHeadroom:
+		return intHeadroom8(c.j, c.i, i)
 	case colStatic:
 		return r.static8(i)
 	}
 	return r.headroom8(i)
+}
+
+// intHeadroom8 is load8 of an IntHeadroom column (limit, used).
+func intHeadroom8(limit, used []int32, i int) archsimd.Float64x8 {
+	var zero archsimd.Int64x8
+	d := archsimd.LoadInt32x8Slice(limit[i:]).ExtendToInt64().Sub(archsimd.LoadInt32x8Slice(used[i:]).ExtendToInt64())
+	return d.Max(zero).ConvertToFloat64()
 }
 
 // word returns elements [at, at+64) of the column, at a multiple of 64:
@@ -51,6 +60,10 @@ func (r *colReader) word(at int, buf *[64]float64) []float64 {
 	case colInts:
 		for v := 0; v < 64; v += 8 {
 			archsimd.LoadInt32x8Slice(c.i[at+v:]).Max(r.min).ConvertToFloat64().StoreSlice(buf[v:])
+		}
+	case colIntHeadroom:
+		for v := 0; v < 64; v += 8 {
+			intHeadroom8(c.j, c.i, at+v).StoreSlice(buf[v:])
 		}
 	case colStatic:
 		for v := 0; v < 64; v += 8 {

@@ -46,11 +46,19 @@ func randInts(rng *rand.Rand, n int) ([]int32, []float64) {
 	return xs, fs
 }
 
-// randCol returns a column of n random raw values of kind kind%4 (Floats,
-// int32s clamped or not, Static, Headroom; the coded ones with few values
-// or many) and its values as float64s.
+// randCol returns a column of n random raw values of kind kind%5 (Floats,
+// int32s clamped or not, Static, Headroom, IntHeadroom; the coded ones
+// with few values or many) and its values as float64s.
 func randCol(rng *rand.Rand, n int, kind int) (Col, []float64) {
-	switch kind % 4 {
+	switch kind % 5 {
+	case 4:
+		limit, _ := randInts(rng, n)
+		used, _ := randInts(rng, n)
+		fs := make([]float64, n)
+		for i := range fs {
+			fs[i] = max(float64(limit[i])-float64(used[i]), 0)
+		}
+		return IntHeadroom(limit, used), fs
 	case 1:
 		xs, fs := randInts(rng, n)
 		if rng.IntN(3) == 0 {
@@ -67,7 +75,7 @@ func randCol(rng *rand.Rand, n int, kind int) (Col, []float64) {
 			ls[i] = vals[rng.IntN(len(vals))]
 		}
 		l := NewCoded(ls)
-		if kind%4 == 2 {
+		if kind%5 == 2 {
 			return Static(&l), ls
 		}
 		used, _ := randInts(rng, n)
@@ -298,7 +306,7 @@ func TestWeighScaledMatchesPortable(t *testing.T) {
 			cols, raw, scale := make([]Col, terms), make([][]float64, terms), make([]float64, terms)
 			for a := range raw {
 				// Columns may be longer than score, and of either kind.
-				cols[a], raw[a] = randCol(rng, n+rng.IntN(3), rng.IntN(4))
+				cols[a], raw[a] = randCol(rng, n+rng.IntN(3), rng.IntN(5))
 				scale[a] = rng.NormFloat64() / (1 + rng.Float64()*1e6)
 			}
 			got, want := randSlice(rng, n), randSlice(rng, n)

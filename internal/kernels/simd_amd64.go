@@ -59,6 +59,11 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 		for i := 0; i < n; i += 8 {
 			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
 		}
+	case colIntHeadroom:
+		limit, used := raw.j, raw.i
+		for i := 0; i < n; i += 8 {
+			step(i, intHeadroom8(limit, used, i))
+		}
 	case colStatic:
 		for i := 0; i < n; i += 8 {
 			step(i, rr.static8(i))
@@ -100,6 +105,11 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 		for i := 0; i < n; i += 8 {
 			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
 		}
+	case colIntHeadroom:
+		limit, used := raw.j, raw.i
+		for i := 0; i < n; i += 8 {
+			step(i, intHeadroom8(limit, used, i))
+		}
 	case colStatic:
 		for i := 0; i < n; i += 8 {
 			step(i, rr.static8(i))
@@ -119,7 +129,7 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 		minMaxMaskedGo(xs, words, lo, hi)
 		return
 	}
-	if xs.kind == colInts {
+	if xs.kind == colInts || xs.kind == colIntHeadroom {
 		minMaxMaskedInts(xs, words, lo, hi)
 		return
 	}
@@ -169,16 +179,27 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 	}
 }
 
-// minMaxMaskedInts is minMaxMasked over an int32 column: the extremes are
-// taken over the int32s and converted once, as clamping at Min and
-// converting to float64 keep the order (and are exact).
+// minMaxMaskedInts is minMaxMasked over an int32 or IntHeadroom column:
+// the extremes are taken over the int64 values before the clamp (at Min,
+// or at 0) and converted once per block, as the clamp and the conversion
+// keep the order and are exact.
 func minMaxMaskedInts(xs Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
-	top, bottom := archsimd.BroadcastInt32x8(math.MaxInt32), archsimd.BroadcastInt32x8(math.MinInt32)
-	is := xs.i
+	top, bottom := archsimd.BroadcastInt64x8(math.MaxInt64), archsimd.BroadcastInt64x8(math.MinInt64)
+	is, js, floor := xs.i, xs.j, int64(xs.min)
+	if xs.kind == colIntHeadroom {
+		floor = 0
+	}
+	load := func(i int) archsimd.Int64x8 {
+		x := archsimd.LoadInt32x8Slice(is[i:]).ExtendToInt64()
+		if js != nil {
+			x = archsimd.LoadInt32x8Slice(js[i:]).ExtendToInt64().Sub(x)
+		}
+		return x
+	}
 	full := len(is) / Block
 	for q := 0; q < full; q++ {
-		vlo, vhi := top, bottom
+		vlo, vhi, vlo2, vhi2 := top, bottom, top, bottom
 		some := false
 		for k := q * wpb; k < (q+1)*wpb; k++ {
 			w := words[k]
@@ -186,21 +207,33 @@ func minMaxMaskedInts(xs Col, words []uint64, lo, hi []float64) {
 				continue
 			}
 			some = true
-			for v := 0; v < 8; v++ {
-				m := archsimd.Mask32x8FromBits(uint8(w >> (8 * v)))
-				x := archsimd.LoadInt32x8Slice(is[k*64+8*v:])
+			at := k * 64
+			if w == math.MaxUint64 {
+				for v := 0; v < 8; v += 2 {
+					x, y := load(at+8*v), load(at+8*v+8)
+					vlo, vhi = vlo.Min(x), vhi.Max(x)
+					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
+				}
+				continue
+			}
+			for v := 0; v < 8; v += 2 {
+				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
+				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
+				x, y := load(at+8*v), load(at+8*v+8)
 				vlo, vhi = vlo.Min(x.Merge(top, m)), vhi.Max(x.Merge(bottom, m))
+				vlo2, vhi2 = vlo2.Min(y.Merge(top, n)), vhi2.Max(y.Merge(bottom, n))
 			}
 		}
 		if !some {
 			lo[q], hi[q] = math.Inf(1), math.Inf(-1)
 			continue
 		}
-		var l, h [8]int32
+		vlo, vhi = vlo.Min(vlo2), vhi.Max(vhi2)
+		var l, h [8]int64
 		vlo.Store(&l)
 		vhi.Store(&h)
-		lo[q] = float64(max(min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), xs.min))
-		hi[q] = float64(max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], xs.min))
+		lo[q] = float64(max(min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), floor))
+		hi[q] = float64(max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], floor))
 	}
 	if full < len(lo) {
 		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
@@ -329,6 +362,11 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 		is, vmin := raw.i, archsimd.BroadcastInt32x8(raw.min)
 		for i := 0; i < n; i += 8 {
 			step(i, archsimd.LoadInt32x8Slice(is[i:]).Max(vmin).ConvertToFloat64())
+		}
+	case colIntHeadroom:
+		limit, used := raw.j, raw.i
+		for i := 0; i < n; i += 8 {
+			step(i, intHeadroom8(limit, used, i))
 		}
 	case colStatic:
 		for i := 0; i < n; i += 8 {
