@@ -15,7 +15,7 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 // SIMD reports whether the AVX-512 kernels are in use.
 const SIMD = false
 
-func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
+func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(xs, words, lo, hi)
 }
 

@@ -53,11 +53,11 @@ const Block = 512
 // per-block statistics over the hosts of a bitmap. words has one entry per
 // 64 elements of xs, lo and hi one per Block (the last may be short); bits
 // past the end of xs must be clear. xs must not hold NaN.
-func MinMaxMasked(xs Col, words []uint64, lo, hi []float64) { minMaxMasked(xs, words, lo, hi) }
+func MinMaxMasked(xs Col, words []uint64, lo, hi []float64) { minMaxMasked(&xs, words, lo, hi) }
 
 // MinMaxMaskedPortable is MinMaxMasked without SIMD.
 func MinMaxMaskedPortable(xs Col, words []uint64, lo, hi []float64) {
-	minMaxMaskedGo(xs, words, lo, hi)
+	minMaxMaskedGo(&xs, words, lo, hi)
 }
 
 // MaxMasked is MinMaxMasked computing only the maxima.

@@ -53,7 +53,7 @@ func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64) {
 	}
 }
 
-func minMaxMaskedGo(col Col, words []uint64, lo, hi []float64) {
+func minMaxMaskedGo(col *Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
 	var buf [64]float64
 	for q := range lo {

@@ -124,7 +124,7 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 	}
 }
 
-func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
+func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
 	if !SIMD {
 		minMaxMaskedGo(xs, words, lo, hi)
 		return
@@ -175,7 +175,8 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 		lo[q], hi[q] = min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
 	if full < len(lo) {
-		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
+		rest := xs.Slice(full*Block, xs.Len())
+		minMaxMaskedGo(&rest, words[full*wpb:], lo[full:], hi[full:])
 	}
 }
 
@@ -183,7 +184,7 @@ func minMaxMasked(xs Col, words []uint64, lo, hi []float64) {
 // the extremes are taken over the int64 values before the clamp (at Min,
 // or at 0) and converted once per block, as the clamp and the conversion
 // keep the order and are exact.
-func minMaxMaskedInts(xs Col, words []uint64, lo, hi []float64) {
+func minMaxMaskedInts(xs *Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
 	top, bottom := archsimd.BroadcastInt64x8(math.MaxInt64), archsimd.BroadcastInt64x8(math.MinInt64)
 	is, js, floor := xs.i, xs.j, int64(xs.min)
@@ -236,7 +237,8 @@ func minMaxMaskedInts(xs Col, words []uint64, lo, hi []float64) {
 		hi[q] = float64(max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], floor))
 	}
 	if full < len(lo) {
-		minMaxMaskedGo(xs.Slice(full*Block, xs.Len()), words[full*wpb:], lo[full:], hi[full:])
+		rest := xs.Slice(full*Block, xs.Len())
+		minMaxMaskedGo(&rest, words[full*wpb:], lo[full:], hi[full:])
 	}
 }
 
