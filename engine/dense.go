@@ -43,7 +43,8 @@ import (
 // Invariants: in holds the candidate words the statistics describe; for
 // every block q not in stale, bLo[a][q]/bHi[a][q] are the minimum/maximum
 // of weigher act[a]'s raw value over q's candidates on the batch's state
-// (+Inf/-Inf without candidates); lo/hi are Nova's bounds from them (lo 0
+// (+Inf/-Inf without candidates), but for a weigher whose minval is 0,
+// whose bLo is at most that minimum (never read: its lo is 0); lo/hi are Nova's bounds from them (lo 0
 // for the weighers whose minval is 0); while valid, score[id] is
 // candidate id's weight under lo/hi for every candidate not in moved, and
 // bBest[q] (q not stale) the largest of q's candidates' weights (-Inf
@@ -175,13 +176,17 @@ func (rk *denseRanker) restat(q int) {
 	qs := q % blocksPerShard
 	for a, w := range rk.act {
 		lo, hi := math.Inf(1), math.Inf(-1)
+		// A weigher whose minval is 0 takes 0 as its lower bound (bounds):
+		// only its maximum is needed, so only the host holding the
+		// block's largest value need be a candidate.
+		hiOnly := minvalZero(w)
 		switch {
 		case !some:
 		case full || sh.blk.rawConst[w][qs] ||
-			hasBit(words, sh.blk.rawLoAt[w][qs]) && hasBit(words, sh.blk.rawHiAt[w][qs]):
+			hasBit(words, sh.blk.rawHiAt[w][qs]) && (hiOnly || hasBit(words, sh.blk.rawLoAt[w][qs])):
 			// Every host is a candidate, or all hold one value, or the
-			// block's extremes are candidates': no candidate lies beyond
-			// the block's extremes.
+			// block's extremes (its largest, for hiOnly) are candidates':
+			// no candidate lies beyond the block's extremes.
 			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
 		default:
 			kernels.MinMaxMasked(sh.rawCol(w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])

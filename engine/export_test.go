@@ -91,8 +91,11 @@ func (rk *denseRanker) checkInvariants() error {
 				}
 			}
 		}
-		for a := range rk.act {
-			if rk.bLo[a][q] != lo[a] || rk.bHi[a][q] != hi[a] {
+		for a, wi := range rk.act {
+			// A weigher whose minval is 0 keeps its maximum only: its
+			// bLo need only not exceed the candidates' minimum.
+			loOK := rk.bLo[a][q] == lo[a] || minvalZero(wi) && rk.bLo[a][q] <= lo[a]
+			if !loOK || rk.bHi[a][q] != hi[a] {
 				return fmt.Errorf("block %d weigher %d: statistics [%v, %v], candidates' [%v, %v]", q, rk.act[a], rk.bLo[a][q], rk.bHi[a][q], lo[a], hi[a])
 			}
 		}
