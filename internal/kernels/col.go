@@ -78,14 +78,6 @@ func (c *Col) At(i int) float64 {
 	case colIntHeadroom:
 		return float64(max(int64(c.j[i])-int64(c.i[i]), 0))
 	}
-	return c.atCoded(i)
-}
-
-// atCoded is At for a Static or Headroom column, out of line so that At
-// inlines for the others.
-//
-//go:noinline
-func (c *Col) atCoded(i int) float64 {
 	x := c.l.At(c.off + i)
 	if c.kind == colHeadroom {
 		x = max(x-float64(c.i[i]), 0)

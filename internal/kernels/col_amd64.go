@@ -50,29 +50,13 @@ func intHeadroom8(limit, used []int32, i int) archsimd.Float64x8 {
 }
 
 // word returns elements [at, at+64) of the column, at a multiple of 64:
-// a Floats column's own, else loaded into buf (one branch on the kind per
-// 64 elements).
+// a Floats column's own, else loaded into buf.
 func (r *colReader) word(at int, buf *[64]float64) []float64 {
-	c := &r.c
-	switch c.kind {
-	case colFloats:
-		return c.f[at : at+64]
-	case colInts:
-		for v := 0; v < 64; v += 8 {
-			archsimd.LoadInt32x8Slice(c.i[at+v:]).Max(r.min).ConvertToFloat64().StoreSlice(buf[v:])
-		}
-	case colIntHeadroom:
-		for v := 0; v < 64; v += 8 {
-			intHeadroom8(c.j, c.i, at+v).StoreSlice(buf[v:])
-		}
-	case colStatic:
-		for v := 0; v < 64; v += 8 {
-			r.static8(at + v).StoreSlice(buf[v:])
-		}
-	default:
-		for v := 0; v < 64; v += 8 {
-			r.headroom8(at + v).StoreSlice(buf[v:])
-		}
+	if r.c.kind == colFloats {
+		return r.c.f[at : at+64]
+	}
+	for v := 0; v < 64; v += 8 {
+		r.load8(at + v).StoreSlice(buf[v:])
 	}
 	return buf[:]
 }
