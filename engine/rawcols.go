@@ -54,21 +54,6 @@ func (sh *shard) rawCol(w int) kernels.Col {
 	panic("engine: rawCol of a weigher that is not a column weigher")
 }
 
-// rawOf is column weigher w's raw value (clamped to its minval, as the
-// weigher sees it) for the shard's host j, computed from its columns.
-func (sh *shard) rawOf(w, j int) float64 {
-	switch w {
-	case wRAM, wDisk, wIoOps, wNumInstances:
-		col := sh.rawCol(w)
-		return col.At(j)
-	case wCPU:
-		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(sh.vcpusUsed[j]), 0)
-	case wBuildFailure:
-		return float64(sh.failedBuilds.At(j))
-	}
-	panic("engine: rawOf a weigher that is not a column weigher")
-}
-
 // rawRes is column weigher w's raw value for the shard's host j when its
 // usage is r (a batch's overlay).
 func (sh *shard) rawRes(w, j int, r *hostRes) float64 {

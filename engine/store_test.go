@@ -141,8 +141,9 @@ func TestCommitHarness(t *testing.T) {
 		for k, sh := range last.shards {
 			for w := range numWeighers {
 				for j := 0; colWeigher(w) && j < sh.hostCount(); j++ {
-					if col := sh.rawCol(w); col.At(j) != sh.rawOf(w, j) {
-						t.Fatalf("shard %d host %d: raw column of weigher %d is %v, columns say %v", k, j, w, col.At(j), sh.rawOf(w, j))
+					u := sh.usageAt(j)
+					if col, want := sh.rawCol(w), sh.rawRes(w, j, &u); col.At(j) != want {
+						t.Fatalf("shard %d host %d: raw column of weigher %d is %v, columns say %v", k, j, w, col.At(j), want)
 					}
 				}
 			}
