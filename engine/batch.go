@@ -29,8 +29,8 @@ type batch struct {
 	img          nova.ImageRequest
 	query        *nova.Query
 	group        *groupState
-	filters      []*filterImpl
-	weighers     []int // active weigher indexes, in config order
+	filters      []*filterImpl // the snapshot's: read only
+	weighers     []int         // active weigher indexes, in config order (the snapshot's: read only)
 
 	// Overlay: current resources of the hosts consumed in this batch, and
 	// of those in the snapshot's usage delta.
@@ -50,6 +50,7 @@ type batch struct {
 
 	sc        *scratch
 	taken     []*bitmap.Set
+	takenBuf  [4]*bitmap.Set // taken's first backing array
 	takenCols [][]float64
 	keepSets  bool // sets escape to the caller (FilterHosts): never pooled
 }
@@ -81,6 +82,7 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 		rng:        newRNG(&s.cfg),
 	}
 	b.sc = s.getScratch()
+	b.taken = b.takenBuf[:0]
 	b.touched = b.set()
 	b.seedOverlay()
 	b.diskReqMB = b.diskMB + req.Flavor.Swap
@@ -89,12 +91,7 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 	if g := req.InstanceGroup; g != nil {
 		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
 	}
-	for _, name := range s.cfg.Filters {
-		b.filters = append(b.filters, filterByName[name])
-	}
-	for _, name := range s.cfg.Weighers {
-		b.weighers = append(b.weighers, weigherIndex(name))
-	}
+	b.filters, b.weighers = s.filters, s.weighers
 	return b
 }
 

@@ -33,9 +33,14 @@ import (
 type Snapshot struct {
 	version uint64
 	cfg     Config
-	n       int
-	shards  []*shard
-	info    *hostInfo
+	// filters and weighers are cfg's, resolved once: the filter chain in
+	// order and the weighers' indexes in WeigherCatalogue. Shared, read
+	// only, by every batch.
+	filters  []*filterImpl
+	weighers []int
+	n        int
+	shards   []*shard
+	info     *hostInfo
 	// mults summarises each weigher's multipliers over the hosts.
 	mults multipliers
 	// groupPlaced lists, per server group, the members a Store committed
@@ -235,6 +240,12 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 
 	n := len(c.Hosts)
 	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n}
+	for _, name := range cfg.Filters {
+		s.filters = append(s.filters, filterByName[name])
+	}
+	for _, name := range cfg.Weighers {
+		s.weighers = append(s.weighers, weigherIndex(name))
+	}
 	info, err := buildHostInfo(&c)
 	if err != nil {
 		return nil, err

@@ -409,6 +409,7 @@ func (s *Store) applyLocked(st *storeState, ov *overlay) *storeState {
 	old := st.snap
 	snap := &Snapshot{
 		version: snapshotVersions.Add(1), cfg: old.cfg, n: old.n,
+		filters: old.filters, weighers: old.weighers,
 		shards: slices.Clone(old.shards), info: old.info,
 		mults:       old.mults,
 		groupPlaced: old.groupPlaced,

@@ -15,7 +15,8 @@ import (
 type ImageRequest struct {
 	// Props are the typed ImageMetaProps fields that are set, by their
 	// current names (hw_architecture, img_hv_type, hw_vm_mode,
-	// img_hv_requested_version, os_distro, ...), as Python-like values.
+	// img_hv_requested_version, os_distro, ...), as Python-like values;
+	// nil when none is. Read only.
 	Props map[string]any
 }
 
@@ -63,6 +64,9 @@ type IntSet []int64
 // traits in sorted order (Nova keeps the dict's order, which a Go map does
 // not have).
 func ParseImage(props map[string]any) (ImageRequest, error) {
+	if len(props) == 0 {
+		return ImageRequest{}, nil // no properties: nothing to parse
+	}
 	out := ImageRequest{Props: map[string]any{}}
 	set := func(src, field string, v any) error {
 		c, err := coerceImageField(field, imageFields[field], v)
