@@ -91,20 +91,24 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	rk := &denseRanker{b: b, act: act, nb: nb}
 	nA := len(act)
 	rk.lo, rk.hi = make([]float64, nA), make([]float64, nA)
+	// The block statistics in one column from the scratch: every block
+	// starts stale, so restat writes each entry before it is read.
+	stats := b.floats((2*nA + 1) * nb)
 	rk.bLo, rk.bHi = make([][]float64, nA), make([][]float64, nA)
 	for a := range act {
-		rk.bLo[a], rk.bHi[a] = make([]float64, nb), make([]float64, nb)
+		rk.bLo[a], rk.bHi[a] = stats[2*a*nb:(2*a+1)*nb:(2*a+1)*nb], stats[(2*a+1)*nb:(2*a+2)*nb:(2*a+2)*nb]
 	}
-	rk.bBest = make([]float64, nb)
+	rk.bBest = stats[2*nA*nb:]
 	rk.isStale = make([]bool, nb)
+	rk.stale = make([]int32, nb)
+	for q := range nb {
+		rk.isStale[q], rk.stale[q] = true, int32(q)
+	}
 	rk.score = b.floats(b.s.n)
 	rk.inSet = b.set()
 	rk.in = rk.inSet.Words()
 	copy(rk.in, b.alive.Words())
 	rk.count = b.alive.Count()
-	for q := range nb {
-		rk.markStale(q)
-	}
 	return rk
 }
 
@@ -547,10 +551,12 @@ func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies boo
 			order = append(order, int32(q))
 		}
 	}
-	slices.SortFunc(order, func(p, q int32) int {
-		return cmp.Or(cmp.Compare(rk.bBest[q], rk.bBest[p]), cmp.Compare(p, q))
-	})
-	for _, q := range order {
+	// Taken best first from a heap rather than sorted: the threshold
+	// usually stops the walk after a few blocks.
+	h := blockHeap{order, rk.bBest}
+	h.init()
+	for len(h.q) > 0 {
+		q := h.pop()
 		if rk.bBest[q] < thr {
 			break
 		}
@@ -649,4 +655,48 @@ func argmax(xs []float64) (int, float64) {
 		}
 	}
 	return at, top
+}
+
+// blockHeap holds blocks best first: the largest best weight, then the
+// smallest index (the order search walks them in).
+type blockHeap struct {
+	q    []int32
+	best []float64
+}
+
+func (h *blockHeap) before(i, j int) bool {
+	x, y := h.best[h.q[i]], h.best[h.q[j]]
+	return x > y || (x == y && h.q[i] < h.q[j])
+}
+
+func (h *blockHeap) init() {
+	for i := len(h.q)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// pop removes and returns the first block.
+func (h *blockHeap) pop() int32 {
+	top, n := h.q[0], len(h.q)-1
+	h.q[0] = h.q[n]
+	h.q = h.q[:n]
+	h.down(0)
+	return top
+}
+
+func (h *blockHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h.q) {
+			return
+		}
+		if c+1 < len(h.q) && h.before(c+1, c) {
+			c++
+		}
+		if !h.before(c, i) {
+			return
+		}
+		h.q[i], h.q[c] = h.q[c], h.q[i]
+		i = c
+	}
 }
