@@ -9,7 +9,8 @@
 // sub-benchmarks; BenchmarkFilterPassScaling interleaves the two in blocks
 // within one benchmark and reports their ratio (speedup), the figure to
 // trust on a shared machine whose speed drifts between one sub-benchmark
-// and the next.
+// and the next, and the ratio of the median passes (speedup-p50), which
+// the passes a stalled second processor drags out do not move.
 //
 //	go test ./bench -run '^$' -bench 'PlaceBatch/impl=engine/filters=default/hosts=50000'
 //

@@ -22,7 +22,7 @@ echo "# $(date -u +%FT%TZ) $(go version) GOEXPERIMENT=$GOEXPERIMENT $(nproc) CPU
 run -bench 'PlaceBatch/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -benchtime "$benchtime"
 PLACER_BENCH_REFERENCE_BUDGET=5000000 run -bench 'PlaceBatch/impl=(engine|reference)/filters=default/hosts=50000/instances=100$' -benchtime 1x
 run -bench 'FilterPass/filters=default/hosts=100000/' -benchtime "${FILTERTIME:-10000x}"
-run -bench 'FilterPassScaling/filters=default/hosts=100000$' -benchtime "${FILTERTIME:-10000x}"
+run -bench 'FilterPassScaling/filters=default/hosts=100000$' -benchtime "${FILTERTIME:-10000x}" -count 3
 run -bench 'Scheduler/hosts=50000/workers=(1|2|4|8|16)$' -benchtime "${SCHEDTIME:-1000x}"
 run -bench 'SnapshotMemory' -benchtime 1x
 
@@ -38,11 +38,12 @@ awk '/^Benchmark/ {
   printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, ns, ps, rr, bh, bo, al }' "$out"
 
 echo
-echo "| filter pass, GOMAXPROCS 1 and 2 interleaved | ns/pass at 1 | ns/pass at 2 | speedup |"
-echo "|---|---:|---:|---:|"
+echo "| filter pass, GOMAXPROCS 1 and 2 interleaved (3 runs) | mean ns/pass at 1 | at 2 | speedup | median ns/pass at 1 | at 2 | speedup-p50 |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 awk '/^BenchmarkFilterPassScaling/ {
-  p1=""; p2=""; sp="";
+  p1=""; p2=""; sp=""; m1=""; m2=""; sm="";
   for (i=2; i<=NF; i++) {
     if ($(i+1)=="ns/pass-procs=1") p1=$i; if ($(i+1)=="ns/pass-procs=2") p2=$i; if ($(i+1)=="speedup") sp=$i;
+    if ($(i+1)=="p50-ns/pass-procs=1") m1=$i; if ($(i+1)=="p50-ns/pass-procs=2") m2=$i; if ($(i+1)=="speedup-p50") sm=$i;
   }
-  printf "| %s | %s | %s | %s |\n", $1, p1, p2, sp }' "$out"
+  printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, p1, p2, sp, m1, m2, sm }' "$out"
