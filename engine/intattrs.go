@@ -62,14 +62,15 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	for wi, t := range touched {
 		was[wi] = t & words[wi]
 	}
-	sh, test := b.s.shards[k], c.Test()
+	sh := b.s.shards[k]
 	switch src := intAttrs[c.Attr]; {
 	case src.col != nil:
-		intPass(words, src.col(sh), test)
+		lo, hi, invert := c.Int32Range()
+		kernels.RangePass(words, src.col(sh), lo, hi, invert)
 	case src.coded != nil:
-		codedPass(words, src.coded(sh), test)
+		codedPass(words, src.coded(sh), c.Test())
 	default:
-		diskUsedPass(words, b.s.info, k*bitmap.ShardSize, sh.hostCount(), test)
+		diskUsedPass(words, b.s.info, k*bitmap.ShardSize, sh.hostCount(), c.Test())
 	}
 	base := uint32(k * bitmap.ShardSize)
 	for wi, t := range was[:len(words)] {
@@ -85,8 +86,9 @@ func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 }
 
 // intPass clears in words the hosts whose column value fails pass, every
-// host of a word with any candidate judged, the word masked once.
-func intPass[T int32 | int64](words []uint64, col []T, pass func(float64) bool) {
+// host of a word with any candidate judged, the word masked once. (An
+// int32 usage column goes through kernels.RangePass instead.)
+func intPass(words []uint64, col []int64, pass func(float64) bool) {
 	for wi, w := range words {
 		if w == 0 {
 			continue

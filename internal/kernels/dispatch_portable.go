@@ -31,6 +31,10 @@ func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Code
 	DiskPassPortable(words, totalGB, freeMB, ratio, req)
 }
 
+func rangePass(words []uint64, col []int32, lo, hi int32, invert bool) {
+	RangePassPortable(words, col, lo, hi, invert)
+}
+
 func belowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
 	BelowPassPortable(words, counter, limit, limits)
 }

@@ -61,6 +61,36 @@ func BelowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64
 	belowPass(words, counter, limit, limits)
 }
 
+// RangePass clears the bits of the hosts whose value is outside [lo, hi]
+// (lo > hi: every host's), or with invert of those whose value is inside.
+func RangePass(words []uint64, col []int32, lo, hi int32, invert bool) {
+	rangePass(words, col, lo, hi, invert)
+}
+
+// RangePassPortable is RangePass without SIMD.
+// One unsigned compare per host, without a branch: v is in [lo, hi] iff
+// v-lo, wrapped, is at most hi-lo.
+func RangePassPortable(words []uint64, col []int32, lo, hi int32, invert bool) {
+	var flip uint64
+	if invert {
+		flip = ^uint64(0)
+	}
+	if lo > hi { // empty: no host is inside
+		forWords(words, len(col), func(_ int, c []int32) uint64 { return flip >> (64 - len(c)) }, col)
+		return
+	}
+	base, span := uint32(lo), uint32(hi)-uint32(lo)
+	forWords(words, len(col), func(_ int, c []int32) uint64 {
+		var in uint64
+		for j, v := range c {
+			// d <= span, both below 2^32, iff span-d does not wrap.
+			d := uint64(uint32(v) - base)
+			in |= ((uint64(span)-d)>>63 ^ 1) << j
+		}
+		return (in ^ flip) & (^uint64(0) >> (64 - len(c)))
+	}, col)
+}
+
 // RAMPassPortable, CorePassPortable, DiskPassPortable and
 // BelowPassPortable are the kernels without SIMD: per word of 64 hosts,
 // the static columns are decoded into arrays on the stack, then the

@@ -186,3 +186,33 @@ func belowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64
 	}
 	passRange(words, full, len(counter), func(i int) bool { return int64(counter[i]) < limit })
 }
+
+// rangePass judges sixteen hosts per vector: two compares and a mask.
+func rangePass(words []uint64, col []int32, lo, hi int32, invert bool) {
+	if !SIMD {
+		RangePassPortable(words, col, lo, hi, invert)
+		return
+	}
+	vlo, vhi := archsimd.BroadcastInt32x16(lo), archsimd.BroadcastInt32x16(hi)
+	var flip uint64
+	if invert {
+		flip = ^uint64(0)
+	}
+	full := fullWords(words, len(col))
+	for q := 0; q < full; q++ {
+		w := words[q]
+		if w == 0 {
+			continue
+		}
+		var in uint64
+		for g := 0; g < 4; g++ {
+			if uint16(w>>(16*g)) == 0 {
+				continue
+			}
+			v := archsimd.LoadInt32x16Slice(col[q*64+16*g:])
+			in |= uint64(v.GreaterEqual(vlo).And(v.LessEqual(vhi)).ToBits()) << (16 * g)
+		}
+		words[q] = w & (in ^ flip)
+	}
+	passRange(words, full, len(col), func(i int) bool { return (lo <= col[i] && col[i] <= hi) != invert })
+}

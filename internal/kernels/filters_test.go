@@ -77,6 +77,18 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 				}
 			}
 			limit := interesting(rng, 8)
+			// A range around the request's values, one value, empty or
+			// reaching an end of int32.
+			rlo, rhi := interesting32(rng, req), interesting32(rng, req)
+			switch rep % 4 {
+			case 1:
+				rhi = rlo
+			case 2:
+				rlo, rhi = math.MinInt32, rlo
+			case 3:
+				rhi = math.MaxInt32
+			}
+			invert := rep%5 == 0
 			// The ratios take few values (coded), the totals and limits
 			// many (full) or few (coded): every form of every column.
 			few, fewLim := fewOf(rng, n, req), fewOf(rng, n, 8)
@@ -103,6 +115,8 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 					func(i int) bool { return int64(c[i]) < lv[i] }},
 				{"BelowPass/limit", func(w []uint64) { BelowPass(w, c, limit, nil) }, func(w []uint64) { BelowPassPortable(w, c, limit, nil) },
 					func(i int) bool { return int64(c[i]) < limit }},
+				{"RangePass", func(w []uint64) { RangePass(w, b, rlo, rhi, invert) }, func(w []uint64) { RangePassPortable(w, b, rlo, rhi, invert) },
+					func(i int) bool { return (rlo <= b[i] && b[i] <= rhi) != invert }},
 			} {
 				got, port := append([]uint64(nil), words...), append([]uint64(nil), words...)
 				k.kernel(got)
@@ -149,6 +163,7 @@ func BenchmarkPassKernels(b *testing.B) {
 		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, &tot, used, &rc, 4) }, func(w []uint64) { CorePass(w, &tot, used, &rc, 4) }}},
 		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, &tot, used, &rc, 20480) }, func(w []uint64) { DiskPass(w, &tot, used, &rc, 20480) }}},
 		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, &limc) }, func(w []uint64) { BelowPass(w, used, 0, &limc) }}},
+		{"RangePass", pair{func(w []uint64) { RangePassPortable(w, used, 1<<16, 1<<30, false) }, func(w []uint64) { RangePass(w, used, 1<<16, 1<<30, false) }}},
 	} {
 		for _, impl := range []struct {
 			name string

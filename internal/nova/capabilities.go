@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"math"
 	"math/big"
 	"sort"
 	"strings"
@@ -217,6 +218,40 @@ func (c IntCapability) Test() func(x float64) bool {
 		return func(x float64) bool { return x != arg }
 	default: // "<="
 		return func(x float64) bool { return x <= arg }
+	}
+}
+
+// Int32Range returns the int32 values that pass c as a closed range: v
+// passes iff (lo <= v && v <= hi) != invert, where lo > hi is the empty
+// range. It is Test on float64(v), which is exact for an int32, moved to
+// the integers once, so that a column of int32 values is judged with
+// integer compares (kernels.RangePass).
+func (c IntCapability) Int32Range() (lo, hi int32, invert bool) {
+	const emptyLo, emptyHi = 1, 0
+	arg := c.Arg
+	switch c.Op {
+	case "=", ">=":
+		switch {
+		case arg != arg || arg > math.MaxInt32:
+			return emptyLo, emptyHi, false
+		case arg <= math.MinInt32:
+			return math.MinInt32, math.MaxInt32, false
+		}
+		return int32(math.Ceil(arg)), math.MaxInt32, false
+	case "<=":
+		switch {
+		case arg != arg || arg < math.MinInt32:
+			return emptyLo, emptyHi, false
+		case arg >= math.MaxInt32:
+			return math.MinInt32, math.MaxInt32, false
+		}
+		return math.MinInt32, int32(math.Floor(arg)), false
+	default: // "==", and "!=" its complement (NaN equals nothing)
+		invert = c.Op == "!="
+		if arg != math.Trunc(arg) || arg < math.MinInt32 || arg > math.MaxInt32 {
+			return emptyLo, emptyHi, invert
+		}
+		return int32(arg), int32(arg), invert
 	}
 }
 

@@ -76,3 +76,44 @@ func randomIntHost(rng *rand.Rand) *HostAttrs {
 		Stats: map[string]string{"num_instances": "3"},
 	}
 }
+
+// TestInt32RangeMatchesTest checks Int32Range against Test on every int32
+// value near the operand and at the ends of int32, for operands that are
+// integers, fractions, past int32, infinite and NaN, under every operator.
+func TestInt32RangeMatchesTest(t *testing.T) {
+	args := []float64{0, 7, -7, 7.5, -7.5, 0.25, -0.25, 1e3, 16384, 16384.5,
+		math.MaxInt32, math.MaxInt32 + 0.5, math.MaxInt32 + 1, math.MinInt32, math.MinInt32 - 0.5,
+		math.MinInt32 - 1, 1 << 40, -(1 << 40), 9007199254740993, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.Copysign(0, -1)}
+	checked := 0
+	for _, op := range []string{"=", ">=", "<=", "==", "!="} {
+		for _, arg := range args {
+			c := IntCapability{Attr: "free_ram_mb", Op: op, Arg: arg}
+			test := c.Test()
+			lo, hi, invert := c.Int32Range()
+			var vs []int64
+			for _, base := range []float64{0, math.MaxInt32, math.MinInt32, math.Max(math.MinInt32, math.Min(math.MaxInt32, arg))} {
+				if base != base {
+					continue
+				}
+				for d := int64(-3); d <= 3; d++ {
+					vs = append(vs, int64(base)+d)
+				}
+			}
+			for _, v := range vs {
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					continue
+				}
+				x := int32(v)
+				got := (lo <= x && x <= hi) != invert
+				if want := test(float64(x)); got != want {
+					t.Fatalf("%s %v: Int32Range [%d, %d] invert=%v says %d passes: %v, Test: %v", op, arg, lo, hi, invert, x, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 2000 {
+		t.Fatalf("only %d values checked", checked)
+	}
+}
