@@ -77,6 +77,16 @@ func (s *Set) Count() int {
 	return c
 }
 
+// Any reports whether the set holds a host.
+func (s *Set) Any() bool {
+	for _, w := range s.words {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // CopyFrom makes s equal to o (same Len).
 func (s *Set) CopyFrom(o *Set) { copy(s.words, o.words) }
 

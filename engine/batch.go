@@ -39,9 +39,14 @@ type batch struct {
 	touchedIDs []uint32 // in consumption order; res[i] is touchedIDs[i]'s
 	res        []hostRes
 
-	alive  *bitmap.Set // hosts in play
-	prev   *bitmap.Set // the hosts in play for the previous instance
-	forced bool        // force_hosts/force_nodes: no filter runs
+	alive *bitmap.Set // hosts in play
+	// aliveWords lists words of alive that filterNext changed since the
+	// ranker last read alive (ranking.update); aliveAll says that any word
+	// may have changed. The ranker resets both (aliveSynced).
+	aliveWords []uint32
+	aliveAll   bool
+	prev       *bitmap.Set // the hosts in play for the previous instance
+	forced     bool        // force_hosts/force_nodes: no filter runs
 
 	rng        *rand.Rand
 	w          weighScratch
@@ -181,6 +186,9 @@ func (b *batch) hasInstance(nid int32, uuid string) bool {
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
 }
+
+// aliveSynced notes that the ranker has read every change of alive.
+func (b *batch) aliveSynced() { b.aliveWords, b.aliveAll = b.aliveWords[:0], false }
 
 // cur returns host id's current resources (the overlay's, else the
 // snapshot's).

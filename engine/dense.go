@@ -124,20 +124,33 @@ func (rk *denseRanker) markStale(q int) {
 
 // update notes the blocks whose candidates changed since the last rank,
 // and the hosts the last placement changed.
+// Only the words the batch changed are compared (all of them after a
+// set-wide change), and the count follows their population.
 func (rk *denseRanker) update(b *batch, dirty []uint32) {
-	for k, w := range b.alive.Words() {
-		if rk.in[k] != w {
+	alive := b.alive.Words()
+	sync := func(k int) {
+		if w := alive[k]; rk.in[k] != w {
+			rk.count += bits.OnesCount64(w) - bits.OnesCount64(rk.in[k])
 			rk.in[k] = w
 			rk.markStale(k / wordsPerBlock)
 		}
 	}
+	if b.aliveAll {
+		for k := range alive {
+			sync(k)
+		}
+	} else {
+		for _, k := range b.aliveWords {
+			sync(int(k))
+		}
+	}
+	b.aliveSynced()
 	for _, id := range dirty {
 		if b.alive.Has(id) {
 			rk.moved = append(rk.moved, id)
 			rk.markStale(int(id) / kernels.Block)
 		}
 	}
-	rk.count = b.alive.Count()
 }
 
 // block returns block q's shard, the offset of its first host in the shard

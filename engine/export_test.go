@@ -57,6 +57,14 @@ func CheckDenseRanker(fail func(error), scaled *int) {
 // checkInvariants checks the block statistics, the scores, the block
 // bests and, for scaled weights, the bound on their error.
 func (rk *denseRanker) checkInvariants() error {
+	if n := rk.b.alive.Count(); rk.count != n {
+		return fmt.Errorf("the ranker counts %d candidates, the batch %d", rk.count, n)
+	}
+	for k, w := range rk.b.alive.Words() {
+		if rk.in[k] != w {
+			return fmt.Errorf("candidate word %d is %x, the batch's %x", k, rk.in[k], w)
+		}
+	}
 	var ref uint32
 	haveRef := false
 	for q := range rk.nb {

@@ -23,7 +23,8 @@ import (
 // current state; it is set only for the filters whose verdict can change
 // when a host consumes resources or the group changes, and is what later
 // instances run on the few hosts that changed. whole, when set, is a
-// set-wide update later instances need (the affinity filter's group.hosts).
+// set-wide update later instances need (the affinity filter's group.hosts);
+// it reports whether it may have removed hosts.
 //
 // mask and kernel are the two forms runChain fuses into one pass over the
 // shards (applyFused). mask, for filters that read only the snapshot's
@@ -39,7 +40,7 @@ type filterImpl struct {
 	keepsAll func(b *batch) bool
 	apply    func(b *batch, set *bitmap.Set) error
 	host     func(b *batch, id uint32) (bool, error)
-	whole    func(b *batch, set *bitmap.Set)
+	whole    func(b *batch, set *bitmap.Set) bool
 }
 
 // fusable reports whether runChain can run f inside a fused pass.
@@ -363,10 +364,12 @@ func affinityKeepsAll(b *batch) bool {
 
 // affinityWhole keeps the hosts of set in the affinity group's hosts,
 // unless affinityKeepsAll.
-func affinityWhole(b *batch, set *bitmap.Set) {
-	if !affinityKeepsAll(b) {
-		set.And(b.group.hostsSet)
+func affinityWhole(b *batch, set *bitmap.Set) bool {
+	if affinityKeepsAll(b) {
+		return false
 	}
+	set.And(b.group.hostsSet)
+	return true
 }
 
 // noDifferentHost reports that the request gives no different_host hint,

@@ -281,16 +281,17 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 			}
 			if !ok {
 				b.alive.Remove(id)
+				b.aliveWords = append(b.aliveWords, id>>6)
 				break
 			}
 		}
 	}
 	for _, f := range b.filters {
-		if !f.once && f.whole != nil {
-			f.whole(b, b.alive)
+		if !f.once && f.whole != nil && f.whole(b, b.alive) {
+			b.aliveAll = true
 		}
 	}
-	if b.alive.Count() > 0 {
+	if b.alive.Any() {
 		return nil, nil
 	}
 	// Explain: replay the per-instance filters on the hosts in play.

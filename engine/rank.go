@@ -111,6 +111,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 	sub := b.cfg.HostSubsetSize
 	shuffle := b.cfg.ShuffleBestSameWeighedHosts
 	if useBaseline {
+		b.aliveSynced() // the baseline reads alive afresh
 		if err := b.weigh(); err != nil {
 			return nil, nil, err
 		}
@@ -122,6 +123,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 		if err := b.newRanker(); err != nil {
 			return nil, nil, err
 		}
+		b.aliveSynced() // the ranker starts from alive as it is
 	} else {
 		b.rk.update(b, dirty)
 	}
@@ -254,6 +256,7 @@ func (rk *ranker) update(b *batch, dirty []uint32) {
 		}
 		rk.moved = append(rk.moved, k)
 	}
+	b.aliveSynced()
 }
 
 // remove drops host id from the columns (the last host takes its place).

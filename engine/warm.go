@@ -130,6 +130,7 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Re
 	if b.alive.Count() == 0 {
 		return nil // PlaceBatch explains the NoValidHost
 	}
+	b.aliveAll = true // alive changed by whole words above
 	b.rk.update(b, w.ids)
 	return b
 }
