@@ -34,6 +34,20 @@ func TestSetAgainstMap(t *testing.T) {
 		if s.Count() != len(want) {
 			t.Fatalf("n=%d: Count %d, want %d", n, s.Count(), len(want))
 		}
+		if s.Any() != (len(want) > 0) {
+			t.Fatalf("n=%d: Any %v with %d hosts", n, s.Any(), len(want))
+		}
+		if n > 0 { // the last host alone
+			one := NewSet(n)
+			one.Add(uint32(n - 1))
+			if !one.Any() {
+				t.Fatalf("n=%d: Any false with the last host in the set", n)
+			}
+			one.Reset()
+			if one.Any() {
+				t.Fatalf("n=%d: Any true on an empty set", n)
+			}
+		}
 		var got []uint32
 		for i := s.Next(0); i >= 0; i = s.Next(i + 1) {
 			got = append(got, uint32(i))
