@@ -58,14 +58,21 @@ type denseRanker struct {
 	count int
 
 	lo, hi   []float64
-	bLo, bHi [][]float64
-	score    []float64
-	bBest    []float64
-	stale    []int32
-	isStale  []bool
-	moved    []uint32
-	order    []int32
-	valid    bool
+	bLo, bHi [][]float64 // the leaves of loTree, hiTree
+	// loTree[a] and hiTree[a] are tournament trees over the blocks: node i
+	// (1 <= i < leaves) holds the min (max) of nodes 2i and 2i+1, leaf
+	// leaves+q block q's bLo (bHi), leaves past nb +Inf (-Inf). Their
+	// roots are Nova's bounds, kept up to date by bounds (the min tree of
+	// a weigher whose minval is 0 is not: its lo is 0).
+	loTree, hiTree [][]float64
+	leaves         int
+	score          []float64
+	bBest          []float64
+	stale          []int32
+	isStale        []bool
+	moved          []uint32
+	order          []int32
+	valid          bool
 
 	// scaled is true when score holds scaled weights (scaledPlan) rather
 	// than Nova's: within eps of each candidate's weight shifted by one
@@ -92,13 +99,23 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	nA := len(act)
 	rk.lo, rk.hi = make([]float64, nA), make([]float64, nA)
 	// The block statistics in one column from the scratch: every block
-	// starts stale, so restat writes each entry before it is read.
-	stats := b.floats((2*nA + 1) * nb)
+	// starts stale, so restat writes each leaf before it is read; bounds
+	// builds the inner nodes on the first refresh. The padding leaves are
+	// set here.
+	rk.leaves = 1 << bits.Len(uint(nb-1))
+	tree := 2 * rk.leaves
+	stats := b.floats(2*nA*tree + nb)
 	rk.bLo, rk.bHi = make([][]float64, nA), make([][]float64, nA)
+	rk.loTree, rk.hiTree = make([][]float64, nA), make([][]float64, nA)
 	for a := range act {
-		rk.bLo[a], rk.bHi[a] = stats[2*a*nb:(2*a+1)*nb:(2*a+1)*nb], stats[(2*a+1)*nb:(2*a+2)*nb:(2*a+2)*nb]
+		lo, hi := stats[2*a*tree:(2*a+1)*tree:(2*a+1)*tree], stats[(2*a+1)*tree:(2*a+2)*tree:(2*a+2)*tree]
+		for i := rk.leaves + nb; i < tree; i++ {
+			lo[i], hi[i] = math.Inf(1), math.Inf(-1)
+		}
+		rk.loTree[a], rk.hiTree[a] = lo, hi
+		rk.bLo[a], rk.bHi[a] = lo[rk.leaves:rk.leaves+nb:rk.leaves+nb], hi[rk.leaves:rk.leaves+nb:rk.leaves+nb]
 	}
-	rk.bBest = stats[2*nA*nb:]
+	rk.bBest = stats[2*nA*tree:]
 	rk.isStale = make([]bool, nb)
 	rk.stale = make([]int32, nb)
 	for q := range nb {
@@ -255,20 +272,46 @@ func (rk *denseRanker) restatAll() {
 	})
 }
 
-// bounds recomputes lo/hi over the blocks and reports whether any moved.
+// bounds brings the trees up to date with the stale blocks' statistics
+// (rebuilding them when many are stale), takes lo/hi from their roots and
+// reports whether any moved.
 func (rk *denseRanker) bounds() (changed bool) {
+	rebuild := len(rk.stale) > rk.nb/8
 	for a, w := range rk.act {
-		lo, _ := kernels.MinMax(rk.bLo[a])
-		_, hi := kernels.MinMax(rk.bHi[a])
+		var lo float64
 		if minvalZero(w) {
 			lo = 0
+		} else {
+			lo = rk.settle(rk.loTree[a], rebuild, minOf)
 		}
+		hi := rk.settle(rk.hiTree[a], rebuild, maxOf)
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
 			rk.lo[a], rk.hi[a], changed = lo, hi, true
 		}
 	}
 	return changed
 }
+
+// settle brings tree's inner nodes up to date with its leaves, all of
+// them (rebuild) or those of the stale blocks, with pick (min or max),
+// and returns the root.
+func (rk *denseRanker) settle(tree []float64, rebuild bool, pick func(x, y float64) float64) float64 {
+	if rebuild {
+		for i := rk.leaves - 1; i >= 1; i-- {
+			tree[i] = pick(tree[2*i], tree[2*i+1])
+		}
+		return tree[1]
+	}
+	for _, q := range rk.stale {
+		for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
+			tree[i] = pick(tree[2*i], tree[2*i+1])
+		}
+	}
+	return tree[1]
+}
+
+func minOf(x, y float64) float64 { return min(x, y) }
+func maxOf(x, y float64) float64 { return max(x, y) }
 
 // Scaled weights. Nova's weight of a host is the sum over weighers of
 // m*((r-lo)/(hi-lo)), m the host's multiplier; every full rescoring of the

@@ -67,6 +67,10 @@ func (rk *denseRanker) checkInvariants() error {
 	}
 	var ref uint32
 	haveRef := false
+	allLo, allHi := make([]float64, len(rk.act)), make([]float64, len(rk.act))
+	for a := range allLo {
+		allLo[a], allHi[a] = math.Inf(1), math.Inf(-1)
+	}
 	for q := range rk.nb {
 		best := math.Inf(-1)
 		lo, hi := make([]float64, len(rk.act)), make([]float64, len(rk.act))
@@ -99,6 +103,9 @@ func (rk *denseRanker) checkInvariants() error {
 				}
 			}
 		}
+		for a := range rk.act {
+			allLo[a], allHi[a] = min(allLo[a], lo[a]), max(allHi[a], hi[a])
+		}
 		for a, wi := range rk.act {
 			// A weigher whose minval is 0 keeps its maximum only: its
 			// bLo need only not exceed the candidates' minimum.
@@ -109,6 +116,14 @@ func (rk *denseRanker) checkInvariants() error {
 		}
 		if rk.bBest[q] != best {
 			return fmt.Errorf("block %d: best %v, candidates' %v", q, rk.bBest[q], best)
+		}
+	}
+	for a, wi := range rk.act {
+		if minvalZero(wi) {
+			allLo[a] = 0
+		}
+		if rk.lo[a] != allLo[a] || rk.hi[a] != allHi[a] {
+			return fmt.Errorf("weigher %d: bounds [%v, %v], candidates' [%v, %v]", wi, rk.lo[a], rk.hi[a], allLo[a], allHi[a])
 		}
 	}
 	return nil
