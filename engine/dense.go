@@ -66,13 +66,19 @@ type denseRanker struct {
 	// a weigher whose minval is 0 is not: its lo is 0).
 	loTree, hiTree [][]float64
 	leaves         int
-	score          []float64
-	bBest          []float64
-	stale          []int32
-	isStale        []bool
-	moved          []uint32
-	order          []int32
-	valid          bool
+	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
+	// search. bestAll says every leaf may have changed since it was last
+	// settled, else bestQs lists the blocks whose leaf may have.
+	bestTree []float64
+	bestAll  bool
+	bestQs   []int32
+	score    []float64
+	bBest    []float64
+	stale    []int32
+	isStale  []bool
+	moved    []uint32
+	order    []int32
+	valid    bool
 
 	// scaled is true when score holds scaled weights (scaledPlan) rather
 	// than Nova's: within eps of each candidate's weight shifted by one
@@ -104,7 +110,7 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	// set here.
 	rk.leaves = 1 << bits.Len(uint(nb-1))
 	tree := 2 * rk.leaves
-	stats := b.floats(2*nA*tree + nb)
+	stats := b.floats((2*nA + 1) * tree)
 	rk.bLo, rk.bHi = make([][]float64, nA), make([][]float64, nA)
 	rk.loTree, rk.hiTree = make([][]float64, nA), make([][]float64, nA)
 	for a := range act {
@@ -115,7 +121,12 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 		rk.loTree[a], rk.hiTree[a] = lo, hi
 		rk.bLo[a], rk.bHi[a] = lo[rk.leaves:rk.leaves+nb:rk.leaves+nb], hi[rk.leaves:rk.leaves+nb:rk.leaves+nb]
 	}
-	rk.bBest = stats[2*nA*tree:]
+	rk.bestTree = stats[2*nA*tree:]
+	for i := rk.leaves + nb; i < tree; i++ {
+		rk.bestTree[i] = math.Inf(-1)
+	}
+	rk.bBest = rk.bestTree[rk.leaves : rk.leaves+nb : rk.leaves+nb]
+	rk.bestAll = true
 	rk.isStale = make([]bool, nb)
 	rk.stale = make([]int32, nb)
 	for q := range nb {
@@ -207,6 +218,18 @@ func (rk *denseRanker) restat(q int) {
 		some = some || w != 0
 		full = full && w == fullWord(m-k*64)
 	}
+	// The overlay's candidates of the block, each looked up once for
+	// every weigher.
+	var resBuf [8]*hostRes
+	var idxBuf [8]int
+	overRes, overIdx := resBuf[:0], idxBuf[:0]
+	for k, t := range dirty {
+		for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
+			id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(t))
+			overRes = append(overRes, &rk.b.res[rk.b.touchedIdx[id]])
+			overIdx = append(overIdx, int(id)-q*kernels.Block+off)
+		}
+	}
 	qs := q % blocksPerShard
 	for a, w := range rk.act {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -226,11 +249,9 @@ func (rk *denseRanker) restat(q int) {
 			kernels.MinMaxMasked(sh.rawCol(w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
 		}
-		for k, t := range dirty {
-			for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
-				x := rk.b.rawOne(w, uint32(q*kernels.Block+k*64+bits.TrailingZeros64(t)))
-				lo, hi = min(lo, x), max(hi, x)
-			}
+		for i, r := range overRes {
+			x := sh.rawRes(w, overIdx[i], r)
+			lo, hi = min(lo, x), max(hi, x)
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
 	}
@@ -461,6 +482,7 @@ func (rk *denseRanker) rescoreAll() {
 			rk.best(int(id) / kernels.Block)
 		}
 	}
+	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
 }
 
 // weigh sets the shard's hosts' weights (score) with Nova's operations.
@@ -520,6 +542,9 @@ func (rk *denseRanker) refresh() {
 		}
 		for _, q := range rk.stale {
 			rk.best(int(q))
+		}
+		if rk.bestQs = append(rk.bestQs, rk.stale...); len(rk.bestQs) > rk.nb {
+			rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
 		}
 	}
 	for _, q := range rk.stale {
@@ -581,6 +606,11 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell in
 // with blocks (Snapshot's blockCells), only the blocks holding hosts of
 // cell (keep accepts no other).
 func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
+	if keep == nil && blocks == nil && c.k == 1 {
+		if rk.searchBest(c, wantTies) {
+			return
+		}
+	}
 	in := func(q int) bool { return blocks == nil || blocks[q]&(1<<cell) != 0 }
 	first, top := -1, math.Inf(-1)
 	for q, x := range rk.bBest {
@@ -607,6 +637,65 @@ func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies boo
 			order = append(order, int32(q))
 		}
 	}
+	rk.walk(c, keep, wantTies, order, thr)
+}
+
+// searchBest is search for the single best candidate of all (keep nil,
+// every block, k 1) on bestTree: the block search starts from is the
+// leftmost holding the largest best, and the blocks that can still rank
+// are those at least the threshold, found by descending only into
+// subtrees whose max reaches it. It returns false, having done nothing,
+// when a block's best is NaN (search's scan then decides as it always
+// has).
+func (rk *denseRanker) searchBest(c *collector, wantTies bool) bool {
+	t := rk.bestTree
+	if rk.bestAll {
+		for i := rk.leaves - 1; i >= 1; i-- {
+			t[i] = max(t[2*i], t[2*i+1])
+		}
+	} else {
+		for _, q := range rk.bestQs {
+			for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
+				t[i] = max(t[2*i], t[2*i+1])
+			}
+		}
+	}
+	rk.bestAll, rk.bestQs = false, rk.bestQs[:0]
+	top := t[1]
+	if top != top {
+		return false
+	}
+	i := 1
+	for i < rk.leaves {
+		if i *= 2; t[i] != t[i/2] {
+			i++ // the left subtree's max is below its parent's
+		}
+	}
+	first := i - rk.leaves
+	thr := rk.scan(c, nil, first, top)
+	order := rk.order[:0]
+	var collect func(i int)
+	collect = func(i int) {
+		switch {
+		case t[i] < thr:
+		case i >= rk.leaves:
+			if q := i - rk.leaves; q != first && q < rk.nb {
+				order = append(order, int32(q))
+			}
+		default:
+			collect(2 * i)
+			collect(2*i + 1)
+		}
+	}
+	collect(1)
+	rk.walk(c, nil, wantTies, order, thr)
+	return true
+}
+
+// walk offers c the candidates of the blocks of order (those besides the
+// first that can rank under thr), best block first, and keeps order's
+// memory for the next search.
+func (rk *denseRanker) walk(c *collector, keep func(uint32) bool, wantTies bool, order []int32, thr float64) {
 	// Taken best first from a heap rather than sorted: the threshold
 	// usually stops the walk after a few blocks.
 	h := blockHeap{order, rk.bBest}
