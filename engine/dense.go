@@ -303,9 +303,9 @@ func (rk *denseRanker) bounds() (changed bool) {
 		if minvalZero(w) {
 			lo = 0
 		} else {
-			lo = rk.settle(rk.loTree[a], rebuild, minOf)
+			lo = rk.settle(rk.loTree[a], rebuild, false)
 		}
-		hi := rk.settle(rk.hiTree[a], rebuild, maxOf)
+		hi := rk.settle(rk.hiTree[a], rebuild, true)
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
 			rk.lo[a], rk.hi[a], changed = lo, hi, true
 		}
@@ -314,25 +314,33 @@ func (rk *denseRanker) bounds() (changed bool) {
 }
 
 // settle brings tree's inner nodes up to date with its leaves, all of
-// them (rebuild) or those of the stale blocks, with pick (min or max),
-// and returns the root.
-func (rk *denseRanker) settle(tree []float64, rebuild bool, pick func(x, y float64) float64) float64 {
+// them (rebuild) or those of the stale blocks, with min (or max, isMax),
+// and returns the root. A walk up from a leaf stops at the first node
+// that keeps its value: its ancestors depend on nothing else that moved.
+func (rk *denseRanker) settle(tree []float64, rebuild, isMax bool) float64 {
+	pick := func(i int) float64 {
+		if isMax {
+			return max(tree[2*i], tree[2*i+1])
+		}
+		return min(tree[2*i], tree[2*i+1])
+	}
 	if rebuild {
 		for i := rk.leaves - 1; i >= 1; i-- {
-			tree[i] = pick(tree[2*i], tree[2*i+1])
+			tree[i] = pick(i)
 		}
 		return tree[1]
 	}
 	for _, q := range rk.stale {
 		for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
-			tree[i] = pick(tree[2*i], tree[2*i+1])
+			x := pick(i)
+			if math.Float64bits(x) == math.Float64bits(tree[i]) {
+				break
+			}
+			tree[i] = x
 		}
 	}
 	return tree[1]
 }
-
-func minOf(x, y float64) float64 { return min(x, y) }
-func maxOf(x, y float64) float64 { return max(x, y) }
 
 // Scaled weights. Nova's weight of a host is the sum over weighers of
 // m*((r-lo)/(hi-lo)), m the host's multiplier; every full rescoring of the
@@ -656,7 +664,11 @@ func (rk *denseRanker) searchBest(c *collector, wantTies bool) bool {
 	} else {
 		for _, q := range rk.bestQs {
 			for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
-				t[i] = max(t[2*i], t[2*i+1])
+				x := max(t[2*i], t[2*i+1])
+				if math.Float64bits(x) == math.Float64bits(t[i]) {
+					break // see settle
+				}
+				t[i] = x
 			}
 		}
 	}
