@@ -27,7 +27,10 @@ import (
 // candidate weight; the first instance's statistics and every full
 // rescoring run shard by shard in parallel. The best candidates are then
 // found in the block with the largest weight and in the blocks that can
-// still rank. (Skipping blocks by an upper bound on their weights, from
+// still rank. The per-block statistics and bests are the leaves of
+// tournament trees (min and max per weigher, max of the bests), so that
+// after a placement the bounds and the best block cost a walk up from the
+// few blocks that changed, not a pass over every block. (Skipping blocks by an upper bound on their weights, from
 // their extreme raw values, does not pay: on heterogeneous clouds nearly
 // every block holds a host near the top of every weigher, so the bound
 // rarely falls below the k-th best.)
@@ -303,9 +306,9 @@ func (rk *denseRanker) bounds() (changed bool) {
 		if minvalZero(w) {
 			lo = 0
 		} else {
-			lo = rk.settle(rk.loTree[a], rebuild, false)
+			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
 		}
-		hi := rk.settle(rk.hiTree[a], rebuild, true)
+		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
 			rk.lo[a], rk.hi[a], changed = lo, hi, true
 		}
@@ -313,11 +316,12 @@ func (rk *denseRanker) bounds() (changed bool) {
 	return changed
 }
 
-// settle brings tree's inner nodes up to date with its leaves, all of
-// them (rebuild) or those of the stale blocks, with min (or max, isMax),
-// and returns the root. A walk up from a leaf stops at the first node
-// that keeps its value: its ancestors depend on nothing else that moved.
-func (rk *denseRanker) settle(tree []float64, rebuild, isMax bool) float64 {
+// settle brings the inner nodes of a tournament tree with the given
+// number of leaves up to date with its leaves, all of them (rebuild) or
+// those of blocks qs, with min (or max, isMax), and returns the root. A
+// walk up from a leaf stops at the first node that keeps its value: its
+// ancestors depend on nothing else that moved.
+func settle(tree []float64, leaves int, rebuild bool, qs []int32, isMax bool) float64 {
 	pick := func(i int) float64 {
 		if isMax {
 			return max(tree[2*i], tree[2*i+1])
@@ -325,13 +329,13 @@ func (rk *denseRanker) settle(tree []float64, rebuild, isMax bool) float64 {
 		return min(tree[2*i], tree[2*i+1])
 	}
 	if rebuild {
-		for i := rk.leaves - 1; i >= 1; i-- {
+		for i := leaves - 1; i >= 1; i-- {
 			tree[i] = pick(i)
 		}
 		return tree[1]
 	}
-	for _, q := range rk.stale {
-		for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
+	for _, q := range qs {
+		for i := (leaves + int(q)) / 2; i >= 1; i /= 2 {
 			x := pick(i)
 			if math.Float64bits(x) == math.Float64bits(tree[i]) {
 				break
@@ -657,23 +661,8 @@ func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies boo
 // has).
 func (rk *denseRanker) searchBest(c *collector, wantTies bool) bool {
 	t := rk.bestTree
-	if rk.bestAll {
-		for i := rk.leaves - 1; i >= 1; i-- {
-			t[i] = max(t[2*i], t[2*i+1])
-		}
-	} else {
-		for _, q := range rk.bestQs {
-			for i := (rk.leaves + int(q)) / 2; i >= 1; i /= 2 {
-				x := max(t[2*i], t[2*i+1])
-				if math.Float64bits(x) == math.Float64bits(t[i]) {
-					break // see settle
-				}
-				t[i] = x
-			}
-		}
-	}
+	top := settle(t, rk.leaves, rk.bestAll, rk.bestQs, true)
 	rk.bestAll, rk.bestQs = false, rk.bestQs[:0]
-	top := t[1]
 	if top != top {
 		return false
 	}
