@@ -620,9 +620,22 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell in
 func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
 	if keep == nil && blocks == nil && c.k == 1 {
 		if rk.searchBest(c, wantTies) {
+			if afterSearchBest != nil {
+				afterSearchBest(rk, c, wantTies)
+			}
 			return
 		}
 	}
+	rk.searchScan(c, keep, wantTies, blocks, cell)
+}
+
+// afterSearchBest, when set (tests), is called with what searchBest
+// offered c, to compare with searchScan's.
+var afterSearchBest func(rk *denseRanker, c *collector, wantTies bool)
+
+// searchScan is search over the blocks' bests as a slice, for any keep,
+// blocks and k.
+func (rk *denseRanker) searchScan(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
 	in := func(q int) bool { return blocks == nil || blocks[q]&(1<<cell) != 0 }
 	first, top := -1, math.Inf(-1)
 	for q, x := range rk.bBest {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 
 	"github.com/placer/placer/internal/kernels"
 )
@@ -41,7 +42,7 @@ func CountDenseRanker(n *int) {
 // batches. *scaled counts the refreshes that left scaled weights.
 func CheckDenseRanker(fail func(error), scaled *int) {
 	if fail == nil {
-		afterRefresh = nil
+		afterRefresh, afterSearchBest = nil, nil
 		return
 	}
 	afterRefresh = func(rk *denseRanker) {
@@ -52,7 +53,23 @@ func CheckDenseRanker(fail func(error), scaled *int) {
 			fail(err)
 		}
 	}
+	afterSearchBest = func(rk *denseRanker, c *collector, wantTies bool) {
+		var want collector
+		want.init(c.k, wantTies)
+		rk.searchScan(&want, nil, wantTies, nil, -1)
+		if !reflect.DeepEqual(c.best, want.best) || !reflect.DeepEqual(c.tieList(), want.tieList()) {
+			fail(fmt.Errorf("searchBest offered best %v ties %v, the scan %v, %v", c.best, c.tieList(), want.best, want.tieList()))
+		}
+		searchBestChecked++
+	}
 }
+
+// searchBestChecked counts the searches CheckDenseRanker compared.
+var searchBestChecked int
+
+// SearchBestChecked returns how many of searchBest's results the check
+// compared with searchScan's.
+func SearchBestChecked() int { return searchBestChecked }
 
 // checkInvariants checks the block statistics, the scores, the block
 // bests and, for scaled weights, the bound on their error.

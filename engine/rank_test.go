@@ -14,7 +14,9 @@ import (
 // exactly the baseline's decisions: the gathered-column ranker (cached
 // weights, block statistics, rescoring only what moved) and the dense
 // ranker (host-indexed columns under a candidate mask). The baseline
-// rescores every candidate for every instance, as Nova does.
+// rescores every candidate for every instance, as Nova does. Every search
+// of the dense ranker on its best tree is also compared with the scan
+// over the blocks it stands for.
 func TestRankerMatchesBaseline(t *testing.T) {
 	cases, denseBatches := 0, 0
 	engine.CountDenseRanker(&denseBatches)
@@ -68,6 +70,9 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	}
 	if scaled == 0 {
 		t.Fatal("no refresh of the dense ranker used scaled weights")
+	}
+	if engine.SearchBestChecked() < cases {
+		t.Fatalf("only %d searches on the best tree were compared with the scan", engine.SearchBestChecked())
 	}
 	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights", cases, denseBatches, scaled)
 }
