@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Filter names of the catalogue (SCENARIO.md). Nova's semantics for each
 // are in ../shared/NOVA-SEMANTICS.md §3.
 const (
@@ -182,4 +184,14 @@ func DefaultConfig() Config {
 		RestrictIsolatedHostsToIsolatedImages: true,
 		AggregateImagePropertiesIsolationSep:  ".",
 	}
+}
+
+// clone is c with its slices copied.
+func (c Config) clone() Config {
+	c.Filters = slices.Clone(c.Filters)
+	c.Weighers = slices.Clone(c.Weighers)
+	c.MetricsWeightSetting = slices.Clone(c.MetricsWeightSetting)
+	c.IsolatedHosts = slices.Clone(c.IsolatedHosts)
+	c.IsolatedImages = slices.Clone(c.IsolatedImages)
+	return c
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/synth"
 )
 
 func smallCloud() engine.Cloud {
@@ -192,5 +194,35 @@ func TestFilterHostsIntoChecksDst(t *testing.T) {
 	want, wantCounts, _ := engine.FilterHosts(context.Background(), snap, req)
 	if err != nil || dst.Count() != want.Count() || len(counts) != len(wantCounts) {
 		t.Errorf("FilterHostsInto: %v, %d hosts, want %d", err, dst.Count(), want.Count())
+	}
+}
+
+// TestConfigIsACopy checks that changing what Snapshot.Config returns,
+// its slices included, changes neither the snapshot's configuration nor
+// its placements.
+func TestConfigIsACopy(t *testing.T) {
+	cloud, req := synth.Scenario(synth.Options{Hosts: 200, Instances: 3, Seed: 5, Profile: synth.Basic})
+	snap, err := engine.NewSnapshot(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := engine.PlaceBatch(context.Background(), snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := snap.Config()
+	want := fmt.Sprint(cfg)
+	for i := range cfg.Filters {
+		cfg.Filters[i] = engine.AllHostsFilter
+	}
+	for i := range cfg.Weighers {
+		cfg.Weighers[i] = engine.WeigherCatalogue[0]
+	}
+	if got := fmt.Sprint(snap.Config()); got != want {
+		t.Fatalf("Config changed through a returned copy:\n got %s\nwant %s", got, want)
+	}
+	after, err := engine.PlaceBatch(context.Background(), snap, req)
+	if err != nil || !reflect.DeepEqual(before.Placements, after.Placements) {
+		t.Fatalf("placements changed after editing a copy of the config: %v", err)
 	}
 }

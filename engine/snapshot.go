@@ -64,8 +64,10 @@ func (s *Snapshot) Version() uint64 { return s.version }
 // Len is the number of hosts.
 func (s *Snapshot) Len() int { return s.n }
 
-// Config returns the snapshot's scheduler configuration (a copy).
-func (s *Snapshot) Config() Config { return s.cfg }
+// Config returns the snapshot's scheduler configuration: a copy, its
+// slices included, so that a caller changing it changes nothing the
+// snapshot (or its resolved filter chain) holds.
+func (s *Snapshot) Config() Config { return s.cfg.clone() }
 
 // HostNode returns the host and node names of host id.
 func (s *Snapshot) HostNode(id uint32) HostNode {
@@ -231,12 +233,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	if err := ValidateCloud(&c); err != nil {
 		return nil, err
 	}
-	cfg := c.Config
-	cfg.Filters = slices.Clone(cfg.Filters)
-	cfg.Weighers = slices.Clone(cfg.Weighers)
-	cfg.MetricsWeightSetting = slices.Clone(cfg.MetricsWeightSetting)
-	cfg.IsolatedHosts = slices.Clone(cfg.IsolatedHosts)
-	cfg.IsolatedImages = slices.Clone(cfg.IsolatedImages)
+	cfg := c.Config.clone()
 
 	n := len(c.Hosts)
 	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n}
