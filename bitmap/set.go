@@ -97,11 +97,15 @@ func (s *Set) Clone() *Set {
 	return c
 }
 
-// And keeps the hosts that are also in o.
-func (s *Set) And(o *Set) {
+// And keeps the hosts that are also in o and reports whether it removed
+// any.
+func (s *Set) And(o *Set) (removed bool) {
+	var gone uint64
 	for i, w := range o.words {
+		gone |= s.words[i] &^ w
 		s.words[i] &= w
 	}
+	return gone != 0
 }
 
 // AndNot removes the hosts that are in o.

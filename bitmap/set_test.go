@@ -89,7 +89,12 @@ func TestSetAlgebra(t *testing.T) {
 		b.Add(i)
 	}
 	and := a.Clone()
-	and.And(b)
+	if !and.And(b) {
+		t.Fatal("And reports no host removed")
+	}
+	if again := and.Clone(); again.And(b) || !again.Equal(and) {
+		t.Fatal("And of a subset removed a host, or says so")
+	}
 	or := a.Clone()
 	or.Or(b)
 	andNot := a.Clone()

@@ -368,8 +368,7 @@ func affinityWhole(b *batch, set *bitmap.Set) bool {
 	if affinityKeepsAll(b) {
 		return false
 	}
-	set.And(b.group.hostsSet)
-	return true
+	return set.And(b.group.hostsSet)
 }
 
 // noDifferentHost reports that the request gives no different_host hint,
