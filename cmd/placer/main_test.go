@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -229,5 +230,33 @@ func TestGen(t *testing.T) {
 				t.Errorf("-o wrote other bytes (%v)", err)
 			}
 		})
+	}
+}
+
+// TestSimulateSmall runs "placer simulate", the main job, on a small cloud
+// and checks its report: every request accounted for, placements made,
+// and the from-scratch verification clean.
+func TestSimulateSmall(t *testing.T) {
+	status, stdout, stderr := placer(t, "", "simulate", "--hosts", "2000", "--requests", "300", "--workers", "2", "--seed", "3", "--json")
+	if status != exitOK {
+		t.Fatalf("status %d, stderr %s", status, stderr)
+	}
+	var rep simReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	if rep.Hosts != 2000 || rep.Requests != 300 || rep.Workers != 2 {
+		t.Errorf("report of %d hosts, %d requests, %d workers", rep.Hosts, rep.Requests, rep.Workers)
+	}
+	if got := rep.Placed + rep.NoValidHost + rep.ConflictFailures + rep.OtherErrors; got != 300 {
+		t.Errorf("placed %d + NoValidHost %d + conflict failures %d + other errors %d = %d, want 300",
+			rep.Placed, rep.NoValidHost, rep.ConflictFailures, rep.OtherErrors, got)
+	}
+	if rep.Placed < 100 || rep.Placements < rep.Placed || rep.OtherErrors != 0 {
+		t.Errorf("placed %d requests (%d instances), %d other errors", rep.Placed, rep.Placements, rep.OtherErrors)
+	}
+	if !rep.Verified || rep.OvercommittedHosts != 0 || rep.UsageMismatches != 0 || rep.JournalEntries == 0 {
+		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries",
+			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries)
 	}
 }
