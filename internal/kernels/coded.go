@@ -166,25 +166,17 @@ func AccumulateScaledCodedPortable(score []float64, raw Col, mult *Coded[float64
 }
 
 func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
-	raw = raw.Slice(0, len(score))
-	var buf [64]float64
-	for b := 0; b < len(score); b += 64 {
-		xs := raw.chunk(b, &buf)
-		s := score[b : b+len(xs)]
+	chunks(score, raw, func(b int, s, xs []float64) {
 		for k, x := range xs {
 			s[k] += mult.At(b+k) * ((x - lo) / span)
 		}
-	}
+	})
 }
 
 func accumulateScaledCodedGo(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
-	raw = raw.Slice(0, len(score))
-	var buf [64]float64
-	for b := 0; b < len(score); b += 64 {
-		xs := raw.chunk(b, &buf)
-		s := score[b : b+len(xs)]
+	chunks(score, raw, func(b int, s, xs []float64) {
 		for k, x := range xs {
 			s[k] += float64(float64((x-lo)*(mult.At(b+k)-base)) * inv)
 		}
-	}
+	})
 }

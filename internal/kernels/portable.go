@@ -28,29 +28,33 @@ func minMaxGo(xs []float64) (lo, hi float64) {
 // The portable kernels read a Col a chunk of 64 elements at a time
 // (Col.chunk).
 
-func accumulateScalarGo(score []float64, raw Col, m, lo, span float64) {
+// chunks calls add with each run of up to 64 elements of score from b on
+// and raw's values there (raw is at least as long as score).
+func chunks(score []float64, raw Col, add func(b int, s, xs []float64)) {
 	raw = raw.Slice(0, len(score))
 	var buf [64]float64
 	for b := 0; b < len(score); b += 64 {
 		xs := raw.chunk(b, &buf)
-		s := score[b : b+len(xs)]
-		for k, x := range xs {
-			s[k] += m * ((x - lo) / span)
-		}
+		add(b, score[b:b+len(xs)], xs)
 	}
 }
 
+func accumulateScalarGo(score []float64, raw Col, m, lo, span float64) {
+	chunks(score, raw, func(_ int, s, xs []float64) {
+		for k, x := range xs {
+			s[k] += m * ((x - lo) / span)
+		}
+	})
+}
+
 func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64) {
-	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
-	var buf [64]float64
-	for b := 0; b < len(score); b += 64 {
-		xs := raw.chunk(b, &buf)
-		s, m := score[b:b+len(xs)], mult[b:b+len(xs)]
+	chunks(score, raw, func(b int, s, xs []float64) {
+		m := mult[b : b+len(xs)]
 		for k, x := range xs {
 			s[k] += m[k] * ((x - lo) / span)
 		}
-	}
+	})
 }
 
 func minMaxMaskedGo(col *Col, words []uint64, lo, hi []float64) {
@@ -111,16 +115,13 @@ func weighScaledGo(score []float64, raw []Col, scale []float64) {
 }
 
 func accumulateScaledGo(score []float64, raw Col, mult []float64, lo, base, inv float64) {
-	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
-	var buf [64]float64
-	for b := 0; b < len(score); b += 64 {
-		xs := raw.chunk(b, &buf)
-		s, m := score[b:b+len(xs)], mult[b:b+len(xs)]
+	chunks(score, raw, func(b int, s, xs []float64) {
+		m := mult[b : b+len(xs)]
 		for k, x := range xs {
 			s[k] += float64(float64((x-lo)*(m[k]-base)) * inv)
 		}
-	}
+	})
 }
 
 func notBelowGo(xs []float64, w uint64, thr float64) uint64 {
