@@ -78,7 +78,7 @@ type groupState struct {
 	added      map[int32][]string
 }
 
-func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
+func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) *batch {
 	b := &batch{
 		ctx: ctx, s: s, cfg: &s.cfg, req: req,
 		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
@@ -91,8 +91,7 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request) *batch {
 	b.touched = b.set()
 	b.seedOverlay()
 	b.diskReqMB = b.diskMB + req.Flavor.Swap
-	b.img, _ = nova.ParseImage(req.Image.Properties) // validated by PrepareRequest
-	b.query, _ = nova.ParseQuery(req.SchedulerHints.Query)
+	b.img, b.query = p.img, p.query
 	if g := req.InstanceGroup; g != nil {
 		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
 	}

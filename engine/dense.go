@@ -30,10 +30,11 @@ import (
 // still rank. The per-block statistics and bests are the leaves of
 // tournament trees (min and max per weigher, max of the bests), so that
 // after a placement the bounds and the best block cost a walk up from the
-// few blocks that changed, not a pass over every block. (Skipping blocks by an upper bound on their weights, from
-// their extreme raw values, does not pay: on heterogeneous clouds nearly
-// every block holds a host near the top of every weigher, so the bound
-// rarely falls below the k-th best.)
+// few blocks that changed, not a pass over every block. (Skipping blocks
+// by an upper bound on their weights, from their extreme raw values, does
+// not pay: on heterogeneous clouds nearly every block holds a host near
+// the top of every weigher, so the bound rarely falls below the k-th
+// best.)
 //
 // After a placement only the hosts it changed and the blocks whose
 // candidates changed are recomputed; when no normalisation bound moves,
@@ -154,9 +155,9 @@ func (rk *denseRanker) markStale(q int) {
 }
 
 // update notes the blocks whose candidates changed since the last rank,
-// and the hosts the last placement changed.
-// Only the words the batch changed are compared (all of them after a
-// set-wide change), and the count follows their population.
+// and the hosts the last placement changed. Only the words the batch
+// changed are compared (all of them after a set-wide change), and the
+// count follows their population.
 func (rk *denseRanker) update(b *batch, dirty []uint32) {
 	alive := b.alive.Words()
 	sync := func(k int) {

@@ -80,11 +80,11 @@ func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*bat
 	if s == nil {
 		return nil, invalid("", "nil snapshot")
 	}
-	r, err := PrepareRequest(&s.cfg, req)
+	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {
 		return nil, err
 	}
-	b := newBatch(ctx, s, &r)
+	b := newBatch(ctx, s, &r, p)
 	b.uuid = r.InstanceUUIDs[0]
 	b.keepSets = keepSets
 	return b, nil

@@ -26,11 +26,11 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	if s == nil {
 		return Plan{}, invalid("", "nil snapshot")
 	}
-	r, err := PrepareRequest(&s.cfg, req)
+	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {
 		return Plan{}, err
 	}
-	b := newBatch(ctx, s, &r)
+	b := newBatch(ctx, s, &r, p)
 	defer b.release()
 	return b.place(false)
 }

@@ -252,9 +252,24 @@ func validateNames(path string, names, catalogue []string, what string) error {
 // InstanceUUIDs (inst-0, inst-1, ...). Errors are *ValidationError with
 // paths like request.flavor.vcpus. The caller's slices are not modified.
 func PrepareRequest(cfg *Config, r Request) (Request, error) {
+	r, _, err := prepareRequest(cfg, r)
+	return r, err
+}
+
+// parsedRequest is what prepareRequest parses of a request to validate it,
+// kept for the batch.
+type parsedRequest struct {
+	img   nova.ImageRequest
+	query *nova.Query
+}
+
+// prepareRequest is PrepareRequest, also returning the request's image
+// properties and query as parsed.
+func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
+	var p parsedRequest
 	switch {
 	case r.NumInstances < 0:
-		return r, invalid("request.num_instances", "want an integer >= 1, got %d", r.NumInstances)
+		return r, p, invalid("request.num_instances", "want an integer >= 1, got %d", r.NumInstances)
 	case r.NumInstances == 0 && len(r.InstanceUUIDs) > 0:
 		r.NumInstances = len(r.InstanceUUIDs)
 	case r.NumInstances == 0:
@@ -266,15 +281,15 @@ func PrepareRequest(cfg *Config, r Request) (Request, error) {
 			r.InstanceUUIDs[i] = "inst-" + strconv.Itoa(i)
 		}
 	} else if len(r.InstanceUUIDs) != r.NumInstances {
-		return r, invalid("request.instance_uuids", "want %d uuids (one per instance), got %d", r.NumInstances, len(r.InstanceUUIDs))
+		return r, p, invalid("request.instance_uuids", "want %d uuids (one per instance), got %d", r.NumInstances, len(r.InstanceUUIDs))
 	}
 	seen := make(map[string]bool, len(r.InstanceUUIDs))
 	for i, u := range r.InstanceUUIDs {
 		if u == "" {
-			return r, invalid(fmt.Sprintf("request.instance_uuids[%d]", i), "want a non-empty string")
+			return r, p, invalid(fmt.Sprintf("request.instance_uuids[%d]", i), "want a non-empty string")
 		}
 		if seen[u] {
-			return r, invalid("request.instance_uuids", "uuids are not unique")
+			return r, p, invalid("request.instance_uuids", "uuids are not unique")
 		}
 		seen[u] = true
 	}
@@ -287,28 +302,29 @@ func PrepareRequest(cfg *Config, r Request) (Request, error) {
 		{"ephemeral_gb", f.EphemeralGB}, {"swap", f.Swap},
 	} {
 		if x.v < 0 {
-			return r, invalid("request.flavor."+x.name, "want an integer >= 0, got %d", x.v)
+			return r, p, invalid("request.flavor."+x.name, "want an integer >= 0, got %d", x.v)
 		}
 	}
-	if _, err := nova.ParseImage(r.Image.Properties); err != nil {
-		return r, invalid("request.image.properties", "%v", err)
+	var err error
+	if p.img, err = nova.ParseImage(r.Image.Properties); err != nil {
+		return r, p, invalid("request.image.properties", "%v", err)
 	}
 	if g := r.InstanceGroup; g != nil {
 		switch g.Policy {
 		case PolicyAffinity, PolicyAntiAffinity, PolicySoftAffinity, PolicySoftAntiAffinity:
 		default:
-			return r, invalid("request.instance_group.policy",
+			return r, p, invalid("request.instance_group.policy",
 				"want one of affinity, anti-affinity, soft-affinity, soft-anti-affinity, got %q", g.Policy)
 		}
 		if g.MaxServerPerHost < 0 {
-			return r, invalid("request.instance_group.rules.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)
+			return r, p, invalid("request.instance_group.rules.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)
 		}
 	}
 	if d := r.RequestedDestination; d != nil && d.Host == "" {
-		return r, invalid("request.requested_destination.host", "want a non-empty string")
+		return r, p, invalid("request.requested_destination.host", "want a non-empty string")
 	}
-	if _, err := nova.ParseQuery(r.SchedulerHints.Query); err != nil {
-		return r, invalid("request.scheduler_hints.query", "%v", err)
+	if p.query, err = nova.ParseQuery(r.SchedulerHints.Query); err != nil {
+		return r, p, invalid("request.scheduler_hints.query", "%v", err)
 	}
-	return r, nil
+	return r, p, nil
 }

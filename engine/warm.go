@@ -63,7 +63,7 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 	if s == nil {
 		return Plan{}, false, invalid("", "nil snapshot")
 	}
-	r, err := PrepareRequest(&s.cfg, req)
+	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {
 		return Plan{}, false, err
 	}
@@ -71,7 +71,7 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 	b := w.rebase(ctx, s, &r, &key, log)
 	if warm = b != nil; !warm {
 		w.drop(s)
-		b = newBatch(ctx, s, &r)
+		b = newBatch(ctx, s, &r, p)
 	}
 	plan, err = b.place(warm)
 	if _, dense := b.rk.(*denseRanker); err != nil || !dense || !warmable(&r) {
