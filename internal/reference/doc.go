@@ -13,7 +13,7 @@
 // SchedulerManager._get_alternate_hosts picks them.
 //
 // Where Nova is random or order-dependent, placer fixes a rule (see
-// ../../../shared/SCENARIO.md) and the engine applies the very same one:
+// docs/nova-semantics.md) and the engine applies the very same one:
 //
 //   - candidates are ranked by weight descending, equal weights by host
 //     index ascending (exact float comparison);

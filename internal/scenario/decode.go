@@ -13,7 +13,7 @@ import (
 	"github.com/placer/placer/internal/nova"
 )
 
-// Scenario is a decoded scenario file (../shared/SCENARIO.md): the cloud
+// Scenario is a decoded scenario file (docs/formats.md): the cloud
 // with its configuration, and one placement request.
 //
 // A Scenario returned by Decode is complete: every default of SCENARIO.md

@@ -1,5 +1,5 @@
 // Package scenario reads and writes the scenario and result documents of
-// ../shared/SCENARIO.md (format 1): the files `placer place` replays and the
+// docs/formats.md (format 1): the files `placer place` replays and the
 // nova-oracle checks.
 //
 // Decode is as strict as the oracle's own parser

@@ -1,6 +1,6 @@
 // Package server is the HTTP API of "placer serve": a placement service
 // over an engine.Store and its engine.Scheduler, with the field names of
-// ../shared/SCENARIO.md.
+// docs/formats.md; the API is described in docs/http-api.md.
 //
 //	POST   /v1/place                  place a request (body: a SCENARIO.md request,
 //	                                  plus "partial": true); answer: the result document
