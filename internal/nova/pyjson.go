@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -8,53 +9,16 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
-// Object is a JSON object (or Python dict) that keeps its key order, as a
-// Python dict decoded by json.loads does.
-type Object struct {
-	// Keys are the keys in insertion order.
-	Keys []string
-	// Values maps each key to its value.
-	Values map[string]any
-}
-
-// Get returns the value stored under key and whether the key is present,
-// as Python's dict.get does.
-func (o *Object) Get(key string) (any, bool) {
-	if o == nil {
-		return nil, false
-	}
-	v, ok := o.Values[key]
-	return v, ok
-}
-
-// Len is len(dict).
-func (o *Object) Len() int {
-	if o == nil {
-		return 0
-	}
-	return len(o.Keys)
-}
-
-// set stores key -> v the way a Python dict assignment does: an existing key
-// keeps its position and takes the new value.
-func (o *Object) set(key string, v any) {
-	if o.Values == nil {
-		o.Values = map[string]any{}
-	}
-	if _, ok := o.Values[key]; !ok {
-		o.Keys = append(o.Keys, key)
-	}
-	o.Values[key] = v
-}
-
-// ParseJSON decodes JSON text the way Python's json.loads does, into
-// Python-like values: nil, bool, int64 (integral JSON numbers without a
-// fraction or exponent), float64, string, []any, *Object. Integers outside
-// the int64 range, which Python keeps exactly, are *big.Int. NaN, Infinity
-// and -Infinity are accepted as Python accepts them; a repeated key keeps
-// its first position and its last value.
+// ParseJSON decodes JSON text the way Python's json.loads does, into the
+// values of package pyval: nil, bool, int64 (integral JSON numbers without
+// a fraction or exponent), float64, string, []any, *pyval.Dict. Integers
+// outside the int64 range, which Python keeps exactly, are *big.Int. NaN,
+// Infinity and -Infinity are accepted as Python accepts them; a repeated
+// key keeps its first position and its last value.
 func ParseJSON(text string) (any, error) {
 	p := &jsonParser{s: text}
 	p.ws()
@@ -132,7 +96,7 @@ func (p *jsonParser) value(depth int) (any, error) {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	o := &Object{Values: map[string]any{}}
+	o := &pyval.Dict{Values: map[string]any{}}
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -157,7 +121,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.set(k.(string), v)
+		o.Set(k.(string), v)
 		p.ws()
 		if p.i < len(p.s) && p.s[p.i] == '}' {
 			p.i++
@@ -313,7 +277,7 @@ func (p *jsonParser) number() (any, error) {
 	lit := p.s[start:p.i]
 	if isFloat {
 		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil && !isRangeErr(err) {
+		if err != nil && !errors.Is(err, strconv.ErrRange) { // too large: ±Inf, as Python
 			return nil, p.errf("bad number %q", lit)
 		}
 		return f, nil
@@ -326,9 +290,4 @@ func (p *jsonParser) number() (any, error) {
 		return nil, p.errf("bad number %q", lit)
 	}
 	return bi, nil
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
