@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/placer/placer/internal/pyval"
@@ -162,8 +161,8 @@ func (p *jsonParser) array(depth int) (any, error) {
 }
 
 // str decodes a JSON string with Python's strict rules: no raw control
-// characters, the escapes of RFC 8259; a lone surrogate escape becomes
-// U+FFFD (Go strings cannot hold surrogates).
+// characters, the escapes of RFC 8259 (pyval.Unescape: a lone surrogate
+// escape becomes U+FFFD, Go strings cannot hold surrogates).
 func (p *jsonParser) str() (any, error) {
 	p.i++ // "
 	var b strings.Builder
@@ -179,61 +178,25 @@ func (p *jsonParser) str() (any, error) {
 		case c < 0x20:
 			return nil, p.errf("invalid control character")
 		case c == '\\':
-			if p.i+1 >= len(p.s) {
+			r, next, fault := pyval.Unescape(p.s, p.i)
+			switch fault {
+			case pyval.EscapeTruncated:
 				return nil, p.errf("unterminated string")
-			}
-			e := p.s[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, err := p.hex4()
-				if err != nil {
-					return nil, err
-				}
-				if utf16.IsSurrogate(r) && r < 0xdc00 && strings.HasPrefix(p.s[p.i:], "\\u") {
-					save := p.i
-					p.i += 2
-					r2, err := p.hex4()
-					if err == nil && r2 >= 0xdc00 && r2 < 0xe000 {
-						r = utf16.DecodeRune(r, r2)
-					} else {
-						p.i = save
-					}
-				}
-				b.WriteRune(r) // a lone surrogate is written as U+FFFD
-			default:
+			case pyval.EscapeUnknown:
+				p.i += 2
 				return nil, p.errf("invalid \\escape")
+			case pyval.EscapeBadHex:
+				p.i += 2
+				return nil, p.errf("invalid \\uXXXX escape")
 			}
+			b.WriteRune(r)
+			p.i = next
 		default:
 			r, size := utf8.DecodeRuneInString(p.s[p.i:])
 			b.WriteRune(r)
 			p.i += size
 		}
 	}
-}
-
-func (p *jsonParser) hex4() (rune, error) {
-	if p.i+4 > len(p.s) {
-		return 0, p.errf("invalid \\uXXXX escape")
-	}
-	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
-	if err != nil || strings.ContainsAny(p.s[p.i:p.i+4], "+-_") {
-		return 0, p.errf("invalid \\uXXXX escape")
-	}
-	p.i += 4
-	return rune(n), nil
 }
 
 // number scans -?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)? as Python's scanner.

@@ -30,6 +30,11 @@
 //   - Truthy and TypeName: bool(v) and type(v).__name__.
 //   - Float, Int and BigInt: float(s) and int(s) of a string, with
 //     whitespace, underscores, Unicode digits, inf/nan as CPython reads them.
+//   - Unescape: one escape sequence of a JSON string as json.loads decodes
+//     it, surrogate pairs included. The two JSON parsers built on it keep
+//     their own contracts: internal/nova's ParseJSON is json.loads as Nova
+//     calls it (NaN accepted, a repeated key keeps its last value);
+//     internal/scenario's is a strict decoder that reports field paths.
 //
 // Invariants: no function here modifies its arguments (Dict.Set is for
 // the code building a dict); every function is total over the model
