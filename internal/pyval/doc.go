@@ -16,7 +16,9 @@
 //	IPAddress     *IPAddress (netaddr)
 //	other objects *Object (opaque: a repr, a type name, an identity)
 //
-// What it models, as CPython 3.11 (the interpreter Nova 26 runs on) does:
+// What it models, as CPython 3.11 (the interpreter Nova 26 runs on) does;
+// the tests check it against testdata/python.json, which that interpreter
+// wrote (testdata/python_table.py):
 //
 //   - Str and Repr: str() and repr() of every value above. FloatRepr is
 //     repr(float): the shortest digits that round-trip, positional when the
