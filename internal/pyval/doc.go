@@ -18,7 +18,8 @@
 //
 // What it models, as CPython 3.11 (the interpreter Nova 26 runs on) does;
 // the tests check it against testdata/python.json, which that interpreter
-// wrote (testdata/python_table.py):
+// wrote (testdata/python_table.py). IntSet, IPAddress and Object need
+// Nova's libraries and are checked where Nova uses them, in internal/nova.
 //
 //   - Str and Repr: str() and repr() of every value above. FloatRepr is
 //     repr(float): the shortest digits that round-trip, positional when the
