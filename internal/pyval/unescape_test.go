@@ -1,6 +1,10 @@
 package pyval
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
 
 // TestUnescapeFaults: the character, the index past the sequence and the
 // fault, at the edges the parsers word their messages from (a string
@@ -48,4 +52,23 @@ func TestUnescapeFaults(t *testing.T) {
 			t.Errorf("Unescape([]byte(%q), %d) = %U, %d, %d; the string gives %U, %d, %d", tc.s, tc.i, br, bnext, bfault, r, next, fault)
 		}
 	}
+}
+
+// FuzzUnescape: a string literal read with Unescape is what encoding/json
+// reads (which also turns a lone surrogate into U+FFFD), or both refuse it.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`a\u0041`, `\ud83d\ude00`, `\ud83d\ud83d\ude00`, `\ude00\ud83d`, `\ud800x`, `\x`, `\u12`, `é\n\t\"\\\/`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return // encoding/json would replace bad bytes; the parsers check UTF-8 themselves
+		}
+		got, fault := decodeLiteral(body)
+		var want string
+		err := json.Unmarshal([]byte(`"`+body+`"`), &want)
+		if (fault == "") != (err == nil) || (err == nil && got != want) {
+			t.Fatalf("%q: Unescape reads %q (fault %q), encoding/json %q (%v)", body, got, fault, want, err)
+		}
+	})
 }
