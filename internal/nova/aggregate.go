@@ -5,7 +5,13 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
+
+// PyFloat is Python's float(s) (pyval.Float), as the aggregate helpers
+// below read a metadata value; the engine validates overrides with it.
+func PyFloat(s string) (f float64, ok bool) { return pyval.Float(s) }
 
 // AggregateMetadata is nova.scheduler.filters.utils.aggregate_metadata_get_by_host:
 // key -> set of comma-split, stripped values over the host's aggregates
@@ -109,7 +115,7 @@ func AggregateNumValue(values []string, def float64) float64 {
 	}
 	min := math.NaN()
 	for _, v := range values {
-		f, ok := PyFloat(v)
+		f, ok := pyval.Float(v)
 		if !ok {
 			return def
 		}
@@ -130,7 +136,7 @@ func AggregateIntValue(values []string, def int64) int64 {
 	}
 	var min *big.Int
 	for _, v := range values {
-		b, ok := pyBigInt(v)
+		b, ok := pyval.BigInt(v)
 		if !ok {
 			return def
 		}

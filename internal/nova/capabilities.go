@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // CapabilitiesPass is ComputeCapabilitiesFilter.host_passes for a flavor's
@@ -41,7 +43,7 @@ func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error)
 		if !found {
 			return false, nil
 		}
-		ok, err := MatchErr(PyStr(cap), req)
+		ok, err := MatchErr(pyval.Str(cap), req)
 		if err != nil {
 			return false, err
 		}
@@ -95,7 +97,7 @@ func (h *HostAttrs) capabilityFrom(cap any, scope []string) (any, bool) {
 				v = sv
 			}
 			cap = v
-		case *Object:
+		case *pyval.Dict:
 			v, ok := c.Get(name)
 			if !ok {
 				return nil, false
@@ -130,7 +132,7 @@ func numberAttr(x any, name string) (any, bool) {
 		}
 	case int64, *big.Int:
 		asInt = v
-	case *IPAddress:
+	case *pyval.IPAddress:
 		switch name {
 		case "version":
 			return int64(v.Version), true
@@ -293,7 +295,7 @@ func IntCapabilities(extraSpecs map[string]string) (caps []IntCapability, ok boo
 		default:
 			return nil, false
 		}
-		arg, parsed := PyFloat(words[1])
+		arg, parsed := pyval.Float(words[1])
 		if !parsed {
 			return nil, false
 		}
@@ -402,7 +404,7 @@ func (st *capStep) outcome(h *HostAttrs, scope []string) capOutcome {
 			cap, found := h.capabilityFrom(first, scope[1:])
 			o.found = found
 			if found {
-				o.ok, o.err = MatchErr(PyStr(cap), st.req)
+				o.ok, o.err = MatchErr(pyval.Str(cap), st.req)
 			}
 			st.walk[key] = o
 		}
@@ -412,7 +414,7 @@ func (st *capStep) outcome(h *HostAttrs, scope []string) capOutcome {
 	if !found {
 		return capOutcome{}
 	}
-	text := PyStr(cap)
+	text := pyval.Str(cap)
 	o, ok := st.match[text]
 	if !ok {
 		o.found = true

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 func strPtr(s string) *string { return &s }
@@ -194,13 +196,13 @@ func TestHostAttrsAttr(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v, ok := h.Attr(tc.name)
-			if ok != tc.ok || (ok && PyStr(v) != tc.str) {
-				t.Fatalf("Attr(%q) = %q, %v; want %q, %v", tc.name, PyStr(v), ok, tc.str, tc.ok)
+			if ok != tc.ok || (ok && pyval.Str(v) != tc.str) {
+				t.Fatalf("Attr(%q) = %q, %v; want %q, %v", tc.name, pyval.Str(v), ok, tc.str, tc.ok)
 			}
 		})
 	}
 	v, _ := h.Attr("instances")
-	if o, ok := v.(*Object); !ok || strings.Join(o.Keys, ",") != "u2,u1" {
+	if o, ok := v.(*pyval.Dict); !ok || strings.Join(o.Keys, ",") != "u2,u1" {
 		t.Fatalf("instances = %#v", v)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
@@ -66,7 +68,7 @@ func ParseHostIP(text string) (string, error) {
 
 // ipNetwork is a parsed netaddr.IPNetwork.
 type ipNetwork struct {
-	ip     *IPAddress
+	ip     *pyval.IPAddress
 	prefix int
 }
 
@@ -75,26 +77,26 @@ func addrFormatError(format string, a ...any) error {
 }
 
 // parseNetaddrIP is netaddr.IPAddress(text) with default flags.
-func parseNetaddrIP(text string) (*IPAddress, error) {
+func parseNetaddrIP(text string) (*pyval.IPAddress, error) {
 	if v, ok := inetAton(text); ok {
 		return ipv4(v), nil
 	}
 	if a, err := netip.ParseAddr(text); err == nil && a.Is6() && a.Zone() == "" {
 		return ipv6(a), nil
 	}
-	return nil, addrFormatError("failed to detect a valid IP address from %s", pyStrRepr(text))
+	return nil, addrFormatError("failed to detect a valid IP address from %s", pyval.StrRepr(text))
 }
 
-func ipv4(v uint32) *IPAddress {
-	return &IPAddress{
+func ipv4(v uint32) *pyval.IPAddress {
+	return &pyval.IPAddress{
 		Version: 4,
 		Value:   new(big.Int).SetUint64(uint64(v)),
 		Text:    fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&255, v>>8&255, v&255),
 	}
 }
 
-func ipv6(a netip.Addr) *IPAddress {
-	ip := &IPAddress{Version: 6, Value: new(big.Int).SetBytes(a.AsSlice()), Text: a.String()}
+func ipv6(a netip.Addr) *pyval.IPAddress {
+	ip := &pyval.IPAddress{Version: 6, Value: new(big.Int).SetBytes(a.AsSlice()), Text: a.String()}
 	if a.Is4In6() {
 		ip.Text = "::ffff:" + a.Unmap().String()
 	}
@@ -201,7 +203,7 @@ func parseNetwork4(val1, val2 string, hasPrefix bool) (ipNetwork, bool) {
 		}
 		var text []string
 		for _, t := range tokens {
-			n, ok := pyBigInt(t)
+			n, ok := pyval.BigInt(t)
 			if !ok {
 				return ipNetwork{}, false
 			}
@@ -227,7 +229,7 @@ func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string
 	if !hasPrefix {
 		return width, true
 	}
-	if n, ok := pyBigInt(val2); ok {
+	if n, ok := pyval.BigInt(val2); ok {
 		if !n.IsInt64() || n.Int64() < 0 || n.Int64() > int64(width) {
 			return 0, false
 		}

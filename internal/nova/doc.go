@@ -7,13 +7,13 @@
 // language, SimpleCIDRAffinityFilter's netaddr parsing and the compute
 // node metrics the scheduler sees.
 //
-// Nova is Python, so the package also models the Python values those
-// filters handle (see ParseJSON, PyStr, PyFloat and PyInt): json.loads
-// results, str() and repr(), int/float parsing, Python 3 comparisons.
+// Nova is Python, so the filters handle Python values: ParseJSON is
+// json.loads as Nova calls it, and package pyval models the values
+// themselves (str() and repr(), int/float parsing, Python 3 comparisons).
 // Where Nova's code raises an exception instead of answering, the
 // *Check and *Err variants return an *ErrPython naming the exception; the
 // plain *Pass variants treat it as a failing host. Expected values in the
 // tests come from running Nova's own code.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/pyval.
 package nova

@@ -4,20 +4,15 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // ErrPython is the kind of error returned where Nova's Python code raises
 // an exception instead of returning a result (the exception then escapes
-// the filter and fails the scheduling request).
-type ErrPython struct {
-	// Exception is the Python exception class, e.g. "ValueError".
-	Exception string
-	// Msg is the exception message.
-	Msg string
-}
-
-// Error reports the Python exception.
-func (e *ErrPython) Error() string { return e.Exception + ": " + e.Msg }
+// the filter and fails the scheduling request). It is pyval's Error, so
+// that a TypeError raised by pyval.Order is one too.
+type ErrPython = pyval.Error
 
 func pyErr(exc, format string, a ...any) error {
 	return &ErrPython{Exception: exc, Msg: fmt.Sprintf(format, a...)}
@@ -108,13 +103,13 @@ func MatchErr(value, req string) (bool, error) {
 	case "s>=":
 		return value >= arg, nil
 	}
-	x, ok := PyFloat(value)
+	x, ok := pyval.Float(value)
 	if !ok {
-		return false, pyErr("ValueError", "could not convert string to float: %s", pyStrRepr(value))
+		return false, pyErr("ValueError", "could not convert string to float: %s", pyval.StrRepr(value))
 	}
-	y, ok := PyFloat(arg)
+	y, ok := pyval.Float(arg)
 	if !ok {
-		return false, pyErr("ValueError", "could not convert string to float: %s", pyStrRepr(arg))
+		return false, pyErr("ValueError", "could not convert string to float: %s", pyval.StrRepr(arg))
 	}
 	switch op {
 	case "=", ">=":

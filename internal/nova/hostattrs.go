@@ -3,6 +3,8 @@ package nova
 import (
 	"fmt"
 	"sort"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // HostAttrs is what a HostState exposes to ComputeCapabilitiesFilter and
@@ -97,10 +99,10 @@ var hostMethods = map[string]bool{
 // The data attributes are those HostState sets in __init__, update() and
 // _update_from_compute_node(). Values: strings and int64s as the fields
 // hold them; cpu_info the JSON text (a str, as Nova stores it);
-// supported_instances a list of lists; host_ip an *IPAddress
-// (netaddr.IPAddress); stats a dict (*Object, keys sorted); the ratios
+// supported_instances a list of lists; host_ip a *pyval.IPAddress
+// (netaddr.IPAddress); stats a dict (*pyval.Dict, keys sorted); the ratios
 // float64. Attributes whose value is a Python object are modelled as
-// *PyObject values whose str() is what Nova prints where that is
+// *pyval.Object values whose str() is what Nova prints where that is
 // reproducible (bound methods, _lock_name, metrics, instances' keys) and
 // an approximation otherwise (aggregates, service, Instance objects).
 // limits is an empty dict (the limits set by filters that ran before are
@@ -173,13 +175,13 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 	case "instances":
 		return h.instancesDict(), true
 	case "limits":
-		return &Object{Values: map[string]any{}}, true
+		return &pyval.Dict{Values: map[string]any{}}, true
 	case "aggregates":
 		return h.object("list", "[<aggregates>]", "aggregates", false), true
 	case "service":
 		return h.object("ReadOnlyDict", "{<service>}", "service", false), true
 	case "_lock_name":
-		return h.object("tuple", "("+pyStrRepr(h.Host)+", "+pyStrRepr(h.Nodename)+")", "_lock_name", false), true
+		return h.object("tuple", "("+pyval.StrRepr(h.Host)+", "+pyval.StrRepr(h.Nodename)+")", "_lock_name", false), true
 	case "pci_stats", "numa_topology", "updated":
 		return nil, true
 	}
@@ -196,12 +198,12 @@ func (h *HostAttrs) repr() string {
 		h.Host, h.Nodename, h.FreeRAMMB, h.FreeDiskMB, h.NumIOOps, h.NumInstances)
 }
 
-func (h *HostAttrs) object(typ, repr, attr string, falsy bool) *PyObject {
-	return &PyObject{Type: typ, Repr: repr, Identity: h.Host + "\x00" + h.Nodename + "\x00" + attr, Falsy: falsy}
+func (h *HostAttrs) object(typ, repr, attr string, falsy bool) *pyval.Object {
+	return &pyval.Object{Type: typ, Repr: repr, Identity: h.Host + "\x00" + h.Nodename + "\x00" + attr, Falsy: falsy}
 }
 
 // metricsObject is HostState.metrics, a MonitorMetricList.
-func (h *HostAttrs) metricsObject() *PyObject {
+func (h *HostAttrs) metricsObject() *pyval.Object {
 	n := len(h.metrics())
 	repr := "MonitorMetricList(objects=["
 	for i := 0; i < n; i++ {
@@ -214,10 +216,10 @@ func (h *HostAttrs) metricsObject() *PyObject {
 }
 
 // instancesDict is HostState.instances: uuid -> Instance object.
-func (h *HostAttrs) instancesDict() *Object {
-	o := &Object{Values: map[string]any{}}
+func (h *HostAttrs) instancesDict() *pyval.Dict {
+	o := &pyval.Dict{Values: map[string]any{}}
 	for _, u := range h.instances() {
-		o.set(u, h.object("Instance", "Instance(uuid="+u+")", "instance\x00"+u, false))
+		o.Set(u, h.object("Instance", "Instance(uuid="+u+")", "instance\x00"+u, false))
 	}
 	return o
 }
@@ -230,13 +232,13 @@ func optStr(p *string) any {
 }
 
 // stringDict turns a string map into a dict with sorted keys.
-func stringDict(m map[string]string) *Object {
+func stringDict(m map[string]string) *pyval.Dict {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	o := &Object{Keys: keys, Values: make(map[string]any, len(m))}
+	o := &pyval.Dict{Keys: keys, Values: make(map[string]any, len(m))}
 	for _, k := range keys {
 		o.Values[k] = m[k]
 	}

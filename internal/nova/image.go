@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // ImageRequest is what ImagePropertiesFilter and
@@ -50,11 +52,6 @@ type imageField struct {
 	aliases map[string]string
 }
 
-// IntSet is a set of ints as an hw_numa_cpus element holds it (an oslo
-// CoercedSet); str() shows it as "CoercedSet({0, 1, 2})" in ascending
-// order, which is CPython's order for small non-negative ints.
-type IntSet []int64
-
 // ParseImage turns a request's image properties into an ImageRequest as
 // ImageMeta.from_dict does. An error names the property Nova refuses.
 //
@@ -88,7 +85,7 @@ func ParseImage(props map[string]any) (ImageRequest, error) {
 			if err := set("vmware_adaptertype", "hw_disk_bus", "ide"); err != nil {
 				return ImageRequest{}, err
 			}
-		} else if pyTruthy(v) {
+		} else if pyval.Truthy(v) {
 			if err := set("vmware_adaptertype", "hw_disk_bus", "scsi"); err != nil {
 				return ImageRequest{}, err
 			}
@@ -116,7 +113,7 @@ func ParseImage(props map[string]any) (ImageRequest, error) {
 	}
 	var traits []string
 	for k, v := range props {
-		if strings.HasPrefix(k, "trait:") && PyStr(v) == "required" {
+		if strings.HasPrefix(k, "trait:") && pyval.Str(v) == "required" {
 			traits = append(traits, k[len("trait:"):])
 		}
 	}
@@ -167,14 +164,14 @@ func coerceImageField(name string, f imageField, v any) (any, error) {
 		if f.kind == kString && !isStringCoercible(v) {
 			return nil, fmt.Errorf("a string is required in field %s", name)
 		}
-		return PyStr(v), nil
+		return pyval.Str(v), nil
 	case kInt:
 		return pyIntOf(v)
 	case kBool:
 		return boolFromString(v), nil
 	case kVersionPredicate:
-		if _, err := parseVersionPredicate("check (" + PyStr(v) + ")"); err != nil {
-			return nil, fmt.Errorf("Version %s is not a valid predicate in field %s", PyStr(v), name)
+		if _, err := parseVersionPredicate("check (" + pyval.Str(v) + ")"); err != nil {
+			return nil, fmt.Errorf("Version %s is not a valid predicate in field %s", pyval.Str(v), name)
 		}
 		return v, nil
 	case kEnum:
@@ -185,16 +182,16 @@ func coerceImageField(name string, f imageField, v any) (any, error) {
 				s = a
 			}
 		} else if !ok && f.lower {
-			return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyTypeName(v))
+			return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyval.TypeName(v))
 		}
 		if !ok || !contains(f.enum, s) {
-			return nil, fmt.Errorf("Field value %s is invalid", PyStr(v))
+			return nil, fmt.Errorf("Field value %s is invalid", pyval.Str(v))
 		}
 		return s, nil
 	case kArch, kHVType, kVMMode:
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyTypeName(v))
+			return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyval.TypeName(v))
 		}
 		return canonicalEnum(f.kind, s)
 	case kListOfStrings, kListOfInts, kListOfSetsOfInts, kListOfDicts:
@@ -206,7 +203,7 @@ func coerceImageField(name string, f imageField, v any) (any, error) {
 func coerceList(name string, kind fieldKind, v any) (any, error) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("A list is required in field %s, not a %s", name, pyTypeName(v))
+		return nil, fmt.Errorf("A list is required in field %s, not a %s", name, pyval.TypeName(v))
 	}
 	out := make([]any, len(list))
 	for i, e := range list {
@@ -218,11 +215,11 @@ func coerceList(name string, kind fieldKind, v any) (any, error) {
 			if !isStringCoercible(e) {
 				err = fmt.Errorf("a string is required in field %s", name)
 			}
-			out[i] = PyStr(e)
+			out[i] = pyval.Str(e)
 		case kind == kListOfInts:
 			out[i], err = pyIntOf(e)
 		case kind == kListOfSetsOfInts:
-			s, ok := e.(IntSet)
+			s, ok := e.(pyval.IntSet)
 			if !ok {
 				err = fmt.Errorf("a set is required in field %s", name)
 			}
@@ -238,18 +235,18 @@ func coerceList(name string, kind fieldKind, v any) (any, error) {
 }
 
 func coerceNullableStringDict(name string, v any) (any, error) {
-	o, ok := v.(*Object)
+	o, ok := v.(*pyval.Dict)
 	if !ok {
-		return nil, fmt.Errorf("A dict is required in field %s, not a %s", name, pyTypeName(v))
+		return nil, fmt.Errorf("A dict is required in field %s, not a %s", name, pyval.TypeName(v))
 	}
-	out := &Object{Values: map[string]any{}}
+	out := &pyval.Dict{Values: map[string]any{}}
 	for _, k := range o.Keys {
 		e := o.Values[k]
 		switch {
 		case e == nil:
-			out.set(k, nil)
+			out.Set(k, nil)
 		case isStringCoercible(e):
-			out.set(k, PyStr(e))
+			out.Set(k, pyval.Str(e))
 		default:
 			return nil, fmt.Errorf("a string is required in field %s", name)
 		}
@@ -289,13 +286,13 @@ func pyIntOf(v any) (any, error) {
 		b, _ := big.NewFloat(math.Trunc(x)).Int(nil)
 		return normInt(b), nil
 	case string:
-		b, ok := pyBigInt(x)
+		b, ok := pyval.BigInt(x)
 		if !ok {
-			return nil, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", pyStrRepr(x))
+			return nil, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", pyval.StrRepr(x))
 		}
 		return normInt(b), nil
 	}
-	return nil, fmt.Errorf("TypeError: int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(v))
+	return nil, fmt.Errorf("TypeError: int() argument must be a string, a bytes-like object or a real number, not '%s'", pyval.TypeName(v))
 }
 
 func normInt(b *big.Int) any {
@@ -310,69 +307,11 @@ func boolFromString(v any) bool {
 	if b, ok := v.(bool); ok {
 		return b
 	}
-	switch strings.ToLower(strings.TrimFunc(PyStr(v), pyIsSpace)) {
+	switch strings.ToLower(strings.TrimFunc(pyval.Str(v), pyIsSpace)) {
 	case "1", "t", "true", "on", "y", "yes":
 		return true
 	}
 	return false
-}
-
-// pyTruthy is bool(v).
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case int:
-		return x != 0
-	case *big.Int:
-		return x.Sign() != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case *Object:
-		return x.Len() > 0
-	case IntSet:
-		return len(x) > 0
-	case *PyObject:
-		return !x.Falsy
-	case *IPAddress:
-		return x.Value.Sign() != 0
-	}
-	return true
-}
-
-// pyTypeName is type(v).__name__.
-func pyTypeName(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64, int, *big.Int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *Object:
-		return "dict"
-	case IntSet:
-		return "set"
-	case *PyObject:
-		return x.Type
-	case *IPAddress:
-		return "IPAddress"
-	}
-	return "object"
 }
 
 func contains(list []string, s string) bool {
@@ -389,10 +328,10 @@ func contains(list []string, s string) bool {
 func parseCPUSpec(v any) (any, error) {
 	spec, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("'%s' object has no attribute 'split'", pyTypeName(v))
+		return nil, fmt.Errorf("'%s' object has no attribute 'split'", pyval.TypeName(v))
 	}
 	include, reject := map[int64]bool{}, map[int64]bool{}
-	intOf := func(s string) (int64, bool) { return PyInt(strings.TrimFunc(s, pyIsSpace)) }
+	intOf := func(s string) (int64, bool) { return pyval.Int(strings.TrimFunc(s, pyIsSpace)) }
 	for _, rule := range strings.Split(spec, ",") {
 		rule = strings.TrimFunc(rule, pyIsSpace)
 		if rule == "" {
@@ -406,7 +345,7 @@ func parseCPUSpec(v any) (any, error) {
 			start, ok1 := intOf(lo)
 			end, ok2 := intOf(hi)
 			if !ok1 || !ok2 || start > end || end-start >= 1<<20 {
-				return nil, fmt.Errorf("Invalid range expression %s", pyStrRepr(rule))
+				return nil, fmt.Errorf("Invalid range expression %s", pyval.StrRepr(rule))
 			}
 			for c := start; c <= end; c++ {
 				target[c] = true
@@ -414,18 +353,18 @@ func parseCPUSpec(v any) (any, error) {
 		} else if strings.HasPrefix(rule, "^") {
 			c, ok := intOf(rule[1:])
 			if !ok {
-				return nil, fmt.Errorf("Invalid exclusion expression %s", pyStrRepr(rule))
+				return nil, fmt.Errorf("Invalid exclusion expression %s", pyval.StrRepr(rule))
 			}
 			reject[c] = true
 		} else {
 			c, ok := intOf(rule)
 			if !ok {
-				return nil, fmt.Errorf("Invalid inclusion expression %s", pyStrRepr(rule))
+				return nil, fmt.Errorf("Invalid inclusion expression %s", pyval.StrRepr(rule))
 			}
 			include[c] = true
 		}
 	}
-	set := IntSet{}
+	set := pyval.IntSet{}
 	for c := range include {
 		if !reject[c] {
 			set = append(set, c)

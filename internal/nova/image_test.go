@@ -1,12 +1,16 @@
 package nova
 
-import "testing"
+import (
+	"testing"
 
-// obj builds an *Object from key, value pairs.
-func obj(kv ...any) *Object {
-	o := &Object{Values: map[string]any{}}
+	"github.com/placer/placer/internal/pyval"
+)
+
+// obj builds a *pyval.Dict from key, value pairs.
+func obj(kv ...any) *pyval.Dict {
+	o := &pyval.Dict{Values: map[string]any{}}
 	for i := 0; i < len(kv); i += 2 {
-		o.set(kv[i].(string), kv[i+1])
+		o.Set(kv[i].(string), kv[i+1])
 	}
 	return o
 }
@@ -80,7 +84,7 @@ func TestParseImage(t *testing.T) {
 				t.Fatalf("ParseImage(%v) set %v, want %v", tc.props, img.Props, tc.want)
 			}
 			for k, want := range tc.want {
-				if got := PyStr(img.Props[k]); got != want {
+				if got := pyval.Str(img.Props[k]); got != want {
 					t.Fatalf("%s = %q, want %q", k, got, want)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // canonicalEnum is Architecture/HVType/VMMode.canonicalize followed by the
@@ -147,10 +149,10 @@ func AggregateImagePropertiesIsolationPass(img ImageRequest, meta AggregateMetad
 			continue
 		}
 		prop, ok := img.Props[key]
-		if !ok || !pyTruthy(prop) {
+		if !ok || !pyval.Truthy(prop) {
 			continue
 		}
-		if !contains(meta[key], PyStr(prop)) {
+		if !contains(meta[key], pyval.Str(prop)) {
 			return false
 		}
 	}

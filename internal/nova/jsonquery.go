@@ -3,6 +3,8 @@ package nova
 import (
 	"math"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // Query is a parsed JsonFilter query.
@@ -37,18 +39,18 @@ func (q *Query) Eval(h *HostAttrs) (bool, error) {
 	}
 	if list, ok := res.([]any); ok {
 		for _, e := range list {
-			if pyTruthy(e) {
+			if pyval.Truthy(e) {
 				return true, nil
 			}
 		}
 		return false, nil
 	}
-	return pyTruthy(res), nil
+	return pyval.Truthy(res), nil
 }
 
 // processQuery is JsonFilter._process_filter.
 func processQuery(query any, h *HostAttrs) (any, error) {
-	if !pyTruthy(query) {
+	if !pyval.Truthy(query) {
 		return true, nil
 	}
 	var items []any
@@ -60,21 +62,21 @@ func processQuery(query any, h *HostAttrs) (any, error) {
 		for _, r := range x {
 			items = append(items, string(r))
 		}
-	case *Object:
+	case *pyval.Dict:
 		return nil, pyErr("KeyError", "0")
 	default:
-		return nil, pyErr("TypeError", "'%s' object is not subscriptable", pyTypeName(query))
+		return nil, pyErr("TypeError", "'%s' object is not subscriptable", pyval.TypeName(query))
 	}
 	cmd, isStr := items[0].(string)
 	if !isStr {
 		switch items[0].(type) {
-		case []any, *Object:
-			return nil, pyErr("TypeError", "unhashable type: '%s'", pyTypeName(items[0]))
+		case []any, *pyval.Dict:
+			return nil, pyErr("TypeError", "unhashable type: '%s'", pyval.TypeName(items[0]))
 		}
-		return nil, pyErr("KeyError", "%s", PyRepr(items[0]))
+		return nil, pyErr("KeyError", "%s", pyval.Repr(items[0]))
 	}
 	if !isJSONCommand(cmd) {
-		return nil, pyErr("KeyError", "%s", pyStrRepr(cmd))
+		return nil, pyErr("KeyError", "%s", pyval.StrRepr(cmd))
 	}
 	var args []any
 	for _, arg := range items[1:] {
@@ -112,19 +114,19 @@ func runJSONCommand(cmd string, args []any) (any, error) {
 	case "not":
 		out := make([]any, len(args))
 		for i, a := range args {
-			out[i] = !pyTruthy(a)
+			out[i] = !pyval.Truthy(a)
 		}
 		return out, nil
 	case "or":
 		for _, a := range args {
-			if pyTruthy(a) {
+			if pyval.Truthy(a) {
 				return true, nil
 			}
 		}
 		return false, nil
 	case "and":
 		for _, a := range args {
-			if !pyTruthy(a) {
+			if !pyval.Truthy(a) {
 				return false, nil
 			}
 		}
@@ -135,7 +137,7 @@ func runJSONCommand(cmd string, args []any) (any, error) {
 	}
 	if cmd == "in" {
 		for _, a := range args[1:] {
-			if pyEq(args[0], a) || bothJSONNaN(args[0], a) {
+			if pyval.Eq(args[0], a) || bothJSONNaN(args[0], a) {
 				return true, nil
 			}
 		}
@@ -145,10 +147,10 @@ func runJSONCommand(cmd string, args []any) (any, error) {
 	for _, a := range args[1:] {
 		var ok bool
 		if cmd == "=" {
-			ok = pyEq(args[0], a)
+			ok = pyval.Eq(args[0], a)
 		} else {
 			var err error
-			if ok, err = pyOrder(cmd, args[0], a); err != nil {
+			if ok, err = pyval.Order(cmd, args[0], a); err != nil {
 				return nil, err
 			}
 		}
@@ -184,20 +186,20 @@ func parseQueryString(s string, h *HostAttrs) (any, error) {
 		var item string
 		item, rest, more = strings.Cut(rest, ".")
 		switch o := obj.(type) {
-		case *Object:
+		case *pyval.Dict:
 			v, ok := o.Get(item)
 			if !ok || v == nil {
 				return nil, nil
 			}
 			obj = v
-		case *PyObject:
+		case *pyval.Object:
 			if o.Type == "ReadOnlyDict" {
 				// HostState.service: its contents are not modelled.
 				return nil, nil
 			}
 			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", o.Type)
 		default:
-			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", pyTypeName(obj))
+			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", pyval.TypeName(obj))
 		}
 	}
 	return obj, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // knownMetrics is fields.MonitorMetricType.ALL; the value says whether the
@@ -53,7 +55,7 @@ func SchedulerMetrics(reported map[string]float64) (map[string]int64, error) {
 		}
 		t := math.Trunc(v)
 		if math.IsNaN(v) || math.IsInf(v, 0) || t < -9.223372036854775808e18 || t >= 9.223372036854775808e18 {
-			return nil, fmt.Errorf("metric %q: value %s is not an integer Nova can store", name, pyFloatRepr(v))
+			return nil, fmt.Errorf("metric %q: value %s is not an integer Nova can store", name, pyval.FloatRepr(v))
 		}
 		out[name] = int64(t)
 	}

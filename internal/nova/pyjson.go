@@ -1,60 +1,23 @@
 package nova
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
-// Object is a JSON object (or Python dict) that keeps its key order, as a
-// Python dict decoded by json.loads does.
-type Object struct {
-	// Keys are the keys in insertion order.
-	Keys []string
-	// Values maps each key to its value.
-	Values map[string]any
-}
-
-// Get returns the value stored under key and whether the key is present,
-// as Python's dict.get does.
-func (o *Object) Get(key string) (any, bool) {
-	if o == nil {
-		return nil, false
-	}
-	v, ok := o.Values[key]
-	return v, ok
-}
-
-// Len is len(dict).
-func (o *Object) Len() int {
-	if o == nil {
-		return 0
-	}
-	return len(o.Keys)
-}
-
-// set stores key -> v the way a Python dict assignment does: an existing key
-// keeps its position and takes the new value.
-func (o *Object) set(key string, v any) {
-	if o.Values == nil {
-		o.Values = map[string]any{}
-	}
-	if _, ok := o.Values[key]; !ok {
-		o.Keys = append(o.Keys, key)
-	}
-	o.Values[key] = v
-}
-
-// ParseJSON decodes JSON text the way Python's json.loads does, into
-// Python-like values: nil, bool, int64 (integral JSON numbers without a
-// fraction or exponent), float64, string, []any, *Object. Integers outside
-// the int64 range, which Python keeps exactly, are *big.Int. NaN, Infinity
-// and -Infinity are accepted as Python accepts them; a repeated key keeps
-// its first position and its last value.
+// ParseJSON decodes JSON text the way Python's json.loads does, into the
+// values of package pyval: nil, bool, int64 (integral JSON numbers without
+// a fraction or exponent), float64, string, []any, *pyval.Dict. Integers
+// outside the int64 range, which Python keeps exactly, are *big.Int. NaN,
+// Infinity and -Infinity are accepted as Python accepts them; a repeated
+// key keeps its first position and its last value.
 func ParseJSON(text string) (any, error) {
 	p := &jsonParser{s: text}
 	p.ws()
@@ -132,7 +95,7 @@ func (p *jsonParser) value(depth int) (any, error) {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	p.i++ // {
-	o := &Object{Values: map[string]any{}}
+	o := &pyval.Dict{Values: map[string]any{}}
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -157,7 +120,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.set(k.(string), v)
+		o.Set(k.(string), v)
 		p.ws()
 		if p.i < len(p.s) && p.s[p.i] == '}' {
 			p.i++
@@ -198,8 +161,8 @@ func (p *jsonParser) array(depth int) (any, error) {
 }
 
 // str decodes a JSON string with Python's strict rules: no raw control
-// characters, the escapes of RFC 8259; a lone surrogate escape becomes
-// U+FFFD (Go strings cannot hold surrogates).
+// characters, the escapes of RFC 8259 (pyval.Unescape: a lone surrogate
+// escape becomes U+FFFD, Go strings cannot hold surrogates).
 func (p *jsonParser) str() (any, error) {
 	p.i++ // "
 	var b strings.Builder
@@ -215,61 +178,25 @@ func (p *jsonParser) str() (any, error) {
 		case c < 0x20:
 			return nil, p.errf("invalid control character")
 		case c == '\\':
-			if p.i+1 >= len(p.s) {
+			r, next, fault := pyval.Unescape(p.s, p.i)
+			switch fault {
+			case pyval.EscapeTruncated:
 				return nil, p.errf("unterminated string")
-			}
-			e := p.s[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, err := p.hex4()
-				if err != nil {
-					return nil, err
-				}
-				if utf16.IsSurrogate(r) && r < 0xdc00 && strings.HasPrefix(p.s[p.i:], "\\u") {
-					save := p.i
-					p.i += 2
-					r2, err := p.hex4()
-					if err == nil && r2 >= 0xdc00 && r2 < 0xe000 {
-						r = utf16.DecodeRune(r, r2)
-					} else {
-						p.i = save
-					}
-				}
-				b.WriteRune(r) // a lone surrogate is written as U+FFFD
-			default:
+			case pyval.EscapeUnknown:
+				p.i += 2
 				return nil, p.errf("invalid \\escape")
+			case pyval.EscapeBadHex:
+				p.i += 2
+				return nil, p.errf("invalid \\uXXXX escape")
 			}
+			b.WriteRune(r)
+			p.i = next
 		default:
 			r, size := utf8.DecodeRuneInString(p.s[p.i:])
 			b.WriteRune(r)
 			p.i += size
 		}
 	}
-}
-
-func (p *jsonParser) hex4() (rune, error) {
-	if p.i+4 > len(p.s) {
-		return 0, p.errf("invalid \\uXXXX escape")
-	}
-	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
-	if err != nil || strings.ContainsAny(p.s[p.i:p.i+4], "+-_") {
-		return 0, p.errf("invalid \\uXXXX escape")
-	}
-	p.i += 4
-	return rune(n), nil
 }
 
 // number scans -?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)? as Python's scanner.
@@ -313,7 +240,7 @@ func (p *jsonParser) number() (any, error) {
 	lit := p.s[start:p.i]
 	if isFloat {
 		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil && !isRangeErr(err) {
+		if err != nil && !errors.Is(err, strconv.ErrRange) { // too large: ±Inf, as Python
 			return nil, p.errf("bad number %q", lit)
 		}
 		return f, nil
@@ -326,9 +253,4 @@ func (p *jsonParser) number() (any, error) {
 		return nil, p.errf("bad number %q", lit)
 	}
 	return bi, nil
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }

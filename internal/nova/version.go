@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // strictVersion is distutils' StrictVersion: (major, minor, patch) as
@@ -94,7 +96,7 @@ func parseVersionPredicate(s string) ([]versionCond, error) {
 	}
 	m := validPackageRE.FindStringSubmatch(s)
 	if m == nil {
-		return nil, fmt.Errorf("bad package name in %s", pyStrRepr(s))
+		return nil, fmt.Errorf("bad package name in %s", pyval.StrRepr(s))
 	}
 	paren := strings.TrimFunc(m[2], pyIsSpace)
 	if paren == "" {
@@ -102,13 +104,13 @@ func parseVersionPredicate(s string) ([]versionCond, error) {
 	}
 	pm := parenRE.FindStringSubmatch(paren)
 	if pm == nil {
-		return nil, fmt.Errorf("expected parenthesized list: %s", pyStrRepr(paren))
+		return nil, fmt.Errorf("expected parenthesized list: %s", pyval.StrRepr(paren))
 	}
 	var conds []versionCond
 	for _, pred := range strings.Split(pm[1], ",") {
 		sm := splitComparisonRE.FindStringSubmatch(pred)
 		if sm == nil {
-			return nil, fmt.Errorf("bad package restriction syntax: %s", pyStrRepr(pred))
+			return nil, fmt.Errorf("bad package restriction syntax: %s", pyval.StrRepr(pred))
 		}
 		v, err := parseStrictVersion(sm[2])
 		if err != nil {

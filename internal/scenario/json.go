@@ -3,10 +3,10 @@ package scenario
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/pyval"
 )
 
 // kind is the Python type json.loads gives a JSON value.
@@ -373,9 +373,9 @@ func (p *parser) str() (string, error) {
 	return "", p.unexpected("")
 }
 
-// escapedStr finishes a string literal that has escapes. A \u escape that
-// is a lone surrogate becomes U+FFFD (Go strings hold UTF-8; Python would
-// keep the surrogate).
+// escapedStr finishes a string literal that has escapes (pyval.Unescape:
+// a \u escape that is a lone surrogate becomes U+FFFD; Go strings hold
+// UTF-8, Python would keep the surrogate).
 func (p *parser) escapedStr(start int) (string, error) {
 	buf := append([]byte(nil), p.data[start:p.pos]...)
 	for p.pos < len(p.data) {
@@ -391,71 +391,22 @@ func (p *parser) escapedStr(start int) (string, error) {
 			p.pos++
 			continue
 		}
-		p.pos++ // backslash
-		if p.pos >= len(p.data) {
+		r, next, fault := pyval.Unescape(p.data, p.pos)
+		switch fault {
+		case pyval.EscapeTruncated:
+			p.pos++
 			return "", p.unexpected("")
-		}
-		esc := p.data[p.pos]
-		p.pos++
-		switch esc {
-		case '"', '\\', '/':
-			buf = append(buf, esc)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", p.unexpected("in \\u hexadecimal character escape")
-			}
-			if utf16.IsSurrogate(r) && p.has(`\u`) {
-				save := p.pos
-				p.pos += 2
-				if r2, ok := p.hex4(); ok {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						buf = utf8.AppendRune(buf, d)
-						continue
-					}
-				}
-				p.pos = save
-			}
-			buf = utf8.AppendRune(buf, r) // a lone surrogate is U+FFFD
-		default:
-			p.pos--
+		case pyval.EscapeUnknown:
+			p.pos++
 			return "", p.unexpected("in string escape code")
+		case pyval.EscapeBadHex:
+			p.pos += 2
+			return "", p.unexpected("in \\u hexadecimal character escape")
 		}
+		buf = utf8.AppendRune(buf, r)
+		p.pos = next
 	}
 	return "", p.unexpected("")
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if len(p.data)-p.pos < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	p.pos += 4
-	return r, true
 }
 
 // number reads a number literal and types it as Python does: with a

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/placer/placer/internal/pyval"
 )
 
 // This file writes values the way the oracle (Python) writes them: field
@@ -157,9 +159,8 @@ func writePyQuoted(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
-// pyFloat is Python's repr(float) as json.dumps writes it: the shortest
-// digits that round-trip, positional notation for exponents -4 <= e < 16
-// (with ".0" when integral), else d.ddde+XX; Infinity for infinities.
+// pyFloat is Python's repr(float) as json.dumps writes it (pyval.FloatRepr),
+// but Infinity, -Infinity and NaN for the values JSON has no number for.
 func pyFloat(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -169,43 +170,5 @@ func pyFloat(f float64) string {
 	case math.IsNaN(f):
 		return "NaN"
 	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
-	}
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	decpt := x + 1 // digits before the decimal point
-	switch {
-	case decpt > 16 || decpt <= -4:
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if x < 0 {
-			es, x = "-", -x
-		}
-		xs := strconv.Itoa(x)
-		if len(xs) < 2 {
-			xs = "0" + xs
-		}
-		return sign + m + "e" + es + xs
-	case decpt <= 0:
-		return sign + "0." + strings.Repeat("0", -decpt) + digits
-	case decpt >= len(digits):
-		return sign + digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-	default:
-		return sign + digits[:decpt] + "." + digits[decpt:]
-	}
-}
-
-// pyInfStr is Python's str() of an infinite float ("inf", "-inf").
-func pyInfStr(f float64) string {
-	if f < 0 {
-		return "-inf"
-	}
-	return "inf"
+	return pyval.FloatRepr(f)
 }

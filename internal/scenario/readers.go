@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/pyval"
 )
 
 // decoder reads typed values off nodes with the oracle's rules and
@@ -96,7 +97,7 @@ func (d *decoder) number(p string, v *node) float64 {
 		return f
 	case kFloat:
 		if math.IsInf(v.f, 0) {
-			d.fail(p, "want a finite number, got %s", pyInfStr(v.f))
+			d.fail(p, "want a finite number, got %s", pyval.FloatRepr(v.f)) // str(): inf, -inf
 			return 0
 		}
 		return v.f

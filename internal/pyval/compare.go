@@ -1,6 +1,7 @@
-package nova
+package pyval
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 )
@@ -109,8 +110,8 @@ func isPyNumber(v any) bool {
 	return false
 }
 
-// pyEq is Python's a == b for Python-like values.
-func pyEq(a, b any) bool {
+// Eq is Python's a == b for values of the model.
+func Eq(a, b any) bool {
 	if isPyNumber(a) && isPyNumber(b) {
 		c, ok := numCmp(a, b)
 		return ok && c == 0
@@ -127,19 +128,19 @@ func pyEq(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !pyEq(x[i], y[i]) {
+			if !Eq(x[i], y[i]) {
 				return false
 			}
 		}
 		return true
-	case *Object:
-		y, ok := b.(*Object)
+	case *Dict:
+		y, ok := b.(*Dict)
 		if !ok || x.Len() != y.Len() {
 			return false
 		}
 		for _, k := range x.Keys {
 			yv, ok := y.Get(k)
-			if !ok || !pyEq(x.Values[k], yv) {
+			if !ok || !Eq(x.Values[k], yv) {
 				return false
 			}
 		}
@@ -147,8 +148,8 @@ func pyEq(a, b any) bool {
 	case *IPAddress:
 		y, ok := b.(*IPAddress)
 		return ok && x.Version == y.Version && x.Value.Cmp(y.Value) == 0
-	case *PyObject:
-		y, ok := b.(*PyObject)
+	case *Object:
+		y, ok := b.(*Object)
 		return ok && x.Identity == y.Identity
 	case IntSet:
 		y, ok := b.(IntSet)
@@ -165,9 +166,9 @@ func pyEq(a, b any) bool {
 	return false
 }
 
-// pyOrder is Python's a OP b for OP in <, <=, >, >=; a *ErrPython
-// TypeError where Python raises one.
-func pyOrder(op string, a, b any) (bool, error) {
+// Order is Python's a OP b for OP in <, <=, >, >=; an *Error TypeError
+// where Python raises one (unlike types, None, dicts, objects).
+func Order(op string, a, b any) (bool, error) {
 	if isPyNumber(a) && isPyNumber(b) {
 		c, ok := numCmp(a, b)
 		return ok && cmpHolds(op, c), nil
@@ -186,8 +187,8 @@ func pyOrder(op string, a, b any) (bool, error) {
 	case []any:
 		if y, ok := b.([]any); ok {
 			for i := 0; i < len(x) && i < len(y); i++ {
-				if !pyEq(x[i], y[i]) {
-					return pyOrder(op, x[i], y[i])
+				if !Eq(x[i], y[i]) {
+					return Order(op, x[i], y[i])
 				}
 			}
 			return cmpHolds(op, len(x)-len(y)), nil
@@ -201,7 +202,8 @@ func pyOrder(op string, a, b any) (bool, error) {
 			return cmpHolds(op, c), nil
 		}
 	}
-	return false, pyErr("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, pyTypeName(a), pyTypeName(b))
+	return false, &Error{Exception: "TypeError",
+		Msg: fmt.Sprintf("'%s' not supported between instances of '%s' and '%s'", op, TypeName(a), TypeName(b))}
 }
 
 func cmpHolds(op string, c int) bool {

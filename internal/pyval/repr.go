@@ -1,4 +1,4 @@
-package nova
+package pyval
 
 import (
 	"math"
@@ -9,40 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// PyObject stands for a Python object that is neither a JSON value nor a
-// container (a bound method, an Instance, a MonitorMetricList...). Its str()
-// and repr() are Repr; it is truthy unless Falsy is set; it equals only
-// an object with the same Identity (Python compares such objects by
-// identity), and ordering it raises TypeError. It has no .get method.
-type PyObject struct {
-	// Type is the Python type name, used in TypeError messages.
-	Type string
-	// Repr is what str()/repr() return.
-	Repr string
-	// Identity tells apart distinct Python objects.
-	Identity string
-	// Falsy is bool(obj) == False (an empty list object).
-	Falsy bool
-}
-
-// IPAddress is a netaddr.IPAddress (HostState.host_ip): str() is the
-// canonical address text, it equals only another IPAddress with the same
-// address, it orders only against another IPAddress, and it is truthy
-// unless it is the zero address.
-type IPAddress struct {
-	// Text is str(IPAddress).
-	Text string
-	// Version is 4 or 6.
-	Version int
-	// Value is the address as an integer (for ordering).
-	Value *big.Int
-}
-
-// PyStr is Python's str(v) for a Python-like value (see ParseJSON; also
-// map[string]string, []string and [][3]string as dict/list/list-of-lists).
-// None -> "None", True -> "True", 16.0 -> "16.0", ['a', 'b'] -> "['a', 'b']".
-// A map[string]string, which has no order, is shown with sorted keys.
-func PyStr(v any) string {
+// Str is Python's str(v) for a value of the model (see the package
+// comment; also map[string]string, []string and [][3]string as
+// dict/list/list-of-lists). None -> "None", True -> "True", 16.0 -> "16.0",
+// ['a', 'b'] -> "['a', 'b']". A map[string]string, which has no order, is
+// shown with sorted keys.
+func Str(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -54,8 +26,8 @@ func PyStr(v any) string {
 	return b.String()
 }
 
-// PyRepr is Python's repr(v) for the values PyStr accepts.
-func PyRepr(v any) string {
+// Repr is Python's repr(v) for the values Str accepts.
+func Repr(v any) string {
 	var b strings.Builder
 	writeRepr(&b, v)
 	return b.String()
@@ -78,9 +50,9 @@ func writeRepr(b *strings.Builder, v any) {
 	case *big.Int:
 		b.WriteString(x.String())
 	case float64:
-		b.WriteString(pyFloatRepr(x))
+		b.WriteString(FloatRepr(x))
 	case string:
-		b.WriteString(pyStrRepr(x))
+		b.WriteString(StrRepr(x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -96,7 +68,7 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(pyStrRepr(e))
+			b.WriteString(StrRepr(e))
 		}
 		b.WriteByte(']')
 	case [][3]string:
@@ -108,14 +80,14 @@ func writeRepr(b *strings.Builder, v any) {
 			writeRepr(b, []string(e[:]))
 		}
 		b.WriteByte(']')
-	case *Object:
+	case *Dict:
 		b.WriteByte('{')
 		if x != nil {
 			for i, k := range x.Keys {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString(pyStrRepr(k))
+				b.WriteString(StrRepr(k))
 				b.WriteString(": ")
 				writeRepr(b, x.Values[k])
 			}
@@ -132,9 +104,9 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(pyStrRepr(k))
+			b.WriteString(StrRepr(k))
 			b.WriteString(": ")
-			b.WriteString(pyStrRepr(x[k]))
+			b.WriteString(StrRepr(x[k]))
 		}
 		b.WriteByte('}')
 	case IntSet:
@@ -150,19 +122,20 @@ func writeRepr(b *strings.Builder, v any) {
 			b.WriteString(strconv.FormatInt(e, 10))
 		}
 		b.WriteString("})")
-	case *PyObject:
+	case *Object:
 		b.WriteString(x.Repr)
 	case *IPAddress:
-		b.WriteString("IPAddress(" + pyStrRepr(x.Text) + ")")
+		b.WriteString("IPAddress(" + StrRepr(x.Text) + ")")
 	default:
 		b.WriteString("<unknown>")
 	}
 }
 
-// pyFloatRepr is repr(float): the shortest digits that round-trip, in
-// fixed notation when the decimal exponent is in [-4, 16), else
-// scientific with a signed exponent of at least two digits.
-func pyFloatRepr(f float64) string {
+// FloatRepr is repr(float) and str(float): the shortest digits that
+// round-trip, in fixed notation when the decimal exponent is in [-4, 16)
+// (with ".0" when integral), else scientific with a signed exponent of at
+// least two digits; "inf", "-inf", "nan" ("-0.0" keeps its sign).
+func FloatRepr(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "nan"
@@ -207,10 +180,11 @@ func pyFloatRepr(f float64) string {
 	return out
 }
 
-// pyStrRepr is repr(str): single quotes unless the text holds a single
+// StrRepr is repr(str): single quotes unless the text holds a single
 // quote and no double quote; backslash escapes for the quote, backslash,
-// \t \n \r, and \x/\u/\U for characters that are not printable.
-func pyStrRepr(s string) string {
+// \t \n \r, and \x/\u/\U for characters that are not printable. (Text
+// that is not UTF-8 shows each bad byte as U+FFFD.)
+func StrRepr(s string) string {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
 		q = '"'
@@ -232,7 +206,7 @@ func pyStrRepr(s string) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			b.WriteString(`\x` + hexPad(int64(r), 2))
-		case r < 0x80 || pyPrintable(r):
+		case r < 0x80 || Printable(r):
 			b.WriteRune(r)
 		case r <= 0xff:
 			b.WriteString(`\x` + hexPad(int64(r), 2))
@@ -246,16 +220,20 @@ func pyStrRepr(s string) string {
 	return b.String()
 }
 
-// pyPrintable is Python 3.11's str.isprintable for one non-ASCII
-// character (Unicode 14 categories, from the generated pyNonPrintable).
-func pyPrintable(r rune) bool {
-	lo, hi := 0, len(pyNonPrintable)
+// Printable is Python 3.11's str.isprintable for one character: ASCII
+// from ' ' to '~', and from U+0080 up what the generated nonPrintable
+// leaves out (Unicode 14 categories).
+func Printable(r rune) bool {
+	if r < 0x80 {
+		return r >= 0x20 && r < 0x7f
+	}
+	lo, hi := 0, len(nonPrintable)
 	for lo < hi {
 		m := (lo + hi) / 2
 		switch {
-		case r < pyNonPrintable[m][0]:
+		case r < nonPrintable[m][0]:
 			hi = m
-		case r > pyNonPrintable[m][1]:
+		case r > nonPrintable[m][1]:
 			lo = m + 1
 		default:
 			return false

@@ -1,6 +1,7 @@
-package nova
+package pyval
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"strconv"
@@ -8,11 +9,11 @@ import (
 	"unicode"
 )
 
-// PyFloat is Python's float(s): surrounding whitespace allowed, "inf",
+// Float is Python's float(s): surrounding whitespace allowed, "inf",
 // "nan", "1e3", "1_000" accepted as Python accepts them. ok=false where
 // Python raises ValueError. Unicode decimal digits count as digits, as in
 // Python; hexadecimal is refused, as Python's float() refuses it.
-func PyFloat(s string) (f float64, ok bool) {
+func Float(s string) (f float64, ok bool) {
 	t, ok := pyNumText(s)
 	if !ok {
 		return 0, false
@@ -34,25 +35,25 @@ func PyFloat(s string) (f float64, ok bool) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
-	if err != nil && !isRangeErr(err) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // too large: ±Inf, as Python
 		return 0, false
 	}
 	return f, true
 }
 
-// PyInt is Python's int(s) for a string (whitespace allowed, no fraction).
+// Int is Python's int(s) for a string (whitespace allowed, no fraction).
 // ok=false where Python raises ValueError, and also for a value outside
 // the int64 range (which Python would return as a big integer).
-func PyInt(s string) (i int64, ok bool) {
-	b, ok := pyBigInt(s)
+func Int(s string) (i int64, ok bool) {
+	b, ok := BigInt(s)
 	if !ok || !b.IsInt64() {
 		return 0, false
 	}
 	return b.Int64(), true
 }
 
-// pyBigInt is int(s) with Python's arbitrary precision.
-func pyBigInt(s string) (*big.Int, bool) {
+// BigInt is int(s) with Python's arbitrary precision.
+func BigInt(s string) (*big.Int, bool) {
 	t, ok := pyNumText(s)
 	if !ok {
 		return nil, false

@@ -1,11 +1,11 @@
 // Code generated from Python 3.11 (Unicode 14.0.0), the interpreter Nova 26 runs on; DO NOT EDIT.
 
-package nova
+package pyval
 
-// pyNonPrintable lists, as inclusive [lo, hi] ranges, the characters from
+// nonPrintable lists, as inclusive [lo, hi] ranges, the characters from
 // U+0080 up for which Python 3.11 str.isprintable() is false; repr()
 // escapes them.
-var pyNonPrintable = [][2]rune{
+var nonPrintable = [][2]rune{
 	{0x80, 0xa0}, {0xad, 0xad}, {0x378, 0x379}, {0x380, 0x383},
 	{0x38b, 0x38b}, {0x38d, 0x38d}, {0x3a2, 0x3a2}, {0x530, 0x530},
 	{0x557, 0x558}, {0x58b, 0x58c}, {0x590, 0x590}, {0x5c8, 0x5cf},
