@@ -170,7 +170,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	switch {
 	case tlsConfig != nil:
 		ln = tls.NewListener(ln, tlsConfig)
-		log.Info("TLS", "client_certificates", *clientCA != "", "bearer_tokens", len(tokens))
+		log.Info("serving HTTPS", "client_certificates", *clientCA != "", "bearer_tokens", len(tokens))
 	case *insecure && !loopbackAddr(ln.Addr().String()):
 		log.Warn("serving plain HTTP beyond loopback (--insecure-plain-http): traffic is unencrypted", "bearer_tokens", len(tokens))
 	}
