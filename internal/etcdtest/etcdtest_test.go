@@ -270,3 +270,54 @@ func TestSingleMemberRestart(t *testing.T) {
 		t.Error("a single member does not lead itself")
 	}
 }
+
+// TestTxnLimits pins the limits the etcd store plans its transactions
+// against: etcd counts the largest of a transaction's compare, then and
+// else lists against --max-txn-ops (128 by default), not their sum, and
+// refuses a request over --max-request-bytes (1.5 MiB) whole.
+func TestTxnLimits(t *testing.T) {
+	c := New(t, Options{})
+	cli := c.Client(t)
+	ctx := ctxT(t, 30*time.Second)
+	txn := func(n int) error {
+		var cmps []clientv3.Cmp
+		var puts, gets []clientv3.Op
+		for i := range n {
+			k := fmt.Sprintf("usage/h%03d", i)
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", 0))
+			puts = append(puts, clientv3.OpPut(k, "1"))
+			gets = append(gets, clientv3.OpGet(k))
+		}
+		_, err := cli.Txn(ctx).If(cmps...).Then(puts...).Else(gets...).Commit()
+		return err
+	}
+	if err := txn(128); err != nil {
+		t.Fatalf("128 compares, 128 puts, 128 gets: %v", err)
+	}
+	if err := txn(129); !errors.Is(err, rpctypes.ErrTooManyOps) {
+		t.Fatalf("129 of each: %v, want ErrTooManyOps", err)
+	}
+	big := make([]byte, 3<<19) // 1.5 MiB of value alone
+	if _, err := cli.Put(ctx, "big", string(big)); !errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		t.Fatalf("a 1.5 MiB put: %v, want ErrRequestTooLarge", err)
+	}
+	if _, err := cli.Put(ctx, "big", string(big[:1<<20])); err != nil {
+		t.Fatalf("a 1 MiB put: %v", err)
+	}
+
+	small := New(t, Options{MaxTxnOps: 4})
+	scli := small.Client(t)
+	ops := func(n int) []clientv3.Op {
+		var o []clientv3.Op
+		for i := range n {
+			o = append(o, clientv3.OpPut(fmt.Sprint(i), "x"))
+		}
+		return o
+	}
+	if _, err := scli.Txn(ctx).Then(ops(4)...).Commit(); err != nil {
+		t.Fatalf("4 puts under --max-txn-ops 4: %v", err)
+	}
+	if _, err := scli.Txn(ctx).Then(ops(5)...).Commit(); !errors.Is(err, rpctypes.ErrTooManyOps) {
+		t.Fatalf("5 puts under --max-txn-ops 4: %v, want ErrTooManyOps", err)
+	}
+}
