@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,21 +23,43 @@ import (
 
 const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N) [--seed S]
              [--workers N] [--queue N] [--max-body BYTES] [--timeout D] [--log text|json]
+             [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--token-file FILE]
+             [--insecure-plain-http]
       Serve the placement API (README, "placer serve") over a cloud: the hosts,
       aggregates and config of the scenario FILE (its request is ignored), or
       a synthetic basic cloud of N hosts (internal/synth, --seed). SIGINT or
       SIGTERM stop it gracefully: requests in flight finish first.
-        --addr A        listen address (default 127.0.0.1:8080, loopback only)
+        --addr A        listen address (default 127.0.0.1:8080); without TLS
+                        only a loopback one (127.0.0.0/8, [::1], localhost)
         --workers N     scheduler workers (default GOMAXPROCS)
         --queue N       requests waiting for a worker (default 4 x workers);
                         beyond workers + queue, POST /v1/place answers 503
         --max-body B    request body limit in bytes (default 1048576; 413)
         --timeout D     one placement's time limit (default 30s)
         --log F         log format: text (default) or json, on stderr
+        --tls-cert F    serve HTTPS with the certificate (chain) of PEM file F
+        --tls-key F     and the private key of PEM file F
+        --client-ca F   require a client certificate signed by a CA of PEM
+                        file F (refused in the TLS handshake otherwise)
+        --token-file F  require "Authorization: Bearer T" for a token T of
+                        file F (one a line, # comments); 401 otherwise.
+                        /healthz and /readyz stay open; /metrics and
+                        /debug/pprof do not
+        --insecure-plain-http
+                        serve plain HTTP on a non-loopback address anyway
+                        (traffic and tokens unencrypted, anyone may connect)
 `
 
-// serve is "placer serve".
+// serve is "placer serve": serveContext until SIGINT or SIGTERM.
 func serve(args []string, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveContext(ctx, args, stderr, nil)
+}
+
+// serveContext is "placer serve" until ctx ends; listening, when set
+// (tests), is told the listener's address once it is bound.
+func serveContext(ctx context.Context, args []string, stderr io.Writer, listening func(net.Addr)) int {
 	fs := flag.NewFlagSet("placer serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
@@ -47,6 +72,11 @@ func serve(args []string, stderr io.Writer) int {
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "")
 	logFormat := fs.String("log", "text", "")
+	tlsCert := fs.String("tls-cert", "", "")
+	tlsKey := fs.String("tls-key", "", "")
+	clientCA := fs.String("client-ca", "", "")
+	tokenFile := fs.String("token-file", "", "")
+	insecure := fs.Bool("insecure-plain-http", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -66,6 +96,36 @@ func serve(args []string, stderr io.Writer) int {
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
 		return exitBadInput
+	case (*tlsCert == "") != (*tlsKey == ""):
+		fmt.Fprintln(stderr, "placer serve: want both --tls-cert and --tls-key, or neither")
+		return exitBadInput
+	case *clientCA != "" && *tlsCert == "":
+		fmt.Fprintln(stderr, "placer serve: --client-ca needs --tls-cert and --tls-key (client certificates are checked in the TLS handshake)")
+		return exitBadInput
+	case *insecure && *tlsCert != "":
+		fmt.Fprintln(stderr, "placer serve: --insecure-plain-http contradicts --tls-cert and --tls-key")
+		return exitBadInput
+	case *tlsCert == "" && !*insecure && !loopbackAddr(*addr):
+		fmt.Fprintf(stderr, "placer serve: --addr %s is not a loopback address (127.0.0.0/8, [::1], localhost): "+
+			"serving beyond loopback wants TLS (--tls-cert and --tls-key, with --client-ca or --token-file "+
+			"to let in only those who belong), or --insecure-plain-http to serve plain HTTP anyway\n", *addr)
+		return exitBadInput
+	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		var err error
+		if tlsConfig, err = server.TLSConfig(*tlsCert, *tlsKey, *clientCA); err != nil {
+			fmt.Fprintln(stderr, "placer serve:", err)
+			return exitBadInput
+		}
+	}
+	var tokens []string
+	if *tokenFile != "" {
+		var err error
+		if tokens, err = server.LoadTokens(*tokenFile); err != nil {
+			fmt.Fprintln(stderr, "placer serve:", err)
+			return exitBadInput
+		}
 	}
 	var h slog.Handler = slog.NewTextHandler(stderr, nil)
 	if *logFormat == "json" {
@@ -86,6 +146,7 @@ func serve(args []string, stderr io.Writer) int {
 	start := time.Now()
 	srv, err := server.New(cloud, server.Options{
 		Workers: *workers, QueueSize: *queue, MaxBodyBytes: *maxBody, RequestTimeout: *timeout, Logger: log,
+		Tokens: tokens,
 	})
 	if err != nil {
 		return fail(stderr, err)
@@ -97,11 +158,45 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "placer serve:", err)
 		return exitFailure
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// "localhost" is taken at its word above; what it resolved to is
+	// checked here, where it counts.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); tlsConfig == nil && !*insecure && (!ok || !tcp.IP.IsLoopback()) {
+		ln.Close()
+		srv.Close()
+		fmt.Fprintf(stderr, "placer serve: --addr %s is bound to %s, not a loopback address: "+
+			"use --tls-cert and --tls-key, or --insecure-plain-http\n", *addr, ln.Addr())
+		return exitBadInput
+	}
+	switch {
+	case tlsConfig != nil:
+		ln = tls.NewListener(ln, tlsConfig)
+		log.Info("serving HTTPS", "client_certificates", *clientCA != "", "bearer_tokens", len(tokens))
+	case *insecure && !loopbackAddr(ln.Addr().String()):
+		log.Warn("serving plain HTTP beyond loopback (--insecure-plain-http): traffic is unencrypted", "bearer_tokens", len(tokens))
+	}
+	if listening != nil {
+		listening(ln.Addr())
+	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serve", "err", err)
 		return exitFailure
 	}
 	return exitOK
+}
+
+// loopbackAddr reports whether the listen address addr (host:port) is on
+// loopback alone: an IP address of 127.0.0.0/8 or ::1 (an IPv4-mapped
+// one too, a zone allowed), or the name localhost. An empty host or an
+// unspecified address (0.0.0.0, ::) listens on every interface, and any
+// other name may resolve anywhere: neither is loopback.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// Logger receives one structured line per request and the lifecycle
 	// events; nil means slog.Default().
 	Logger *slog.Logger
+	// Tokens, when not empty, are the bearer tokens a request must carry
+	// (RequireTokens; /healthz and /readyz stay open). TLS is the
+	// listener's business: see TLSConfig.
+	Tokens []string
 }
 
 // Server is the placement service: a Store, a Scheduler over it, their
@@ -221,7 +225,7 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	return s.logged(mux)
+	return s.logged(s.authenticated(mux))
 }
 
 // statusWriter remembers the status a handler wrote.
