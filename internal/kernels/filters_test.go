@@ -57,7 +57,9 @@ func fewOf(rng *rand.Rand, n int, req int64) []int64 {
 // TestFilterKernelsMatchPredicates checks every mask kernel, dispatched and
 // portable, against its scalar predicate host by host, at lengths around
 // the word and vector widths, with sparse, full and empty words.
-func TestFilterKernelsMatchPredicates(t *testing.T) {
+func TestFilterKernelsMatchPredicates(t *testing.T) { eachPath(t, testFilterKernelsMatchPredicates) }
+
+func testFilterKernelsMatchPredicates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 511, 512, 520} {
 		for rep := 0; rep < 40; rep++ {

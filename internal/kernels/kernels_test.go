@@ -7,16 +7,49 @@ import (
 	"testing"
 )
 
+// edges are the values other than NaN where vector and scalar code can
+// part: both zeros (VMINPD and VMAXPD return their second operand for two
+// zeros, Go's min and max order -0 first), the infinities, the extremes
+// and a subnormal.
+var edges = []float64{math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
+	math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 1, -1}
+
+// eachPath runs f as a subtest once per kernel path this build can take
+// on this CPU (path=NAME, set for its duration), and logs the paths it
+// cannot take and how many: they are skipped, not silently passed.
+func eachPath(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	skipped := 0
+	for _, name := range AllPaths() {
+		restore, err := SetPath(name)
+		if err != nil {
+			skipped++
+			t.Logf("path=%s skipped: %v", name, err)
+			continue
+		}
+		t.Run("path="+name, f)
+		restore()
+	}
+	if skipped > 0 {
+		t.Logf("%d of %d kernel paths skipped (not in this build or on this CPU)", skipped, len(AllPaths()))
+	}
+}
+
+// same reports whether x and y have the same bits (-0 is not 0).
+func same(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+
 func randSlice(rng *rand.Rand, n int) []float64 {
 	xs := make([]float64, n)
 	for i := range xs {
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0:
 			xs[i] = float64(rng.IntN(1 << 20))
 		case 1:
 			xs[i] = -rng.Float64() * 1e4
 		case 2:
 			xs[i] = 0
+		case 3:
+			xs[i] = edges[rng.IntN(len(edges))]
 		default:
 			xs[i] = rng.NormFloat64() * 1e6
 		}
@@ -93,7 +126,9 @@ func randCol(rng *rand.Rand, n int, kind int) (Col, []float64) {
 // portable ones bit for bit, at every length around the vector widths, on
 // float and clamped int32 columns (and the latter against the kernels
 // over their float values).
-func TestKernelsMatchPortable(t *testing.T) {
+func TestKernelsMatchPortable(t *testing.T) { eachPath(t, testKernelsMatchPortable) }
+
+func testKernelsMatchPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 20; rep++ {
@@ -102,7 +137,7 @@ func TestKernelsMatchPortable(t *testing.T) {
 			lo, span := rng.NormFloat64()*100, 1+rng.Float64()*1e6
 			gotLo, gotHi := MinMax(raw)
 			wantLo, wantHi := MinMaxPortable(raw)
-			if gotLo != wantLo || gotHi != wantHi {
+			if !same(gotLo, wantLo) || !same(gotHi, wantHi) {
 				t.Fatalf("n=%d: MinMax (%v,%v), portable (%v,%v)", n, gotLo, gotHi, wantLo, wantHi)
 			}
 			m := rng.NormFloat64()
@@ -147,7 +182,9 @@ func TestKernelsMatchPortable(t *testing.T) {
 // TestMinMaxMaskedMatchesPortable checks the masked block statistics
 // against the portable version and against a plain loop, at lengths
 // around the block and vector widths, with empty, full and sparse words.
-func TestMinMaxMaskedMatchesPortable(t *testing.T) {
+func TestMinMaxMaskedMatchesPortable(t *testing.T) { eachPath(t, testMinMaxMaskedMatchesPortable) }
+
+func testMinMaxMaskedMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range lengths() {
 		for rep := 0; rep < 6; rep++ {
@@ -181,10 +218,10 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 				onlyHi, onlyHiP := make([]float64, nb), make([]float64, nb)
 				MaxMasked(xs, words, onlyHi)
 				MaxMaskedPortable(xs, words, onlyHiP)
-				if onlyHi[q] != wantHi || onlyHiP[q] != wantHi {
+				if !same(onlyHi[q], wantHi) || !same(onlyHiP[q], wantHi) {
 					t.Fatalf("n=%d block=%d: MaxMasked %v, portable %v, want %v", n, q, onlyHi[q], onlyHiP[q], wantHi)
 				}
-				if lo[q] != wantLo || hi[q] != wantHi || plo[q] != wantLo || phi[q] != wantHi {
+				if !same(lo[q], wantLo) || !same(hi[q], wantHi) || !same(plo[q], wantLo) || !same(phi[q], wantHi) {
 					t.Fatalf("n=%d block=%d: MinMaxMasked (%v,%v), portable (%v,%v), want (%v,%v)",
 						n, q, lo[q], hi[q], plo[q], phi[q], wantLo, wantHi)
 				}
@@ -208,7 +245,9 @@ func lengths() []int {
 	return ns
 }
 
-func TestMinMaxEmptyAndTable(t *testing.T) {
+func TestMinMaxEmptyAndTable(t *testing.T) { eachPath(t, testMinMaxEmptyAndTable) }
+
+func testMinMaxEmptyAndTable(t *testing.T) {
 	lo, hi := MinMax(nil)
 	if !math.IsInf(lo, 1) || !math.IsInf(hi, -1) {
 		t.Fatalf("empty: (%v, %v)", lo, hi)
@@ -220,7 +259,7 @@ func TestMinMaxEmptyAndTable(t *testing.T) {
 		{[]float64{3}, 3, 3},
 		{[]float64{5, -1, 7, 2, 9, 0, -4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 100}, -4, 100},
 	} {
-		if lo, hi := MinMax(tc.xs); lo != tc.lo || hi != tc.hi {
+		if lo, hi := MinMax(tc.xs); !same(lo, tc.lo) || !same(hi, tc.hi) {
 			t.Errorf("%v: (%v, %v), want (%v, %v)", tc.xs, lo, hi, tc.lo, tc.hi)
 		}
 	}
@@ -299,7 +338,9 @@ func BenchmarkAccumulate(b *testing.B) {
 // TestWeighScaledMatchesPortable checks WeighScaled against the portable
 // version and the plain sum bit for bit, at every length around the vector
 // width and with zero to nine columns (one, two and three passes).
-func TestWeighScaledMatchesPortable(t *testing.T) {
+func TestWeighScaledMatchesPortable(t *testing.T) { eachPath(t, testWeighScaledMatchesPortable) }
+
+func testWeighScaledMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for n := 0; n <= 40; n++ {
 		for terms := 0; terms <= 9; terms++ {
@@ -371,7 +412,9 @@ func BenchmarkWeighScaled(b *testing.B) {
 // TestNotBelowMatchesPortable checks NotBelow, dispatched and portable,
 // against the plain test of every bit, on words of every length up to 64,
 // with NaNs and infinities among the values and as the threshold.
-func TestNotBelowMatchesPortable(t *testing.T) {
+func TestNotBelowMatchesPortable(t *testing.T) { eachPath(t, testNotBelowMatchesPortable) }
+
+func testNotBelowMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
 	for n := 0; n <= 64; n++ {

@@ -7,11 +7,11 @@ import (
 	"simd/archsimd"
 )
 
-// SIMD reports whether the AVX-512 kernels are in use.
-var SIMD = archsimd.X86.AVX512()
+// hasSimd reports whether the CPU has what the archsimd kernels use.
+var hasSimd = archsimd.X86.AVX512()
 
-func minMax(xs []float64) (lo, hi float64) {
-	if !SIMD || len(xs) < 16 {
+func minMaxSimd(xs []float64) (lo, hi float64) {
+	if len(xs) < 16 {
 		return minMaxGo(xs)
 	}
 	vlo := archsimd.LoadFloat64x8Slice(xs)
@@ -39,11 +39,7 @@ func minMax(xs []float64) (lo, hi float64) {
 // helper taking the step would call it through a function value per
 // eight elements, and a load that switches on the kind per eight costs
 // 15-20% (14434b3).
-func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
-	if !SIMD {
-		accumulateScalarGo(score, raw, m, lo, span)
-		return
-	}
+func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
@@ -83,11 +79,7 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 	}
 }
 
-func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
-	if !SIMD {
-		accumulateGo(score, raw, mult, lo, span)
-		return
-	}
+func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
@@ -129,11 +121,7 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 	}
 }
 
-func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
-	if !SIMD {
-		minMaxMaskedGo(xs, words, lo, hi)
-		return
-	}
+func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 	if xs.kind == colInts || xs.kind == colIntHeadroom {
 		minMaxMaskedInts(xs, words, lo, hi)
 		return
@@ -247,11 +235,7 @@ func minMaxMaskedInts(xs *Col, words []uint64, lo, hi []float64) {
 	}
 }
 
-func maxMasked(xs []float64, words []uint64, hi []float64) {
-	if !SIMD {
-		maxMaskedGo(xs, words, hi)
-		return
-	}
+func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 	const wpb = Block / 64
 	ninf := archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := len(xs) / Block
@@ -279,8 +263,8 @@ func maxMasked(xs []float64, words []uint64, hi []float64) {
 	}
 }
 
-func weighScaled(score []float64, raw []Col, scale []float64) {
-	if !SIMD || len(raw) == 0 {
+func weighScaledSimd(score []float64, raw []Col, scale []float64) {
+	if len(raw) == 0 {
 		weighScaledGo(score, raw, scale)
 		return
 	}
@@ -343,11 +327,7 @@ func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 	}
 }
 
-func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv float64) {
-	if !SIMD {
-		accumulateScaledGo(score, raw, mult, lo, base, inv)
-		return
-	}
+func accumulateScaledSimd(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
@@ -389,8 +369,8 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 	}
 }
 
-func notBelow(xs []float64, w uint64, thr float64) uint64 {
-	if !SIMD || len(xs) < 64 || w == 0 {
+func notBelowSimd(xs []float64, w uint64, thr float64) uint64 {
+	if len(xs) < 64 || w == 0 {
 		return notBelowGo(xs, w, thr)
 	}
 	t := archsimd.BroadcastFloat64x8(thr)
