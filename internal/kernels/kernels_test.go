@@ -448,3 +448,61 @@ func testNotBelowMatchesPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedZeros checks the min and max kernels where the extremes are
+// zeros of both signs, which random data rarely makes: Go's min and max
+// take -0 below +0, where VMINPD and VMAXPD return their second operand.
+func TestSignedZeros(t *testing.T) { eachPath(t, testSignedZeros) }
+
+func testSignedZeros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	negZero := math.Copysign(0, -1)
+	for _, n := range append(lengths(), 4*Block) {
+		for rep := 0; rep < 4; rep++ {
+			// Zeros of both signs, and values away from zero on the side
+			// that does not matter (positive ones for the minimum,
+			// negative ones for the maximum) or none.
+			xs := make([]float64, n)
+			for i := range xs {
+				switch rng.IntN(4) {
+				case 0:
+					xs[i] = negZero
+				case 1:
+					xs[i] = []float64{1, -1, 0}[rep%3]
+				}
+			}
+			wantLo, wantHi := math.Inf(1), math.Inf(-1)
+			for _, x := range xs {
+				wantLo, wantHi = min(wantLo, x), max(wantHi, x)
+			}
+			if lo, hi := MinMax(xs); !same(lo, wantLo) || !same(hi, wantHi) {
+				t.Fatalf("n=%d rep=%d: MinMax (%v, %v), want (%v, %v)", n, rep, lo, hi, wantLo, wantHi)
+			}
+			words := make([]uint64, (n+63)/64)
+			for q := range words {
+				words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
+				if rest := n - q*64; rest < 64 {
+					words[q] &= 1<<rest - 1
+				}
+			}
+			nb := (n + Block - 1) / Block
+			static := NewCoded(xs)
+			for _, col := range []Col{Floats(xs), Static(&static)} {
+				lo, hi, onlyHi := make([]float64, nb), make([]float64, nb), make([]float64, nb)
+				MinMaxMasked(col, words, lo, hi)
+				MaxMasked(xs, words, onlyHi)
+				for q := range lo {
+					l, h := math.Inf(1), math.Inf(-1)
+					for i := q * Block; i < min((q+1)*Block, n); i++ {
+						if words[i/64]&(1<<(i%64)) != 0 {
+							l, h = min(l, xs[i]), max(h, xs[i])
+						}
+					}
+					if !same(lo[q], l) || !same(hi[q], h) || !same(onlyHi[q], h) {
+						t.Fatalf("n=%d rep=%d block %d: MinMaxMasked (%v, %v), MaxMasked %v, want (%v, %v)", n, rep, q, lo[q], hi[q], onlyHi[q], l, h)
+					}
+				}
+			}
+		}
+	}
+}

@@ -10,6 +10,21 @@ import (
 // hasSimd reports whether the CPU has what the archsimd kernels use.
 var hasSimd = archsimd.X86.AVX512()
 
+// fmin and fmax are Min and Max with Go's order of zeros, -0 below +0:
+// VMINPD and VMAXPD return their second operand for two zeros, so where
+// a == b the result is a|b (a&b), which has either's -0 (+0) and is a
+// otherwise. (Min both ways round, ORed, would do, but the compiler takes
+// Min for commutative and merges the two.) No NaN here.
+func fmin(a, b archsimd.Float64x8) archsimd.Float64x8 {
+	either := a.AsUint64x8().Or(b.AsUint64x8()).AsFloat64x8()
+	return either.Merge(a.Min(b), a.Equal(b))
+}
+
+func fmax(a, b archsimd.Float64x8) archsimd.Float64x8 {
+	both := a.AsUint64x8().And(b.AsUint64x8()).AsFloat64x8()
+	return both.Merge(a.Max(b), a.Equal(b))
+}
+
 func minMaxSimd(xs []float64) (lo, hi float64) {
 	if len(xs) < 16 {
 		return minMaxGo(xs)
@@ -19,7 +34,7 @@ func minMaxSimd(xs []float64) (lo, hi float64) {
 	i := 8
 	for ; i+8 <= len(xs); i += 8 {
 		v := archsimd.LoadFloat64x8Slice(xs[i:])
-		vlo, vhi = vlo.Min(v), vhi.Max(v)
+		vlo, vhi = fmin(vlo, v), fmax(vhi, v)
 	}
 	var l, h [8]float64
 	vlo.Store(&l)
@@ -147,8 +162,8 @@ func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 				for v := 0; v < 8; v += 2 {
 					x := archsimd.LoadFloat64x8Slice(word[8*v:])
 					y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
-					vlo, vhi = vlo.Min(x), vhi.Max(x)
-					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
+					vlo, vhi = fmin(vlo, x), fmax(vhi, x)
+					vlo2, vhi2 = fmin(vlo2, y), fmax(vhi2, y)
 				}
 				continue
 			}
@@ -157,11 +172,11 @@ func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
 				x := archsimd.LoadFloat64x8Slice(word[8*v:])
 				y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
-				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
-				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
+				vlo, vhi = fmin(vlo, x.Merge(inf, m)), fmax(vhi, x.Merge(ninf, m))
+				vlo2, vhi2 = fmin(vlo2, y.Merge(inf, n)), fmax(vhi2, y.Merge(ninf, n))
 			}
 		}
-		vlo, vhi = vlo.Min(vlo2), vhi.Max(vhi2)
+		vlo, vhi = fmin(vlo, vlo2), fmax(vhi, vhi2)
 		var l, h [8]float64
 		vlo.Store(&l)
 		vhi.Store(&h)
@@ -250,7 +265,7 @@ func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 			for v := 0; v < 8; v++ {
 				if b := uint8(w >> (8 * v)); b != 0 {
 					x := archsimd.LoadFloat64x8Slice(block[8*v:])
-					vhi = vhi.Max(x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
+					vhi = fmax(vhi, x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
 				}
 			}
 		}
