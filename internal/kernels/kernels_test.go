@@ -3,7 +3,6 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 )
 
@@ -265,76 +264,6 @@ func testMinMaxEmptyAndTable(t *testing.T) {
 	}
 }
 
-func BenchmarkMinMax(b *testing.B) {
-	xs := randSlice(rand.New(rand.NewPCG(3, 4)), 50000)
-	for _, impl := range []struct {
-		name string
-		fn   func([]float64) (float64, float64)
-	}{{"portable", MinMaxPortable}, {"dispatch", MinMax}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * len(xs)))
-			for b.Loop() {
-				impl.fn(xs)
-			}
-		})
-	}
-}
-
-func BenchmarkMinMaxMasked(b *testing.B) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	xs := randSlice(rng, 50000)
-	words := make([]uint64, (len(xs)+63)/64)
-	for q := range words {
-		words[q] = rng.Uint64() | rng.Uint64() // about 3 in 4 set
-	}
-	words[len(words)-1] &= 1<<(len(xs)%64) - 1
-	nb := (len(xs) + Block - 1) / Block
-	lo, hi := make([]float64, nb), make([]float64, nb)
-	ints, _ := randInts(rng, len(xs))
-	maxOnly := func(f func([]float64, []uint64, []float64)) func([]float64, []uint64, []float64, []float64) {
-		return func(xs []float64, words []uint64, _, hi []float64) { f(xs, words, hi) }
-	}
-	onCol := func(f func(Col, []uint64, []float64, []float64), c func([]float64) Col) func([]float64, []uint64, []float64, []float64) {
-		return func(xs []float64, words []uint64, lo, hi []float64) { f(c(xs), words, lo, hi) }
-	}
-	clamped := func([]float64) Col { return Clamped(ints) }
-	for _, impl := range []struct {
-		name string
-		fn   func(xs []float64, words []uint64, lo, hi []float64)
-	}{{"portable", onCol(MinMaxMaskedPortable, Floats)}, {"dispatch", onCol(MinMaxMasked, Floats)},
-		{"portable-int32", onCol(MinMaxMaskedPortable, clamped)}, {"dispatch-int32", onCol(MinMaxMasked, clamped)},
-		{"portable-max", maxOnly(MaxMaskedPortable)}, {"dispatch-max", maxOnly(MaxMasked)}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * len(xs)))
-			for b.Loop() {
-				impl.fn(xs, words, lo, hi)
-			}
-		})
-	}
-}
-
-func BenchmarkAccumulate(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	raw, mult, score := randSlice(rng, 50000), randSlice(rng, 50000), make([]float64, 50000)
-	ints, _ := randInts(rng, len(raw))
-	for _, impl := range []struct {
-		name string
-		fn   func(score []float64, raw Col, mult []float64, lo, span float64)
-		col  Col
-	}{{"portable", AccumulatePortable, Floats(raw)}, {"dispatch", Accumulate, Floats(raw)},
-		{"portable-int32", AccumulatePortable, Clamped(ints)}, {"dispatch-int32", Accumulate, Clamped(ints)}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(raw)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * 3 * len(raw)))
-			for b.Loop() {
-				impl.fn(score, impl.col, mult, 1, 3)
-			}
-		})
-	}
-}
-
 // TestWeighScaledMatchesPortable checks WeighScaled against the portable
 // version and the plain sum bit for bit, at every length around the vector
 // width and with zero to nine columns (one, two and three passes).
@@ -367,45 +296,6 @@ func testWeighScaledMatchesPortable(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// BenchmarkWeighScaled pairs the multiply-only weigher sum with the exact
-// one (five AccumulateScalar passes) it stands in for.
-func BenchmarkWeighScaled(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const n, terms = 50000, 5
-	raw, scale := make([]Col, terms), make([]float64, terms)
-	for a := range raw {
-		raw[a], scale[a] = Floats(randSlice(rng, n)), 1.0/3
-	}
-	score := make([]float64, n)
-	for _, impl := range []struct {
-		name string
-		fn   func()
-	}{
-		{"exact-portable", func() {
-			clear(score)
-			for a := range raw {
-				AccumulateScalarPortable(score, raw[a], 1.5, 1, 3)
-			}
-		}},
-		{"exact", func() {
-			clear(score)
-			for a := range raw {
-				AccumulateScalar(score, raw[a], 1.5, 1, 3)
-			}
-		}},
-		{"scaled-portable", func() { WeighScaledPortable(score, raw, scale) }},
-		{"scaled", func() { WeighScaled(score, raw, scale) }},
-	} {
-		b.Run("impl="+impl.name+"/terms=5/n=50000", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * (terms + 1) * n))
-			for b.Loop() {
-				impl.fn()
-			}
-		})
 	}
 }
 
