@@ -122,8 +122,6 @@ TEXT ·minMaxAVX2(SB), NOSPLIT, $0-40
 	XORQ         DX, DX
 
 loop_1:
-	MOVQ         DX, BX
-	SHRQ         $0x03, BX
 	VMOVUPD      (AX)(DX*8), Y4
 	VMINPD       Y4, Y0, Y5
 	VMINPD       Y0, Y4, Y0
@@ -200,8 +198,6 @@ floats_3:
 	XORQ BX, BX
 
 loop_9:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Y3
 	VSUBPD  Y0, Y3, Y3
 	VDIVPD  Y2, Y3, Y3
@@ -227,8 +223,6 @@ ints_4:
 	XORQ         BX, BX
 
 loop_10:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), X3, X4
 	VCVTDQ2PD X4, Y4
 	VSUBPD    Y0, Y4, Y4
@@ -255,8 +249,6 @@ intheadroom_5:
 	XORQ   SI, SI
 
 loop_11:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Y4
 	VCVTDQ2PD (DX)(SI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -336,8 +328,6 @@ headroomfull_7:
 	XORQ   SI, SI
 
 loop_13:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Y4
 	VCVTDQ2PD (BX)(SI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -452,8 +442,6 @@ floats_16:
 	XORQ SI, SI
 
 loop_22:
-	MOVQ    SI, DI
-	SHRQ    $0x03, DI
 	VMOVUPD (BX)(SI*8), Y2
 	VSUBPD  Y0, Y2, Y2
 	VMOVUPD (DX)(SI*8), Y3
@@ -481,8 +469,6 @@ ints_17:
 	XORQ         SI, SI
 
 loop_23:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VPMAXSD   (BX)(SI*4), X2, X3
 	VCVTDQ2PD X3, Y3
 	VSUBPD    Y0, Y3, Y3
@@ -511,8 +497,6 @@ intheadroom_18:
 	XORQ   DI, DI
 
 loop_24:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VCVTDQ2PD (SI)(DI*4), Y3
 	VCVTDQ2PD (BX)(DI*4), Y4
 	VSUBPD    Y4, Y3, Y3
@@ -596,8 +580,6 @@ headroomfull_20:
 	XORQ   DI, DI
 
 loop_26:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VMOVUPD   (BX)(DI*8), Y3
 	VCVTDQ2PD (SI)(DI*4), Y4
 	VSUBPD    Y4, Y3, Y3
@@ -1126,8 +1108,6 @@ floats_42:
 	XORQ SI, SI
 
 loop_48:
-	MOVQ    SI, DI
-	SHRQ    $0x03, DI
 	VMOVUPD (BX)(SI*8), Y3
 	VSUBPD  Y0, Y3, Y3
 	VMOVUPD (DX)(SI*8), Y4
@@ -1157,8 +1137,6 @@ ints_43:
 	XORQ         SI, SI
 
 loop_49:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VPMAXSD   (BX)(SI*4), X3, X4
 	VCVTDQ2PD X4, Y4
 	VSUBPD    Y0, Y4, Y4
@@ -1189,8 +1167,6 @@ intheadroom_44:
 	XORQ   DI, DI
 
 loop_50:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VCVTDQ2PD (SI)(DI*4), Y4
 	VCVTDQ2PD (BX)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1278,8 +1254,6 @@ headroomfull_46:
 	XORQ   DI, DI
 
 loop_52:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VMOVUPD   (BX)(DI*8), Y4
 	VCVTDQ2PD (SI)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1822,8 +1796,6 @@ floats_68:
 	XORQ BX, BX
 
 loop_74:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD Y1, (AX)(BX*8)
@@ -1843,8 +1815,6 @@ ints_69:
 	XORQ         BX, BX
 
 loop_75:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -1865,8 +1835,6 @@ intheadroom_70:
 	XORQ   SI, SI
 
 loop_76:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -1934,8 +1902,6 @@ headroomfull_72:
 	XORQ   SI, SI
 
 loop_78:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2036,8 +2002,6 @@ floats_81:
 	XORQ BX, BX
 
 loop_87:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VADDPD  (AX)(BX*8), Y1, Y1
@@ -2059,8 +2023,6 @@ ints_82:
 	XORQ         BX, BX
 
 loop_88:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -2083,8 +2045,6 @@ intheadroom_83:
 	XORQ   SI, SI
 
 loop_89:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2156,8 +2116,6 @@ headroomfull_85:
 	XORQ   SI, SI
 
 loop_91:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -13487,8 +13445,6 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	XORQ         DX, DX
 
 loop_186:
-	MOVQ          DX, BX
-	SHRQ          $0x03, BX
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
@@ -13548,8 +13504,6 @@ floats_188:
 	XORQ BX, BX
 
 loop_194:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -13569,8 +13523,6 @@ ints_189:
 	XORQ         BX, BX
 
 loop_195:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -13590,8 +13542,6 @@ intheadroom_190:
 	XORQ   SI, SI
 
 loop_196:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -13637,8 +13587,6 @@ headroomfull_192:
 	XORQ   SI, SI
 
 loop_198:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -13716,8 +13664,6 @@ floats_201:
 	XORQ SI, SI
 
 loop_207:
-	MOVQ    SI, DI
-	SHRQ    $0x03, DI
 	VMOVUPD (BX)(SI*8), Z2
 	VSUBPD  Z0, Z2, Z2
 	VMOVUPD (DX)(SI*8), Z3
@@ -13738,8 +13684,6 @@ ints_202:
 	XORQ         SI, SI
 
 loop_208:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VPMAXSD   (BX)(SI*4), Y2, Y3
 	VCVTDQ2PD Y3, Z3
 	VSUBPD    Z0, Z3, Z3
@@ -13760,8 +13704,6 @@ intheadroom_203:
 	XORQ   DI, DI
 
 loop_209:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VCVTDQ2PD (SI)(DI*4), Z3
 	VCVTDQ2PD (BX)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -13809,8 +13751,6 @@ headroomfull_205:
 	XORQ   DI, DI
 
 loop_211:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VMOVUPD   (BX)(DI*8), Z3
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -14081,8 +14021,6 @@ floats_227:
 	XORQ SI, SI
 
 loop_233:
-	MOVQ    SI, DI
-	SHRQ    $0x03, DI
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -14104,8 +14042,6 @@ ints_228:
 	XORQ         SI, SI
 
 loop_234:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VPMAXSD   (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -14127,8 +14063,6 @@ intheadroom_229:
 	XORQ   DI, DI
 
 loop_235:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -14178,8 +14112,6 @@ headroomfull_231:
 	XORQ   DI, DI
 
 loop_237:
-	MOVQ      DI, R8
-	SHRQ      $0x03, R8
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -14456,8 +14388,6 @@ floats_253:
 	XORQ BX, BX
 
 loop_259:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
@@ -14474,8 +14404,6 @@ ints_254:
 	XORQ         BX, BX
 
 loop_260:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -14492,8 +14420,6 @@ intheadroom_255:
 	XORQ   SI, SI
 
 loop_261:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -14533,8 +14459,6 @@ headroomfull_257:
 	XORQ   SI, SI
 
 loop_263:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -14604,8 +14528,6 @@ floats_266:
 	XORQ BX, BX
 
 loop_272:
-	MOVQ    BX, SI
-	SHRQ    $0x03, SI
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
@@ -14623,8 +14545,6 @@ ints_267:
 	XORQ         BX, BX
 
 loop_273:
-	MOVQ      BX, SI
-	SHRQ      $0x03, SI
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -14642,8 +14562,6 @@ intheadroom_268:
 	XORQ   SI, SI
 
 loop_274:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -14685,8 +14603,6 @@ headroomfull_270:
 	XORQ   SI, SI
 
 loop_276:
-	MOVQ      SI, DI
-	SHRQ      $0x03, DI
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2

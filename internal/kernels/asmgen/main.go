@@ -343,14 +343,16 @@ func kindSwitch(c gotypes.Component, body func(kind int)) {
 }
 
 // loop8 runs body for e = 0, 8, ... below n (n > 0, a multiple of 8), with
-// ci = e/8.
-func loop8(n GPVirtual, body func(e, ci GPVirtual)) {
+// ci = e/8 when codes (a coded column is read).
+func loop8(n GPVirtual, codes bool, body func(e, ci GPVirtual)) {
 	e, ci := GP64(), GP64()
 	XORQ(e, e)
 	top := label("loop")
 	Label(top)
-	MOVQ(e, ci)
-	SHRQ(U8(3), ci)
+	if codes {
+		MOVQ(e, ci)
+		SHRQ(U8(3), ci)
+	}
 	body(e, ci)
 	ADDQ(U8(8), e)
 	CMPQ(e, n)
@@ -414,7 +416,7 @@ func accumulate(s isa, op accOp) {
 	}
 	kindSwitch(Param("c"), func(kind int) {
 		l := newCol(s, kind, Param("c"))
-		loop8(n, func(e, ci GPVirtual) {
+		loop8(n, l.t != nil || mt != nil, func(e, ci GPVirtual) {
 			for part := 0; part < s.parts(); part++ {
 				x := l.load(e, ci, 0, part)
 				t := s.vec()
@@ -468,7 +470,7 @@ func weigh(s isa, set bool) {
 	vc := bcast(s, addr(Param("scale")))
 	kindSwitch(Param("c"), func(kind int) {
 		l := newCol(s, kind, Param("c"))
-		loop8(n, func(e, ci GPVirtual) {
+		loop8(n, l.t != nil, func(e, ci GPVirtual) {
 			for part := 0; part < s.parts(); part++ {
 				x := l.load(e, ci, 0, part)
 				VMULPD(vc, x, x)
@@ -562,7 +564,7 @@ func minMax(s isa) {
 		VBROADCASTSD(posInf, lo[k])
 		VBROADCASTSD(negInf, hi[k])
 	}
-	loop8(n, func(e, _ GPVirtual) {
+	loop8(n, false, func(e, _ GPVirtual) {
 		for part := 0; part < s.parts(); part++ {
 			x := s.vec()
 			VMOVUPD(Mem{Base: xs, Index: e, Scale: 8, Disp: 32 * part}, x)
@@ -581,9 +583,9 @@ func minMax(s isa) {
 	epilogue()
 }
 
-// maskedWords runs word(w, e, ci) for every non-zero word w of words, e its
-// first element (e/8 = ci), and block(q) once per Block (eight words)
-// before its words and end(q) after them.
+// maskedBlocks walks nb blocks of eight words: begin() before a block's
+// words, word(w, e, ci) for each of its non-zero words w (e its first
+// element, ci = e/8), end(q) after block q.
 func maskedBlocks(words GPVirtual, nb GPVirtual, begin func(), word func(w, e, ci GPVirtual), end func(q GPVirtual)) {
 	q, k, e, ci, w := GP64(), GP64(), GP64(), GP64(), GP64()
 	XORQ(q, q)
@@ -610,9 +612,10 @@ func maskedBlocks(words GPVirtual, nb GPVirtual, begin func(), word func(w, e, c
 	JB(LabelRef(blockTop))
 }
 
-// maskedMinMax accumulates into lo and hi (two pairs each, even and odd
-// groups of eight) the elements of the word w whose bits are set; load
-// returns a group's vector; withLo false: only hi.
+// maskedMinMax accumulates into lo and hi (two accumulators each: even
+// and odd groups of eight on AVX-512, the two halves on AVX2) the
+// elements of the word w whose bits are set; load returns a group's
+// vector; lo nil: only hi.
 func maskedMinMax(s isa, w GPVirtual, lo, hi []VecVirtual, inf, ninf VecVirtual, load func(off, part int) VecVirtual) {
 	if s.z {
 		kw := K()
@@ -835,9 +838,8 @@ func cvtI64(s isa, x VecVirtual, zero VecVirtual) VecVirtual {
 	return d
 }
 
-// pass writes one pass kernel per form of its coded columns: its body
-// returns the bits (4 or 8) of the hosts at e+off+4*part that pass, or
-// with fail true those that fail.
+// passKind is a resource filter. resourcePass writes its kernel, with one
+// loop per form (coded or in full) of total and ratio.
 type passKind int
 
 const (
@@ -899,7 +901,9 @@ func resourcePass(s isa, kind passKind) {
 	epilogue()
 }
 
-// resourceStep judges 8 (AVX-512) or 4 (AVX2) hosts.
+// resourceStep judges the 8 (AVX-512) or 4 (AVX2) hosts at e+off+4*part
+// and returns their bits: of those that pass, or with true of those that
+// fail.
 func resourceStep(s isa, kind passKind, total, ratio *source, usage GPVirtual, reqI, reqF, zero VecVirtual, e, ci GPVirtual, off, part int) (GPVirtual, bool) {
 	at := off + 4*part
 	u32 := Mem{Base: usage, Index: e, Scale: 4, Disp: 4 * at}
