@@ -44,6 +44,7 @@ type colArg struct {
 	j     *int32
 	codes *uint32
 	tab   *[CodedValues]float64
+	split *splitTable
 	min   int32
 }
 
@@ -53,6 +54,7 @@ type opArg struct {
 	mult              *float64
 	codes             *uint32
 	tab               *[CodedValues]float64
+	split             *splitTable
 	m, lo, span, base float64
 	inv               float64
 }
@@ -63,17 +65,38 @@ type codedArg struct {
 	full  *uint64
 	codes *uint32
 	tab   *[CodedValues]uint64
+	split *splitTable
 }
 
-func coded[T int64 | float64](c *Coded[T]) codedArg {
+// coded returns c's codedArg, with st holding its split table.
+func coded[T int64 | float64](c *Coded[T], st *splitTable) codedArg {
 	if c.full != nil {
 		return codedArg{full: (*uint64)(unsafe.Pointer(unsafe.SliceData(c.full)))}
 	}
-	return codedArg{codes: unsafe.SliceData(c.codes), tab: (*[CodedValues]uint64)(unsafe.Pointer(c.tab))}
+	tab := (*[CodedValues]uint64)(unsafe.Pointer(c.tab))
+	return codedArg{codes: unsafe.SliceData(c.codes), tab: tab, split: st.of(tab)}
 }
 
-// arg returns c's colArg; c holds at least one element.
-func (c *Col) arg() colArg {
+// splitTable is a coded column's table as the AVX2 kernels read it (two
+// VPERMDs of eight dwords each per half): the low dwords of its sixteen
+// values, then their high dwords. The kernels' callers fill one on their
+// stack per call.
+type splitTable [2 * CodedValues]uint32
+
+func (st *splitTable) of(tab *[CodedValues]uint64) *splitTable {
+	for k, x := range tab {
+		st[k], st[CodedValues+k] = uint32(x), uint32(x>>32)
+	}
+	return st
+}
+
+func floatTable(tab *[CodedValues]float64) *[CodedValues]uint64 {
+	return (*[CodedValues]uint64)(unsafe.Pointer(tab))
+}
+
+// arg returns c's colArg, with st holding a coded column's split table;
+// c holds at least one element.
+func (c *Col) arg(st *splitTable) colArg {
 	switch c.kind {
 	case colFloats:
 		return colArg{kind: asmFloats, f: unsafe.SliceData(c.f)}
@@ -94,7 +117,7 @@ func (c *Col) arg() colArg {
 		}
 		return a
 	}
-	a.codes, a.tab = &c.l.codes[c.off/8], c.l.tab
+	a.codes, a.tab, a.split = &c.l.codes[c.off/8], c.l.tab, st.of(floatTable(c.l.tab))
 	return a
 }
 
@@ -118,7 +141,8 @@ func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64) 
 	raw = raw.Slice(0, len(score))
 	n := len(score) &^ 7
 	if n > 0 {
-		c, p := raw.arg(), opArg{m: m, lo: lo, span: span}
+		var st splitTable
+		c, p := raw.arg(&st), opArg{m: m, lo: lo, span: span}
 		if z {
 			accScalarAVX512(score[:n], c, p)
 		} else {
@@ -135,7 +159,8 @@ func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span fl
 	mult = mult[:len(score)]
 	n := len(score) &^ 7
 	if n > 0 {
-		c, p := raw.arg(), opArg{mult: &mult[0], lo: lo, span: span}
+		var st splitTable
+		c, p := raw.arg(&st), opArg{mult: &mult[0], lo: lo, span: span}
 		if z {
 			accMultAVX512(score[:n], c, p)
 		} else {
@@ -152,7 +177,8 @@ func accumulateScaledAsm(z bool, score []float64, raw Col, mult []float64, lo, b
 	mult = mult[:len(score)]
 	n := len(score) &^ 7
 	if n > 0 {
-		c, p := raw.arg(), opArg{mult: &mult[0], lo: lo, base: base, inv: inv}
+		var st splitTable
+		c, p := raw.arg(&st), opArg{mult: &mult[0], lo: lo, base: base, inv: inv}
 		if z {
 			accScaledAVX512(score[:n], c, p)
 		} else {
@@ -169,7 +195,8 @@ func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], 
 	raw = raw.Slice(0, len(score))
 	n := len(score) &^ 7
 	if n > 0 {
-		c, p := raw.arg(), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, lo: lo, span: span}
+		var st, mt splitTable
+		c, p := raw.arg(&st), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, split: mt.of(floatTable(mult.tab)), lo: lo, span: span}
 		if z {
 			accCodedAVX512(score[:n], c, p)
 		} else {
@@ -185,7 +212,8 @@ func accumulateScaledCodedAsm(z bool, score []float64, raw Col, mult *Coded[floa
 	raw = raw.Slice(0, len(score))
 	n := len(score) &^ 7
 	if n > 0 {
-		c, p := raw.arg(), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, lo: lo, base: base, inv: inv}
+		var st, mt splitTable
+		c, p := raw.arg(&st), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, split: mt.of(floatTable(mult.tab)), lo: lo, base: base, inv: inv}
 		if z {
 			accScaledCodedAVX512(score[:n], c, p)
 		} else {
@@ -212,7 +240,8 @@ func weighScaledAsm(z bool, score []float64, raw []Col, scale []float64) {
 		e := min(b+weighChunk, n)
 		for a := range raw {
 			c := raw[a].Slice(b, e)
-			arg := c.arg()
+			var st splitTable
+			arg := c.arg(&st)
 			switch {
 			case a == 0 && z:
 				weighSetAVX512(score[b:e], arg, scale[a])
@@ -239,10 +268,11 @@ func minMaxMaskedAsm(z bool, xs *Col, words []uint64, lo, hi []float64) {
 	full := xs.Len() / Block
 	if full > 0 {
 		c := xs.Slice(0, full*Block)
+		var st splitTable
 		if z {
-			minMaxMaskedAVX512(c.arg(), words[:full*wpb], lo[:full], hi[:full])
+			minMaxMaskedAVX512(c.arg(&st), words[:full*wpb], lo[:full], hi[:full])
 		} else {
-			minMaxMaskedAVX2(c.arg(), words[:full*wpb], lo[:full], hi[:full])
+			minMaxMaskedAVX2(c.arg(&st), words[:full*wpb], lo[:full], hi[:full])
 		}
 	}
 	if full < len(lo) {
@@ -279,10 +309,11 @@ func notBelowAsm(z bool, xs []float64, w uint64, thr float64) uint64 {
 func ramPassAsm(z bool, words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
 	if full := fullWords(words, total.Len()); full > 0 {
 		_, _ = free[full*64-1], ratio.At(full*64-1)
+		var st, rt splitTable
 		if z {
-			ramPassAVX512(words[:full], coded(total), &free[0], coded(ratio), req)
+			ramPassAVX512(words[:full], coded(total, &st), &free[0], coded(ratio, &rt), req)
 		} else {
-			ramPassAVX2(words[:full], coded(total), &free[0], coded(ratio), req)
+			ramPassAVX2(words[:full], coded(total, &st), &free[0], coded(ratio, &rt), req)
 		}
 		passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), int64(free[i]), ratio.At(i), req) })
 		return
@@ -293,10 +324,11 @@ func ramPassAsm(z bool, words []uint64, total *Coded[int64], free []int32, ratio
 func corePassAsm(z bool, words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
 	if full := fullWords(words, total.Len()); full > 0 {
 		_, _ = used[full*64-1], ratio.At(full*64-1)
+		var st, rt splitTable
 		if z {
-			corePassAVX512(words[:full], coded(total), &used[0], coded(ratio), req)
+			corePassAVX512(words[:full], coded(total, &st), &used[0], coded(ratio, &rt), req)
 		} else {
-			corePassAVX2(words[:full], coded(total), &used[0], coded(ratio), req)
+			corePassAVX2(words[:full], coded(total, &st), &used[0], coded(ratio, &rt), req)
 		}
 		passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), int64(used[i]), ratio.At(i), req) })
 		return
@@ -307,10 +339,11 @@ func corePassAsm(z bool, words []uint64, total *Coded[int64], used []int32, rati
 func diskPassAsm(z bool, words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
 	if full := fullWords(words, totalGB.Len()); full > 0 {
 		_, _ = freeMB[full*64-1], ratio.At(full*64-1)
+		var st, rt splitTable
 		if z {
-			diskPassAVX512(words[:full], coded(totalGB), &freeMB[0], coded(ratio), req)
+			diskPassAVX512(words[:full], coded(totalGB, &st), &freeMB[0], coded(ratio, &rt), req)
 		} else {
-			diskPassAVX2(words[:full], coded(totalGB), &freeMB[0], coded(ratio), req)
+			diskPassAVX2(words[:full], coded(totalGB, &st), &freeMB[0], coded(ratio, &rt), req)
 		}
 		passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), int64(freeMB[i]), ratio.At(i), req) })
 		return
@@ -325,9 +358,10 @@ func belowPassAsm(z bool, words []uint64, counter []int32, limit int64, limits *
 		return
 	}
 	var l codedArg
+	var st splitTable
 	if limits != nil {
 		_ = limits.At(full*64 - 1)
-		l = coded(limits)
+		l = coded(limits, &st)
 	}
 	if z {
 		belowPassAVX512(words[:full], &counter[0], limit, l)

@@ -14,11 +14,11 @@ DATA codeshifts<>+48(SB)/8, $0x0000000000000018
 DATA codeshifts<>+56(SB)/8, $0x000000000000001c
 GLOBL codeshifts<>(SB), RODATA|NOPTR, $64
 
-DATA oddone<>+0(SB)/8, $0x0000000100000000
-DATA oddone<>+8(SB)/8, $0x0000000100000000
-DATA oddone<>+16(SB)/8, $0x0000000100000000
-DATA oddone<>+24(SB)/8, $0x0000000100000000
-GLOBL oddone<>(SB), RODATA|NOPTR, $32
+DATA splitshifts<>+0(SB)/8, $0x0000000400000000
+DATA splitshifts<>+8(SB)/8, $0x0000001400000010
+DATA splitshifts<>+16(SB)/8, $0x0000000c00000008
+DATA splitshifts<>+24(SB)/8, $0x0000001c00000018
+GLOBL splitshifts<>(SB), RODATA|NOPTR, $32
 
 DATA c3p67<>+0(SB)/8, $0x4438000000000000
 DATA c3p67<>+8(SB)/8, $0x4438000000000000
@@ -170,14 +170,14 @@ loop_1:
 
 // func accScalarAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
-TEXT ·accScalarAVX2(SB), NOSPLIT, $0-144
+TEXT ·accScalarAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Y0
-	VBROADCASTSD p_m+104(FP), Y1
-	VBROADCASTSD p_span+120(FP), Y2
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_m+120(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_3
@@ -217,7 +217,7 @@ loop_9:
 
 ints_4:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
 	VPBROADCASTD X3, X3
 	XORQ         BX, BX
@@ -274,44 +274,29 @@ loop_11:
 
 static_6:
 	MOVQ c_codes+56(FP), DX
-	MOVQ c_tab+64(FP), BX
+	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
 loop_12:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
-	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (BX), Y3, Y5
+	VPERMD       32(BX), Y3, Y6
+	VPERMD       64(BX), Y3, Y7
+	VPERMD       96(BX), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
 	VDIVPD       Y2, Y3, Y3
 	VMULPD       Y1, Y3, Y3
 	VADDPD       (AX)(SI*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(SI*8)
-	VPBROADCASTD (DX)(DI*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
-	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
+	VSUBPD       Y0, Y4, Y3
 	VDIVPD       Y2, Y3, Y3
 	VMULPD       Y1, Y3, Y3
 	VADDPD       32(AX)(SI*8), Y3, Y3
@@ -354,7 +339,7 @@ loop_13:
 headroomcoded_8:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_tab+64(FP), SI
+	MOVQ   c_split+72(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
@@ -362,43 +347,28 @@ loop_14:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (SI), Y5, Y6
-	VPERMD       32(SI), Y5, Y7
-	VPERMD       64(SI), Y5, Y8
-	VPERMD       96(SI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VCVTDQ2PD    (DX)(DI*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (SI), Y4, Y6
+	VPERMD       32(SI), Y4, Y7
+	VPERMD       64(SI), Y4, Y8
+	VPERMD       96(SI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (DX)(DI*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
 	VDIVPD       Y2, Y4, Y4
 	VMULPD       Y1, Y4, Y4
 	VADDPD       (AX)(DI*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(DI*8)
-	VPBROADCASTD (BX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (SI), Y5, Y6
-	VPERMD       32(SI), Y5, Y7
-	VPERMD       64(SI), Y5, Y8
-	VPERMD       96(SI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VCVTDQ2PD    16(DX)(DI*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
 	VDIVPD       Y2, Y4, Y4
 	VMULPD       Y1, Y4, Y4
 	VADDPD       32(AX)(DI*8), Y4, Y4
@@ -414,14 +384,14 @@ ret:
 
 // func accMultAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
-TEXT ·accMultAVX2(SB), NOSPLIT, $0-144
+TEXT ·accMultAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Y0
-	VBROADCASTSD p_span+120(FP), Y1
-	MOVQ         p_mult+80(FP), DX
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_16
@@ -463,7 +433,7 @@ loop_22:
 
 ints_17:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
 	VPBROADCASTD X2, X2
 	XORQ         SI, SI
@@ -524,45 +494,30 @@ loop_24:
 
 static_19:
 	MOVQ c_codes+56(FP), BX
-	MOVQ c_tab+64(FP), SI
+	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
 loop_25:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+0(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VSUBPD       Y0, Y4, Y2
-	VMOVUPD      (DX)(DI*8), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y2, Y2
+	VPSLLD       $0x1c, Y2, Y3
+	VPERMD       (SI), Y2, Y4
+	VPERMD       32(SI), Y2, Y5
+	VPERMD       64(SI), Y2, Y6
+	VPERMD       96(SI), Y2, Y2
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VBLENDVPS    Y3, Y2, Y6, Y6
+	VPUNPCKLDQ   Y6, Y4, Y2
+	VPUNPCKHDQ   Y6, Y4, Y3
+	VSUBPD       Y0, Y2, Y2
+	VMOVUPD      (DX)(DI*8), Y4
 	VDIVPD       Y1, Y2, Y2
-	VMULPD       Y3, Y2, Y2
+	VMULPD       Y4, Y2, Y2
 	VADDPD       (AX)(DI*8), Y2, Y2
 	VMOVUPD      Y2, (AX)(DI*8)
-	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+32(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VSUBPD       Y0, Y4, Y2
+	VSUBPD       Y0, Y3, Y2
 	VMOVUPD      32(DX)(DI*8), Y3
 	VDIVPD       Y1, Y2, Y2
 	VMULPD       Y3, Y2, Y2
@@ -608,7 +563,7 @@ loop_26:
 headroomcoded_21:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_tab+64(FP), DI
+	MOVQ   c_split+72(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
@@ -616,44 +571,29 @@ loop_27:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (DI), Y4, Y5
-	VPERMD       32(DI), Y4, Y6
-	VPERMD       64(DI), Y4, Y7
-	VPERMD       96(DI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VCVTDQ2PD    (BX)(R8*4), Y3
-	VSUBPD       Y3, Y5, Y5
-	VMAXPD       Y2, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VMOVUPD      (DX)(R8*8), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VCVTDQ2PD    (BX)(R8*4), Y5
+	VSUBPD       Y5, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      (DX)(R8*8), Y5
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y4, Y3, Y3
+	VMULPD       Y5, Y3, Y3
 	VADDPD       (AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(R8*8)
-	VPBROADCASTD (SI)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (DI), Y4, Y5
-	VPERMD       32(DI), Y4, Y6
-	VPERMD       64(DI), Y4, Y7
-	VPERMD       96(DI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VCVTDQ2PD    16(BX)(R8*4), Y3
-	VSUBPD       Y3, Y5, Y5
-	VMAXPD       Y2, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
+	VSUBPD       Y3, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y3
 	VMOVUPD      32(DX)(R8*8), Y4
 	VDIVPD       Y1, Y3, Y3
 	VMULPD       Y4, Y3, Y3
@@ -670,15 +610,15 @@ ret:
 
 // func accCodedAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
-TEXT ·accCodedAVX2(SB), NOSPLIT, $0-144
+TEXT ·accCodedAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Y0
-	VBROADCASTSD p_span+120(FP), Y1
-	MOVQ         p_codes+88(FP), DX
-	MOVQ         p_tab+96(FP), BX
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
 	JEQ          floats_29
@@ -704,39 +644,24 @@ loop_35:
 	VMOVUPD      (SI)(DI*8), Y2
 	VSUBPD       Y0, Y2, Y2
 	VPBROADCASTD (DX)(R8*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
-	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (BX), Y3, Y5
+	VPERMD       32(BX), Y3, Y6
+	VPERMD       64(BX), Y3, Y7
+	VPERMD       96(BX), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
 	VDIVPD       Y1, Y2, Y2
-	VMULPD       Y5, Y2, Y2
+	VMULPD       Y3, Y2, Y2
 	VADDPD       (AX)(DI*8), Y2, Y2
 	VMOVUPD      Y2, (AX)(DI*8)
 	VMOVUPD      32(SI)(DI*8), Y2
 	VSUBPD       Y0, Y2, Y2
-	VPBROADCASTD (DX)(R8*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
-	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VDIVPD       Y1, Y2, Y2
-	VMULPD       Y5, Y2, Y2
+	VMULPD       Y4, Y2, Y2
 	VADDPD       32(AX)(DI*8), Y2, Y2
 	VMOVUPD      Y2, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
@@ -746,7 +671,7 @@ loop_35:
 
 ints_30:
 	MOVQ         c_i+40(FP), SI
-	MOVL         c_min+72(FP), DI
+	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
@@ -758,40 +683,25 @@ loop_36:
 	VCVTDQ2PD    X3, Y3
 	VSUBPD       Y0, Y3, Y3
 	VPBROADCASTD (DX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y4, Y3, Y3
 	VADDPD       (AX)(DI*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(DI*8)
 	VPMAXSD      16(SI)(DI*4), X2, X3
 	VCVTDQ2PD    X3, Y3
 	VSUBPD       Y0, Y3, Y3
-	VPBROADCASTD (DX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y5, Y3, Y3
 	VADDPD       32(AX)(DI*8), Y3, Y3
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
@@ -814,20 +724,18 @@ loop_37:
 	VMAXPD       Y2, Y3, Y3
 	VSUBPD       Y0, Y3, Y3
 	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y4, Y3, Y3
 	VADDPD       (AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(R8*8)
 	VCVTDQ2PD    16(DI)(R8*4), Y3
@@ -835,21 +743,8 @@ loop_37:
 	VSUBPD       Y4, Y3, Y3
 	VMAXPD       Y2, Y3, Y3
 	VSUBPD       Y0, Y3, Y3
-	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y5, Y3, Y3
 	VADDPD       32(AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
@@ -859,70 +754,40 @@ loop_37:
 
 static_32:
 	MOVQ c_codes+56(FP), SI
-	MOVQ c_tab+64(FP), DI
+	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
 loop_38:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y2
-	VPSRLVQ      codeshifts<>+0(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (DI), Y3, Y4
-	VPERMD       32(DI), Y3, Y5
-	VPERMD       64(DI), Y3, Y6
-	VPERMD       96(DI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VSUBPD       Y0, Y4, Y2
-	VPBROADCASTD (DX)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
+	VPSRLVD      splitshifts<>+0(SB), Y2, Y2
+	VPSLLD       $0x1c, Y2, Y3
+	VPERMD       (DI), Y2, Y4
+	VPERMD       32(DI), Y2, Y5
+	VPERMD       64(DI), Y2, Y6
+	VPERMD       96(DI), Y2, Y2
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VBLENDVPS    Y3, Y2, Y6, Y6
+	VPUNPCKLDQ   Y6, Y4, Y2
+	VPUNPCKHDQ   Y6, Y4, Y3
+	VSUBPD       Y0, Y2, Y2
+	VPBROADCASTD (DX)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
 	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
 	VDIVPD       Y1, Y2, Y2
-	VMULPD       Y5, Y2, Y2
+	VMULPD       Y4, Y2, Y2
 	VADDPD       (AX)(R8*8), Y2, Y2
 	VMOVUPD      Y2, (AX)(R8*8)
-	VPBROADCASTD (SI)(R9*4), Y2
-	VPSRLVQ      codeshifts<>+32(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (DI), Y3, Y4
-	VPERMD       32(DI), Y3, Y5
-	VPERMD       64(DI), Y3, Y6
-	VPERMD       96(DI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VSUBPD       Y0, Y4, Y2
-	VPBROADCASTD (DX)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (BX), Y4, Y5
-	VPERMD       32(BX), Y4, Y6
-	VPERMD       64(BX), Y4, Y7
-	VPERMD       96(BX), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
+	VSUBPD       Y0, Y3, Y2
 	VDIVPD       Y1, Y2, Y2
 	VMULPD       Y5, Y2, Y2
 	VADDPD       32(AX)(R8*8), Y2, Y2
@@ -947,20 +812,18 @@ loop_39:
 	VMAXPD       Y2, Y3, Y3
 	VSUBPD       Y0, Y3, Y3
 	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y4, Y3, Y3
 	VADDPD       (AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(R8*8)
 	VMOVUPD      32(SI)(R8*8), Y3
@@ -968,21 +831,8 @@ loop_39:
 	VSUBPD       Y4, Y3, Y3
 	VMAXPD       Y2, Y3, Y3
 	VSUBPD       Y0, Y3, Y3
-	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y5, Y3, Y3
 	VADDPD       32(AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
@@ -993,7 +843,7 @@ loop_39:
 headroomcoded_34:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_tab+64(FP), R8
+	MOVQ   c_split+72(FP), R8
 	VXORPD Y2, Y2, Y2
 	XORQ   R9, R9
 
@@ -1001,69 +851,39 @@ loop_40:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y5
-	VPERMD       32(R8), Y4, Y6
-	VPERMD       64(R8), Y4, Y7
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VCVTDQ2PD    (SI)(R9*4), Y3
-	VSUBPD       Y3, Y5, Y5
-	VMAXPD       Y2, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VPBROADCASTD (DX)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (R8), Y3, Y5
+	VPERMD       32(R8), Y3, Y6
+	VPERMD       64(R8), Y3, Y7
+	VPERMD       96(R8), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VCVTDQ2PD    (SI)(R9*4), Y5
+	VSUBPD       Y5, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R10*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
 	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
 	VDIVPD       Y1, Y3, Y3
-	VMULPD       Y6, Y3, Y3
+	VMULPD       Y5, Y3, Y3
 	VADDPD       (AX)(R9*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(R9*8)
-	VPBROADCASTD (DI)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y5
-	VPERMD       32(R8), Y4, Y6
-	VPERMD       64(R8), Y4, Y7
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VCVTDQ2PD    16(SI)(R9*4), Y3
-	VSUBPD       Y3, Y5, Y5
-	VMAXPD       Y2, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VPBROADCASTD (DX)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VSUBPD       Y3, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y3
 	VDIVPD       Y1, Y3, Y3
 	VMULPD       Y6, Y3, Y3
 	VADDPD       32(AX)(R9*8), Y3, Y3
@@ -1079,15 +899,15 @@ ret:
 
 // func accScaledAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
-TEXT ·accScaledAVX2(SB), NOSPLIT, $0-144
+TEXT ·accScaledAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Y0
-	VBROADCASTSD p_base+128(FP), Y1
-	VBROADCASTSD p_inv+136(FP), Y2
-	MOVQ         p_mult+80(FP), DX
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_base+144(FP), Y1
+	VBROADCASTSD p_inv+152(FP), Y2
+	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_42
@@ -1131,7 +951,7 @@ loop_48:
 
 ints_43:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
@@ -1196,46 +1016,31 @@ loop_50:
 
 static_45:
 	MOVQ c_codes+56(FP), BX
-	MOVQ c_tab+64(FP), SI
+	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
 loop_51:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VMOVUPD      (DX)(DI*8), Y4
-	VSUBPD       Y1, Y4, Y4
-	VMULPD       Y4, Y3, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      (DX)(DI*8), Y5
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y3, Y3
 	VMULPD       Y2, Y3, Y3
 	VADDPD       (AX)(DI*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(DI*8)
-	VPBROADCASTD (BX)(R8*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
+	VSUBPD       Y0, Y4, Y3
 	VMOVUPD      32(DX)(DI*8), Y4
 	VSUBPD       Y1, Y4, Y4
 	VMULPD       Y4, Y3, Y3
@@ -1284,7 +1089,7 @@ loop_52:
 headroomcoded_47:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_tab+64(FP), DI
+	MOVQ   c_split+72(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
@@ -1292,45 +1097,30 @@ loop_53:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VCVTDQ2PD    (BX)(R8*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
-	VMOVUPD      (DX)(R8*8), Y5
-	VSUBPD       Y1, Y5, Y5
-	VMULPD       Y5, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (BX)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(R8*8), Y6
+	VSUBPD       Y1, Y6, Y6
+	VMULPD       Y6, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       (AX)(R8*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(R8*8)
-	VPBROADCASTD (SI)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VCVTDQ2PD    16(BX)(R8*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
 	VMOVUPD      32(DX)(R8*8), Y5
 	VSUBPD       Y1, Y5, Y5
 	VMULPD       Y5, Y4, Y4
@@ -1348,16 +1138,16 @@ ret:
 
 // func accScaledCodedAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
-TEXT ·accScaledCodedAVX2(SB), NOSPLIT, $0-144
+TEXT ·accScaledCodedAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Y0
-	VBROADCASTSD p_base+128(FP), Y1
-	VBROADCASTSD p_inv+136(FP), Y2
-	MOVQ         p_codes+88(FP), DX
-	MOVQ         p_tab+96(FP), BX
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_base+144(FP), Y1
+	VBROADCASTSD p_inv+152(FP), Y2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
 	JEQ          floats_55
@@ -1383,40 +1173,25 @@ loop_61:
 	VMOVUPD      (SI)(DI*8), Y3
 	VSUBPD       Y0, Y3, Y3
 	VPBROADCASTD (DX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VSUBPD       Y1, Y6, Y6
-	VMULPD       Y6, Y3, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y1, Y4, Y4
+	VMULPD       Y4, Y3, Y3
 	VMULPD       Y2, Y3, Y3
 	VADDPD       (AX)(DI*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(DI*8)
 	VMOVUPD      32(SI)(DI*8), Y3
 	VSUBPD       Y0, Y3, Y3
-	VPBROADCASTD (DX)(R8*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VSUBPD       Y1, Y6, Y6
-	VMULPD       Y6, Y3, Y3
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y3, Y3
 	VMULPD       Y2, Y3, Y3
 	VADDPD       32(AX)(DI*8), Y3, Y3
 	VMOVUPD      Y3, 32(AX)(DI*8)
@@ -1427,7 +1202,7 @@ loop_61:
 
 ints_56:
 	MOVQ         c_i+40(FP), SI
-	MOVL         c_min+72(FP), DI
+	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
@@ -1439,41 +1214,26 @@ loop_62:
 	VCVTDQ2PD    X4, Y4
 	VSUBPD       Y0, Y4, Y4
 	VPBROADCASTD (DX)(R8*4), Y5
-	VPSRLVQ      codeshifts<>+0(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       (AX)(DI*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(DI*8)
 	VPMAXSD      16(SI)(DI*4), X3, X4
 	VCVTDQ2PD    X4, Y4
 	VSUBPD       Y0, Y4, Y4
-	VPBROADCASTD (DX)(R8*4), Y5
-	VPSRLVQ      codeshifts<>+32(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VSUBPD       Y1, Y6, Y6
+	VMULPD       Y6, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       32(AX)(DI*8), Y4, Y4
 	VMOVUPD      Y4, 32(AX)(DI*8)
@@ -1497,20 +1257,18 @@ loop_63:
 	VMAXPD       Y3, Y4, Y4
 	VSUBPD       Y0, Y4, Y4
 	VPBROADCASTD (DX)(R9*4), Y5
-	VPSRLVQ      codeshifts<>+0(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       (AX)(R8*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(R8*8)
@@ -1519,21 +1277,8 @@ loop_63:
 	VSUBPD       Y5, Y4, Y4
 	VMAXPD       Y3, Y4, Y4
 	VSUBPD       Y0, Y4, Y4
-	VPBROADCASTD (DX)(R9*4), Y5
-	VPSRLVQ      codeshifts<>+32(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VSUBPD       Y1, Y6, Y6
+	VMULPD       Y6, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       32(AX)(R8*8), Y4, Y4
 	VMOVUPD      Y4, 32(AX)(R8*8)
@@ -1544,71 +1289,41 @@ loop_63:
 
 static_58:
 	MOVQ c_codes+56(FP), SI
-	MOVQ c_tab+64(FP), DI
+	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
 loop_64:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (DI), Y4, Y5
-	VPERMD       32(DI), Y4, Y6
-	VPERMD       64(DI), Y4, Y7
-	VPERMD       96(DI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
 	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VSUBPD       Y1, Y6, Y6
-	VMULPD       Y6, Y3, Y3
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y3, Y3
 	VMULPD       Y2, Y3, Y3
 	VADDPD       (AX)(R8*8), Y3, Y3
 	VMOVUPD      Y3, (AX)(R8*8)
-	VPBROADCASTD (SI)(R9*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (DI), Y4, Y5
-	VPERMD       32(DI), Y4, Y6
-	VPERMD       64(DI), Y4, Y7
-	VPERMD       96(DI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VSUBPD       Y0, Y5, Y3
-	VPBROADCASTD (DX)(R9*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (BX), Y5, Y6
-	VPERMD       32(BX), Y5, Y7
-	VPERMD       64(BX), Y5, Y8
-	VPERMD       96(BX), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
+	VSUBPD       Y0, Y4, Y3
 	VSUBPD       Y1, Y6, Y6
 	VMULPD       Y6, Y3, Y3
 	VMULPD       Y2, Y3, Y3
@@ -1634,20 +1349,18 @@ loop_65:
 	VMAXPD       Y3, Y4, Y4
 	VSUBPD       Y0, Y4, Y4
 	VPBROADCASTD (DX)(R9*4), Y5
-	VPSRLVQ      codeshifts<>+0(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       Y5, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       (AX)(R8*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(R8*8)
@@ -1656,21 +1369,8 @@ loop_65:
 	VSUBPD       Y5, Y4, Y4
 	VMAXPD       Y3, Y4, Y4
 	VSUBPD       Y0, Y4, Y4
-	VPBROADCASTD (DX)(R9*4), Y5
-	VPSRLVQ      codeshifts<>+32(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VSUBPD       Y1, Y6, Y6
+	VMULPD       Y6, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       32(AX)(R8*8), Y4, Y4
 	VMOVUPD      Y4, 32(AX)(R8*8)
@@ -1682,7 +1382,7 @@ loop_65:
 headroomcoded_60:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_tab+64(FP), R8
+	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
@@ -1690,70 +1390,40 @@ loop_66:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (R8), Y5, Y6
-	VPERMD       32(R8), Y5, Y7
-	VPERMD       64(R8), Y5, Y8
-	VPERMD       96(R8), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VCVTDQ2PD    (SI)(R9*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
-	VPBROADCASTD (DX)(R10*4), Y5
-	VPSRLVQ      codeshifts<>+0(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (R8), Y4, Y6
+	VPERMD       32(R8), Y4, Y7
+	VPERMD       64(R8), Y4, Y8
+	VPERMD       96(R8), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (SI)(R9*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R10*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
 	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
-	VSUBPD       Y1, Y7, Y7
-	VMULPD       Y7, Y4, Y4
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VSUBPD       Y1, Y6, Y6
+	VMULPD       Y6, Y4, Y4
 	VMULPD       Y2, Y4, Y4
 	VADDPD       (AX)(R9*8), Y4, Y4
 	VMOVUPD      Y4, (AX)(R9*8)
-	VPBROADCASTD (DI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (R8), Y5, Y6
-	VPERMD       32(R8), Y5, Y7
-	VPERMD       64(R8), Y5, Y8
-	VPERMD       96(R8), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
 	VCVTDQ2PD    16(SI)(R9*4), Y4
-	VSUBPD       Y4, Y6, Y6
-	VMAXPD       Y3, Y6, Y6
-	VSUBPD       Y0, Y6, Y4
-	VPBROADCASTD (DX)(R10*4), Y5
-	VPSRLVQ      codeshifts<>+32(SB), Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPOR         oddone<>+0(SB), Y6, Y6
-	VPERMD       (BX), Y6, Y7
-	VPERMD       32(BX), Y6, Y8
-	VPERMD       64(BX), Y6, Y9
-	VPERMD       96(BX), Y6, Y6
-	VPSLLQ       $0x3d, Y5, Y10
-	VBLENDVPD    Y10, Y8, Y7, Y7
-	VBLENDVPD    Y10, Y6, Y9, Y9
-	VPSLLQ       $0x3c, Y5, Y10
-	VBLENDVPD    Y10, Y9, Y7, Y7
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
 	VSUBPD       Y1, Y7, Y7
 	VMULPD       Y7, Y4, Y4
 	VMULPD       Y2, Y4, Y4
@@ -1770,12 +1440,12 @@ ret:
 
 // func weighSetAVX2(score []float64, c colArg, scale float64)
 // Requires: AVX, AVX2
-TEXT ·weighSetAVX2(SB), NOSPLIT, $0-88
+TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD scale+80(FP), Y0
+	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_68
@@ -1809,7 +1479,7 @@ loop_74:
 
 ints_69:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
@@ -1854,42 +1524,27 @@ loop_76:
 
 static_71:
 	MOVQ c_codes+56(FP), DX
-	MOVQ c_tab+64(FP), BX
+	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
 loop_77:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (BX), Y2, Y3
-	VPERMD       32(BX), Y2, Y4
-	VPERMD       64(BX), Y2, Y5
-	VPERMD       96(BX), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VMULPD       Y0, Y3, Y3
-	VMOVUPD      Y3, (AX)(SI*8)
-	VPBROADCASTD (DX)(DI*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (BX), Y2, Y3
-	VPERMD       32(BX), Y2, Y4
-	VPERMD       64(BX), Y2, Y5
-	VPERMD       96(BX), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VMULPD       Y0, Y3, Y3
-	VMOVUPD      Y3, 32(AX)(SI*8)
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (BX), Y1, Y3
+	VPERMD       32(BX), Y1, Y4
+	VPERMD       64(BX), Y1, Y5
+	VPERMD       96(BX), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VMULPD       Y0, Y1, Y1
+	VMOVUPD      Y1, (AX)(SI*8)
+	VMULPD       Y0, Y2, Y2
+	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_77
@@ -1922,7 +1577,7 @@ loop_78:
 headroomcoded_73:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_tab+64(FP), SI
+	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
@@ -1930,41 +1585,26 @@ loop_79:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+0(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VCVTDQ2PD    (DX)(DI*4), Y2
-	VSUBPD       Y2, Y4, Y4
-	VMAXPD       Y1, Y4, Y4
-	VMULPD       Y0, Y4, Y4
-	VMOVUPD      Y4, (AX)(DI*8)
-	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+32(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y2, Y2
+	VPSLLD       $0x1c, Y2, Y3
+	VPERMD       (SI), Y2, Y4
+	VPERMD       32(SI), Y2, Y5
+	VPERMD       64(SI), Y2, Y6
+	VPERMD       96(SI), Y2, Y2
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VBLENDVPS    Y3, Y2, Y6, Y6
+	VPUNPCKLDQ   Y6, Y4, Y2
+	VPUNPCKHDQ   Y6, Y4, Y3
+	VCVTDQ2PD    (DX)(DI*4), Y4
+	VSUBPD       Y4, Y2, Y2
+	VMAXPD       Y1, Y2, Y2
+	VMULPD       Y0, Y2, Y2
+	VMOVUPD      Y2, (AX)(DI*8)
 	VCVTDQ2PD    16(DX)(DI*4), Y2
-	VSUBPD       Y2, Y4, Y4
-	VMAXPD       Y1, Y4, Y4
-	VMULPD       Y0, Y4, Y4
-	VMOVUPD      Y4, 32(AX)(DI*8)
+	VSUBPD       Y2, Y3, Y3
+	VMAXPD       Y1, Y3, Y3
+	VMULPD       Y0, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_79
@@ -1976,12 +1616,12 @@ ret:
 
 // func weighAddAVX2(score []float64, c colArg, scale float64)
 // Requires: AVX, AVX2
-TEXT ·weighAddAVX2(SB), NOSPLIT, $0-88
+TEXT ·weighAddAVX2(SB), NOSPLIT, $0-96
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD scale+80(FP), Y0
+	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_81
@@ -2017,7 +1657,7 @@ loop_87:
 
 ints_82:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
@@ -2066,44 +1706,29 @@ loop_89:
 
 static_84:
 	MOVQ c_codes+56(FP), DX
-	MOVQ c_tab+64(FP), BX
+	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
 loop_90:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (BX), Y2, Y3
-	VPERMD       32(BX), Y2, Y4
-	VPERMD       64(BX), Y2, Y5
-	VPERMD       96(BX), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VMULPD       Y0, Y3, Y3
-	VADDPD       (AX)(SI*8), Y3, Y3
-	VMOVUPD      Y3, (AX)(SI*8)
-	VPBROADCASTD (DX)(DI*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (BX), Y2, Y3
-	VPERMD       32(BX), Y2, Y4
-	VPERMD       64(BX), Y2, Y5
-	VPERMD       96(BX), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VMULPD       Y0, Y3, Y3
-	VADDPD       32(AX)(SI*8), Y3, Y3
-	VMOVUPD      Y3, 32(AX)(SI*8)
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (BX), Y1, Y3
+	VPERMD       32(BX), Y1, Y4
+	VPERMD       64(BX), Y1, Y5
+	VPERMD       96(BX), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VMULPD       Y0, Y1, Y1
+	VADDPD       (AX)(SI*8), Y1, Y1
+	VMOVUPD      Y1, (AX)(SI*8)
+	VMULPD       Y0, Y2, Y2
+	VADDPD       32(AX)(SI*8), Y2, Y2
+	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_90
@@ -2138,7 +1763,7 @@ loop_91:
 headroomcoded_86:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_tab+64(FP), SI
+	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
@@ -2146,43 +1771,28 @@ loop_92:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+0(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
-	VCVTDQ2PD    (DX)(DI*4), Y2
-	VSUBPD       Y2, Y4, Y4
-	VMAXPD       Y1, Y4, Y4
-	VMULPD       Y0, Y4, Y4
-	VADDPD       (AX)(DI*8), Y4, Y4
-	VMOVUPD      Y4, (AX)(DI*8)
-	VPBROADCASTD (BX)(R8*4), Y2
-	VPSRLVQ      codeshifts<>+32(SB), Y2, Y2
-	VPSLLD       $0x01, Y2, Y3
-	VPOR         oddone<>+0(SB), Y3, Y3
-	VPERMD       (SI), Y3, Y4
-	VPERMD       32(SI), Y3, Y5
-	VPERMD       64(SI), Y3, Y6
-	VPERMD       96(SI), Y3, Y3
-	VPSLLQ       $0x3d, Y2, Y7
-	VBLENDVPD    Y7, Y5, Y4, Y4
-	VBLENDVPD    Y7, Y3, Y6, Y6
-	VPSLLQ       $0x3c, Y2, Y7
-	VBLENDVPD    Y7, Y6, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y2, Y2
+	VPSLLD       $0x1c, Y2, Y3
+	VPERMD       (SI), Y2, Y4
+	VPERMD       32(SI), Y2, Y5
+	VPERMD       64(SI), Y2, Y6
+	VPERMD       96(SI), Y2, Y2
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VBLENDVPS    Y3, Y2, Y6, Y6
+	VPUNPCKLDQ   Y6, Y4, Y2
+	VPUNPCKHDQ   Y6, Y4, Y3
+	VCVTDQ2PD    (DX)(DI*4), Y4
+	VSUBPD       Y4, Y2, Y2
+	VMAXPD       Y1, Y2, Y2
+	VMULPD       Y0, Y2, Y2
+	VADDPD       (AX)(DI*8), Y2, Y2
+	VMOVUPD      Y2, (AX)(DI*8)
 	VCVTDQ2PD    16(DX)(DI*4), Y2
-	VSUBPD       Y2, Y4, Y4
-	VMAXPD       Y1, Y4, Y4
-	VMULPD       Y0, Y4, Y4
-	VADDPD       32(AX)(DI*8), Y4, Y4
-	VMOVUPD      Y4, 32(AX)(DI*8)
+	VSUBPD       Y2, Y3, Y3
+	VMAXPD       Y1, Y3, Y3
+	VMULPD       Y0, Y3, Y3
+	VADDPD       32(AX)(DI*8), Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_92
@@ -2194,11 +1804,11 @@ ret:
 
 // func minMaxMaskedAVX2(c colArg, words []uint64, lo []float64, hi []float64)
 // Requires: AVX, AVX2
-TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-128
-	MOVQ         words_base+56(FP), AX
-	MOVQ         lo_len+88(FP), CX
-	MOVQ         lo_base+80(FP), DX
-	MOVQ         hi_base+104(FP), BX
+TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-136
+	MOVQ         words_base+64(FP), AX
+	MOVQ         lo_len+96(FP), CX
+	MOVQ         lo_base+88(FP), DX
+	MOVQ         hi_base+112(FP), BX
 	VBROADCASTSD posinf<>+0(SB), Y0
 	VBROADCASTSD neginf<>+0(SB), Y1
 	MOVQ         c_kind+0(FP), SI
@@ -2553,7 +2163,7 @@ next_102:
 
 ints_95:
 	MOVQ         c_i+16(FP), SI
-	MOVL         c_min+48(FP), DI
+	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
@@ -3356,7 +2966,7 @@ next_112:
 
 static_97:
 	MOVQ c_codes+32(FP), SI
-	MOVQ c_tab+40(FP), DI
+	MOVQ c_split+48(FP), DI
 	XORQ R8, R8
 	XORQ R9, R9
 	XORQ R10, R10
@@ -3376,308 +2986,188 @@ word_116:
 	CMPQ         R12, $-1
 	JNE          masked_118
 	VPBROADCASTD (SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD (SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 4(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 4(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 8(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 8(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 12(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 12(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 16(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 16(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 20(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 20(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 24(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 24(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	VPBROADCASTD 28(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+0(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y2, Y6
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y6, Y2, Y2
-	VMAXPD       Y8, Y4, Y6
-	VMAXPD       Y4, Y8, Y4
-	VANDPD       Y6, Y4, Y4
-	VPBROADCASTD 28(SI)(R11*4), Y6
-	VPSRLVQ      codeshifts<>+32(SB), Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPOR         oddone<>+0(SB), Y7, Y7
-	VPERMD       (DI), Y7, Y8
-	VPERMD       32(DI), Y7, Y9
-	VPERMD       64(DI), Y7, Y10
-	VPERMD       96(DI), Y7, Y7
-	VPSLLQ       $0x3d, Y6, Y11
-	VBLENDVPD    Y11, Y9, Y8, Y8
-	VBLENDVPD    Y11, Y7, Y10, Y10
-	VPSLLQ       $0x3c, Y6, Y11
-	VBLENDVPD    Y11, Y10, Y8, Y8
-	VMINPD       Y8, Y3, Y6
-	VMINPD       Y3, Y8, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y8
+	VMINPD       Y2, Y6, Y2
+	VORPD        Y8, Y2, Y2
+	VMAXPD       Y6, Y4, Y8
+	VMAXPD       Y4, Y6, Y4
+	VANDPD       Y8, Y4, Y4
+	VMINPD       Y7, Y3, Y6
+	VMINPD       Y3, Y7, Y3
 	VORPD        Y6, Y3, Y3
-	VMAXPD       Y8, Y5, Y6
-	VMAXPD       Y5, Y8, Y5
+	VMAXPD       Y7, Y5, Y6
+	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
 	JMP          wdone_119
 
@@ -3685,354 +3175,234 @@ masked_118:
 	VMOVQ        R12, X6
 	VPBROADCASTQ X6, Y6
 	VPBROADCASTD (SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+0(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD (SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+32(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 4(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+64(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 4(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+96(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 8(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+128(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 8(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+160(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 12(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+192(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 12(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+224(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 16(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+256(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 16(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+288(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 20(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+320(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 20(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+352(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 24(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+384(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 24(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+416(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y3, Y10
-	VMINPD       Y3, Y8, Y3
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y10
+	VMINPD       Y3, Y9, Y3
 	VORPD        Y10, Y3, Y3
-	VBLENDVPD    Y7, Y9, Y1, Y7
+	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y5, Y8
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y8, Y5, Y5
 	VPBROADCASTD 28(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VPSLLVQ      maskshifts<>+448(SB), Y6, Y7
-	VBLENDVPD    Y7, Y9, Y0, Y8
-	VMINPD       Y8, Y2, Y10
-	VMINPD       Y2, Y8, Y2
-	VORPD        Y10, Y2, Y2
-	VBLENDVPD    Y7, Y9, Y1, Y7
-	VMAXPD       Y7, Y4, Y8
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y11
+	VMINPD       Y2, Y10, Y2
+	VORPD        Y11, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y9
 	VMAXPD       Y4, Y7, Y4
-	VANDPD       Y8, Y4, Y4
-	VPBROADCASTD 28(SI)(R11*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (DI), Y8, Y9
-	VPERMD       32(DI), Y8, Y10
-	VPERMD       64(DI), Y8, Y11
-	VPERMD       96(DI), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VANDPD       Y9, Y4, Y4
 	VPSLLVQ      maskshifts<>+480(SB), Y6, Y6
-	VBLENDVPD    Y6, Y9, Y0, Y7
-	VMINPD       Y7, Y3, Y8
+	VBLENDVPD    Y6, Y8, Y0, Y7
+	VMINPD       Y7, Y3, Y9
 	VMINPD       Y3, Y7, Y3
-	VORPD        Y8, Y3, Y3
-	VBLENDVPD    Y6, Y9, Y1, Y6
+	VORPD        Y9, Y3, Y3
+	VBLENDVPD    Y6, Y8, Y1, Y6
 	VMAXPD       Y6, Y5, Y7
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
@@ -4510,7 +3880,7 @@ next_122:
 headroomcoded_99:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_codes+32(FP), DI
-	MOVQ   c_tab+40(FP), R8
+	MOVQ   c_split+48(FP), R8
 	VXORPD Y2, Y2, Y2
 	XORQ   R9, R9
 	XORQ   R10, R10
@@ -4531,356 +3901,236 @@ word_126:
 	CMPQ         R13, $-1
 	JNE          masked_128
 	VPBROADCASTD (DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    (SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD (DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    (SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    16(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 4(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    32(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 4(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    32(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    48(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 8(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    64(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 8(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    64(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    80(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 12(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    96(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 12(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    96(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    112(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 16(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    128(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 16(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    128(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    144(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 20(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    160(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 20(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    160(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    176(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 24(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    192(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 24(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    192(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    208(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	VPBROADCASTD 28(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+0(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
-	VCVTDQ2PD    224(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y3, Y7
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y7, Y3, Y3
-	VMAXPD       Y9, Y5, Y7
-	VMAXPD       Y5, Y9, Y5
-	VANDPD       Y7, Y5, Y5
-	VPBROADCASTD 28(DI)(R12*4), Y7
-	VPSRLVQ      codeshifts<>+32(SB), Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPOR         oddone<>+0(SB), Y8, Y8
-	VPERMD       (R8), Y8, Y9
-	VPERMD       32(R8), Y8, Y10
-	VPERMD       64(R8), Y8, Y11
-	VPERMD       96(R8), Y8, Y8
-	VPSLLQ       $0x3d, Y7, Y12
-	VBLENDVPD    Y12, Y10, Y9, Y9
-	VBLENDVPD    Y12, Y8, Y11, Y11
-	VPSLLQ       $0x3c, Y7, Y12
-	VBLENDVPD    Y12, Y11, Y9, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    224(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y9
+	VMINPD       Y3, Y7, Y3
+	VORPD        Y9, Y3, Y3
+	VMAXPD       Y7, Y5, Y9
+	VMAXPD       Y5, Y7, Y5
+	VANDPD       Y9, Y5, Y5
 	VCVTDQ2PD    240(SI)(R11*4), Y7
-	VSUBPD       Y7, Y9, Y9
-	VMAXPD       Y2, Y9, Y9
-	VMINPD       Y9, Y4, Y7
-	VMINPD       Y4, Y9, Y4
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y7
+	VMINPD       Y4, Y8, Y4
 	VORPD        Y7, Y4, Y4
-	VMAXPD       Y9, Y6, Y7
-	VMAXPD       Y6, Y9, Y6
+	VMAXPD       Y8, Y6, Y7
+	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
 	JMP          wdone_129
 
@@ -4888,402 +4138,282 @@ masked_128:
 	VMOVQ        R13, X7
 	VPBROADCASTQ X7, Y7
 	VPBROADCASTD (DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    (SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+0(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    (SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD (DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    16(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+32(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 4(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    32(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+64(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    32(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 4(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    48(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+96(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 8(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    64(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+128(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    64(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 8(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    80(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+160(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 12(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    96(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+192(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    96(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 12(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    112(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+224(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 16(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    128(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+256(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    128(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 16(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    144(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+288(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 20(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    160(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+320(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    160(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 20(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    176(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+352(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 24(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    192(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+384(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    192(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 24(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    208(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+416(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y4, Y11
-	VMINPD       Y4, Y9, Y4
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y11
+	VMINPD       Y4, Y10, Y4
 	VORPD        Y11, Y4, Y4
-	VBLENDVPD    Y8, Y10, Y1, Y8
+	VBLENDVPD    Y8, Y9, Y1, Y8
 	VMAXPD       Y8, Y6, Y9
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y9, Y6, Y6
 	VPBROADCASTD 28(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+0(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
-	VCVTDQ2PD    224(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
-	VPSLLVQ      maskshifts<>+448(SB), Y7, Y8
-	VBLENDVPD    Y8, Y10, Y0, Y9
-	VMINPD       Y9, Y3, Y11
-	VMINPD       Y3, Y9, Y3
-	VORPD        Y11, Y3, Y3
-	VBLENDVPD    Y8, Y10, Y1, Y8
-	VMAXPD       Y8, Y5, Y9
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    224(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y12
+	VMINPD       Y3, Y11, Y3
+	VORPD        Y12, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y10
 	VMAXPD       Y5, Y8, Y5
-	VANDPD       Y9, Y5, Y5
-	VPBROADCASTD 28(DI)(R12*4), Y8
-	VPSRLVQ      codeshifts<>+32(SB), Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPOR         oddone<>+0(SB), Y9, Y9
-	VPERMD       (R8), Y9, Y10
-	VPERMD       32(R8), Y9, Y11
-	VPERMD       64(R8), Y9, Y12
-	VPERMD       96(R8), Y9, Y9
-	VPSLLQ       $0x3d, Y8, Y13
-	VBLENDVPD    Y13, Y11, Y10, Y10
-	VBLENDVPD    Y13, Y9, Y12, Y12
-	VPSLLQ       $0x3c, Y8, Y13
-	VBLENDVPD    Y13, Y12, Y10, Y10
+	VANDPD       Y10, Y5, Y5
 	VCVTDQ2PD    240(SI)(R11*4), Y8
-	VSUBPD       Y8, Y10, Y10
-	VMAXPD       Y2, Y10, Y10
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
 	VPSLLVQ      maskshifts<>+480(SB), Y7, Y7
-	VBLENDVPD    Y7, Y10, Y0, Y8
-	VMINPD       Y8, Y4, Y9
+	VBLENDVPD    Y7, Y9, Y0, Y8
+	VMINPD       Y8, Y4, Y10
 	VMINPD       Y4, Y8, Y4
-	VORPD        Y9, Y4, Y4
-	VBLENDVPD    Y7, Y10, Y1, Y7
+	VORPD        Y10, Y4, Y4
+	VBLENDVPD    Y7, Y9, Y1, Y7
 	VMAXPD       Y7, Y6, Y8
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
@@ -5622,25 +4752,25 @@ TEXT ·notBelowAVX2(SB), NOSPLIT, $0-32
 
 // func ramPassAVX2(words []uint64, total codedArg, free *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX2
-TEXT ·ramPassAVX2(SB), NOSPLIT, $0-88
+TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         free+48(FP), DX
+	MOVQ         free+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Y0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Y0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Y1
 	VXORPD       Y2, Y2, Y2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_136
 	TESTQ        SI, SI
 	JZ           form_136
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -6050,8 +5180,8 @@ form_136:
 	TESTQ SI, SI
 	JZ    form_139
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_full+56(FP), DI
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -6063,576 +5193,456 @@ word_140:
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
 	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      (DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    (DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      (DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    (DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	ORQ          R13, R12
-	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      32(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    16(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x04, R13
 	ORQ          R13, R12
 	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      64(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    32(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      64(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    32(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x08, R13
 	ORQ          R13, R12
-	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      96(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    48(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x0c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      128(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    64(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      128(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    64(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x10, R13
 	ORQ          R13, R12
-	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      160(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    80(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x14, R13
 	ORQ          R13, R12
 	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      192(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    96(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      192(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    96(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x18, R13
 	ORQ          R13, R12
-	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      224(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    112(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x1c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      256(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    128(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      256(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    128(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x20, R13
 	ORQ          R13, R12
-	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      288(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    144(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x24, R13
 	ORQ          R13, R12
 	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      320(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    160(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      320(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    160(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x28, R13
 	ORQ          R13, R12
-	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      352(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    176(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x2c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      384(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    192(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      384(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    192(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x30, R13
 	ORQ          R13, R12
-	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      416(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    208(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x34, R13
 	ORQ          R13, R12
 	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      448(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    224(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
-	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      448(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    224(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
 	VMOVDQU      480(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    240(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R10
 	SHLQ         $0x3c, R10
@@ -6653,8 +5663,8 @@ form_139:
 	TESTQ SI, SI
 	JNZ   form_142
 	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+64(FP), SI
-	MOVQ  ratio_tab+72(FP), DI
+	MOVQ  ratio_codes+72(FP), SI
+	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -6667,60 +5677,45 @@ word_143:
 	XORQ         R12, R12
 	VMOVDQU      (BX)(R9*8), Y3
 	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    (DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    (DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	ORQ          R13, R12
 	VMOVDQU      32(BX)(R9*8), Y3
-	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    16(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -6738,61 +5733,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      64(BX)(R9*8), Y3
 	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    32(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    32(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x08, R13
 	ORQ          R13, R12
 	VMOVDQU      96(BX)(R9*8), Y3
-	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    48(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -6810,61 +5790,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      128(BX)(R9*8), Y3
 	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    64(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    64(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x10, R13
 	ORQ          R13, R12
 	VMOVDQU      160(BX)(R9*8), Y3
-	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    80(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -6882,61 +5847,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      192(BX)(R9*8), Y3
 	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    96(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    96(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x18, R13
 	ORQ          R13, R12
 	VMOVDQU      224(BX)(R9*8), Y3
-	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    112(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -6954,61 +5904,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      256(BX)(R9*8), Y3
 	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    128(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    128(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x20, R13
 	ORQ          R13, R12
 	VMOVDQU      288(BX)(R9*8), Y3
-	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    144(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -7026,61 +5961,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      320(BX)(R9*8), Y3
 	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    160(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    160(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x28, R13
 	ORQ          R13, R12
 	VMOVDQU      352(BX)(R9*8), Y3
-	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    176(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -7098,61 +6018,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      384(BX)(R9*8), Y3
 	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    192(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    192(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	SHLQ         $0x30, R13
 	ORQ          R13, R12
 	VMOVDQU      416(BX)(R9*8), Y3
-	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    208(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -7170,61 +6075,46 @@ word_143:
 	ORQ          R13, R12
 	VMOVDQU      448(BX)(R9*8), Y3
 	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    224(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    224(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
-	VMOVMSKPD    Y4, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
+	VMOVMSKPD    Y4, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
 	VMOVDQU      480(BX)(R9*8), Y3
-	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    240(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -7256,9 +6146,9 @@ form_142:
 	TESTQ SI, SI
 	JNZ   form_145
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_codes+64(FP), DI
-	MOVQ  ratio_tab+72(FP), R8
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_codes+72(FP), DI
+	MOVQ  ratio_split+88(FP), R8
 	XORQ  R9, R9
 	XORQ  R10, R10
 
@@ -7270,768 +6160,528 @@ word_146:
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
 	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    (DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD (DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    (DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	ORQ          R14, R13
-	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    16(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    16(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x04, R14
 	ORQ          R14, R13
 	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    32(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 4(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    32(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x08, R14
 	ORQ          R14, R13
-	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    48(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    48(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x0c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    64(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 8(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    64(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x10, R14
 	ORQ          R14, R13
-	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    80(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    80(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x14, R14
 	ORQ          R14, R13
 	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    96(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 12(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    96(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x18, R14
 	ORQ          R14, R13
-	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    112(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    112(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x1c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    128(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 16(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    128(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x20, R14
 	ORQ          R14, R13
-	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    144(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    144(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x24, R14
 	ORQ          R14, R13
 	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    160(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 20(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    160(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x28, R14
 	ORQ          R14, R13
-	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    176(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    176(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x2c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    192(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 24(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    192(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x30, R14
 	ORQ          R14, R13
-	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    208(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    208(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x34, R14
 	ORQ          R14, R13
 	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 28(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    224(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R11
+	SHLQ         $0x38, R11
+	ORQ          R11, R13
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    224(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    240(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
-	SHLQ         $0x38, R14
-	ORQ          R14, R13
-	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    240(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R11
 	SHLQ         $0x3c, R11
@@ -8054,25 +6704,25 @@ ret:
 
 // func corePassAVX2(words []uint64, total codedArg, used *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX2
-TEXT ·corePassAVX2(SB), NOSPLIT, $0-88
+TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         used+48(FP), DX
+	MOVQ         used+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Y0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Y0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Y1
 	VXORPD       Y2, Y2, Y2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_149
 	TESTQ        SI, SI
 	JZ           form_149
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -8435,8 +7085,8 @@ form_149:
 	TESTQ SI, SI
 	JZ    form_152
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_full+56(FP), DI
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -8448,530 +7098,410 @@ word_153:
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
 	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      (DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    (DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      (DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    (DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	ORQ          R13, R12
-	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      32(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    16(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x04, R13
 	ORQ          R13, R12
 	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      64(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    32(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      64(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    32(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x08, R13
 	ORQ          R13, R12
-	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      96(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    48(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x0c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      128(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    64(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      128(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    64(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x10, R13
 	ORQ          R13, R12
-	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      160(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    80(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x14, R13
 	ORQ          R13, R12
 	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      192(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    96(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      192(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    96(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x18, R13
 	ORQ          R13, R12
-	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      224(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    112(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x1c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      256(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    128(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      256(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    128(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x20, R13
 	ORQ          R13, R12
-	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      288(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    144(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x24, R13
 	ORQ          R13, R12
 	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      320(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    160(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      320(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    160(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x28, R13
 	ORQ          R13, R12
-	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      352(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    176(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x2c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      384(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    192(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      384(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    192(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R13
 	SHLQ         $0x30, R13
 	ORQ          R13, R12
-	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
 	VMOVDQU      416(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    208(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R13
 	SHLQ         $0x34, R13
 	ORQ          R13, R12
 	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VMOVDQU      448(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VCVTDQ2PD    224(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
-	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
-	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VMOVDQU      448(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VCVTDQ2PD    224(DX)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y5
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
 	VMOVDQU      480(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VCVTDQ2PD    240(DX)(R9*4), Y3
-	VSUBPD       Y3, Y4, Y3
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y4, Y5, Y5
+	VSUBPD       Y3, Y5, Y3
+	VPCMPEQQ     Y2, Y4, Y6
+	VCMPPD       $0x1e, Y2, Y5, Y5
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y5, Y4, Y4
 	VCMPPD       $0x11, Y1, Y3, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R10
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R10
 	SHLQ         $0x3c, R10
 	ORQ          R10, R12
 	NOTQ         R12
@@ -8991,8 +7521,8 @@ form_152:
 	TESTQ SI, SI
 	JNZ   form_155
 	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+64(FP), SI
-	MOVQ  ratio_tab+72(FP), DI
+	MOVQ  ratio_codes+72(FP), SI
+	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -9005,57 +7535,42 @@ word_156:
 	XORQ         R12, R12
 	VMOVDQU      (BX)(R9*8), Y3
 	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    (DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    (DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	ORQ          R13, R12
 	VMOVDQU      32(BX)(R9*8), Y3
-	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    16(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9070,58 +7585,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      64(BX)(R9*8), Y3
 	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    32(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    32(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x08, R13
 	ORQ          R13, R12
 	VMOVDQU      96(BX)(R9*8), Y3
-	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    48(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9136,58 +7636,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      128(BX)(R9*8), Y3
 	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    64(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    64(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x10, R13
 	ORQ          R13, R12
 	VMOVDQU      160(BX)(R9*8), Y3
-	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    80(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9202,58 +7687,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      192(BX)(R9*8), Y3
 	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    96(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    96(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x18, R13
 	ORQ          R13, R12
 	VMOVDQU      224(BX)(R9*8), Y3
-	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    112(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9268,58 +7738,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      256(BX)(R9*8), Y3
 	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    128(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    128(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x20, R13
 	ORQ          R13, R12
 	VMOVDQU      288(BX)(R9*8), Y3
-	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    144(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9334,58 +7789,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      320(BX)(R9*8), Y3
 	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    160(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    160(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x28, R13
 	ORQ          R13, R12
 	VMOVDQU      352(BX)(R9*8), Y3
-	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    176(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9400,58 +7840,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      384(BX)(R9*8), Y3
 	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    192(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    192(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
+	VPANDN       Y3, Y7, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x30, R13
 	ORQ          R13, R12
 	VMOVDQU      416(BX)(R9*8), Y3
-	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    208(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9466,58 +7891,43 @@ word_156:
 	ORQ          R13, R12
 	VMOVDQU      448(BX)(R9*8), Y3
 	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VCVTDQ2PD    224(DX)(R9*4), Y5
-	VSUBPD       Y5, Y4, Y5
-	VPCMPEQQ     Y2, Y3, Y6
-	VCMPPD       $0x1e, Y2, Y4, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VCVTDQ2PD    224(DX)(R9*4), Y4
+	VSUBPD       Y4, Y6, Y4
+	VPCMPEQQ     Y2, Y3, Y7
+	VCMPPD       $0x1e, Y2, Y6, Y6
 	VPCMPGTQ     Y3, Y0, Y3
-	VPAND        Y4, Y3, Y3
-	VCMPPD       $0x11, Y1, Y5, Y4
+	VPAND        Y6, Y3, Y3
+	VCMPPD       $0x11, Y1, Y4, Y4
 	VPOR         Y4, Y3, Y3
-	VPANDN       Y3, Y6, Y3
-	VMOVMSKPD    Y3, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
+	VPANDN       Y3, Y7, Y3
+	VMOVMSKPD    Y3, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
 	VMOVDQU      480(BX)(R9*8), Y3
-	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VCVTDQ2PD    240(DX)(R9*4), Y5
 	VSUBPD       Y5, Y4, Y5
 	VPCMPEQQ     Y2, Y3, Y6
@@ -9547,9 +7957,9 @@ form_155:
 	TESTQ SI, SI
 	JNZ   form_158
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_codes+64(FP), DI
-	MOVQ  ratio_tab+72(FP), R8
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_codes+72(FP), DI
+	MOVQ  ratio_split+88(FP), R8
 	XORQ  R9, R9
 	XORQ  R10, R10
 
@@ -9561,722 +7971,482 @@ word_159:
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
 	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    (DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD (DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    (DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	ORQ          R14, R13
-	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    16(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    16(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x04, R14
 	ORQ          R14, R13
 	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    32(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 4(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    32(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x08, R14
 	ORQ          R14, R13
-	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    48(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    48(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x0c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    64(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 8(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    64(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x10, R14
 	ORQ          R14, R13
-	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    80(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    80(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x14, R14
 	ORQ          R14, R13
 	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    96(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 12(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    96(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x18, R14
 	ORQ          R14, R13
-	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    112(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    112(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x1c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    128(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 16(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    128(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x20, R14
 	ORQ          R14, R13
-	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    144(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    144(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x24, R14
 	ORQ          R14, R13
 	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    160(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 20(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    160(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x28, R14
 	ORQ          R14, R13
-	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    176(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    176(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x2c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    192(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 24(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    192(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R14
 	SHLQ         $0x30, R14
 	ORQ          R14, R13
-	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    208(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    208(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R14
 	SHLQ         $0x34, R14
 	ORQ          R14, R13
 	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPBROADCASTD 28(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VCVTDQ2PD    224(DX)(R10*4), Y5
+	VSUBPD       Y5, Y7, Y5
+	VPCMPEQQ     Y2, Y3, Y8
+	VCMPPD       $0x1e, Y2, Y7, Y7
+	VPCMPGTQ     Y3, Y0, Y3
+	VPAND        Y7, Y3, Y3
+	VCMPPD       $0x11, Y1, Y5, Y5
+	VPOR         Y5, Y3, Y3
+	VPANDN       Y3, Y8, Y3
+	VMOVMSKPD    Y3, R11
+	SHLQ         $0x38, R11
+	ORQ          R11, R13
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    224(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
+	VCVTDQ2PD    240(DX)(R10*4), Y5
+	VSUBPD       Y5, Y3, Y5
+	VPCMPEQQ     Y2, Y4, Y6
 	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R14
-	SHLQ         $0x38, R14
-	ORQ          R14, R13
-	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VCVTDQ2PD    240(DX)(R10*4), Y4
-	VSUBPD       Y4, Y3, Y4
-	VPCMPEQQ     Y2, Y5, Y6
-	VCMPPD       $0x1e, Y2, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y5
-	VPAND        Y3, Y5, Y5
-	VCMPPD       $0x11, Y1, Y4, Y3
-	VPOR         Y3, Y5, Y5
-	VPANDN       Y5, Y6, Y5
-	VMOVMSKPD    Y5, R11
+	VPCMPGTQ     Y4, Y0, Y4
+	VPAND        Y3, Y4, Y4
+	VCMPPD       $0x11, Y1, Y5, Y3
+	VPOR         Y3, Y4, Y4
+	VPANDN       Y4, Y6, Y4
+	VMOVMSKPD    Y4, R11
 	SHLQ         $0x3c, R11
 	ORQ          R11, R13
 	NOTQ         R13
@@ -10298,25 +8468,25 @@ ret:
 
 // func diskPassAVX2(words []uint64, total codedArg, free *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX2
-TEXT ·diskPassAVX2(SB), NOSPLIT, $0-88
+TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         free+48(FP), DX
+	MOVQ         free+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Y0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Y0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Y1
 	VXORPD       Y2, Y2, Y2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_162
 	TESTQ        SI, SI
 	JZ           form_162
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -10742,8 +8912,8 @@ form_162:
 	TESTQ SI, SI
 	JZ    form_165
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_full+56(FP), DI
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -10755,592 +8925,472 @@ word_166:
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
 	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      (DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    (DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      (DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    (DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	ORQ          R13, R12
-	VPBROADCASTD (BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      32(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    16(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x04, R13
 	ORQ          R13, R12
 	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      64(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    32(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      64(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    32(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x08, R13
 	ORQ          R13, R12
-	VPBROADCASTD 4(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      96(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    48(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x0c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      128(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    64(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      128(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    64(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x10, R13
 	ORQ          R13, R12
-	VPBROADCASTD 8(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      160(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    80(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x14, R13
 	ORQ          R13, R12
 	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      192(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    96(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      192(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    96(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x18, R13
 	ORQ          R13, R12
-	VPBROADCASTD 12(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      224(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    112(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x1c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      256(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    128(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      256(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    128(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x20, R13
 	ORQ          R13, R12
-	VPBROADCASTD 16(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      288(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    144(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x24, R13
 	ORQ          R13, R12
 	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      320(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    160(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      320(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    160(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x28, R13
 	ORQ          R13, R12
-	VPBROADCASTD 20(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      352(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    176(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x2c, R13
 	ORQ          R13, R12
 	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      384(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    192(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      384(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    192(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R13
 	SHLQ         $0x30, R13
 	ORQ          R13, R12
-	VPBROADCASTD 24(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      416(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    208(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R13
 	SHLQ         $0x34, R13
 	ORQ          R13, R12
 	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VMOVDQU      448(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
-	VPMOVSXDQ    224(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
-	VPSRAD       $0x10, Y3, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
-	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
-	VPBROADCASTD 28(BX)(R10*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VMOVDQU      448(DI)(R9*8), Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y5, Y6, Y6
+	VPMOVSXDQ    224(DX)(R9*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y5, Y7, Y5
+	VSUBPD       Y5, Y6, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
+	VPSLLQ       $0x0a, Y4, Y4
 	VMOVDQU      480(DI)(R9*8), Y3
-	VPSRAD       $0x10, Y5, Y6
+	VPSRAD       $0x10, Y4, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VMULPD       Y3, Y4, Y4
+	VADDPD       Y5, Y6, Y5
+	VMULPD       Y3, Y5, Y5
 	VPMOVSXDQ    240(DX)(R9*4), Y3
-	VPSUBQ       Y3, Y5, Y3
+	VPSUBQ       Y3, Y4, Y3
 	VPSRAD       $0x10, Y3, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y3
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
 	VADDPD       Y3, Y6, Y3
-	VSUBPD       Y3, Y4, Y3
+	VSUBPD       Y3, Y5, Y3
 	VCMPPD       $0x1d, Y1, Y3, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R10
 	SHLQ         $0x3c, R10
@@ -11361,8 +9411,8 @@ form_165:
 	TESTQ SI, SI
 	JNZ   form_168
 	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+64(FP), SI
-	MOVQ  ratio_tab+72(FP), DI
+	MOVQ  ratio_codes+72(FP), SI
+	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
@@ -11376,61 +9426,46 @@ word_169:
 	VMOVDQU      (BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    (DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    (DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
 	ORQ          R13, R12
 	VMOVDQU      32(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD (SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    16(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11449,35 +9484,33 @@ word_169:
 	VMOVDQU      64(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    32(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    32(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11485,26 +9518,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      96(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 4(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    48(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11523,35 +9543,33 @@ word_169:
 	VMOVDQU      128(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    64(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    64(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11559,26 +9577,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      160(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 8(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    80(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11597,35 +9602,33 @@ word_169:
 	VMOVDQU      192(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    96(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    96(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11633,26 +9636,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      224(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 12(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    112(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11671,35 +9661,33 @@ word_169:
 	VMOVDQU      256(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    128(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    128(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11707,26 +9695,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      288(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 16(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    144(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11745,35 +9720,33 @@ word_169:
 	VMOVDQU      320(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    160(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    160(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11781,26 +9754,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      352(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 20(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    176(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11819,35 +9779,33 @@ word_169:
 	VMOVDQU      384(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    192(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    192(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
 	VMOVMSKPD    Y4, R13
@@ -11855,26 +9813,13 @@ word_169:
 	ORQ          R13, R12
 	VMOVDQU      416(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 24(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    208(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11893,62 +9838,47 @@ word_169:
 	VMOVDQU      448(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
 	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+0(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
-	VPMOVSXDQ    224(DX)(R9*4), Y5
-	VPSUBQ       Y5, Y3, Y5
-	VPSRAD       $0x10, Y5, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y5, Y6, Y5
-	VSUBPD       Y5, Y4, Y5
-	VCMPPD       $0x1d, Y1, Y5, Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VPSRAD       $0x10, Y3, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y6
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y6, Y7, Y6
+	VMULPD       Y4, Y6, Y6
+	VPMOVSXDQ    224(DX)(R9*4), Y4
+	VPSUBQ       Y4, Y3, Y4
+	VPSRAD       $0x10, Y4, Y7
+	VPBLENDW     $0x33, Y2, Y7, Y7
+	VPADDQ       c3p67<>+0(SB), Y7, Y7
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y7, Y7
+	VADDPD       Y4, Y7, Y4
+	VSUBPD       Y4, Y6, Y4
+	VCMPPD       $0x1d, Y1, Y4, Y4
 	VPCMPGTQ     Y3, Y0, Y3
 	VPANDN       Y4, Y3, Y4
-	VMOVMSKPD    Y4, R13
-	SHLQ         $0x38, R13
-	ORQ          R13, R12
+	VMOVMSKPD    Y4, R10
+	SHLQ         $0x38, R10
+	ORQ          R10, R12
 	VMOVDQU      480(BX)(R9*8), Y3
 	VPSLLQ       $0x0a, Y3, Y3
-	VPBROADCASTD 28(SI)(R10*4), Y4
-	VPSRLVQ      codeshifts<>+32(SB), Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPOR         oddone<>+0(SB), Y5, Y5
-	VPERMD       (DI), Y5, Y6
-	VPERMD       32(DI), Y5, Y7
-	VPERMD       64(DI), Y5, Y8
-	VPERMD       96(DI), Y5, Y5
-	VPSLLQ       $0x3d, Y4, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y5, Y8, Y8
-	VPSLLQ       $0x3c, Y4, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y3, Y5
-	VPBLENDW     $0x33, Y2, Y5, Y5
-	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPSRAD       $0x10, Y3, Y6
+	VPBLENDW     $0x33, Y2, Y6, Y6
+	VPADDQ       c3p67<>+0(SB), Y6, Y6
 	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
-	VADDPD       Y4, Y5, Y4
-	VMULPD       Y6, Y4, Y4
+	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y6, Y4
+	VMULPD       Y5, Y4, Y4
 	VPMOVSXDQ    240(DX)(R9*4), Y5
 	VPSUBQ       Y5, Y3, Y5
 	VPSRAD       $0x10, Y5, Y6
@@ -11980,9 +9910,9 @@ form_168:
 	TESTQ SI, SI
 	JNZ   form_171
 	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_tab+40(FP), SI
-	MOVQ  ratio_codes+64(FP), DI
-	MOVQ  ratio_tab+72(FP), R8
+	MOVQ  total_split+48(FP), SI
+	MOVQ  ratio_codes+72(FP), DI
+	MOVQ  ratio_split+88(FP), R8
 	XORQ  R9, R9
 	XORQ  R10, R10
 
@@ -11994,784 +9924,544 @@ word_172:
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
 	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    (DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD (DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    (DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	ORQ          R14, R13
-	VPBROADCASTD (BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD (DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    16(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    16(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x04, R14
 	ORQ          R14, R13
 	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    32(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 4(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    32(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x08, R14
 	ORQ          R14, R13
-	VPBROADCASTD 4(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 4(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    48(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    48(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x0c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    64(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 8(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    64(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x10, R14
 	ORQ          R14, R13
-	VPBROADCASTD 8(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 8(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    80(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    80(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x14, R14
 	ORQ          R14, R13
 	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    96(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 12(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    96(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x18, R14
 	ORQ          R14, R13
-	VPBROADCASTD 12(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 12(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    112(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    112(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x1c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    128(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 16(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    128(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x20, R14
 	ORQ          R14, R13
-	VPBROADCASTD 16(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 16(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    144(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    144(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x24, R14
 	ORQ          R14, R13
 	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    160(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 20(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    160(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x28, R14
 	ORQ          R14, R13
-	VPBROADCASTD 20(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 20(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    176(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    176(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x2c, R14
 	ORQ          R14, R13
 	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    192(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 24(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    192(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R14
 	SHLQ         $0x30, R14
 	ORQ          R14, R13
-	VPBROADCASTD 24(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 24(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    208(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    208(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R14
 	SHLQ         $0x34, R14
 	ORQ          R14, R13
 	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+0(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VPSLLQ       $0x0a, Y3, Y3
+	VPBROADCASTD 28(DI)(R11*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VPSRAD       $0x10, Y3, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y3, Y7
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y7, Y8, Y7
+	VMULPD       Y5, Y7, Y7
+	VPMOVSXDQ    224(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y3, Y5
+	VPSRAD       $0x10, Y5, Y8
+	VPBLENDW     $0x33, Y2, Y8, Y8
+	VPADDQ       c3p67<>+0(SB), Y8, Y8
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
+	VSUBPD       c3p67p52<>+0(SB), Y8, Y8
+	VADDPD       Y5, Y8, Y5
+	VSUBPD       Y5, Y7, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y5
+	VPCMPGTQ     Y3, Y0, Y3
+	VPANDN       Y5, Y3, Y5
+	VMOVMSKPD    Y5, R11
+	SHLQ         $0x38, R11
+	ORQ          R11, R13
+	VPSLLQ       $0x0a, Y4, Y4
+	VPSRAD       $0x10, Y4, Y5
+	VPBLENDW     $0x33, Y2, Y5, Y5
+	VPADDQ       c3p67<>+0(SB), Y5, Y5
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y3
+	VSUBPD       c3p67p52<>+0(SB), Y5, Y5
+	VADDPD       Y3, Y5, Y3
 	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    224(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
+	VPMOVSXDQ    240(DX)(R10*4), Y5
+	VPSUBQ       Y5, Y4, Y5
+	VPSRAD       $0x10, Y5, Y6
 	VPBLENDW     $0x33, Y2, Y6, Y6
 	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
+	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y5
 	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
-	VPANDN       Y3, Y4, Y3
-	VMOVMSKPD    Y3, R14
-	SHLQ         $0x38, R14
-	ORQ          R14, R13
-	VPBROADCASTD 28(BX)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (SI), Y4, Y5
-	VPERMD       32(SI), Y4, Y6
-	VPERMD       64(SI), Y4, Y7
-	VPERMD       96(SI), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y8
-	VBLENDVPD    Y8, Y6, Y5, Y5
-	VBLENDVPD    Y8, Y4, Y7, Y7
-	VPSLLQ       $0x3c, Y3, Y8
-	VBLENDVPD    Y8, Y7, Y5, Y5
-	VPSLLQ       $0x0a, Y5, Y5
-	VPBROADCASTD 28(DI)(R11*4), Y3
-	VPSRLVQ      codeshifts<>+32(SB), Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPOR         oddone<>+0(SB), Y4, Y4
-	VPERMD       (R8), Y4, Y6
-	VPERMD       32(R8), Y4, Y7
-	VPERMD       64(R8), Y4, Y8
-	VPERMD       96(R8), Y4, Y4
-	VPSLLQ       $0x3d, Y3, Y9
-	VBLENDVPD    Y9, Y7, Y6, Y6
-	VBLENDVPD    Y9, Y4, Y8, Y8
-	VPSLLQ       $0x3c, Y3, Y9
-	VBLENDVPD    Y9, Y8, Y6, Y6
-	VPSRAD       $0x10, Y5, Y4
-	VPBLENDW     $0x33, Y2, Y4, Y4
-	VPADDQ       c3p67<>+0(SB), Y4, Y4
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y5, Y3
-	VSUBPD       c3p67p52<>+0(SB), Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VMULPD       Y6, Y3, Y3
-	VPMOVSXDQ    240(DX)(R10*4), Y4
-	VPSUBQ       Y4, Y5, Y4
-	VPSRAD       $0x10, Y4, Y6
-	VPBLENDW     $0x33, Y2, Y6, Y6
-	VPADDQ       c3p67<>+0(SB), Y6, Y6
-	VPBLENDW     $0x88, c2p52<>+0(SB), Y4, Y4
-	VSUBPD       c3p67p52<>+0(SB), Y6, Y6
-	VADDPD       Y4, Y6, Y4
-	VSUBPD       Y4, Y3, Y4
-	VCMPPD       $0x1d, Y1, Y4, Y3
-	VPCMPGTQ     Y5, Y0, Y4
+	VADDPD       Y5, Y6, Y5
+	VSUBPD       Y5, Y3, Y5
+	VCMPPD       $0x1d, Y1, Y5, Y3
+	VPCMPGTQ     Y4, Y0, Y4
 	VPANDN       Y3, Y4, Y3
 	VMOVMSKPD    Y3, R11
 	SHLQ         $0x3c, R11
@@ -12794,7 +10484,7 @@ ret:
 
 // func belowPassAVX2(words []uint64, counter *int32, limit int64, limits codedArg)
 // Requires: AVX, AVX2
-TEXT ·belowPassAVX2(SB), NOSPLIT, $0-64
+TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
 	MOVQ         counter+24(FP), DX
@@ -13027,7 +10717,7 @@ next_180:
 
 form_178:
 	MOVQ limits_codes+48(FP), BX
-	MOVQ limits_tab+56(FP), SI
+	MOVQ limits_split+64(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 
@@ -13040,288 +10730,168 @@ word_182:
 	XORQ         R11, R11
 	VPMOVSXDQ    (DX)(R8*4), Y0
 	VPBROADCASTD (BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    16(DX)(R8*4), Y0
-	VPBROADCASTD (BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x04, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    32(DX)(R8*4), Y0
 	VPBROADCASTD 4(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x08, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    48(DX)(R8*4), Y0
-	VPBROADCASTD 4(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x0c, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    64(DX)(R8*4), Y0
 	VPBROADCASTD 8(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x10, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    80(DX)(R8*4), Y0
-	VPBROADCASTD 8(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x14, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    96(DX)(R8*4), Y0
 	VPBROADCASTD 12(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x18, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    112(DX)(R8*4), Y0
-	VPBROADCASTD 12(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x1c, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    128(DX)(R8*4), Y0
 	VPBROADCASTD 16(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x20, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    144(DX)(R8*4), Y0
-	VPBROADCASTD 16(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x24, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    160(DX)(R8*4), Y0
 	VPBROADCASTD 20(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x28, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    176(DX)(R8*4), Y0
-	VPBROADCASTD 20(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x2c, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    192(DX)(R8*4), Y0
 	VPBROADCASTD 24(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x30, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    208(DX)(R8*4), Y0
-	VPBROADCASTD 24(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R12
 	SHLQ         $0x34, R12
 	ORQ          R12, R11
 	VPMOVSXDQ    224(DX)(R8*4), Y0
 	VPBROADCASTD 28(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+0(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
-	VMOVMSKPD    Y0, R12
-	SHLQ         $0x38, R12
-	ORQ          R12, R11
+	VPSRLVD      splitshifts<>+0(SB), Y1, Y1
+	VPSLLD       $0x1c, Y1, Y2
+	VPERMD       (SI), Y1, Y3
+	VPERMD       32(SI), Y1, Y4
+	VPERMD       64(SI), Y1, Y5
+	VPERMD       96(SI), Y1, Y1
+	VBLENDVPS    Y2, Y4, Y3, Y3
+	VBLENDVPS    Y2, Y1, Y5, Y5
+	VPUNPCKLDQ   Y5, Y3, Y1
+	VPUNPCKHDQ   Y5, Y3, Y2
+	VPCMPGTQ     Y0, Y1, Y0
+	VMOVMSKPD    Y0, R9
+	SHLQ         $0x38, R9
+	ORQ          R9, R11
 	VPMOVSXDQ    240(DX)(R8*4), Y0
-	VPBROADCASTD 28(BX)(R9*4), Y1
-	VPSRLVQ      codeshifts<>+32(SB), Y1, Y1
-	VPSLLD       $0x01, Y1, Y2
-	VPOR         oddone<>+0(SB), Y2, Y2
-	VPERMD       (SI), Y2, Y3
-	VPERMD       32(SI), Y2, Y4
-	VPERMD       64(SI), Y2, Y5
-	VPERMD       96(SI), Y2, Y2
-	VPSLLQ       $0x3d, Y1, Y6
-	VBLENDVPD    Y6, Y4, Y3, Y3
-	VBLENDVPD    Y6, Y2, Y5, Y5
-	VPSLLQ       $0x3c, Y1, Y6
-	VBLENDVPD    Y6, Y5, Y3, Y3
-	VPCMPGTQ     Y0, Y3, Y0
+	VPCMPGTQ     Y0, Y2, Y0
 	VMOVMSKPD    Y0, R9
 	SHLQ         $0x3c, R9
 	ORQ          R9, R11
@@ -13476,14 +11046,14 @@ loop_186:
 
 // func accScalarAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScalarAVX512(SB), NOSPLIT, $0-144
+TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Z0
-	VBROADCASTSD p_m+104(FP), Z1
-	VBROADCASTSD p_span+120(FP), Z2
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_m+120(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_188
@@ -13517,7 +11087,7 @@ loop_194:
 
 ints_189:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
 	VPBROADCASTD X3, Y3
 	XORQ         BX, BX
@@ -13636,14 +11206,14 @@ ret:
 
 // func accMultAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accMultAVX512(SB), NOSPLIT, $0-144
+TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Z0
-	VBROADCASTSD p_span+120(FP), Z1
-	MOVQ         p_mult+80(FP), DX
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_span+136(FP), Z1
+	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_201
@@ -13678,7 +11248,7 @@ loop_207:
 
 ints_202:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
 	VPBROADCASTD X2, Y2
 	XORQ         SI, SI
@@ -13802,15 +11372,15 @@ ret:
 
 // func accCodedAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accCodedAVX512(SB), NOSPLIT, $0-144
+TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Z0
-	VBROADCASTSD p_span+120(FP), Z1
-	MOVQ         p_codes+88(FP), DX
-	MOVQ         p_tab+96(FP), BX
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_span+136(FP), Z1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
 	VMOVUPD      (BX), Z2
 	VMOVUPD      64(BX), Z3
 	VMOVDQU64    codeshifts<>+0(SB), Z4
@@ -13852,7 +11422,7 @@ loop_220:
 
 ints_215:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
 	VPBROADCASTD X5, Y5
 	XORQ         SI, SI
@@ -13992,15 +11562,15 @@ ret:
 
 // func accScaledAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScaledAVX512(SB), NOSPLIT, $0-144
+TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Z0
-	VBROADCASTSD p_base+128(FP), Z1
-	VBROADCASTSD p_inv+136(FP), Z2
-	MOVQ         p_mult+80(FP), DX
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_base+144(FP), Z1
+	VBROADCASTSD p_inv+152(FP), Z2
+	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_227
@@ -14036,7 +11606,7 @@ loop_233:
 
 ints_228:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
@@ -14165,16 +11735,16 @@ ret:
 
 // func accScaledCodedAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-144
+TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD p_lo+112(FP), Z0
-	VBROADCASTSD p_base+128(FP), Z1
-	VBROADCASTSD p_inv+136(FP), Z2
-	MOVQ         p_codes+88(FP), DX
-	MOVQ         p_tab+96(FP), BX
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_base+144(FP), Z1
+	VBROADCASTSD p_inv+152(FP), Z2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
 	VMOVUPD      (BX), Z3
 	VMOVUPD      64(BX), Z4
 	VMOVDQU64    codeshifts<>+0(SB), Z5
@@ -14217,7 +11787,7 @@ loop_246:
 
 ints_241:
 	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+72(FP), SI
+	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
@@ -14362,12 +11932,12 @@ ret:
 
 // func weighSetAVX512(score []float64, c colArg, scale float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·weighSetAVX512(SB), NOSPLIT, $0-88
+TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD scale+80(FP), Z0
+	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_253
@@ -14398,7 +11968,7 @@ loop_259:
 
 ints_254:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
@@ -14502,12 +12072,12 @@ ret:
 
 // func weighAddAVX512(score []float64, c colArg, scale float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·weighAddAVX512(SB), NOSPLIT, $0-88
+TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD scale+80(FP), Z0
+	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_266
@@ -14539,7 +12109,7 @@ loop_272:
 
 ints_267:
 	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+72(FP), BX
+	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
@@ -14648,11 +12218,11 @@ ret:
 
 // func minMaxMaskedAVX512(c colArg, words []uint64, lo []float64, hi []float64)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL
-TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-128
-	MOVQ         words_base+56(FP), AX
-	MOVQ         lo_len+88(FP), CX
-	MOVQ         lo_base+80(FP), DX
-	MOVQ         hi_base+104(FP), BX
+TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
+	MOVQ         words_base+64(FP), AX
+	MOVQ         lo_len+96(FP), CX
+	MOVQ         lo_base+88(FP), DX
+	MOVQ         hi_base+112(FP), BX
 	VBROADCASTSD posinf<>+0(SB), Z0
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
@@ -14753,7 +12323,7 @@ next_287:
 
 ints_280:
 	MOVQ         c_i+16(FP), SI
-	MOVL         c_min+48(FP), DI
+	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
 	VPBROADCASTD X2, Y2
 	XORQ         DI, DI
@@ -15403,25 +12973,25 @@ TEXT ·notBelowAVX512(SB), NOSPLIT, $0-32
 
 // func ramPassAVX512(words []uint64, total codedArg, free *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·ramPassAVX512(SB), NOSPLIT, $0-88
+TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         free+48(FP), DX
+	MOVQ         free+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Z0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Z0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Z1
 	VXORPD       Z2, Z2, Z2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_307
 	TESTQ        SI, SI
 	JZ           form_307
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -15555,7 +13125,7 @@ form_307:
 	VMOVUPD   (SI), Z2
 	VMOVUPD   64(SI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
-	MOVQ      ratio_full+56(FP), SI
+	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
 
@@ -15701,8 +13271,8 @@ form_310:
 	TESTQ     SI, SI
 	JNZ       form_313
 	MOVQ      total_full+24(FP), BX
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z2
 	VMOVUPD   64(DI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
@@ -15855,8 +13425,8 @@ form_313:
 	VMOVUPD   (SI), Z2
 	VMOVUPD   64(SI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z5
 	VMOVUPD   64(DI), Z6
 	VMOVDQU64 codeshifts<>+0(SB), Z7
@@ -16023,25 +13593,25 @@ ret:
 
 // func corePassAVX512(words []uint64, total codedArg, used *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·corePassAVX512(SB), NOSPLIT, $0-88
+TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         used+48(FP), DX
+	MOVQ         used+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Z0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Z0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Z1
 	VXORPD       Z2, Z2, Z2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_320
 	TESTQ        SI, SI
 	JZ           form_320
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -16199,7 +13769,7 @@ form_320:
 	VMOVUPD   (SI), Z3
 	VMOVUPD   64(SI), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
-	MOVQ      ratio_full+56(FP), SI
+	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
 
@@ -16369,8 +13939,8 @@ form_323:
 	TESTQ     SI, SI
 	JNZ       form_326
 	MOVQ      total_full+24(FP), BX
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z3
 	VMOVUPD   64(DI), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
@@ -16547,8 +14117,8 @@ form_326:
 	VMOVUPD   (SI), Z3
 	VMOVUPD   64(SI), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z6
 	VMOVUPD   64(DI), Z7
 	VMOVDQU64 codeshifts<>+0(SB), Z8
@@ -16739,25 +14309,25 @@ ret:
 
 // func diskPassAVX512(words []uint64, total codedArg, free *int32, ratio codedArg, req int64)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·diskPassAVX512(SB), NOSPLIT, $0-88
+TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
-	MOVQ         free+48(FP), DX
+	MOVQ         free+56(FP), DX
 	TESTQ        CX, CX
 	JZ           ret
-	VPBROADCASTQ req+80(FP), Z0
-	MOVQ         req+80(FP), BX
+	VPBROADCASTQ req+96(FP), Z0
+	MOVQ         req+96(FP), BX
 	VCVTSI2SDQ   BX, X1, X1
 	VBROADCASTSD X1, Z1
 	VXORPD       Z2, Z2, Z2
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
 	JZ           form_333
 	TESTQ        SI, SI
 	JZ           form_333
 	MOVQ         total_full+24(FP), BX
-	MOVQ         ratio_full+56(FP), SI
+	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
@@ -16899,7 +14469,7 @@ form_333:
 	VMOVUPD   (SI), Z2
 	VMOVUPD   64(SI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
-	MOVQ      ratio_full+56(FP), SI
+	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
 
@@ -17053,8 +14623,8 @@ form_336:
 	TESTQ     SI, SI
 	JNZ       form_339
 	MOVQ      total_full+24(FP), BX
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z2
 	VMOVUPD   64(DI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
@@ -17215,8 +14785,8 @@ form_339:
 	VMOVUPD   (SI), Z2
 	VMOVUPD   64(SI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
-	MOVQ      ratio_codes+64(FP), SI
-	MOVQ      ratio_tab+72(FP), DI
+	MOVQ      ratio_codes+72(FP), SI
+	MOVQ      ratio_tab+80(FP), DI
 	VMOVUPD   (DI), Z5
 	VMOVUPD   64(DI), Z6
 	VMOVDQU64 codeshifts<>+0(SB), Z7
@@ -17391,7 +14961,7 @@ ret:
 
 // func belowPassAVX512(words []uint64, counter *int32, limit int64, limits codedArg)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·belowPassAVX512(SB), NOSPLIT, $0-64
+TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         words_base+0(FP), AX
 	MOVQ         words_len+8(FP), CX
 	MOVQ         counter+24(FP), DX

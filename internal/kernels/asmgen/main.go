@@ -123,8 +123,8 @@ func label(what string) string {
 
 // Read-only constants.
 var (
-	shiftsData Mem // qwords 0, 4, ..., 28: the shifts of eight codes
-	oddOne     Mem // qwords 1<<32: the odd dword of each qword's VPERMD index
+	shiftsData  Mem // qwords 0, 4, ..., 28: the shifts of eight codes
+	splitShifts Mem // dwords 0, 4, 16, 20, 8, 12, 24, 28 (AVX2 decode)
 	c3p67      Mem // 3 * 2^67 (int64 -> float64 in AVX2)
 	c3p67p52   Mem // 3 * 2^67 + 2^52
 	c2p52      Mem // 2^52
@@ -145,7 +145,7 @@ func four(x uint64) []uint64 { return []uint64{x, x, x, x} }
 
 func constants() {
 	shiftsData = data("codeshifts", 0, 4, 8, 12, 16, 20, 24, 28)
-	oddOne = data("oddone", four(1<<32)...)
+	splitShifts = data("splitshifts", 4<<32, 20<<32|16, 12<<32|8, 28<<32|24)
 	c3p67 = data("c3p67", four(math.Float64bits(3*0x1p67))...)
 	c3p67p52 = data("c3p67p52", four(math.Float64bits(3*0x1p67+0x1p52))...)
 	c2p52 = data("c2p52", four(math.Float64bits(0x1p52))...)
@@ -165,26 +165,32 @@ func constants() {
 type table struct {
 	s      isa
 	codes  GPVirtual  // the codes, one uint32 per eight elements
-	ptr    GPVirtual  // AVX2: the table in memory
+	ptr    GPVirtual  // AVX2: the table split into dwords (kernels' splitTable)
 	lo, hi VecVirtual // AVX-512: the table in two registers
 	shifts VecVirtual // AVX-512: shiftsData
+	next   VecVirtual // AVX2: the second half of the last eight decoded
+	nextAt int
 }
 
-func newTable(s isa, codes, tab gotypes.Component) *table {
+// newTable sets up the table of a codes, tab, split triple of fields.
+func newTable(s isa, c gotypes.Component) *table {
 	t := &table{s: s, codes: GP64(), ptr: GP64()}
-	Load(codes, t.codes)
-	Load(tab, t.ptr)
+	Load(c.Field("codes"), t.codes)
 	if s.z {
+		Load(c.Field("tab"), t.ptr)
 		t.lo, t.hi, t.shifts = ZMM(), ZMM(), ZMM()
 		VMOVUPD(Mem{Base: t.ptr}, t.lo)
 		VMOVUPD(Mem{Base: t.ptr, Disp: 64}, t.hi)
 		VMOVDQU64(shiftsData, t.shifts)
+	} else {
+		Load(c.Field("split"), t.ptr)
 	}
 	return t
 }
 
 // decode returns the values of elements [8*ci+off+4*part, +4) (AVX2) or
 // [8*ci+off, +8) (AVX-512): off a multiple of 8, ci an index of codes.
+// On AVX2, part 1 must follow part 0 of the same off.
 func (t *table) decode(ci GPVirtual, off, part int) VecVirtual {
 	word := Mem{Base: t.codes, Index: ci, Scale: 4, Disp: 4 * (off / 8)}
 	if t.s.z {
@@ -197,28 +203,37 @@ func (t *table) decode(ci GPVirtual, off, part int) VecVirtual {
 		VPERMI2PD(t.hi, t.lo, x)
 		return x
 	}
+	if part == 1 {
+		if t.nextAt != off || t.next == nil {
+			panic("decode: part 1 without part 0")
+		}
+		x := t.next
+		t.next = nil
+		return x
+	}
 	// AVX2 has no sixteen-entry permute (and gathers are slow where the
-	// Gather Data Sampling mitigation is on): VPERMD looks each code up in
-	// the four quarters of the table, indexing by its low two bits, and
-	// two rounds of blends pick the quarter by bits 2 and 3.
-	w := YMM()
+	// Gather Data Sampling mitigation is on). The eight codes of the word
+	// go to eight dword lanes; VPERMD looks up the low and the high dwords
+	// of their values in the split table's halves (entries 0-7, 8-15),
+	// blends pick the half by bit 3, and unpacking pairs the dwords into
+	// float64s. The lanes hold codes 0,1,4,5 | 2,3,6,7 so that the unpacks
+	// give elements 0-3 and 4-7.
+	w, m := YMM(), YMM()
 	VPBROADCASTD(word, w)
-	VPSRLVQ(shiftsData.Offset(32*part), w, w) // both dwords of lane k: code k in bits 0-3
-	idx := YMM()
-	VPSLLD(U8(1), w, idx) // dword index 2*(code&3) in bits 0-2, which VPERMD reads
-	VPOR(oddOne, idx, idx)
+	VPSRLVD(splitShifts, w, w) // code in bits 0-3 of each dword (VPERMD reads 0-2)
+	VPSLLD(U8(28), w, m)       // bit 3 to the sign
 	var q [4]VecVirtual
 	for k := range q {
 		q[k] = YMM()
-		VPERMD(Mem{Base: t.ptr, Disp: 32 * k}, idx, q[k])
+		VPERMD(Mem{Base: t.ptr, Disp: 32 * k}, w, q[k])
 	}
-	m := YMM()
-	VPSLLQ(U8(61), w, m) // bit 2 to the sign
-	VBLENDVPD(m, q[1], q[0], q[0])
-	VBLENDVPD(m, q[3], q[2], q[2])
-	VPSLLQ(U8(60), w, m) // bit 3
-	VBLENDVPD(m, q[2], q[0], q[0])
-	return q[0]
+	VBLENDVPS(m, q[1], q[0], q[0]) // low dwords
+	VBLENDVPS(m, q[3], q[2], q[2]) // high dwords
+	x := YMM()
+	VPUNPCKLDQ(q[2], q[0], x)
+	t.next, t.nextAt = YMM(), off
+	VPUNPCKHDQ(q[2], q[0], t.next)
+	return x
 }
 
 // col loads a column of one kind eight elements at a time.
@@ -246,12 +261,12 @@ func newCol(s isa, kind int, c gotypes.Component) *col {
 	case kIntHeadroom:
 		l.i, l.j = ptr("i"), ptr("j")
 	case kStatic:
-		l.t = newTable(s, c.Field("codes"), c.Field("tab"))
+		l.t = newTable(s, c)
 	case kHeadroomFull:
 		l.f, l.i = ptr("f"), ptr("i")
 	case kHeadroomCoded:
 		l.i = ptr("i")
-		l.t = newTable(s, c.Field("codes"), c.Field("tab"))
+		l.t = newTable(s, c)
 	}
 	if kind == kIntHeadroom || kind == kHeadroomFull || kind == kHeadroomCoded {
 		l.zero = s.vec()
@@ -412,7 +427,7 @@ func accumulate(s isa, op accOp) {
 		mult = GP64()
 		Load(p.Field("mult"), mult)
 	case opCoded, opScaledCoded:
-		mt = newTable(s, p.Field("codes"), p.Field("tab"))
+		mt = newTable(s, p)
 	}
 	kindSwitch(Param("c"), func(kind int) {
 		l := newCol(s, kind, Param("c"))
@@ -785,7 +800,7 @@ type source struct {
 func newSource(s isa, c gotypes.Component, coded bool) *source {
 	src := &source{s: s}
 	if coded {
-		src.t = newTable(s, c.Field("codes"), c.Field("tab"))
+		src.t = newTable(s, c)
 	} else {
 		src.full = GP64()
 		Load(c.Field("full"), src.full)
