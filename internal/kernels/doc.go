@@ -14,11 +14,13 @@
 //   - simd: simd/archsimd, only when built with GOEXPERIMENT=simd
 //     (build tag goexperiment.simd) on amd64, on CPUs with AVX-512.
 //
-// At start-up the kernels take simd if the build and the CPU have it, else
-// avx512, else avx2, else portable: a default build on an x86-64 server
-// gets vector kernels, AVX-512 where the CPU has it and AVX2 otherwise
-// (AMD Zen 2 and 3, many Intel parts); arm64 and other architectures get
-// the portable loops. The environment variable PLACER_KERNELS (EnvVar)
+// At start-up the kernels take avx512 if the CPU has it, else avx2, else
+// portable, in every build: a default build on an x86-64 server gets
+// vector kernels, AVX-512 where the CPU has it and AVX2 otherwise (AMD
+// Zen 2 and 3, many Intel parts); arm64 and other architectures get the
+// portable loops. The simd path is taken only when asked for (it is
+// slower than the assembly; it stays as a second, independent vector
+// implementation to check against). The environment variable PLACER_KERNELS (EnvVar)
 // names the path to take instead, and SetPath switches paths in tests and
 // benchmarks; Paths lists those this build can take on this CPU.
 //

@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"testing"
 )
 
@@ -394,5 +396,40 @@ func testSignedZeros(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPaths checks the path machinery and logs what this build and CPU
+// take: SetPath switches and restores, refuses unknown and unavailable
+// paths, and the start-up path is the best available one unless
+// PLACER_KERNELS chose another.
+func TestPaths(t *testing.T) {
+	ps := Paths()
+	t.Logf("paths available: %v of %v; in use: %s", ps, AllPaths(), Path())
+	if len(ps) == 0 || ps[0] != "portable" {
+		t.Fatalf("Paths() = %v, want portable first", ps)
+	}
+	if _, set := os.LookupEnv(EnvVar); !set && Path() != pathNames[best()] {
+		t.Errorf("start-up path %s, want %s", Path(), pathNames[best()])
+	}
+	was, wasSIMD := Path(), SIMD
+	for _, name := range AllPaths() {
+		restore, err := SetPath(name)
+		if err != nil {
+			if slices.Contains(ps, name) {
+				t.Errorf("SetPath(%s): %v", name, err)
+			}
+			continue
+		}
+		if Path() != name || SIMD != (name != "portable") {
+			t.Errorf("after SetPath(%s): Path %s, SIMD %v", name, Path(), SIMD)
+		}
+		restore()
+		if Path() != was || SIMD != wasSIMD {
+			t.Errorf("restore after %s: Path %s, SIMD %v, want %s, %v", name, Path(), SIMD, was, wasSIMD)
+		}
+	}
+	if _, err := SetPath("sse9"); err == nil {
+		t.Error("SetPath of an unknown path did not fail")
 	}
 }

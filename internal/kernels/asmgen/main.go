@@ -125,12 +125,12 @@ func label(what string) string {
 var (
 	shiftsData  Mem // qwords 0, 4, ..., 28: the shifts of eight codes
 	splitShifts Mem // dwords 0, 4, 16, 20, 8, 12, 24, 28 (AVX2 decode)
-	c3p67      Mem // 3 * 2^67 (int64 -> float64 in AVX2)
-	c3p67p52   Mem // 3 * 2^67 + 2^52
-	c2p52      Mem // 2^52
-	maskShifts Mem // 16 x 4 qwords: 63-4p-k, bringing bit 4p+k of a word to the sign of lane k
-	posInf     Mem
-	negInf     Mem
+	c3p67       Mem // 3 * 2^67 (int64 -> float64 in AVX2)
+	c3p67p52    Mem // 3 * 2^67 + 2^52
+	c2p52       Mem // 2^52
+	maskShifts  Mem // 16 x 4 qwords: 63-4p-k, bringing bit 4p+k of a word to the sign of lane k
+	posInf      Mem
+	negInf      Mem
 )
 
 func data(name string, qwords ...uint64) Mem {
