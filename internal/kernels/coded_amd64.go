@@ -39,11 +39,7 @@ func tables(c *Coded[float64]) (lo, hi archsimd.Float64x8, shifts archsimd.Uint6
 }
 
 // accumulateCoded is accumulate with a coded multiplier column.
-func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
-	if !SIMD {
-		accumulateCodedGo(score, raw, mult, lo, span)
-		return
-	}
+func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]
@@ -88,11 +84,7 @@ func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span fl
 
 // accumulateScaledCoded is accumulateScaled with a coded multiplier
 // column.
-func accumulateScaledCoded(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
-	if !SIMD {
-		accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
-		return
-	}
+func accumulateScaledCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, base, inv float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]

@@ -101,7 +101,9 @@ func TestCodedSharesZeros(t *testing.T) {
 
 // TestAccumulateCoded checks the coded accumulations, dispatched and
 // portable, against the plain ones over the decoded column, bit for bit.
-func TestAccumulateCoded(t *testing.T) {
+func TestAccumulateCoded(t *testing.T) { eachPath(t, testAccumulateCoded) }
+
+func testAccumulateCoded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 10; rep++ {

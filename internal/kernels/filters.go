@@ -195,6 +195,9 @@ func decodeWord[T int64 | float64](c *Coded[T], lo int, dst *[64]T) {
 	}
 }
 
+// fullWords is the number of words of words holding 64 hosts of n.
+func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
+
 // passRange is passGo over the words from word index q0 on.
 func passRange(words []uint64, q0, n int, pass func(i int) bool) {
 	for q := q0; q < len(words); q++ {

@@ -8,14 +8,7 @@ import "simd/archsimd"
 // step written out in the loop (a function value per step would cost more
 // than the step), then the scalar predicate over the short last word.
 
-// fullWords is the number of words of words holding 64 hosts of n.
-func fullWords(words []uint64, n int) int { return min(n/64, len(words)) }
-
-func ramPass(words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
-	if !SIMD {
-		RAMPassPortable(words, total, free, ratio, req)
-		return
-	}
+func ramPassSimd(words []uint64, total *Coded[int64], free []int32, ratio *Coded[float64], req int64) {
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	rf, rc, rlo, rhi := floatSource(ratio)
 	tf, tc, tlo, thi := intSource(total)
@@ -54,11 +47,7 @@ func ramPass(words []uint64, total *Coded[int64], free []int32, ratio *Coded[flo
 	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), int64(free[i]), ratio.At(i), req) })
 }
 
-func corePass(words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
-	if !SIMD {
-		CorePassPortable(words, total, used, ratio, req)
-		return
-	}
+func corePassSimd(words []uint64, total *Coded[int64], used []int32, ratio *Coded[float64], req int64) {
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	zeroI, zeroF := archsimd.BroadcastInt64x8(0), archsimd.BroadcastFloat64x8(0)
 	rf, rc, rlo, rhi := floatSource(ratio)
@@ -100,11 +89,7 @@ func corePass(words []uint64, total *Coded[int64], used []int32, ratio *Coded[fl
 	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), int64(used[i]), ratio.At(i), req) })
 }
 
-func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
-	if !SIMD {
-		DiskPassPortable(words, totalGB, freeMB, ratio, req)
-		return
-	}
+func diskPassSimd(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Coded[float64], req int64) {
 	reqI, reqF := archsimd.BroadcastInt64x8(req), archsimd.BroadcastFloat64x8(float64(req))
 	rf, rc, rlo, rhi := floatSource(ratio)
 	tf, tc, tlo, thi := intSource(totalGB)
@@ -144,11 +129,7 @@ func diskPass(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *Code
 	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), int64(freeMB[i]), ratio.At(i), req) })
 }
 
-func belowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
-	if !SIMD {
-		BelowPassPortable(words, counter, limit, limits)
-		return
-	}
+func belowPassSimd(words []uint64, counter []int32, limit int64, limits *Coded[int64]) {
 	lim := archsimd.BroadcastInt64x8(limit)
 	var lf []int64
 	var lc []uint32
@@ -188,11 +169,7 @@ func belowPass(words []uint64, counter []int32, limit int64, limits *Coded[int64
 }
 
 // rangePass judges sixteen hosts per vector: two compares and a mask.
-func rangePass(words []uint64, col []int32, lo, hi int32, invert bool) {
-	if !SIMD {
-		RangePassPortable(words, col, lo, hi, invert)
-		return
-	}
+func rangePassSimd(words []uint64, col []int32, lo, hi int32, invert bool) {
 	vlo, vhi := archsimd.BroadcastInt32x16(lo), archsimd.BroadcastInt32x16(hi)
 	var flip uint64
 	if invert {

@@ -3,7 +3,6 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 )
 
@@ -57,7 +56,9 @@ func fewOf(rng *rand.Rand, n int, req int64) []int64 {
 // TestFilterKernelsMatchPredicates checks every mask kernel, dispatched and
 // portable, against its scalar predicate host by host, at lengths around
 // the word and vector widths, with sparse, full and empty words.
-func TestFilterKernelsMatchPredicates(t *testing.T) {
+func TestFilterKernelsMatchPredicates(t *testing.T) { eachPath(t, testFilterKernelsMatchPredicates) }
+
+func testFilterKernelsMatchPredicates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 511, 512, 520} {
 		for rep := 0; rep < 40; rep++ {
@@ -133,52 +134,6 @@ func TestFilterKernelsMatchPredicates(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-}
-
-// BenchmarkPassKernels pairs every mask kernel with its portable version
-// over 50,000 hosts, every word full.
-func BenchmarkPassKernels(b *testing.B) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	const n = 50000
-	total, used, lim := make([]int64, n), make([]int32, n), make([]int64, n)
-	r := make([]float64, n)
-	for i := range total {
-		total[i] = 1 << 18
-		used[i] = int32(rng.IntN(1 << 18))
-		lim[i] = int64(rng.IntN(1 << 19))
-		r[i] = 1.5
-	}
-	rc, limc, coded := FullCoded(r), FullCoded(lim), NewCoded(r)
-	tot, totCoded := FullCoded(total), NewCoded(total)
-	words := make([]uint64, (n+63)/64)
-	type pair struct{ portable, dispatch func([]uint64) }
-	for _, k := range []struct {
-		name string
-		pair
-	}{
-		{"RAMPass", pair{func(w []uint64) { RAMPassPortable(w, &tot, used, &rc, 2048) }, func(w []uint64) { RAMPass(w, &tot, used, &rc, 2048) }}},
-		{"RAMPass/coded", pair{func(w []uint64) { RAMPassPortable(w, &totCoded, used, &coded, 2048) }, func(w []uint64) { RAMPass(w, &totCoded, used, &coded, 2048) }}},
-		{"CorePass", pair{func(w []uint64) { CorePassPortable(w, &tot, used, &rc, 4) }, func(w []uint64) { CorePass(w, &tot, used, &rc, 4) }}},
-		{"DiskPass", pair{func(w []uint64) { DiskPassPortable(w, &tot, used, &rc, 20480) }, func(w []uint64) { DiskPass(w, &tot, used, &rc, 20480) }}},
-		{"BelowPass", pair{func(w []uint64) { BelowPassPortable(w, used, 0, &limc) }, func(w []uint64) { BelowPass(w, used, 0, &limc) }}},
-		{"RangePass", pair{func(w []uint64) { RangePassPortable(w, used, 1<<16, 1<<30, false) }, func(w []uint64) { RangePass(w, used, 1<<16, 1<<30, false) }}},
-	} {
-		for _, impl := range []struct {
-			name string
-			fn   func([]uint64)
-		}{{"portable", k.portable}, {"dispatch", k.dispatch}} {
-			b.Run("kernel="+k.name+"/impl="+impl.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					for q := range words {
-						words[q] = ^uint64(0)
-					}
-					words[len(words)-1] = 1<<(n%64) - 1
-					impl.fn(words)
-				}
-			})
 		}
 	}
 }

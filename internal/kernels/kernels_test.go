@@ -3,20 +3,54 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
+	"os"
+	"slices"
 	"testing"
 )
+
+// edges are the values other than NaN where vector and scalar code can
+// part: both zeros (VMINPD and VMAXPD return their second operand for two
+// zeros, Go's min and max order -0 first), the infinities, the extremes
+// and a subnormal.
+var edges = []float64{math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
+	math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 1, -1}
+
+// eachPath runs f as a subtest once per kernel path this build can take
+// on this CPU (path=NAME, set for its duration), and logs the paths it
+// cannot take and how many: they are skipped, not silently passed.
+func eachPath(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	skipped := 0
+	for _, name := range AllPaths() {
+		restore, err := SetPath(name)
+		if err != nil {
+			skipped++
+			t.Logf("path=%s skipped: %v", name, err)
+			continue
+		}
+		t.Run("path="+name, f)
+		restore()
+	}
+	if skipped > 0 {
+		t.Logf("%d of %d kernel paths skipped (not in this build or on this CPU)", skipped, len(AllPaths()))
+	}
+}
+
+// same reports whether x and y have the same bits (-0 is not 0).
+func same(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
 
 func randSlice(rng *rand.Rand, n int) []float64 {
 	xs := make([]float64, n)
 	for i := range xs {
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0:
 			xs[i] = float64(rng.IntN(1 << 20))
 		case 1:
 			xs[i] = -rng.Float64() * 1e4
 		case 2:
 			xs[i] = 0
+		case 3:
+			xs[i] = edges[rng.IntN(len(edges))]
 		default:
 			xs[i] = rng.NormFloat64() * 1e6
 		}
@@ -93,7 +127,9 @@ func randCol(rng *rand.Rand, n int, kind int) (Col, []float64) {
 // portable ones bit for bit, at every length around the vector widths, on
 // float and clamped int32 columns (and the latter against the kernels
 // over their float values).
-func TestKernelsMatchPortable(t *testing.T) {
+func TestKernelsMatchPortable(t *testing.T) { eachPath(t, testKernelsMatchPortable) }
+
+func testKernelsMatchPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 20; rep++ {
@@ -102,7 +138,7 @@ func TestKernelsMatchPortable(t *testing.T) {
 			lo, span := rng.NormFloat64()*100, 1+rng.Float64()*1e6
 			gotLo, gotHi := MinMax(raw)
 			wantLo, wantHi := MinMaxPortable(raw)
-			if gotLo != wantLo || gotHi != wantHi {
+			if !same(gotLo, wantLo) || !same(gotHi, wantHi) {
 				t.Fatalf("n=%d: MinMax (%v,%v), portable (%v,%v)", n, gotLo, gotHi, wantLo, wantHi)
 			}
 			m := rng.NormFloat64()
@@ -147,7 +183,9 @@ func TestKernelsMatchPortable(t *testing.T) {
 // TestMinMaxMaskedMatchesPortable checks the masked block statistics
 // against the portable version and against a plain loop, at lengths
 // around the block and vector widths, with empty, full and sparse words.
-func TestMinMaxMaskedMatchesPortable(t *testing.T) {
+func TestMinMaxMaskedMatchesPortable(t *testing.T) { eachPath(t, testMinMaxMaskedMatchesPortable) }
+
+func testMinMaxMaskedMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range lengths() {
 		for rep := 0; rep < 6; rep++ {
@@ -181,10 +219,10 @@ func TestMinMaxMaskedMatchesPortable(t *testing.T) {
 				onlyHi, onlyHiP := make([]float64, nb), make([]float64, nb)
 				MaxMasked(xs, words, onlyHi)
 				MaxMaskedPortable(xs, words, onlyHiP)
-				if onlyHi[q] != wantHi || onlyHiP[q] != wantHi {
+				if !same(onlyHi[q], wantHi) || !same(onlyHiP[q], wantHi) {
 					t.Fatalf("n=%d block=%d: MaxMasked %v, portable %v, want %v", n, q, onlyHi[q], onlyHiP[q], wantHi)
 				}
-				if lo[q] != wantLo || hi[q] != wantHi || plo[q] != wantLo || phi[q] != wantHi {
+				if !same(lo[q], wantLo) || !same(hi[q], wantHi) || !same(plo[q], wantLo) || !same(phi[q], wantHi) {
 					t.Fatalf("n=%d block=%d: MinMaxMasked (%v,%v), portable (%v,%v), want (%v,%v)",
 						n, q, lo[q], hi[q], plo[q], phi[q], wantLo, wantHi)
 				}
@@ -208,7 +246,9 @@ func lengths() []int {
 	return ns
 }
 
-func TestMinMaxEmptyAndTable(t *testing.T) {
+func TestMinMaxEmptyAndTable(t *testing.T) { eachPath(t, testMinMaxEmptyAndTable) }
+
+func testMinMaxEmptyAndTable(t *testing.T) {
 	lo, hi := MinMax(nil)
 	if !math.IsInf(lo, 1) || !math.IsInf(hi, -1) {
 		t.Fatalf("empty: (%v, %v)", lo, hi)
@@ -220,86 +260,18 @@ func TestMinMaxEmptyAndTable(t *testing.T) {
 		{[]float64{3}, 3, 3},
 		{[]float64{5, -1, 7, 2, 9, 0, -4, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 100}, -4, 100},
 	} {
-		if lo, hi := MinMax(tc.xs); lo != tc.lo || hi != tc.hi {
+		if lo, hi := MinMax(tc.xs); !same(lo, tc.lo) || !same(hi, tc.hi) {
 			t.Errorf("%v: (%v, %v), want (%v, %v)", tc.xs, lo, hi, tc.lo, tc.hi)
 		}
-	}
-}
-
-func BenchmarkMinMax(b *testing.B) {
-	xs := randSlice(rand.New(rand.NewPCG(3, 4)), 50000)
-	for _, impl := range []struct {
-		name string
-		fn   func([]float64) (float64, float64)
-	}{{"portable", MinMaxPortable}, {"dispatch", MinMax}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * len(xs)))
-			for b.Loop() {
-				impl.fn(xs)
-			}
-		})
-	}
-}
-
-func BenchmarkMinMaxMasked(b *testing.B) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	xs := randSlice(rng, 50000)
-	words := make([]uint64, (len(xs)+63)/64)
-	for q := range words {
-		words[q] = rng.Uint64() | rng.Uint64() // about 3 in 4 set
-	}
-	words[len(words)-1] &= 1<<(len(xs)%64) - 1
-	nb := (len(xs) + Block - 1) / Block
-	lo, hi := make([]float64, nb), make([]float64, nb)
-	ints, _ := randInts(rng, len(xs))
-	maxOnly := func(f func([]float64, []uint64, []float64)) func([]float64, []uint64, []float64, []float64) {
-		return func(xs []float64, words []uint64, _, hi []float64) { f(xs, words, hi) }
-	}
-	onCol := func(f func(Col, []uint64, []float64, []float64), c func([]float64) Col) func([]float64, []uint64, []float64, []float64) {
-		return func(xs []float64, words []uint64, lo, hi []float64) { f(c(xs), words, lo, hi) }
-	}
-	clamped := func([]float64) Col { return Clamped(ints) }
-	for _, impl := range []struct {
-		name string
-		fn   func(xs []float64, words []uint64, lo, hi []float64)
-	}{{"portable", onCol(MinMaxMaskedPortable, Floats)}, {"dispatch", onCol(MinMaxMasked, Floats)},
-		{"portable-int32", onCol(MinMaxMaskedPortable, clamped)}, {"dispatch-int32", onCol(MinMaxMasked, clamped)},
-		{"portable-max", maxOnly(MaxMaskedPortable)}, {"dispatch-max", maxOnly(MaxMasked)}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(xs)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * len(xs)))
-			for b.Loop() {
-				impl.fn(xs, words, lo, hi)
-			}
-		})
-	}
-}
-
-func BenchmarkAccumulate(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	raw, mult, score := randSlice(rng, 50000), randSlice(rng, 50000), make([]float64, 50000)
-	ints, _ := randInts(rng, len(raw))
-	for _, impl := range []struct {
-		name string
-		fn   func(score []float64, raw Col, mult []float64, lo, span float64)
-		col  Col
-	}{{"portable", AccumulatePortable, Floats(raw)}, {"dispatch", Accumulate, Floats(raw)},
-		{"portable-int32", AccumulatePortable, Clamped(ints)}, {"dispatch-int32", Accumulate, Clamped(ints)}} {
-		b.Run("impl="+impl.name+"/n="+strconv.Itoa(len(raw)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * 3 * len(raw)))
-			for b.Loop() {
-				impl.fn(score, impl.col, mult, 1, 3)
-			}
-		})
 	}
 }
 
 // TestWeighScaledMatchesPortable checks WeighScaled against the portable
 // version and the plain sum bit for bit, at every length around the vector
 // width and with zero to nine columns (one, two and three passes).
-func TestWeighScaledMatchesPortable(t *testing.T) {
+func TestWeighScaledMatchesPortable(t *testing.T) { eachPath(t, testWeighScaledMatchesPortable) }
+
+func testWeighScaledMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for n := 0; n <= 40; n++ {
 		for terms := 0; terms <= 9; terms++ {
@@ -329,49 +301,12 @@ func TestWeighScaledMatchesPortable(t *testing.T) {
 	}
 }
 
-// BenchmarkWeighScaled pairs the multiply-only weigher sum with the exact
-// one (five AccumulateScalar passes) it stands in for.
-func BenchmarkWeighScaled(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const n, terms = 50000, 5
-	raw, scale := make([]Col, terms), make([]float64, terms)
-	for a := range raw {
-		raw[a], scale[a] = Floats(randSlice(rng, n)), 1.0/3
-	}
-	score := make([]float64, n)
-	for _, impl := range []struct {
-		name string
-		fn   func()
-	}{
-		{"exact-portable", func() {
-			clear(score)
-			for a := range raw {
-				AccumulateScalarPortable(score, raw[a], 1.5, 1, 3)
-			}
-		}},
-		{"exact", func() {
-			clear(score)
-			for a := range raw {
-				AccumulateScalar(score, raw[a], 1.5, 1, 3)
-			}
-		}},
-		{"scaled-portable", func() { WeighScaledPortable(score, raw, scale) }},
-		{"scaled", func() { WeighScaled(score, raw, scale) }},
-	} {
-		b.Run("impl="+impl.name+"/terms=5/n=50000", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * (terms + 1) * n))
-			for b.Loop() {
-				impl.fn()
-			}
-		})
-	}
-}
-
 // TestNotBelowMatchesPortable checks NotBelow, dispatched and portable,
 // against the plain test of every bit, on words of every length up to 64,
 // with NaNs and infinities among the values and as the threshold.
-func TestNotBelowMatchesPortable(t *testing.T) {
+func TestNotBelowMatchesPortable(t *testing.T) { eachPath(t, testNotBelowMatchesPortable) }
+
+func testNotBelowMatchesPortable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
 	for n := 0; n <= 64; n++ {
@@ -403,5 +338,98 @@ func TestNotBelowMatchesPortable(t *testing.T) {
 				t.Fatalf("n=%d thr=%v: NotBelow %x, portable %x, want %x", n, thr, got, port, want)
 			}
 		}
+	}
+}
+
+// TestSignedZeros checks the min and max kernels where the extremes are
+// zeros of both signs, which random data rarely makes: Go's min and max
+// take -0 below +0, where VMINPD and VMAXPD return their second operand.
+func TestSignedZeros(t *testing.T) { eachPath(t, testSignedZeros) }
+
+func testSignedZeros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	negZero := math.Copysign(0, -1)
+	for _, n := range append(lengths(), 4*Block) {
+		for rep := 0; rep < 4; rep++ {
+			// Zeros of both signs, and values away from zero on the side
+			// that does not matter (positive ones for the minimum,
+			// negative ones for the maximum) or none.
+			xs := make([]float64, n)
+			for i := range xs {
+				switch rng.IntN(4) {
+				case 0:
+					xs[i] = negZero
+				case 1:
+					xs[i] = []float64{1, -1, 0}[rep%3]
+				}
+			}
+			wantLo, wantHi := math.Inf(1), math.Inf(-1)
+			for _, x := range xs {
+				wantLo, wantHi = min(wantLo, x), max(wantHi, x)
+			}
+			if lo, hi := MinMax(xs); !same(lo, wantLo) || !same(hi, wantHi) {
+				t.Fatalf("n=%d rep=%d: MinMax (%v, %v), want (%v, %v)", n, rep, lo, hi, wantLo, wantHi)
+			}
+			words := make([]uint64, (n+63)/64)
+			for q := range words {
+				words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
+				if rest := n - q*64; rest < 64 {
+					words[q] &= 1<<rest - 1
+				}
+			}
+			nb := (n + Block - 1) / Block
+			static := NewCoded(xs)
+			for _, col := range []Col{Floats(xs), Static(&static)} {
+				lo, hi, onlyHi := make([]float64, nb), make([]float64, nb), make([]float64, nb)
+				MinMaxMasked(col, words, lo, hi)
+				MaxMasked(xs, words, onlyHi)
+				for q := range lo {
+					l, h := math.Inf(1), math.Inf(-1)
+					for i := q * Block; i < min((q+1)*Block, n); i++ {
+						if words[i/64]&(1<<(i%64)) != 0 {
+							l, h = min(l, xs[i]), max(h, xs[i])
+						}
+					}
+					if !same(lo[q], l) || !same(hi[q], h) || !same(onlyHi[q], h) {
+						t.Fatalf("n=%d rep=%d block %d: MinMaxMasked (%v, %v), MaxMasked %v, want (%v, %v)", n, rep, q, lo[q], hi[q], onlyHi[q], l, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPaths checks the path machinery and logs what this build and CPU
+// take: SetPath switches and restores, refuses unknown and unavailable
+// paths, and the start-up path is the best available one unless
+// PLACER_KERNELS chose another.
+func TestPaths(t *testing.T) {
+	ps := Paths()
+	t.Logf("paths available: %v of %v; in use: %s", ps, AllPaths(), Path())
+	if len(ps) == 0 || ps[0] != "portable" {
+		t.Fatalf("Paths() = %v, want portable first", ps)
+	}
+	if _, set := os.LookupEnv(EnvVar); !set && Path() != pathNames[best()] {
+		t.Errorf("start-up path %s, want %s", Path(), pathNames[best()])
+	}
+	was, wasSIMD := Path(), SIMD
+	for _, name := range AllPaths() {
+		restore, err := SetPath(name)
+		if err != nil {
+			if slices.Contains(ps, name) {
+				t.Errorf("SetPath(%s): %v", name, err)
+			}
+			continue
+		}
+		if Path() != name || SIMD != (name != "portable") {
+			t.Errorf("after SetPath(%s): Path %s, SIMD %v", name, Path(), SIMD)
+		}
+		restore()
+		if Path() != was || SIMD != wasSIMD {
+			t.Errorf("restore after %s: Path %s, SIMD %v, want %s, %v", name, Path(), SIMD, was, wasSIMD)
+		}
+	}
+	if _, err := SetPath("sse9"); err == nil {
+		t.Error("SetPath of an unknown path did not fail")
 	}
 }

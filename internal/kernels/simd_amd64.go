@@ -7,11 +7,26 @@ import (
 	"simd/archsimd"
 )
 
-// SIMD reports whether the AVX-512 kernels are in use.
-var SIMD = archsimd.X86.AVX512()
+// hasSimd reports whether the CPU has what the archsimd kernels use.
+var hasSimd = archsimd.X86.AVX512()
 
-func minMax(xs []float64) (lo, hi float64) {
-	if !SIMD || len(xs) < 16 {
+// fmin and fmax are Min and Max with Go's order of zeros, -0 below +0:
+// VMINPD and VMAXPD return their second operand for two zeros, so where
+// a == b the result is a|b (a&b), which has either's -0 (+0) and is a
+// otherwise. (Min both ways round, ORed, would do, but the compiler takes
+// Min for commutative and merges the two.) No NaN here.
+func fmin(a, b archsimd.Float64x8) archsimd.Float64x8 {
+	either := a.AsUint64x8().Or(b.AsUint64x8()).AsFloat64x8()
+	return either.Merge(a.Min(b), a.Equal(b))
+}
+
+func fmax(a, b archsimd.Float64x8) archsimd.Float64x8 {
+	both := a.AsUint64x8().And(b.AsUint64x8()).AsFloat64x8()
+	return both.Merge(a.Max(b), a.Equal(b))
+}
+
+func minMaxSimd(xs []float64) (lo, hi float64) {
+	if len(xs) < 16 {
 		return minMaxGo(xs)
 	}
 	vlo := archsimd.LoadFloat64x8Slice(xs)
@@ -19,7 +34,7 @@ func minMax(xs []float64) (lo, hi float64) {
 	i := 8
 	for ; i+8 <= len(xs); i += 8 {
 		v := archsimd.LoadFloat64x8Slice(xs[i:])
-		vlo, vhi = vlo.Min(v), vhi.Max(v)
+		vlo, vhi = fmin(vlo, v), fmax(vhi, v)
 	}
 	var l, h [8]float64
 	vlo.Store(&l)
@@ -39,11 +54,7 @@ func minMax(xs []float64) (lo, hi float64) {
 // helper taking the step would call it through a function value per
 // eight elements, and a load that switches on the kind per eight costs
 // 15-20% (14434b3).
-func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
-	if !SIMD {
-		accumulateScalarGo(score, raw, m, lo, span)
-		return
-	}
+func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
@@ -83,11 +94,7 @@ func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
 	}
 }
 
-func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
-	if !SIMD {
-		accumulateGo(score, raw, mult, lo, span)
-		return
-	}
+func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
@@ -129,11 +136,7 @@ func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
 	}
 }
 
-func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
-	if !SIMD {
-		minMaxMaskedGo(xs, words, lo, hi)
-		return
-	}
+func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 	if xs.kind == colInts || xs.kind == colIntHeadroom {
 		minMaxMaskedInts(xs, words, lo, hi)
 		return
@@ -159,8 +162,8 @@ func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
 				for v := 0; v < 8; v += 2 {
 					x := archsimd.LoadFloat64x8Slice(word[8*v:])
 					y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
-					vlo, vhi = vlo.Min(x), vhi.Max(x)
-					vlo2, vhi2 = vlo2.Min(y), vhi2.Max(y)
+					vlo, vhi = fmin(vlo, x), fmax(vhi, x)
+					vlo2, vhi2 = fmin(vlo2, y), fmax(vhi2, y)
 				}
 				continue
 			}
@@ -169,11 +172,11 @@ func minMaxMasked(xs *Col, words []uint64, lo, hi []float64) {
 				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
 				x := archsimd.LoadFloat64x8Slice(word[8*v:])
 				y := archsimd.LoadFloat64x8Slice(word[8*v+8:])
-				vlo, vhi = vlo.Min(x.Merge(inf, m)), vhi.Max(x.Merge(ninf, m))
-				vlo2, vhi2 = vlo2.Min(y.Merge(inf, n)), vhi2.Max(y.Merge(ninf, n))
+				vlo, vhi = fmin(vlo, x.Merge(inf, m)), fmax(vhi, x.Merge(ninf, m))
+				vlo2, vhi2 = fmin(vlo2, y.Merge(inf, n)), fmax(vhi2, y.Merge(ninf, n))
 			}
 		}
-		vlo, vhi = vlo.Min(vlo2), vhi.Max(vhi2)
+		vlo, vhi = fmin(vlo, vlo2), fmax(vhi, vhi2)
 		var l, h [8]float64
 		vlo.Store(&l)
 		vhi.Store(&h)
@@ -247,11 +250,7 @@ func minMaxMaskedInts(xs *Col, words []uint64, lo, hi []float64) {
 	}
 }
 
-func maxMasked(xs []float64, words []uint64, hi []float64) {
-	if !SIMD {
-		maxMaskedGo(xs, words, hi)
-		return
-	}
+func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 	const wpb = Block / 64
 	ninf := archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := len(xs) / Block
@@ -266,7 +265,7 @@ func maxMasked(xs []float64, words []uint64, hi []float64) {
 			for v := 0; v < 8; v++ {
 				if b := uint8(w >> (8 * v)); b != 0 {
 					x := archsimd.LoadFloat64x8Slice(block[8*v:])
-					vhi = vhi.Max(x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
+					vhi = fmax(vhi, x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
 				}
 			}
 		}
@@ -279,8 +278,8 @@ func maxMasked(xs []float64, words []uint64, hi []float64) {
 	}
 }
 
-func weighScaled(score []float64, raw []Col, scale []float64) {
-	if !SIMD || len(raw) == 0 {
+func weighScaledSimd(score []float64, raw []Col, scale []float64) {
+	if len(raw) == 0 {
 		weighScaledGo(score, raw, scale)
 		return
 	}
@@ -343,11 +342,7 @@ func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 	}
 }
 
-func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv float64) {
-	if !SIMD {
-		accumulateScaledGo(score, raw, mult, lo, base, inv)
-		return
-	}
+func accumulateScaledSimd(score []float64, raw Col, mult []float64, lo, base, inv float64) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
@@ -389,8 +384,8 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 	}
 }
 
-func notBelow(xs []float64, w uint64, thr float64) uint64 {
-	if !SIMD || len(xs) < 64 || w == 0 {
+func notBelowSimd(xs []float64, w uint64, thr float64) uint64 {
+	if len(xs) < 64 || w == 0 {
 		return notBelowGo(xs, w, thr)
 	}
 	t := archsimd.BroadcastFloat64x8(thr)
