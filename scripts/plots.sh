@@ -27,6 +27,13 @@
 # BenchmarkSchedulerColdStart at 1-16 workers; any benchmark the pattern
 # matches whose names carry workers= joins the chart).
 #
+# placebatch.txt, with PLOTS_PLACEBATCH=1 only: go test ./bench -bench
+# PlaceBatch for the engine and the reference, default filters, at
+# PLOTS_HOSTS x PLOTS_INSTANCES (bench/ has 1k-100k hosts at 1 and 10
+# instances), -benchtime PLACEBATCHTIME (1s): the same comparison on the
+# benchmarks' own request, drawn as placebatch.svg. Off by default: the
+# hosts chart above is the one that compares with Nova on the same files.
+#
 # Environment:
 #   PLOTS_HOSTS           host counts (1000 2000 5000 10000 20000 50000 100000)
 #   PLOTS_INSTANCES       instance counts (1)
@@ -44,6 +51,8 @@
 #                         ('Scheduler/hosts=50000/workers=(1|2|4|8|16)$');
 #                         empty: keep scheduler.txt as it is
 #   SCHEDTIME             -benchtime of those (1000x: one op is one request)
+#   PLOTS_PLACEBATCH      1: measure placebatch.txt too (see above)
+#   PLACEBATCHTIME        -benchtime of those (1s)
 #   PLOTS_DATA, PLOTS_OUT the data and chart directories
 #   ORACLE                the oracle (../shared/nova-oracle/oracle)
 # Small, to check the script: PLOTS_HOSTS="1000 2000" SCHEDTIME=20x make plots
@@ -61,6 +70,8 @@ nova_runs=${PLOTS_NOVA_RUNS:-3}
 nova_budget=${PLOTS_NOVA_BUDGET:-20000}
 sched=${PLOTS_SCHEDULER-Scheduler/hosts=50000/workers=(1|2|4|8|16)\$}
 schedtime=${SCHEDTIME:-1000x}
+placebatch=${PLOTS_PLACEBATCH:-0}
+placebatchtime=${PLACEBATCHTIME:-1s}
 data=${PLOTS_DATA:-$root/docs/plots/data}
 out=${PLOTS_OUT:-$root/docs/plots}
 oracle=${ORACLE:-$root/../shared/nova-oracle/oracle}
@@ -174,6 +185,19 @@ if [ -n "$sched" ]; then
   } >"$work/scheduler.txt"
   grep '^Benchmark' "$work/scheduler.txt" || true
   mv "$work/scheduler.txt" "$data/scheduler.txt"
+fi
+
+if [ "$placebatch" = 1 ]; then
+  pattern="PlaceBatch/impl=(engine|reference)/filters=default/hosts=($(echo $hosts_list | tr ' ' '|'))\$/instances=($(echo $instances_list | tr ' ' '|'))\$"
+  echo "plots: go test ./bench -bench '$pattern' -benchtime $placebatchtime"
+  {
+    header "BenchmarkPlaceBatch against hosts"
+    echo "reference-budget: $ref_budget"
+    if [ -n "${GOEXPERIMENT:-}" ]; then echo "goexperiment: $GOEXPERIMENT"; fi
+    PLACER_BENCH_REFERENCE_BUDGET=$ref_budget go test ./bench -run '^$' -bench "$pattern" -benchtime "$placebatchtime" -benchmem
+  } >"$work/placebatch.txt"
+  grep '^Benchmark' "$work/placebatch.txt" || true
+  mv "$work/placebatch.txt" "$data/placebatch.txt"
 fi
 
 "$work/placer" plot --data "$data" --out "$out"
