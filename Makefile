@@ -42,7 +42,7 @@ conformance:
 
 ## plots: measure the scaling charts' data into docs/plots/data (engine,
 ## reference and Nova's own code on the same scenario files; the Scheduler
-## at 1-16 workers) and draw them into docs/plots (placer plot); about 10
+## at 1-16 workers) and draw them into docs/plots (placer plot); about 5
 ## minutes, PLOTS_HOSTS and SCHEDTIME to size it (see scripts/plots.sh)
 plots:
 	scripts/plots.sh
