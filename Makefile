@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 IMPL     ?= engine
 BIN      ?= bin
 
-.PHONY: all build test race bench fuzz conformance clean
+.PHONY: all build test race bench fuzz conformance plots clean
 
 all: build test
 
@@ -39,6 +39,13 @@ fuzz:
 conformance:
 	IMPL=$(IMPL) CONFORMANCE_SEEDS=$(CONFORMANCE_SEEDS) CONFORMANCE_HOSTS=$(CONFORMANCE_HOSTS) \
 	CONFORMANCE_INSTANCES=$(CONFORMANCE_INSTANCES) scripts/conformance.sh
+
+## plots: measure the scaling charts' data into docs/plots/data (engine,
+## reference and Nova's own code on the same scenario files; the Scheduler
+## at 1-16 workers) and draw them into docs/plots (placer plot); about 5
+## minutes, PLOTS_HOSTS and SCHEDTIME to size it (see scripts/plots.sh)
+plots:
+	scripts/plots.sh
 
 clean:
 	rm -rf $(BIN) .work

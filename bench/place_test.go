@@ -31,8 +31,11 @@ func envInt(name string, def int) int {
 func BenchmarkPlaceBatch(b *testing.B) {
 	for _, impl := range []string{"engine", "reference"} {
 		for _, filters := range []string{FiltersDefault, FiltersRich} {
-			for _, hosts := range HostCounts {
+			for _, hosts := range ScalingHostCounts {
 				for _, instances := range InstanceCounts {
+					if !slices.Contains(placeBatchHosts(filters, instances), hosts) {
+						continue
+					}
 					name := fmt.Sprintf("impl=%s/filters=%s/hosts=%d/instances=%d", impl, filters, hosts, instances)
 					b.Run(name, func(b *testing.B) {
 						if impl == "reference" && hosts*instances > referenceBudget {

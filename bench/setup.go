@@ -12,7 +12,20 @@ import (
 var (
 	HostCounts     = []int{1000, 10000, 50000, 100000}
 	InstanceCounts = []int{1, 10, 100, 1000}
+	// ScalingHostCounts are the host counts of PlaceBatch with the
+	// default filters at 1 and 10 instances: HostCounts and the steps
+	// between them, for the time-against-hosts chart (placer plot).
+	ScalingHostCounts = []int{1000, 2000, 5000, 10000, 20000, 50000, 100000}
 )
+
+// placeBatchHosts are the host counts of PlaceBatch at a filter set and
+// instance count.
+func placeBatchHosts(filters string, instances int) []int {
+	if filters == FiltersDefault && instances <= 10 {
+		return ScalingHostCounts
+	}
+	return HostCounts
+}
 
 // Filter sets of the matrix: Nova's defaults, or the whole catalogue with
 // every weigher.

@@ -7,6 +7,7 @@
 //	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
 //	placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N) ...
 //	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
+//	placer plot [--data DIR] [--out DIR]
 //
 // Run "placer help" for the exit statuses.
 package main
@@ -42,7 +43,7 @@ Usage:
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree
-  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + plotUsage + `  placer help
       This text.
 
 Exit status:
@@ -79,6 +80,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return gen(rest, stdout, stderr)
 	case "serve":
 		return serve(rest, stderr)
+	case "plot":
+		return plot(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "placer: unknown command %q (try placer help)\n", cmd)
 		return exitBadInput
