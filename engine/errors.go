@@ -80,9 +80,15 @@ type NoValidHostError struct {
 	Filters []FilterCount
 	// Tentative are the placements chosen before the failing instance.
 	Tentative []Placement
+	// Reason, when not empty, is the scheduler driver's own reason (the
+	// chance scheduler's NoValidHost messages), said instead of the counts.
+	Reason string
 }
 
 func (e *NoValidHostError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("no host for %s: %s", e.InstanceUUID, e.Reason)
+	}
 	var parts []string
 	if e.Prefiltered != e.InPlay {
 		parts = append(parts, fmt.Sprintf(
