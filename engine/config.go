@@ -39,7 +39,7 @@ const (
 // release that shipped them (17.0.0 Queens; removed in 18.0.0 Rocky): pass
 // only a host whose free resource equals the request exactly. They are
 // not in FilterCatalogue, which the generators draw from; KnownFilters has
-// both. docs/nova-semantics.md#baremetal-scheduling.
+// both. docs/nova-semantics.md#the-exact-filters.
 const (
 	ExactRamFilter  = "ExactRamFilter"
 	ExactCoreFilter = "ExactCoreFilter"
