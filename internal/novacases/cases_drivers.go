@@ -368,6 +368,40 @@ func ironicCases() []Case {
 			Want{Hosts: names("bm"), Limits: []engine.Limits{limits("vcpu", 4)}}),
 	)
 
+	// IronicHostManagerTestFilters.test_get_filtered_hosts_*: the base
+	// class's get_filtered_hosts on ironic nodes (fake_host1..4 with node
+	// fake-node, fake_multihost with fake-node1..4).
+	var fh []engine.Host
+	for i := 1; i <= 4; i++ {
+		fh = append(fh, host("fake_host"+itoa(i), node("fake-node"), ironicNode()))
+	}
+	for i := 1; i <= 4; i++ {
+		fh = append(fh, host("fake_multihost", node("fake-node"+itoa(i)), ironicNode()))
+	}
+	all := config(names(engine.AllHostsFilter), nil)
+	out = append(out,
+		ic("ironic/get-filtered-hosts-with-ignore", all, fh,
+			with(func(r *engine.Request) {
+				r.IgnoreHosts = names("fake_host1", "fake_host3", "fake_host5", "fake_multihost")
+			}),
+			Want{Hosts: names("fake_host2/fake-node"), Candidates: []int{2}}),
+		ic("ironic/get-filtered-hosts-with-force-host-and-many-nodes", all, fh,
+			with(func(r *engine.Request) { r.ForceHosts = names("fake_multihost") }),
+			Want{Hosts: names("fake_multihost/fake-node1"), Candidates: []int{4}}),
+		ic("ironic/get-filtered-hosts-with-force-hosts-and-nodes", all, fh,
+			with(func(r *engine.Request) {
+				r.ForceHosts = names("fake_host1", "fake_multihost")
+				r.ForceNodes = names("fake-node2", "fake-node9")
+			}),
+			Want{Hosts: names("fake_multihost/fake-node2"), Candidates: []int{1}}),
+		ic("ironic/get-filtered-hosts-with-ignore-hosts-and-force-same-nodes", all, fh,
+			with(func(r *engine.Request) {
+				r.IgnoreHosts = names("fake_multihost")
+				r.ForceNodes = names("fake_node4", "fake_node2")
+			}),
+			Want{Err: nvh(0, 8, 0)}),
+	)
+
 	// The same clouds under the default host manager: the FilterScheduler
 	// of Nova 26, which the oracle judges (no Feature).
 	vm := func(name string, cfg engine.Config, hosts []engine.Host, req engine.Request, want Want) Case {
