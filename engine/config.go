@@ -35,6 +35,46 @@ const (
 	RetryFilter                       = "RetryFilter"
 )
 
+// The baremetal filters of Nova's IronicHostManager era, from the last
+// release that shipped them (17.0.0 Queens; removed in 18.0.0 Rocky): pass
+// only a host whose free resource equals the request exactly. They are
+// not in FilterCatalogue, which the generators draw from; KnownFilters has
+// both. docs/nova-semantics.md#the-exact-filters.
+const (
+	ExactRamFilter  = "ExactRamFilter"
+	ExactCoreFilter = "ExactCoreFilter"
+	ExactDiskFilter = "ExactDiskFilter"
+)
+
+// Scheduler drivers: Nova's [scheduler] driver option, by its entry point
+// names. Config.SchedulerDriver "" means DriverFilterScheduler.
+const (
+	// DriverFilterScheduler is the FilterScheduler (Nova's default).
+	DriverFilterScheduler = "filter_scheduler"
+	// DriverChanceScheduler is the ChanceScheduler of 18.0.0 Rocky, the
+	// last release that had it: a random node among those whose service is
+	// enabled and up and whose host is not ignored; no filter, no weigher,
+	// no consumption. docs/nova-semantics.md#the-chance-scheduler.
+	DriverChanceScheduler = "chance_scheduler"
+)
+
+// Host managers: Nova's [scheduler] host_manager option. Config.HostManager
+// "" means HostManagerDefault.
+const (
+	// HostManagerDefault is the HostManager (Nova's default).
+	HostManagerDefault = "host_manager"
+	// HostManagerIronic is the IronicHostManager of 17.0.0 Queens: nodes
+	// whose hypervisor_type is HVTypeIronic get an IronicNodeState, which
+	// a placement consumes whole, and use_baremetal_filters switches to
+	// baremetal_enabled_filters.
+	HostManagerIronic = "ironic_host_manager"
+)
+
+// HVTypeIronic is the hypervisor_type that makes a node an IronicNodeState
+// under HostManagerIronic (Nova's HVType.IRONIC, compared exactly: "Ironic"
+// or "baremetal" are not it).
+const HVTypeIronic = "ironic"
+
 // Weigher names of the catalogue (SCENARIO.md), NOVA-SEMANTICS.md §4.
 const (
 	RAMWeigher                         = "RAMWeigher"
@@ -61,6 +101,22 @@ var FilterCatalogue = []string{
 	SimpleCIDRAffinityFilter, IoOpsFilter, AggregateIoOpsFilter,
 	NumInstancesFilter, AggregateNumInstancesFilter, JsonFilter,
 	MetricsFilter, RetryFilter,
+}
+
+// BaremetalFilters are the filters a configuration may name beyond
+// FilterCatalogue.
+var BaremetalFilters = []string{ExactRamFilter, ExactCoreFilter, ExactDiskFilter}
+
+// KnownFilters is every filter name a configuration may enable:
+// FilterCatalogue, then BaremetalFilters.
+var KnownFilters = append(append([]string(nil), FilterCatalogue...), BaremetalFilters...)
+
+// DefaultBaremetalEnabledFilters is the default of Nova's
+// [filter_scheduler] baremetal_enabled_filters (17.0.0 Queens).
+var DefaultBaremetalEnabledFilters = []string{
+	RetryFilter, AvailabilityZoneFilter, ComputeFilter,
+	ComputeCapabilitiesFilter, ImagePropertiesFilter, ExactRamFilter,
+	ExactDiskFilter, ExactCoreFilter,
 }
 
 // WeigherCatalogue lists every weigher the engine knows, in SCENARIO.md
@@ -155,6 +211,31 @@ type Config struct {
 	AggregateImagePropertiesIsolationNS   *string
 	AggregateImagePropertiesIsolationSep  string
 	ImagePropertiesDefaultArchitecture    *string
+
+	// SchedulerDriver is Nova's [scheduler] driver: DriverFilterScheduler
+	// (also "") or DriverChanceScheduler.
+	SchedulerDriver string
+	// HostManager is Nova's [scheduler] host_manager: HostManagerDefault
+	// (also "") or HostManagerIronic.
+	HostManager string
+	// UseBaremetalFilters makes HostManagerIronic run
+	// BaremetalEnabledFilters instead of Filters (Nova's
+	// [filter_scheduler] use_baremetal_filters); the default host manager
+	// ignores it. See LoadFilters.
+	UseBaremetalFilters bool
+	// BaremetalEnabledFilters is [filter_scheduler]
+	// baremetal_enabled_filters: DefaultBaremetalEnabledFilters unless set.
+	BaremetalEnabledFilters []string
+}
+
+// LoadFilters is the filter list a request runs: HostManager._load_filters,
+// and IronicHostManager's override (Queens) that returns
+// BaremetalEnabledFilters when UseBaremetalFilters is set.
+func (c *Config) LoadFilters() []string {
+	if c.HostManager == HostManagerIronic && c.UseBaremetalFilters {
+		return c.BaremetalEnabledFilters
+	}
+	return c.Filters
 }
 
 // DefaultConfig returns Nova's defaults, as SCENARIO.md lists them.
@@ -183,6 +264,9 @@ func DefaultConfig() Config {
 		DiskAllocationRatio:                   1.0,
 		RestrictIsolatedHostsToIsolatedImages: true,
 		AggregateImagePropertiesIsolationSep:  ".",
+		SchedulerDriver:                       DriverFilterScheduler,
+		HostManager:                           HostManagerDefault,
+		BaremetalEnabledFilters:               append([]string(nil), DefaultBaremetalEnabledFilters...),
 	}
 }
 
@@ -193,5 +277,6 @@ func (c Config) clone() Config {
 	c.MetricsWeightSetting = slices.Clone(c.MetricsWeightSetting)
 	c.IsolatedHosts = slices.Clone(c.IsolatedHosts)
 	c.IsolatedImages = slices.Clone(c.IsolatedImages)
+	c.BaremetalEnabledFilters = slices.Clone(c.BaremetalEnabledFilters)
 	return c
 }

@@ -17,12 +17,20 @@ var ErrMetricNotFound = errors.New("compute host metric not found")
 // ErrInvalid is matched by every *ValidationError.
 var ErrInvalid = errors.New("invalid input")
 
+// ErrNotImplemented is matched by the *ValidationError the engine returns
+// for a valid configuration it does not implement yet (the chance
+// scheduler, the ironic host manager, the Exact* filters: issue 20);
+// internal/reference implements them.
+var ErrNotImplemented = errors.New("not implemented by the engine yet")
+
 // ValidationError is bad input: it names the offending field with a
 // scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
 // Nothing is consumed or committed when it is returned.
 type ValidationError struct {
 	Field string
 	Msg   string
+	// notImplemented makes errors.Is(err, ErrNotImplemented) true.
+	notImplemented bool
 }
 
 func (e *ValidationError) Error() string {
@@ -32,11 +40,20 @@ func (e *ValidationError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+// Is makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNotImplemented) for what the engine does not implement yet.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrInvalid || e.notImplemented && target == ErrNotImplemented
+}
 
 func invalid(field, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func notImplemented(field, format string, args ...any) *ValidationError {
+	e := invalid(field, format, args...)
+	e.notImplemented = true
+	return e
 }
 
 // FilterCount is how many hosts one filter started and ended with.
@@ -63,9 +80,15 @@ type NoValidHostError struct {
 	Filters []FilterCount
 	// Tentative are the placements chosen before the failing instance.
 	Tentative []Placement
+	// Reason, when not empty, is the scheduler driver's own reason (the
+	// chance scheduler's NoValidHost messages), said instead of the counts.
+	Reason string
 }
 
 func (e *NoValidHostError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("no host for %s: %s", e.InstanceUUID, e.Reason)
+	}
 	var parts []string
 	if e.Prefiltered != e.InPlay {
 		parts = append(parts, fmt.Sprintf(

@@ -19,10 +19,15 @@ func TestNovaCases(t *testing.T) {
 		}
 		return engine.PlaceBatch(ctx, s, r)
 	}
-	t.Run("ranker", func(t *testing.T) { novacases.Run(t, place) })
+	// The drivers of older releases (issue 20) are in the reference only
+	// so far; their cases must fail with ErrNotImplemented until the
+	// engine has them. Remove a feature here when the engine implements it.
+	skip := novacases.SkipFeatures("not implemented by the engine yet (issue 20)",
+		novacases.FeatureChance, novacases.FeatureIronic, novacases.FeatureExactFilters)
+	t.Run("ranker", func(t *testing.T) { novacases.Run(t, place, skip) })
 	t.Run("baseline", func(t *testing.T) {
 		engine.SetBaseline(true)
 		defer engine.SetBaseline(false)
-		novacases.Run(t, place)
+		novacases.Run(t, place, skip)
 	})
 }

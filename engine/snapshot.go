@@ -233,6 +233,9 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	if err := ValidateCloud(&c); err != nil {
 		return nil, err
 	}
+	if err := checkImplemented(&c.Config); err != nil {
+		return nil, err
+	}
 	cfg := c.Config.clone()
 
 	n := len(c.Hosts)

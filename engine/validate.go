@@ -143,8 +143,23 @@ func validateHost(p string, h *Host) error {
 }
 
 func validateConfig(c *Config) error {
-	if err := validateNames("config.filters", c.Filters, FilterCatalogue, "filter"); err != nil {
+	if err := validateNames("config.filters", c.Filters, KnownFilters, "filter"); err != nil {
 		return err
+	}
+	if err := validateNames("config.baremetal_enabled_filters", c.BaremetalEnabledFilters, KnownFilters, "filter"); err != nil {
+		return err
+	}
+	switch c.SchedulerDriver {
+	case "", DriverFilterScheduler, DriverChanceScheduler:
+	default:
+		return invalid("config.scheduler_driver", "want %s or %s, got %q",
+			DriverFilterScheduler, DriverChanceScheduler, c.SchedulerDriver)
+	}
+	switch c.HostManager {
+	case "", HostManagerDefault, HostManagerIronic:
+	default:
+		return invalid("config.host_manager", "want %s or %s, got %q",
+			HostManagerDefault, HostManagerIronic, c.HostManager)
 	}
 	if err := validateNames("config.weighers", c.Weighers, WeigherCatalogue, "weigher"); err != nil {
 		return err
@@ -222,6 +237,26 @@ func validateConfig(c *Config) error {
 		return invalid("config.max_instances_per_host", "want an integer >= 1, got %d", c.MaxInstancesPerHost)
 	case c.DefaultAvailabilityZone == "":
 		return invalid("config.default_availability_zone", "want a non-empty string")
+	}
+	return nil
+}
+
+// checkImplemented refuses, with an error matching ErrNotImplemented, what
+// a valid configuration asks for and the engine does not do yet (issue
+// 20): the chance scheduler, the ironic host manager and the Exact*
+// filters. internal/reference implements them.
+func checkImplemented(c *Config) error {
+	const msg = "%s is not implemented by the engine yet (placer place --impl reference has it)"
+	if c.SchedulerDriver == DriverChanceScheduler {
+		return notImplemented("config.scheduler_driver", msg, c.SchedulerDriver)
+	}
+	if c.HostManager == HostManagerIronic {
+		return notImplemented("config.host_manager", msg, c.HostManager)
+	}
+	for i, name := range c.Filters {
+		if slices.Contains(BaremetalFilters, name) {
+			return notImplemented(fmt.Sprintf("config.filters[%d]", i), msg, name)
+		}
 	}
 	return nil
 }

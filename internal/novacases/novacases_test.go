@@ -1,6 +1,7 @@
 package novacases_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -37,9 +38,47 @@ func TestEveryFilterAndWeigherIsCovered(t *testing.T) {
 			used[w] = true
 		}
 	}
-	for _, name := range append(append([]string{}, engine.FilterCatalogue...), engine.WeigherCatalogue...) {
+	for _, name := range append(append([]string{}, engine.KnownFilters...), engine.WeigherCatalogue...) {
 		if !used[name] {
 			t.Errorf("no case enables %s", name)
 		}
 	}
+}
+
+// TestEveryFeatureIsCovered checks that the older drivers each have cases,
+// and that a case marked with a feature does use it (so that the oracle
+// and the engine skip only what they must).
+func TestEveryFeatureIsCovered(t *testing.T) {
+	count := map[string]int{}
+	for _, c := range novacases.Cases() {
+		cfg := &c.Cloud.Config
+		uses := map[string]bool{
+			novacases.FeatureChance: cfg.SchedulerDriver == engine.DriverChanceScheduler,
+			novacases.FeatureIronic: cfg.HostManager == engine.HostManagerIronic,
+		}
+		for _, f := range cfg.LoadFilters() {
+			if slices.Contains(engine.BaremetalFilters, f) {
+				uses[novacases.FeatureExactFilters] = true
+			}
+		}
+		if c.Feature != "" {
+			count[c.Feature]++
+			if !uses[c.Feature] {
+				t.Errorf("%s: marked %s but does not use it", c.Name, c.Feature)
+			}
+		}
+		for f, used := range uses {
+			// A case needing several features is marked with the one the
+			// engine lacks first (checkImplemented's order).
+			if used && c.Feature == "" {
+				t.Errorf("%s: uses %s but is not marked", c.Name, f)
+			}
+		}
+	}
+	for _, f := range []string{novacases.FeatureChance, novacases.FeatureIronic, novacases.FeatureExactFilters} {
+		if count[f] == 0 {
+			t.Errorf("no case for %s", f)
+		}
+	}
+	t.Logf("cases per feature: %v", count)
 }

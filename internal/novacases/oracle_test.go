@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,9 @@ func TestOracle(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
+			if why := beyondNova26(c); why != "" {
+				t.Skipf("the oracle runs Nova 26, which has no %s: the reference and the case judge it", why)
+			}
 			t.Parallel()
 			scn := filepath.Join(dir, "s"+itoa(i)+".json")
 			writeJSON(t, scn, scenarioDoc(c.Cloud, c.Req))
@@ -71,6 +75,20 @@ func TestOracle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// beyondNova26 names what a case uses that Nova 26 lacks, "" if nothing:
+// its Feature, or a baremetal option the default host manager ignores
+// (the oracle's parser refuses the field).
+func beyondNova26(c novacases.Case) string {
+	cfg := &c.Cloud.Config
+	switch {
+	case c.Feature != "":
+		return c.Feature
+	case cfg.UseBaremetalFilters || !slices.Equal(cfg.BaremetalEnabledFilters, engine.DefaultBaremetalEnabledFilters):
+		return "use_baremetal_filters or baremetal_enabled_filters"
+	}
+	return ""
 }
 
 func itoa(i int) string {

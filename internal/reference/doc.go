@@ -22,7 +22,19 @@
 //     least one candidate it shuffles the leading run of hosts tied at the
 //     top weight (only with shuffle_best_same_weighed_hosts, and always,
 //     even for a run of one), then draws IntN(min(host_subset_size, n));
-//   - the re-filtering for alternates draws nothing.
+//   - the re-filtering for alternates draws nothing;
+//   - the chance scheduler (config.scheduler_driver chance_scheduler) uses
+//     the same generator: with at least as many candidate nodes as
+//     instances it takes a random.sample, drawing IntN(len-i) for the i-th
+//     instance over CPython's pool (the drawn entry is replaced by the
+//     last one still in the pool); with fewer, one IntN(len) per instance
+//     (random.choice). See chance.go.
+//
+// With config.host_manager ironic_host_manager, a node whose
+// hypervisor_type is 'ironic' is an IronicNodeState (Queens): it is read
+// and consumed as ironic_host_manager.py does (hoststate.go), and
+// use_baremetal_filters swaps in baremetal_enabled_filters. The Exact*
+// filters are those of the same release (filters.go).
 //
 // The code favours being obviously right over being fast: every host is a
 // struct, every filter a function called once per host, every weigher a

@@ -81,10 +81,13 @@ func prepare(ctx context.Context, cloud *engine.Cloud, req engine.Request) (*Req
 	return spec, states, nil
 }
 
-// filterChain is the configured filters, in order.
+// filterChain is the filters HostManager._load_filters gives (with the
+// ironic host manager and use_baremetal_filters, the baremetal ones), in
+// order.
 func filterChain(cfg *engine.Config) []*Filter {
-	chain := make([]*Filter, len(cfg.Filters))
-	for i, name := range cfg.Filters {
+	names := cfg.LoadFilters()
+	chain := make([]*Filter, len(names))
+	for i, name := range names {
 		chain[i] = filters[name]
 	}
 	return chain

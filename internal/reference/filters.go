@@ -96,8 +96,52 @@ func init() {
 		return h.NumInstances < nova.AggregateIntValue(h.AggRaw["max_instances_per_host"], s.Cfg.MaxInstancesPerHost)
 	}))
 	register(engine.JsonFilter, false, jsonFilter)
-	register(engine.MetricsFilter, false, ok(metricsFilter))
+	register(engine.MetricsFilter, false, metricsFilter)
 	register(engine.RetryFilter, false, ok(retryFilter))
+	register(engine.ExactRamFilter, false, ok(exactRamFilter))
+	register(engine.ExactCoreFilter, false, ok(exactCoreFilter))
+	register(engine.ExactDiskFilter, false, ok(exactDiskFilter))
+}
+
+// exactRamFilter is ExactRamFilter (queens-eol): the flavor's RAM must
+// equal free_ram_mb; on a pass limits['memory_mb'] = total_usable_ram_mb
+// (no allocation ratio), so that a second instance fails the claim.
+func exactRamFilter(s *RequestSpec, h *HostState) bool {
+	if s.Req.Flavor.MemoryMB != h.FreeRAMMB {
+		return false
+	}
+	h.Limits.MemoryMB = float64(h.TotalUsableRAMMB)
+	h.Limits.Set |= engine.HasMemoryMB
+	return true
+}
+
+// exactCoreFilter is ExactCoreFilter (queens-eol): a host with no
+// vcpus_total fails ("assuming CPU collection broken"); the flavor's vCPUs
+// must equal vcpus_total - vcpus_used; on a pass limits['vcpu'] =
+// vcpus_total.
+func exactCoreFilter(s *RequestSpec, h *HostState) bool {
+	if h.VCPUsTotal == 0 {
+		return false
+	}
+	if s.Req.Flavor.VCPUs != h.VCPUsTotal-h.VCPUsUsed {
+		return false
+	}
+	h.Limits.VCPU = float64(h.VCPUsTotal)
+	h.Limits.Set |= engine.HasVCPU
+	return true
+}
+
+// exactDiskFilter is ExactDiskFilter (queens-eol): 1024 * (root_gb +
+// ephemeral_gb) + swap MB must equal free_disk_mb; on a pass
+// limits['disk_gb'] = total_usable_disk_gb.
+func exactDiskFilter(s *RequestSpec, h *HostState) bool {
+	f := &s.Req.Flavor
+	if 1024*(f.RootGB+f.EphemeralGB)+f.Swap != h.FreeDiskMB {
+		return false
+	}
+	h.Limits.DiskGB = float64(h.TotalUsableDiskGB)
+	h.Limits.Set |= engine.HasDiskGB
+	return true
 }
 
 // computeFilter is ComputeFilter: the service must be enabled and up.
@@ -290,13 +334,18 @@ func raised(pass bool, err error) (bool, error) {
 }
 
 // metricsFilter is MetricsFilter: every weighed metric must be reported.
-func metricsFilter(s *RequestSpec, h *HostState) bool {
+// It iterates host_state.metrics, which raises TypeError when that is
+// None (an IronicNodeState's), whatever the setting.
+func metricsFilter(s *RequestSpec, h *HostState) (bool, error) {
+	if h.NoMetrics {
+		return false, &engine.NovaError{Kind: "TypeError", Msg: "'NoneType' object is not iterable"}
+	}
 	for _, m := range s.Cfg.MetricsWeightSetting {
 		if _, found := h.Metrics[m.Name]; !found {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // retryFilter is RetryFilter: nodes already tried are out.

@@ -56,6 +56,14 @@ type HostState struct {
 	Stats map[string]string
 	// Metrics are the monitor metrics as the scheduler sees them.
 	Metrics map[string]int64
+	// NoMetrics is HostState.metrics being None: an IronicNodeState never
+	// sets it.
+	NoMetrics bool
+	// Ironic marks an IronicNodeState (ironic_host_manager.py, Queens):
+	// a node of hypervisor_type 'ironic' under the ironic host manager. Its
+	// update from the compute node and its consumption are
+	// IronicNodeState's.
+	Ironic bool
 	// Service is the node's compute service.
 	Service engine.Service
 
@@ -132,31 +140,19 @@ func buildHostStates(c *engine.Cloud) ([]*HostState, error) {
 		if uuid == "" {
 			uuid = madeUpUUID("host", h.Host, node)
 		}
-		freeGB := h.FreeDiskGB
-		if h.DiskAvailableLeast != nil {
-			freeGB = min(*h.DiskAvailableLeast, freeGB)
-		}
 		hs := &HostState{
 			Index: i, Host: h.Host, Nodename: node, UUID: uuid,
 			Cell: cell, CellUUID: madeUpUUID("cell", cell),
-			TotalUsableRAMMB:    h.MemoryMB,
-			TotalUsableDiskGB:   h.LocalGB,
-			DiskMBUsed:          (h.LocalGB - h.FreeDiskGB) * 1024,
-			FreeRAMMB:           h.FreeRAMMB,
-			FreeDiskMB:          freeGB * 1024,
-			VCPUsTotal:          h.VCPUs,
-			VCPUsUsed:           h.VCPUsUsed,
-			NumInstances:        h.NumInstances,
-			NumIOOps:            h.NumIOOps,
-			FailedBuilds:        h.FailedBuilds,
-			HostIP:              h.HostIP,
-			HypervisorType:      h.HypervisorType,
-			HypervisorVersion:   h.HypervisorVersion,
-			CPUInfo:             h.CPUInfo,
-			Service:             h.Service,
-			RAMAllocationRatio:  ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio),
-			CPUAllocationRatio:  ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio),
-			DiskAllocationRatio: ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio),
+			Service: h.Service,
+		}
+		// IronicHostManager.host_state_cls: an IronicNodeState for a
+		// compute node whose hypervisor_type is exactly 'ironic'.
+		hs.Ironic = cfg.HostManager == engine.HostManagerIronic &&
+			h.HypervisorType != nil && *h.HypervisorType == engine.HVTypeIronic
+		if hs.Ironic {
+			hs.ironicUpdateFromComputeNode(cfg, h)
+		} else {
+			hs.updateFromComputeNode(cfg, h)
 		}
 		hs.HypervisorHostname = h.HypervisorHostname
 		if hs.HypervisorHostname == nil {
@@ -183,17 +179,25 @@ func buildHostStates(c *engine.Cloud) ([]*HostState, error) {
 		if err != nil {
 			return nil, &engine.ValidationError{Field: fmt.Sprintf("hosts[%d].metrics", i), Msg: err.Error()}
 		}
-		hs.Metrics = m
+		if !hs.Ironic {
+			hs.Metrics = m
+		}
 
-		inst := instByName[h.Host]
-		if inst == nil {
-			inst = &InstanceSet{has: map[string]bool{}}
-			instByName[h.Host] = inst
+		if hs.Ironic {
+			// IronicHostManager._get_instance_info: an ironic node is
+			// handed a fresh empty dict, its own, whatever runs there.
+			hs.Instances = &InstanceSet{has: map[string]bool{}}
+		} else {
+			inst := instByName[h.Host]
+			if inst == nil {
+				inst = &InstanceSet{has: map[string]bool{}}
+				instByName[h.Host] = inst
+			}
+			for _, u := range h.Instances {
+				inst.Add(u)
+			}
+			hs.Instances = inst
 		}
-		for _, u := range h.Instances {
-			inst.Add(u)
-		}
-		hs.Instances = inst
 
 		ai := aggByName[h.Host]
 		if ai == nil {
@@ -215,6 +219,56 @@ func buildHostStates(c *engine.Cloud) ([]*HostState, error) {
 		states[i] = hs
 	}
 	return states, nil
+}
+
+// updateFromComputeNode is HostState._update_from_compute_node: free disk
+// capped by disk_available_least, the counters from the stats, host_ip.
+// (The metrics are set by the caller.)
+func (hs *HostState) updateFromComputeNode(cfg *engine.Config, h *engine.Host) {
+	freeGB := h.FreeDiskGB
+	if h.DiskAvailableLeast != nil {
+		freeGB = min(*h.DiskAvailableLeast, freeGB)
+	}
+	hs.TotalUsableRAMMB = h.MemoryMB
+	hs.TotalUsableDiskGB = h.LocalGB
+	hs.DiskMBUsed = (h.LocalGB - h.FreeDiskGB) * 1024
+	hs.FreeRAMMB = h.FreeRAMMB
+	hs.FreeDiskMB = freeGB * 1024
+	hs.VCPUsTotal = h.VCPUs
+	hs.VCPUsUsed = h.VCPUsUsed
+	hs.NumInstances = h.NumInstances
+	hs.NumIOOps = h.NumIOOps
+	hs.FailedBuilds = h.FailedBuilds
+	hs.HostIP = h.HostIP
+	hs.HypervisorType = h.HypervisorType
+	hs.HypervisorVersion = h.HypervisorVersion
+	hs.CPUInfo = h.CPUInfo
+	hs.RAMAllocationRatio = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+	hs.CPUAllocationRatio = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+	hs.DiskAllocationRatio = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+}
+
+// ironicUpdateFromComputeNode is IronicNodeState._update_from_compute_node
+// (queens-eol): free_disk_mb is free_disk_gb * 1024 (disk_available_least
+// is not read); disk_mb_used, num_instances, num_io_ops and host_ip are
+// never set, so they keep HostState's initial 0, 0, 0 and None; metrics
+// stay None; failed_builds comes from the stats (the stable-only fix
+// d26dc0ca03). The rest is as for a HostState.
+func (hs *HostState) ironicUpdateFromComputeNode(cfg *engine.Config, h *engine.Host) {
+	hs.VCPUsTotal = h.VCPUs
+	hs.VCPUsUsed = h.VCPUsUsed
+	hs.FreeRAMMB = h.FreeRAMMB
+	hs.TotalUsableRAMMB = h.MemoryMB
+	hs.FreeDiskMB = h.FreeDiskGB * 1024
+	hs.TotalUsableDiskGB = h.LocalGB
+	hs.HypervisorType = h.HypervisorType
+	hs.HypervisorVersion = h.HypervisorVersion
+	hs.CPUInfo = h.CPUInfo
+	hs.RAMAllocationRatio = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+	hs.CPUAllocationRatio = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+	hs.DiskAllocationRatio = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+	hs.FailedBuilds = h.FailedBuilds
+	hs.NoMetrics = true
 }
 
 // attrs is what getattr(host_state, name) sees right now.
@@ -240,7 +294,18 @@ func (h *HostState) attrs() *nova.HostAttrs {
 // consumeFromRequest is HostState.consume_from_request: the flavor's RAM,
 // root and ephemeral disk (not swap) and vCPUs, one more instance, one
 // more I/O operation. Totals and limits are not touched.
+//
+// An IronicNodeState consumes the node whole whatever the flavor
+// (_locked_consume_from_request, queens-eol): free_ram_mb and free_disk_mb
+// become 0 and vcpus_used vcpus_total; num_instances and num_io_ops do
+// not change.
 func (h *HostState) consumeFromRequest(f *engine.Flavor) {
+	if h.Ironic {
+		h.FreeRAMMB = 0
+		h.FreeDiskMB = 0
+		h.VCPUsUsed = h.VCPUsTotal
+		return
+	}
 	h.FreeRAMMB -= f.MemoryMB
 	h.FreeDiskMB -= (f.RootGB + f.EphemeralGB) * 1024
 	h.VCPUsUsed += f.VCPUs

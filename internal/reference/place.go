@@ -10,8 +10,9 @@ import (
 
 // PlaceBatch places every instance of req on cloud as Nova's
 // SchedulerManager._legacy_find_hosts does, with placer's rules for ties
-// and random choices (see the package documentation). cloud and req are
-// not modified.
+// and random choices (see the package documentation); with the chance
+// scheduler configured, as ChanceScheduler.select_destinations does. cloud
+// and req are not modified.
 //
 // Errors: a *engine.ValidationError for bad input; a
 // *engine.NoValidHostError when an instance finds no host (the Plan is
@@ -24,9 +25,12 @@ func PlaceBatch(ctx context.Context, cloud engine.Cloud, req engine.Request) (en
 		return engine.Plan{}, err
 	}
 	r, cfg := spec.Req, &cloud.Config
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
+	if cfg.SchedulerDriver == engine.DriverChanceScheduler {
+		return chanceSelectDestinations(ctx, spec, states, rng)
+	}
 	chain := filterChain(cfg)
 	ws := newWeighing(cfg, states)
-	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
 
 	n := r.NumInstances
 	hosts := states // the hosts in play

@@ -258,6 +258,27 @@ var badCases = []badCase{
 	{"retry attempts negative", doc("request", request("retry", `{"num_attempts": -1}`)),
 		"request.retry.num_attempts: want an integer >= 0, got -1", false},
 	{"request unknown field", doc("request", request("flavor_id", `"m1"`)), "request.flavor_id: unknown field", false},
+
+	// placer's additions (issue 20): the oracle knows none of them, so it
+	// refuses each with "unknown field".
+	{"scheduler_driver unknown", doc("config", `{"scheduler_driver": "chance"}`),
+		`config.scheduler_driver: want one of filter_scheduler, chance_scheduler, got "chance"`, true},
+	{"scheduler_driver empty", doc("config", `{"scheduler_driver": ""}`),
+		`config.scheduler_driver: want one of filter_scheduler, chance_scheduler, got ""`, true},
+	{"scheduler_driver null", doc("config", `{"scheduler_driver": null}`),
+		"config.scheduler_driver: want a string, got null", true},
+	{"caching_scheduler is not a scenario driver", doc("config", `{"scheduler_driver": "caching_scheduler"}`),
+		`config.scheduler_driver: want one of filter_scheduler, chance_scheduler, got "caching_scheduler"`, true},
+	{"host_manager unknown", doc("config", `{"host_manager": "IronicHostManager"}`),
+		`config.host_manager: want one of host_manager, ironic_host_manager, got "IronicHostManager"`, true},
+	{"use_baremetal_filters string", doc("config", `{"use_baremetal_filters": "true"}`),
+		`config.use_baremetal_filters: want true or false, got "true"`, true},
+	{"baremetal_enabled_filters unknown", doc("config", `{"baremetal_enabled_filters": ["ExactRamFilter", "ExactFilter"]}`),
+		`config.baremetal_enabled_filters[1]: unknown filter "ExactFilter"`, true},
+	{"baremetal_enabled_filters duplicate", doc("config", `{"baremetal_enabled_filters": ["ExactRamFilter", "ExactRamFilter"]}`),
+		`config.baremetal_enabled_filters[1]: duplicate filter "ExactRamFilter"`, true},
+	{"baremetal_enabled_filters null", doc("config", `{"baremetal_enabled_filters": null}`),
+		"config.baremetal_enabled_filters: want a list, got null", true},
 }
 
 func TestDecodeBadInput(t *testing.T) {

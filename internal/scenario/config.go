@@ -7,11 +7,12 @@ import (
 	"github.com/placer/placer/engine"
 )
 
-// configFields is the oracle's CONFIG record, in its order; absent fields
-// keep engine.DefaultConfig()'s values, which are SCENARIO.md's defaults.
+// configFields is the oracle's CONFIG record, in its order, then placer's
+// own additions; absent fields keep engine.DefaultConfig()'s values, which
+// are SCENARIO.md's defaults.
 var configFields = []field[engine.Config]{
 	{"filters", false, func(d *decoder, p string, v *node, c *engine.Config) {
-		c.Filters = d.names(p, v, engine.FilterCatalogue, "filter")
+		c.Filters = d.names(p, v, engine.KnownFilters, "filter")
 	}},
 	{"weighers", false, func(d *decoder, p string, v *node, c *engine.Config) {
 		c.Weighers = d.names(p, v, engine.WeigherCatalogue, "weigher")
@@ -74,6 +75,38 @@ var configFields = []field[engine.Config]{
 	{"image_properties_default_architecture", false, func(d *decoder, p string, v *node, c *engine.Config) {
 		c.ImagePropertiesDefaultArchitecture = d.nullableString(p, v, false)
 	}},
+	// The fields below are placer's additions to the shared format (issue
+	// 20): Nova's drivers of older releases, which the oracle does not
+	// run. EncodeScenario writes them only when they are not the default,
+	// so a scenario without them reads and writes as before.
+	{"scheduler_driver", false, func(d *decoder, p string, v *node, c *engine.Config) {
+		c.SchedulerDriver = d.oneOf(p, v, schedulerDrivers)
+	}},
+	{"host_manager", false, func(d *decoder, p string, v *node, c *engine.Config) {
+		c.HostManager = d.oneOf(p, v, hostManagers)
+	}},
+	{"use_baremetal_filters", false, func(d *decoder, p string, v *node, c *engine.Config) {
+		c.UseBaremetalFilters = d.boolean(p, v)
+	}},
+	{"baremetal_enabled_filters", false, func(d *decoder, p string, v *node, c *engine.Config) {
+		c.BaremetalEnabledFilters = d.names(p, v, engine.KnownFilters, "filter")
+	}},
+}
+
+// schedulerDrivers and hostManagers are the values scheduler_driver and
+// host_manager take, Nova's entry point names.
+var (
+	schedulerDrivers = []string{engine.DriverFilterScheduler, engine.DriverChanceScheduler}
+	hostManagers     = []string{engine.HostManagerDefault, engine.HostManagerIronic}
+)
+
+// oneOf reads a string that must be one of choices.
+func (d *decoder) oneOf(p string, v *node, choices []string) string {
+	s := d.string(p, v)
+	if d.err == nil && !slices.Contains(choices, s) {
+		d.fail(p, "want one of %s, got %s", strings.Join(choices, ", "), pyQuote(s))
+	}
+	return s
 }
 
 func numberField(name string, at func(*engine.Config) *float64) field[engine.Config] {

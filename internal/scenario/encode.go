@@ -137,6 +137,11 @@ type configJSON struct {
 	AggregateImagePropertiesIsolationNS   *string  `json:"aggregate_image_properties_isolation_namespace"`
 	AggregateImagePropertiesIsolationSep  string   `json:"aggregate_image_properties_isolation_separator"`
 	ImagePropertiesDefaultArchitecture    *string  `json:"image_properties_default_architecture"`
+	// placer's additions, written only when not the default.
+	SchedulerDriver         string    `json:"scheduler_driver,omitempty"`
+	HostManager             string    `json:"host_manager,omitempty"`
+	UseBaremetalFilters     bool      `json:"use_baremetal_filters,omitempty"`
+	BaremetalEnabledFilters *[]string `json:"baremetal_enabled_filters,omitempty"`
 }
 
 func nonNil(s []string) []string {
@@ -180,6 +185,20 @@ func configOut(c *engine.Config) configJSON {
 	}
 	for i, m := range c.MetricsWeightSetting {
 		out.MetricsWeightSetting[i] = [2]any{m.Name, jfloat(m.Ratio)}
+	}
+	// The additions are left out at their defaults ("" counts as the
+	// default driver and host manager, as the engine reads it), so that
+	// what placer gen writes stays what the oracle's parser accepts.
+	if c.SchedulerDriver != engine.DriverFilterScheduler {
+		out.SchedulerDriver = c.SchedulerDriver
+	}
+	if c.HostManager != engine.HostManagerDefault {
+		out.HostManager = c.HostManager
+	}
+	out.UseBaremetalFilters = c.UseBaremetalFilters
+	if !slices.Equal(c.BaremetalEnabledFilters, engine.DefaultBaremetalEnabledFilters) {
+		list := nonNil(c.BaremetalEnabledFilters) // nil is the empty list, as for filters
+		out.BaremetalEnabledFilters = &list
 	}
 	return out
 }

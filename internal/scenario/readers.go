@@ -44,7 +44,7 @@ func record[T any](d *decoder, path string, v *node, fields []field[T], dst *T) 
 		d.fail(path, "want an object, got %s", show(v))
 		return
 	}
-	var small [32]*node
+	var small [40]*node
 	present := small[:0]
 	if len(fields) > len(small) {
 		present = make([]*node, 0, len(fields))

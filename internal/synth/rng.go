@@ -14,6 +14,7 @@ type rng struct{ *rand.Rand }
 const (
 	streamCloud   = 0x636c6f7564 // "cloud"
 	streamRequest = 0x7265717565 // "reque"
+	streamDrivers = 0x6472697672 // "drivr"
 )
 
 func newRNG(seed, stream uint64) rng {

@@ -38,6 +38,21 @@ type Options struct {
 	Seed uint64
 	// Profile is Basic, Rich or Edge; "" means Basic.
 	Profile string
+
+	// The drivers of older Nova releases (issue 20), off by default and
+	// in no profile: placer gen's scenarios, which the oracle reads, never
+	// have them. They change the cloud after the profile made it, from a
+	// stream of their own, so the rest of the cloud and the requests are
+	// those of the same Options without them.
+	//
+	// SchedulerDriver, when not "", is the configuration's
+	// scheduler_driver (engine.DriverChanceScheduler...).
+	SchedulerDriver string
+	// IronicNodes, from 0 to 1, is the share of nodes made ironic nodes
+	// (hypervisor_type "ironic", either free or in use whole, as the
+	// ironic driver reports them); any share above 0 also sets the
+	// ironic_host_manager.
+	IronicNodes float64
 }
 
 // Validate reports Options that New would refuse.
@@ -52,6 +67,14 @@ func (o Options) Validate() error {
 	}
 	if o.Instances < 0 {
 		return fmt.Errorf("synth: instances: want an integer >= 0, got %d", o.Instances)
+	}
+	switch o.SchedulerDriver {
+	case "", engine.DriverFilterScheduler, engine.DriverChanceScheduler:
+	default:
+		return fmt.Errorf("synth: unknown scheduler driver %q", o.SchedulerDriver)
+	}
+	if !(o.IronicNodes >= 0 && o.IronicNodes <= 1) {
+		return fmt.Errorf("synth: ironic nodes: want a share from 0 to 1, got %v", o.IronicNodes)
 	}
 	return nil
 }
@@ -105,7 +128,34 @@ func New(o Options) *Generator {
 		}
 		g.cloud, g.meta = realisticCloud(cr, n, o.Profile == Rich)
 	}
+	applyDrivers(&g.cloud, o)
 	return g
+}
+
+// applyDrivers sets Options.SchedulerDriver and makes Options.IronicNodes
+// of the nodes ironic nodes, drawing from the drivers stream only.
+func applyDrivers(c *engine.Cloud, o Options) {
+	if o.SchedulerDriver != "" {
+		c.Config.SchedulerDriver = o.SchedulerDriver
+	}
+	if o.IronicNodes <= 0 {
+		return
+	}
+	c.Config.HostManager = engine.HostManagerIronic
+	r := newRNG(o.Seed, streamDrivers)
+	ironic := engine.HVTypeIronic
+	for i := range c.Hosts {
+		if !r.chance(o.IronicNodes) {
+			continue
+		}
+		h := &c.Hosts[i]
+		h.HypervisorType = &ironic
+		if r.chance(0.5) { // in use: the driver reports it all used
+			h.FreeRAMMB, h.FreeDiskGB, h.VCPUsUsed = 0, 0, h.VCPUs
+		} else {
+			h.FreeRAMMB, h.FreeDiskGB, h.VCPUsUsed = h.MemoryMB, h.LocalGB, 0
+		}
+	}
 }
 
 // Options returns the generator's options, with the default profile filled

@@ -260,3 +260,39 @@ func TestHostName(t *testing.T) {
 		}
 	}
 }
+
+// TestDriversOptions: the options of issue 20 change only what they set,
+// and their clouds are valid.
+func TestDriversOptions(t *testing.T) {
+	for _, p := range Profiles {
+		plain := New(Options{Seed: 3, Profile: p, Hosts: 60})
+		g := New(Options{Seed: 3, Profile: p, Hosts: 60, SchedulerDriver: engine.DriverChanceScheduler, IronicNodes: 0.5})
+		c := g.Cloud()
+		if err := engine.ValidateCloud(&c); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if c.Config.SchedulerDriver != engine.DriverChanceScheduler || c.Config.HostManager != engine.HostManagerIronic {
+			t.Errorf("%s: config %q %q", p, c.Config.SchedulerDriver, c.Config.HostManager)
+		}
+		ironic := 0
+		for i, h := range c.Hosts {
+			ph := plain.Cloud().Hosts[i]
+			if h.HypervisorType != nil && *h.HypervisorType == engine.HVTypeIronic {
+				ironic++
+				continue
+			}
+			if !reflect.DeepEqual(h, ph) {
+				t.Errorf("%s: host %d changed", p, i)
+			}
+		}
+		if ironic == 0 || ironic == len(c.Hosts) {
+			t.Errorf("%s: %d ironic nodes of %d", p, ironic, len(c.Hosts))
+		}
+		if !reflect.DeepEqual(g.Requests(5), plain.Requests(5)) {
+			t.Errorf("%s: the requests changed", p)
+		}
+	}
+	if err := (Options{IronicNodes: 1.5}).Validate(); err == nil {
+		t.Error("IronicNodes 1.5 accepted")
+	}
+}
