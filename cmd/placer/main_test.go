@@ -14,6 +14,7 @@ import (
 
 	"github.com/placer/placer/internal/scenario"
 	"github.com/placer/placer/internal/synth"
+	"github.com/placer/placer/internal/verify"
 )
 
 // placer runs the command in-process.
@@ -255,8 +256,65 @@ func TestSimulateSmall(t *testing.T) {
 	if rep.Placed < 100 || rep.Placements < rep.Placed || rep.OtherErrors != 0 {
 		t.Errorf("placed %d requests (%d instances), %d other errors", rep.Placed, rep.Placements, rep.OtherErrors)
 	}
-	if !rep.Verified || rep.OvercommittedHosts != 0 || rep.UsageMismatches != 0 || rep.JournalEntries == 0 {
-		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries",
-			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries)
+	if !rep.Verified || rep.OvercommittedHosts != 0 || rep.UsageMismatches != 0 || rep.JournalEntries == 0 ||
+		rep.LostClaims+rep.DoubledClaims+rep.UnclaimedCommits+rep.MisplacedClaims+rep.BadEvents != 0 ||
+		rep.VerifiedPlacements != int(rep.Placements) || rep.VerifiedEvents == 0 {
+		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries, %d/%d placements and %d events replayed, problems %q",
+			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries,
+			rep.VerifiedPlacements, rep.Placements, rep.VerifiedEvents, rep.Problems)
+	}
+}
+
+// TestSimulateFaults plants faults in simulate's run before it is
+// verified and sees the command fail (exit status 1) with the fault named
+// in its report. internal/verify's tests plant each fault precisely; this
+// one shows the wiring.
+func TestSimulateFaults(t *testing.T) {
+	defer func() { plantFault = nil }()
+	for _, tc := range []struct {
+		name  string
+		plant func(*verify.Input)
+		field func(*simReport) int
+		msg   string
+	}{
+		{"doubled", func(in *verify.Input) { in.Commits = append(in.Commits, in.Commits[0]) },
+			func(r *simReport) int { return r.DoubledClaims }, "was committed 2 times"},
+		{"returned, not committed", func(in *verify.Input) { in.Commits = in.Commits[1:] },
+			func(r *simReport) int { return r.LostClaims }, "never committed"},
+		{"over limits", func(in *verify.Input) {
+			for i := range in.Requests {
+				if len(in.Requests[i].Placed) > 0 && !in.Requests[i].Forced {
+					in.Requests[i].Flavor.MemoryMB *= 1000
+					return
+				}
+			}
+		}, func(r *simReport) int { return r.OvercommittedHosts }, "RamFilter refuses"},
+		{"store lost usage", func(in *verify.Input) {
+			for hn, u := range in.Final.Usage {
+				u.VCPUsUsed++
+				in.Final.Usage[hn] = u
+				return
+			}
+		}, func(r *simReport) int { return r.UsageMismatches }, "vcpus_used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plantFault = tc.plant
+			status, stdout, stderr := placer(t, "", "simulate", "--hosts", "300", "--requests", "60", "--workers", "2", "--seed", "5")
+			if status != exitFailure {
+				t.Fatalf("status %d, want %d; stderr %s\n%s", status, exitFailure, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "FAILED") || !strings.Contains(stdout, tc.msg) {
+				t.Errorf("the report does not say it failed with %q:\n%s", tc.msg, stdout)
+			}
+			plantFault = tc.plant
+			_, stdout, _ = placer(t, "", "simulate", "--hosts", "300", "--requests", "60", "--workers", "2", "--seed", "5", "--json")
+			var rep simReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verified || tc.field(&rep) == 0 {
+				t.Errorf("verified %v, the fault's count %d; problems %q", rep.Verified, tc.field(&rep), rep.Problems)
+			}
+		})
 	}
 }
