@@ -80,7 +80,7 @@ type Server struct {
 	ready   atomic.Bool
 	// addMu makes POST /v1/hosts's existence check and the addition one
 	// step: two clients adding one host get 201 and 409.
-	addMu sync.Mutex
+	addMu   sync.Mutex
 	handler http.Handler
 
 	// beforePlace, when set (tests), runs in the place handler once the
