@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/placer/placer/internal/scenario"
+	"github.com/placer/placer/internal/server"
+	"github.com/placer/placer/internal/soak"
 	"github.com/placer/placer/internal/synth"
 	"github.com/placer/placer/internal/verify"
 )
@@ -50,6 +53,8 @@ func TestCommands(t *testing.T) {
 		{"gen profile", []string{"gen", "--profile", "huge"}, exitBadInput, "", `placer gen: unknown profile "huge"`},
 		{"gen hosts", []string{"gen", "--hosts", "-1"}, exitBadInput, "", "placer gen: hosts: want"},
 		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
+		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
+		{"soak extra", []string{"soak", "extra"}, exitBadInput, "", "placer soak: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE and --synthetic N"},
 		{"serve both", []string{"serve", "--cloud", "x.json", "--synthetic", "3"}, exitBadInput, "", "want exactly one"},
 		{"serve log", []string{"serve", "--synthetic", "3", "--log", "xml"}, exitBadInput, "", `unknown --log "xml"`},
@@ -316,5 +321,25 @@ func TestSimulateFaults(t *testing.T) {
 				t.Errorf("verified %v, the fault's count %d; problems %q", rep.Verified, tc.field(&rep), rep.Problems)
 			}
 		})
+	}
+}
+
+// TestSoakCommand runs "placer soak" briefly against the server it starts
+// itself, and against a server at --addr.
+func TestSoakCommand(t *testing.T) {
+	status, stdout, stderr := placer(t, "", "soak", "--duration", "600ms", "--clients", "4", "--hosts", "100", "--workers", "2")
+	if status != exitOK || !strings.Contains(stdout, "verification     verified") || !strings.Contains(stdout, "place ") {
+		t.Fatalf("status %d\nstdout: %s\nstderr: %s", status, stdout, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	url, done, err := serveLoopback(ctx, synth.Cloud(synth.Options{Hosts: 50, Seed: 2, Profile: synth.Basic}), server.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); done() }()
+	status, stdout, stderr = placer(t, "", "soak", "--addr", strings.TrimPrefix(url, "http://"), "--duration", "600ms", "--clients", "4", "--json")
+	var rep soak.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || status != exitOK || !rep.OK || rep.Placed == 0 || rep.HostsAdded == 0 {
+		t.Fatalf("--addr: status %d, %v\nstdout: %s\nstderr: %s", status, err, stdout, stderr)
 	}
 }
