@@ -265,6 +265,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	start := time.Now()
+	s.everyKind()
 	if err := s.phase(o.Warmup, 0); err != nil {
 		return nil, err
 	}
@@ -390,8 +391,25 @@ func (s *soak) step(r *rand.Rand) {
 	case n < 87:
 		s.oversized(r)
 	default:
-		s.hangUp(r)
+		s.hangUp(r, r.IntN(2) == 0)
 	}
+}
+
+// everyKind sends one request of every kind, so that even a short soak
+// has been through them all.
+func (s *soak) everyKind() {
+	r := rand.New(rand.NewPCG(s.o.Seed, 1<<40))
+	s.place(r)
+	s.deleteInstance(r)
+	s.report(r)
+	s.read(r)
+	s.addHost(fmt.Sprintf("soak-add-%s-%d", s.tag, s.seq.Add(1)), false, true)
+	s.addHostTwice()
+	s.removeHost(r)
+	s.badBody(r)
+	s.oversized(r)
+	s.hangUp(r, true)
+	s.hangUp(r, false)
 }
 
 // do sends a request and reads the answer; the status must be one of
@@ -772,7 +790,7 @@ func (s *soak) oversized(r *rand.Rand) {
 // hangUp places with given uuids and hangs up: in the middle of sending
 // the body, or while waiting for the answer. Whether its instances were
 // committed is probed at the end.
-func (s *soak) hangUp(r *rand.Rand) {
+func (s *soak) hangUp(r *rand.Rand, sending bool) {
 	n := 1 + r.IntN(3)
 	uuids := make([]string, n)
 	k := s.seq.Add(1)
@@ -790,7 +808,7 @@ func (s *soak) hangUp(r *rand.Rand) {
 	defer cancel()
 	var rd io.Reader = bytes.NewReader(body)
 	op := "hang-up-waiting"
-	if r.IntN(2) == 0 {
+	if sending {
 		// Half the body, then nothing until the client gives up.
 		op = "hang-up-sending"
 		pr, pw := io.Pipe()
