@@ -110,7 +110,7 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Re
 
 	// The changed hosts and those the kept batch consumed on go through
 	// instance 0's filters again, on s.
-	if w.dirty == nil {
+	if w.dirty == nil || w.dirty.Len() != s.n { // the host set may have changed since
 		w.dirty, w.pass = bitmap.NewSet(s.n), bitmap.NewSet(s.n)
 	}
 	w.dirty.Reset()

@@ -6,6 +6,7 @@
 //
 //	placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json]
 //	placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N) ...
+//	placer soak [--addr URL] [--duration 60s] [--clients 32] [--hosts 2000] ...
 //	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
 //	placer plot [--data DIR] [--out DIR]
 //
@@ -43,7 +44,7 @@ Usage:
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree
-  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + plotUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + soakUsage + `  ` + plotUsage + `  placer help
       This text.
 
 Exit status:
@@ -80,6 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return gen(rest, stdout, stderr)
 	case "serve":
 		return serve(rest, stderr)
+	case "soak":
+		return soakCmd(rest, stdout, stderr)
 	case "plot":
 		return plot(rest, stdout, stderr)
 	default:

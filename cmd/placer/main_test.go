@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +14,10 @@ import (
 	"testing"
 
 	"github.com/placer/placer/internal/scenario"
+	"github.com/placer/placer/internal/server"
+	"github.com/placer/placer/internal/soak"
 	"github.com/placer/placer/internal/synth"
+	"github.com/placer/placer/internal/verify"
 )
 
 // placer runs the command in-process.
@@ -49,6 +53,8 @@ func TestCommands(t *testing.T) {
 		{"gen profile", []string{"gen", "--profile", "huge"}, exitBadInput, "", `placer gen: unknown profile "huge"`},
 		{"gen hosts", []string{"gen", "--hosts", "-1"}, exitBadInput, "", "placer gen: hosts: want"},
 		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
+		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
+		{"soak extra", []string{"soak", "extra"}, exitBadInput, "", "placer soak: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE and --synthetic N"},
 		{"serve both", []string{"serve", "--cloud", "x.json", "--synthetic", "3"}, exitBadInput, "", "want exactly one"},
 		{"serve log", []string{"serve", "--synthetic", "3", "--log", "xml"}, exitBadInput, "", `unknown --log "xml"`},
@@ -255,8 +261,85 @@ func TestSimulateSmall(t *testing.T) {
 	if rep.Placed < 100 || rep.Placements < rep.Placed || rep.OtherErrors != 0 {
 		t.Errorf("placed %d requests (%d instances), %d other errors", rep.Placed, rep.Placements, rep.OtherErrors)
 	}
-	if !rep.Verified || rep.OvercommittedHosts != 0 || rep.UsageMismatches != 0 || rep.JournalEntries == 0 {
-		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries",
-			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries)
+	if !rep.Verified || rep.OvercommittedHosts != 0 || rep.UsageMismatches != 0 || rep.JournalEntries == 0 ||
+		rep.LostClaims+rep.DoubledClaims+rep.UnclaimedCommits+rep.MisplacedClaims+rep.BadEvents != 0 ||
+		rep.VerifiedPlacements != int(rep.Placements) || rep.VerifiedEvents == 0 {
+		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries, %d/%d placements and %d events replayed, problems %q",
+			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries,
+			rep.VerifiedPlacements, rep.Placements, rep.VerifiedEvents, rep.Problems)
+	}
+}
+
+// TestSimulateFaults plants faults in simulate's run before it is
+// verified and sees the command fail (exit status 1) with the fault named
+// in its report. internal/verify's tests plant each fault precisely; this
+// one shows the wiring.
+func TestSimulateFaults(t *testing.T) {
+	defer func() { plantFault = nil }()
+	for _, tc := range []struct {
+		name  string
+		plant func(*verify.Input)
+		field func(*simReport) int
+		msg   string
+	}{
+		{"doubled", func(in *verify.Input) { in.Commits = append(in.Commits, in.Commits[0]) },
+			func(r *simReport) int { return r.DoubledClaims }, "was committed 2 times"},
+		{"returned, not committed", func(in *verify.Input) { in.Commits = in.Commits[1:] },
+			func(r *simReport) int { return r.LostClaims }, "never committed"},
+		{"over limits", func(in *verify.Input) {
+			for i := range in.Requests {
+				if len(in.Requests[i].Placed) > 0 && !in.Requests[i].Forced {
+					in.Requests[i].Flavor.MemoryMB *= 1000
+					return
+				}
+			}
+		}, func(r *simReport) int { return r.OvercommittedHosts }, "RamFilter refuses"},
+		{"store lost usage", func(in *verify.Input) {
+			for hn, u := range in.Final.Usage {
+				u.VCPUsUsed++
+				in.Final.Usage[hn] = u
+				return
+			}
+		}, func(r *simReport) int { return r.UsageMismatches }, "vcpus_used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plantFault = tc.plant
+			status, stdout, stderr := placer(t, "", "simulate", "--hosts", "300", "--requests", "60", "--workers", "2", "--seed", "5")
+			if status != exitFailure {
+				t.Fatalf("status %d, want %d; stderr %s\n%s", status, exitFailure, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "FAILED") || !strings.Contains(stdout, tc.msg) {
+				t.Errorf("the report does not say it failed with %q:\n%s", tc.msg, stdout)
+			}
+			plantFault = tc.plant
+			_, stdout, _ = placer(t, "", "simulate", "--hosts", "300", "--requests", "60", "--workers", "2", "--seed", "5", "--json")
+			var rep simReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verified || tc.field(&rep) == 0 {
+				t.Errorf("verified %v, the fault's count %d; problems %q", rep.Verified, tc.field(&rep), rep.Problems)
+			}
+		})
+	}
+}
+
+// TestSoakCommand runs "placer soak" briefly against the server it starts
+// itself, and against a server at --addr.
+func TestSoakCommand(t *testing.T) {
+	status, stdout, stderr := placer(t, "", "soak", "--duration", "600ms", "--clients", "4", "--hosts", "100", "--workers", "2")
+	if status != exitOK || !strings.Contains(stdout, "verification     verified") || !strings.Contains(stdout, "place ") {
+		t.Fatalf("status %d\nstdout: %s\nstderr: %s", status, stdout, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	url, done, err := serveLoopback(ctx, synth.Cloud(synth.Options{Hosts: 50, Seed: 2, Profile: synth.Basic}), server.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); done() }()
+	status, stdout, stderr = placer(t, "", "soak", "--addr", strings.TrimPrefix(url, "http://"), "--duration", "600ms", "--clients", "4", "--json")
+	var rep soak.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || status != exitOK || !rep.OK || rep.Placed == 0 || rep.HostsAdded == 0 {
+		t.Fatalf("--addr: status %d, %v\nstdout: %s\nstderr: %s", status, err, stdout, stderr)
 	}
 }

@@ -21,14 +21,19 @@ import (
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/synth"
+	"github.com/placer/placer/internal/verify"
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
-      change); then recompute every host's usage from the commit journal,
-      check it against the store and the hosts' limits, and print a report.
+      change); then verify the run from what the callers saw (internal/verify:
+      every host's usage recomputed from the plans returned and the updates
+      made, in commit order, judged by the reference's resource filters,
+      every plan matched against the store's commits, the result against the
+      store's final state), and print a report. Exit status 1 when the
+      verification fails.
         --hosts N      compute nodes (default 50000)
         --requests N   requests (default 20000)
         --workers N    scheduler workers (default GOMAXPROCS)
@@ -62,8 +67,30 @@ type simReport struct {
 	OvercommittedHosts  int                `json:"overcommitted_hosts"`
 	UsageMismatches     int                `json:"usage_mismatches"`
 	ForcedOverLimits    int                `json:"forced_placements_over_limits"`
-	Verified            bool               `json:"verified"`
+	// LostClaims are plans returned to callers whose instances the store
+	// never committed; DoubledClaims instances committed more often than
+	// callers were told of them (or told to two callers);
+	// UnclaimedCommits instances committed that no caller was told of;
+	// MisplacedClaims instances committed elsewhere than their caller was
+	// told; BadEvents external updates the store answered that cannot
+	// have happened. See internal/verify.
+	LostClaims       int `json:"lost_claims"`
+	DoubledClaims    int `json:"doubled_claims"`
+	UnclaimedCommits int `json:"unclaimed_commits"`
+	MisplacedClaims  int `json:"misplaced_claims"`
+	BadEvents        int `json:"bad_events"`
+	// VerifiedPlacements and VerifiedEvents are what the verification
+	// replayed; VerifySeconds how long it took.
+	VerifiedPlacements int     `json:"verified_placements"`
+	VerifiedEvents     int     `json:"verified_events"`
+	VerifySeconds      float64 `json:"verify_seconds"`
+	// Problems are the verification's first findings (up to 20 per kind).
+	Problems []string `json:"problems,omitempty"`
+	Verified bool     `json:"verified"`
 }
+
+// plantFault, when set (tests), changes the run before it is verified.
+var plantFault func(*verify.Input)
 
 func simulate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
@@ -133,13 +160,18 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 		done      atomic.Int64
 		other     atomic.Int64
 		latency   = make([]float64, nReq)
+		// calls are what each caller of Place saw: the verification's
+		// input, with events (what the updater did).
+		calls  = make([]verify.Request, nReq)
+		events []verify.Event
 	)
 	updCtx, stopUpd := context.WithCancel(ctx)
 	var bg sync.WaitGroup
 	bg.Add(2)
 	go func() {
 		defer bg.Done()
-		rep.ExternalUpdates = externalUpdates(updCtx, store, seed, &mu, &committed, &done, nReq)
+		events = externalUpdates(updCtx, store, seed, &mu, &committed, &done, nReq)
+		rep.ExternalUpdates = int64(len(events))
 	}()
 	go func() { defer bg.Done(); showProgress(updCtx, progress, &done, nReq, sc) }()
 
@@ -154,6 +186,7 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 				t0 := time.Now()
 				plan, err := sc.Place(ctx, reqs[i])
 				latency[i] = time.Since(t0).Seconds()
+				calls[i] = verify.FromPlace(reqs[i], plan, err)
 				var nvh *engine.NoValidHostError
 				switch {
 				case err == nil:
@@ -207,8 +240,27 @@ feed:
 	rep.UtilizationAfter = final.Utilization().Map()
 	journal := store.Journal()
 	rep.JournalEntries = len(journal)
-	rep.OvercommittedHosts, rep.UsageMismatches, rep.ForcedOverLimits = verify(cloud, journal, final)
-	rep.Verified = rep.OvercommittedHosts == 0 && rep.UsageMismatches == 0 && rep.OtherErrors == 0
+	in := verify.Input{Cloud: cloud, Requests: calls, Events: events,
+		Commits: verify.CommitsOf(journal), Final: verify.FinalOf(final, store.Instances())}
+	if plantFault != nil {
+		plantFault(&in)
+	}
+	t0 := time.Now()
+	res, err := verify.Run(in)
+	if err != nil {
+		return nil, err
+	}
+	rep.VerifySeconds = time.Since(t0).Seconds()
+	rep.VerifiedPlacements, rep.VerifiedEvents = res.Placements, res.Events
+	rep.OvercommittedHosts, rep.ForcedOverLimits = res.OvercommittedHosts, res.ForcedOverLimits
+	rep.UsageMismatches = res.Count(verify.UsageMismatch)
+	rep.LostClaims, rep.DoubledClaims = res.Count(verify.LostClaim), res.Count(verify.DoubledClaim)
+	rep.UnclaimedCommits, rep.MisplacedClaims = res.Count(verify.UnclaimedCommit), res.Count(verify.Misplaced)
+	rep.BadEvents = res.Count(verify.BadEvent)
+	for _, p := range res.Problems {
+		rep.Problems = append(rep.Problems, p.String())
+	}
+	rep.Verified = res.OK() && rep.OtherErrors == 0
 	return rep, nil
 }
 
@@ -216,21 +268,25 @@ feed:
 // ends: compute node reports (usage unchanged but for finished I/O: the
 // host's generation moves, so concurrent plans on it are re-checked),
 // deletions of committed instances, and once each a dead node, a new node
-// and an aggregate metadata change (whole-snapshot rebuilds).
-func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) int64 {
+// and an aggregate metadata change (whole-snapshot rebuilds). It returns
+// the changes the store accepted, each with the version it answered.
+func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) []verify.Event {
 	r := rand.New(rand.NewPCG(seed, 99))
-	var n int64
+	var evs []verify.Event
 	removed, added, aggregated := false, false, false
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return n
+			return evs
 		case <-tick.C:
 		}
-		var err error
-		stop := false
+		var (
+			err  error
+			ev   verify.Event
+			stop bool
+		)
 		// A lease, not Snapshot(): the store may then reuse the memory
 		// its compactions free.
 		s.View(func(snap *engine.Snapshot) {
@@ -238,14 +294,17 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 			switch {
 			case !removed && progress > 0.25 && snap.Len() > 3:
 				removed = true
-				_, err = s.RemoveHosts(snap.HostNode(uint32(r.IntN(snap.Len()))))
+				ev = verify.Event{Kind: verify.RemoveHost, Host: snap.HostNode(uint32(r.IntN(snap.Len())))}
+				ev.Version, err = s.RemoveHosts(ev.Host)
 			case !added && progress > 0.5:
 				added = true
-				_, err = s.AddHosts(engine.Host{Host: "simulate-late-node", MemoryMB: 262144, FreeRAMMB: 262144,
-					VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000})
+				ev = verify.Event{Kind: verify.AddHost, NewHost: engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
+					FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}}
+				ev.Version, err = s.AddHosts(ev.NewHost)
 			case !aggregated && progress > 0.75:
 				aggregated = true
-				_, err = s.SetAggregateMetadata("simulate-maintenance", map[string]string{"note": "window"}, nil)
+				ev = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance", Set: map[string]string{"note": "window"}}
+				ev.Version, err = s.SetAggregateMetadata(ev.Aggregate, ev.Set, nil)
 			case r.IntN(3) == 0:
 				mu.Lock()
 				var u string
@@ -256,90 +315,28 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 					*committed = (*committed)[:k-1]
 				}
 				mu.Unlock()
-				if u != "" {
-					if _, err := s.DeleteInstance(u); err != nil && !errors.Is(err, engine.ErrInvalid) {
-						stop = true // gone with a removed node: ErrInvalid, fine
-					}
+				if u == "" {
+					return
+				}
+				ev = verify.Event{Kind: verify.Delete, Instance: u}
+				ev.Version, err = s.DeleteInstance(u)
+				if err != nil && !errors.Is(err, engine.ErrInvalid) {
+					stop = true // gone with a removed node: ErrInvalid, fine
 				}
 			default:
 				id := uint32(r.IntN(snap.Len()))
-				u := snap.Usage(id)
-				u.NumIOOps = 0
-				_, err = s.UpdateHost(snap.HostNode(id), u)
+				ev = verify.Event{Kind: verify.Report, Host: snap.HostNode(id), Usage: snap.Usage(id)}
+				ev.Usage.NumIOOps = 0
+				ev.Version, err = s.UpdateHost(ev.Host, ev.Usage)
 			}
 		})
 		if stop {
-			return n
+			return evs
 		}
-		if err == nil {
-			n++
-		}
-	}
-}
-
-// verify replays the journal over the initial cloud with plain per-host
-// arithmetic (no engine code), counting the hosts where a committed
-// placement went beyond the host's limits and the hosts whose recomputed
-// usage differs from the store's.
-//
-// A forced placement (force_hosts: every filter skipped, as Nova does) may
-// exceed the limits: those are counted apart, in forcedOver.
-func verify(c engine.Cloud, journal []engine.JournalEntry, final *engine.Snapshot) (overcommitted, mismatches, forcedOver int) {
-	type hn = engine.HostNode
-	usage := map[hn]engine.HostUsage{}
-	for _, h := range c.Hosts {
-		node := h.Node
-		if node == "" {
-			node = h.Host
-		}
-		free := h.FreeDiskGB
-		if h.DiskAvailableLeast != nil {
-			free = min(free, *h.DiskAvailableLeast)
-		}
-		usage[hn{Host: h.Host, Node: node}] = engine.HostUsage{FreeRAMMB: h.FreeRAMMB, FreeDiskMB: free * 1024,
-			VCPUsUsed: h.VCPUsUsed, NumInstances: h.NumInstances, NumIOOps: h.NumIOOps}
-	}
-	ids := map[hn]uint32{}
-	for id := range uint32(final.Len()) {
-		ids[final.HostNode(id)] = id
-	}
-	over := map[hn]bool{}
-	for _, e := range journal {
-		u := usage[e.Host]
-		switch e.Kind {
-		case engine.JournalPlace:
-			u.FreeRAMMB -= e.Claim.MemoryMB
-			u.FreeDiskMB -= e.Claim.DiskMB
-			u.VCPUsUsed += e.Claim.VCPUs
-			u.NumInstances++
-			u.NumIOOps++
-			if id, ok := ids[e.Host]; ok && final.Capacity(id).Exceeds(u) {
-				if e.Forced {
-					forcedOver++
-				} else {
-					over[e.Host] = true
-				}
-			}
-			usage[e.Host] = u
-		case engine.JournalDelete:
-			u.FreeRAMMB += e.Claim.MemoryMB
-			u.FreeDiskMB += e.Claim.DiskMB
-			u.VCPUsUsed -= e.Claim.VCPUs
-			u.NumInstances--
-			usage[e.Host] = u
-		case engine.JournalUpdate, engine.JournalAddHost:
-			usage[e.Host] = e.Usage
-		case engine.JournalRemoveHost:
-			delete(usage, e.Host)
+		if err == nil && ev.Kind != 0 {
+			evs = append(evs, ev)
 		}
 	}
-	for h, id := range ids {
-		if u, ok := usage[h]; !ok || u != final.Usage(id) {
-			mismatches++
-		}
-	}
-	mismatches += max(0, len(usage)-len(ids))
-	return len(over), mismatches, forcedOver
 }
 
 func quantile(sorted []float64, q float64) float64 {
@@ -409,9 +406,21 @@ func printReport(w io.Writer, r *simReport) {
 	for _, k := range []string{"ram", "vcpu", "disk"} {
 		fmt.Fprintf(w, "  utilization %-5s %.1f%% -> %.1f%%\n", k, 100*r.UtilizationBefore[k], 100*r.UtilizationAfter[k])
 	}
-	fmt.Fprintf(w, "  verification      %d journal entries replayed: overcommitted_hosts %d, usage_mismatches %d\n",
-		r.JournalEntries, r.OvercommittedHosts, r.UsageMismatches)
+	fmt.Fprintf(w, "  verification      %d placements and %d external updates replayed from the callers' side in %.2fs\n",
+		r.VerifiedPlacements, r.VerifiedEvents, r.VerifySeconds)
+	fmt.Fprintf(w, "                    overcommitted_hosts %d, usage_mismatches %d, lost_claims %d, doubled_claims %d,\n",
+		r.OvercommittedHosts, r.UsageMismatches, r.LostClaims, r.DoubledClaims)
+	fmt.Fprintf(w, "                    unclaimed_commits %d, misplaced_claims %d, bad_events %d: ",
+		r.UnclaimedCommits, r.MisplacedClaims, r.BadEvents)
+	if r.Verified {
+		fmt.Fprintln(w, "verified")
+	} else {
+		fmt.Fprintln(w, "FAILED")
+	}
 	if r.ForcedOverLimits > 0 {
 		fmt.Fprintf(w, "                    (%d forced placements went over limits: force_hosts skips every filter, as in Nova)\n", r.ForcedOverLimits)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  ! %s\n", p)
 	}
 }

@@ -379,6 +379,8 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		badBody(w, err)
 		return
 	}
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
 	if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
 		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 		return

@@ -27,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +82,9 @@ type Server struct {
 	opts    Options
 	pending chan struct{} // admission: one token per admitted placement
 	ready   atomic.Bool
+	// addMu makes POST /v1/hosts's existence check and the addition one
+	// step: two clients adding one host get 201 and 409.
+	addMu   sync.Mutex
 	handler http.Handler
 
 	// beforePlace, when set (tests), runs in the place handler once the

@@ -427,3 +427,45 @@ func TestPartial(t *testing.T) {
 		t.Errorf("placePartial on a full cloud: %+v, %v", got, err)
 	}
 }
+
+// TestAddHostConcurrently: clients adding one new host at once get one 201
+// and 409s. The existence check and the addition were two steps, so a
+// second client passed the check and the store refused the duplicate:
+// 400 with a message naming the store's host indexes (found by placer
+// soak).
+func TestAddHostConcurrently(t *testing.T) {
+	_, ts := newTestServer(t, 3, Options{})
+	for round := range 20 {
+		body := fmt.Sprintf(`{"host": "new-%d", "memory_mb": 1024, "free_ram_mb": 1024, "vcpus": 2, "vcpus_used": 0, "local_gb": 10, "free_disk_gb": 10}`, round)
+		codes := make([]int, 6)
+		var wg sync.WaitGroup
+		for i := range codes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := http.Post(ts.URL+"/v1/hosts", "application/json", strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				codes[i] = resp.StatusCode
+			}()
+		}
+		wg.Wait()
+		created := 0
+		for _, c := range codes {
+			switch c {
+			case http.StatusCreated:
+				created++
+			case http.StatusConflict:
+			default:
+				t.Fatalf("round %d: answers %v, want one 201 and 409s", round, codes)
+			}
+		}
+		if created != 1 {
+			t.Fatalf("round %d: answers %v, want one 201 and 409s", round, codes)
+		}
+	}
+}

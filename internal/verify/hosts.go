@@ -1,0 +1,96 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/reference"
+)
+
+// Hosts is the verifier's own account of a cloud's compute nodes: each
+// one's initial usage and its limits, from internal/reference's host
+// states (no engine code). It checks a usage read from a service against
+// the limits when the run's order is not known (the soak).
+type Hosts struct {
+	cfg    engine.Config
+	aggs   []engine.Aggregate
+	states map[engine.HostNode]*reference.HostState
+}
+
+// NewHosts builds the account of cloud c.
+func NewHosts(c engine.Cloud) (*Hosts, error) {
+	states, err := reference.HostStates(c)
+	if err != nil {
+		return nil, fmt.Errorf("verify: the cloud: %w", err)
+	}
+	h := &Hosts{cfg: c.Config, aggs: c.Aggregates, states: make(map[engine.HostNode]*reference.HostState, len(states))}
+	for _, st := range states {
+		h.states[engine.HostNode{Host: st.Host, Node: st.Nodename}] = st
+	}
+	return h, nil
+}
+
+// Add adds a compute node (under the cloud's aggregates).
+func (h *Hosts) Add(host engine.Host) error {
+	sts, err := reference.HostStates(engine.Cloud{Config: h.cfg, Hosts: []engine.Host{host}, Aggregates: h.aggs})
+	if err != nil {
+		return err
+	}
+	h.states[engine.HostNode{Host: sts[0].Host, Node: sts[0].Nodename}] = sts[0]
+	return nil
+}
+
+// Initial is node hn's usage as the cloud (or Add) gave it.
+func (h *Hosts) Initial(hn engine.HostNode) (engine.HostUsage, bool) {
+	st := h.states[hn]
+	if st == nil {
+		return engine.HostUsage{}, false
+	}
+	return usageOf(st), true
+}
+
+// OverLimits names the enabled resource filters whose limit usage u of
+// node hn is beyond, with the figures: more RAM, vCPUs or disk used than
+// total × ratio, more I/O operations or instances than the limit. (A
+// filter refuses one more instance at the limit; a host may reach it.)
+// known is false for a node the account does not have.
+func (h *Hosts) OverLimits(hn engine.HostNode, u engine.HostUsage) (over []string, known bool) {
+	st := h.states[hn]
+	if st == nil {
+		return nil, false
+	}
+	for _, name := range h.cfg.Filters {
+		if !reference.IsResourceFilter(name) {
+			continue
+		}
+		lim := st.FilterLimit(&h.cfg, name)
+		var why string
+		switch name {
+		case engine.RamFilter, engine.AggregateRamFilter:
+			if used, limit := float64(st.TotalUsableRAMMB-u.FreeRAMMB), float64(st.TotalUsableRAMMB)*lim; used > limit {
+				why = fmt.Sprintf("%g MB used of memory_mb %d × %g = %g", used, st.TotalUsableRAMMB, lim, limit)
+			}
+		case engine.CoreFilter, engine.AggregateCoreFilter:
+			if limit := float64(st.VCPUsTotal) * lim; st.VCPUsTotal > 0 && limit > 0 && float64(u.VCPUsUsed) > limit {
+				why = fmt.Sprintf("vcpus_used %d of vcpus %d × %g = %g", u.VCPUsUsed, st.VCPUsTotal, lim, limit)
+			}
+		case engine.DiskFilter, engine.AggregateDiskFilter:
+			total := st.TotalUsableDiskGB * 1024
+			if used, limit := float64(total-u.FreeDiskMB), float64(total)*lim; used > limit {
+				why = fmt.Sprintf("%g MB disk used of local_gb %d × %g = %g MB", used, st.TotalUsableDiskGB, lim, limit)
+			}
+		case engine.IoOpsFilter, engine.AggregateIoOpsFilter:
+			if float64(u.NumIOOps) > lim {
+				why = fmt.Sprintf("num_io_ops %d, limit %g", u.NumIOOps, lim)
+			}
+		case engine.NumInstancesFilter, engine.AggregateNumInstancesFilter:
+			if float64(u.NumInstances) > lim {
+				why = fmt.Sprintf("num_instances %d, limit %g", u.NumInstances, lim)
+			}
+		}
+		if why != "" {
+			over = append(over, name+": "+why)
+		}
+	}
+	return over, true
+}

@@ -1,0 +1,431 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/synth"
+	"github.com/placer/placer/internal/verify"
+)
+
+// run is a small run of a Store and a Scheduler: requests placed by
+// concurrent callers while one more caller makes external changes (usage
+// reports, deletions, a dead node, a new node, an aggregate change). It
+// returns the run as the verifier takes it, and the store.
+func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify.Input, *engine.Store) {
+	t.Helper()
+	gen := synth.New(synth.Options{Hosts: hosts, Seed: seed, Profile: profile})
+	cloud := gen.Cloud()
+	reqs := gen.Requests(requests)
+	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: 2})
+	in := verify.Input{Cloud: cloud, Requests: make([]verify.Request, len(reqs))}
+
+	var (
+		mu     sync.Mutex
+		placed []string
+		wg     sync.WaitGroup
+		next   = make(chan int)
+		done   = make(chan struct{})
+	)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				plan, err := sc.Place(context.Background(), reqs[i])
+				in.Requests[i] = verify.FromPlace(reqs[i], plan, err)
+				if err == nil {
+					mu.Lock()
+					for _, p := range plan.Placements {
+						placed = append(placed, p.InstanceUUID)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	events := make(chan []verify.Event, 1)
+	go func() {
+		var evs []verify.Event
+		r := rand.New(rand.NewPCG(seed, 7))
+		tick := time.NewTicker(200 * time.Microsecond)
+		defer tick.Stop()
+		for k := 0; ; k++ {
+			select {
+			case <-done:
+				events <- evs
+				return
+			case <-tick.C:
+			}
+			snap := store.Snapshot()
+			switch {
+			case k == 20:
+				hn := snap.HostNode(uint32(r.IntN(snap.Len())))
+				if v, err := store.RemoveHosts(hn); err == nil {
+					evs = append(evs, verify.Event{Version: v, Kind: verify.RemoveHost, Host: hn})
+				}
+			case k == 40:
+				h := engine.Host{Host: "late-node", MemoryMB: 262144, FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}
+				if v, err := store.AddHosts(h); err == nil {
+					evs = append(evs, verify.Event{Version: v, Kind: verify.AddHost, NewHost: h})
+				}
+			case k == 60:
+				// Looser limits on the hosts of a real aggregate (rich:
+				// AggregateRamFilter and AggregateCoreFilter read them).
+				set := map[string]string{"ram_allocation_ratio": "6.0", "cpu_allocation_ratio": "64.0"}
+				if v, err := store.SetAggregateMetadata("overcommit", set, nil); err == nil {
+					evs = append(evs, verify.Event{Version: v, Kind: verify.SetAggregate, Aggregate: "overcommit", Set: set})
+				}
+			case r.IntN(4) == 0:
+				mu.Lock()
+				var u string
+				if n := len(placed); n > 0 {
+					i := r.IntN(n)
+					u, placed[i] = placed[i], placed[n-1]
+					placed = placed[:n-1]
+				}
+				mu.Unlock()
+				if u == "" {
+					continue
+				}
+				v, err := store.DeleteInstance(u)
+				if err == nil {
+					evs = append(evs, verify.Event{Version: v, Kind: verify.Delete, Instance: u})
+				} else if !errors.Is(err, engine.ErrInvalid) { // gone with a removed node: ErrInvalid
+					t.Error(err)
+				}
+			default:
+				id := uint32(r.IntN(snap.Len()))
+				hn, u := snap.HostNode(id), snap.Usage(id)
+				u.NumIOOps = 0 // finished I/O; a report may undo claims made since snap
+				if v, err := store.UpdateHost(hn, u); err == nil {
+					evs = append(evs, verify.Event{Version: v, Kind: verify.Report, Host: hn, Usage: u})
+				}
+			}
+		}
+	}()
+	for i := range reqs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(done)
+	in.Events = <-events
+	sc.Close()
+	in.Commits = verify.CommitsOf(store.Journal())
+	in.Final = verify.FinalOf(store.Snapshot(), store.Instances())
+	return in, store
+}
+
+func check(t *testing.T, in verify.Input) *verify.Result {
+	t.Helper()
+	res, err := verify.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// wantOnly asserts that the run failed with problems of kind k only, one
+// of them holding every part of want, and logs the messages.
+func wantOnly(t *testing.T, res *verify.Result, k verify.Kind, want ...string) {
+	t.Helper()
+	if res.OK() {
+		t.Fatalf("the fault went unnoticed")
+	}
+	found := false
+	for _, p := range res.Problems {
+		t.Logf("%s", p)
+		if p.Kind != k {
+			t.Errorf("a problem of another kind: %s", p)
+			continue
+		}
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(p.Message, w)
+		}
+		found = found || all
+	}
+	if !found {
+		t.Errorf("no %s problem mentions %q", k, want)
+	}
+}
+
+func TestCleanRuns(t *testing.T) {
+	for _, profile := range []string{synth.Basic, synth.Rich} {
+		t.Run(profile, func(t *testing.T) {
+			in, _ := run(t, profile, 300, 250, 1)
+			res := check(t, in)
+			if !res.OK() {
+				t.Fatalf("a clean run fails:\n%s", res.Error())
+			}
+			kinds := map[verify.EventKind]int{}
+			for _, e := range in.Events {
+				kinds[e.Kind]++
+			}
+			t.Logf("%d placements, %d events %v, %d instances, %d hosts, %d forced over limits",
+				res.Placements, res.Events, kinds, res.Instances, res.Hosts, res.ForcedOverLimits)
+			if res.Placements == 0 || kinds[verify.Report] == 0 || kinds[verify.Delete] == 0 ||
+				kinds[verify.AddHost] != 1 || kinds[verify.RemoveHost] != 1 || kinds[verify.SetAggregate] != 1 {
+				t.Fatalf("the run is not the one meant: %d placements, events %v", res.Placements, kinds)
+			}
+		})
+	}
+}
+
+// placedReq is the index of a request with a plan, and the plan's first
+// instance.
+func placedReq(t *testing.T, in verify.Input) (int, verify.Placed) {
+	t.Helper()
+	for i := len(in.Requests) - 1; i >= 0; i-- { // late: fewer reports after it
+		if r := in.Requests[i]; len(r.Placed) > 0 && !r.Forced {
+			return i, r.Placed[0]
+		}
+	}
+	t.Fatal("no request was placed")
+	return 0, verify.Placed{}
+}
+
+// live is whether instance u is held at the end (not deleted, not on a
+// removed host), by the clean run's verification.
+func held(in verify.Input, u string) bool {
+	for _, e := range in.Events {
+		if e.Kind == verify.Delete && e.Instance == u {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlantedFaults(t *testing.T) {
+	in, store := run(t, synth.Basic, 200, 150, 2)
+	if res := check(t, in); !res.OK() {
+		t.Fatalf("the clean run fails:\n%s", res.Error())
+	}
+	clone := func() verify.Input {
+		c := in
+		c.Requests = append([]verify.Request(nil), in.Requests...)
+		c.Events = append([]verify.Event(nil), in.Events...)
+		c.Commits = append([]verify.Commit(nil), in.Commits...)
+		c.Final.Usage = make(map[engine.HostNode]engine.HostUsage, len(in.Final.Usage))
+		for k, u := range in.Final.Usage {
+			c.Final.Usage[k] = u
+		}
+		return c
+	}
+	commitOf := func(in verify.Input, u string) int {
+		for i, c := range in.Commits {
+			if c.Instance == u {
+				return i
+			}
+		}
+		t.Fatalf("instance %s is not committed", u)
+		return -1
+	}
+
+	t.Run("doubled claim", func(t *testing.T) {
+		// The store committed an instance twice: its record holds it twice
+		// and the host's usage has the claim twice.
+		f := clone()
+		i, p := placedReq(t, f)
+		c := f.Commits[commitOf(f, p.Instance)]
+		f.Commits = append(f.Commits, verify.Commit{Version: c.Version, Instance: c.Instance, Host: c.Host})
+		fl, u := f.Requests[i].Flavor, f.Final.Usage[p.Host]
+		u.FreeRAMMB -= fl.MemoryMB
+		u.FreeDiskMB -= (fl.RootGB + fl.EphemeralGB) * 1024
+		u.VCPUsUsed += fl.VCPUs
+		u.NumInstances++
+		u.NumIOOps++
+		f.Final.Usage[p.Host] = u
+		if !held(f, p.Instance) {
+			t.Skip("the instance was deleted") // not with this seed
+		}
+		wantOnly(t, check(t, f), verify.DoubledClaim, p.Instance, "committed 2 times")
+	})
+
+	t.Run("lost claim", func(t *testing.T) {
+		// The store lost the resources of an instance it committed (and
+		// its caller was told of): the host's usage lacks the claim, the
+		// ledger the instance.
+		f := clone()
+		i, p := placedReq(t, f)
+		if !held(f, p.Instance) {
+			t.Skip("the instance was deleted")
+		}
+		fl, u := f.Requests[i].Flavor, f.Final.Usage[p.Host]
+		u.FreeRAMMB += fl.MemoryMB
+		u.VCPUsUsed -= fl.VCPUs
+		u.NumInstances--
+		f.Final.Usage[p.Host] = u
+		f.Final.Instances--
+		wantOnly(t, check(t, f), verify.UsageMismatch, "host "+p.Host.Host, "free_ram_mb", "vcpus_used", "num_instances")
+	})
+
+	t.Run("plan returned but not committed", func(t *testing.T) {
+		// A caller was told of a plan the store never committed: place a
+		// request on the final snapshot and hand its plan to the caller
+		// without committing it.
+		f := clone()
+		req := synth.New(synth.Options{Hosts: 200, Seed: 2, Profile: synth.Basic}).Requests(1)[0]
+		for j := range req.InstanceUUIDs {
+			req.InstanceUUIDs[j] = "never-committed-" + req.InstanceUUIDs[j]
+		}
+		req.ForceHosts, req.ForceNodes = nil, nil
+		plan, err := engine.PlaceBatch(context.Background(), store.Snapshot(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Requests = append(f.Requests, verify.FromPlace(req, plan, nil))
+		wantOnly(t, check(t, f), verify.LostClaim, req.InstanceUUIDs[0], "never committed")
+	})
+
+	t.Run("over-limit host", func(t *testing.T) {
+		// The store trusts a plan on an unchanged host (its BaseVersion is
+		// the newest): a plan no filter checked goes through, as a bug of
+		// PlaceBatch would. Commit one that needs more RAM than the host
+		// has, on the real store, and verify the run with it.
+		f := clone()
+		base := check(t, f).ForcedOverLimits
+		snap := store.Snapshot()
+		id := uint32(0)
+		hn, u := snap.HostNode(id), snap.Usage(id)
+		req := engine.Request{InstanceUUIDs: []string{"too-big"},
+			Flavor: engine.Flavor{Name: "huge", MemoryMB: u.FreeRAMMB + 4*262144, VCPUs: 1}}
+		plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: req.Flavor.MemoryMB, VCPUs: 1},
+			Placements: []engine.Placement{{InstanceUUID: "too-big", HostID: id, Host: hn.Host, Node: hn.Node}}}
+		if _, err := store.Commit(plan); err != nil {
+			t.Fatal(err)
+		}
+		f.Requests = append(f.Requests, verify.FromPlace(req, plan, nil))
+		f.Commits = verify.CommitsOf(store.Journal())
+		f.Final = verify.FinalOf(store.Snapshot(), store.Instances())
+		res := check(t, f)
+		wantOnly(t, res, verify.Overcommit, "too-big", hostNameOf(hn), "RamFilter refuses")
+		if res.OvercommittedHosts != 1 {
+			t.Errorf("overcommitted hosts %d, want 1", res.OvercommittedHosts)
+		}
+		// Forced, the same placement is allowed and counted apart.
+		f.Requests[len(f.Requests)-1].Forced = true
+		if res := check(t, f); !res.OK() || res.ForcedOverLimits != base+1 {
+			t.Errorf("forced: %d forced over limits, want %d; problems:\n%s", res.ForcedOverLimits, base+1, res.Error())
+		}
+	})
+
+	t.Run("commit no caller was told of", func(t *testing.T) {
+		f := clone()
+		i, p := placedReq(t, f)
+		f.Requests[i].Placed = nil // as if Place had returned an error
+		res := check(t, f)
+		wantOnly(t, res, verify.UnclaimedCommit, p.Instance, "its caller got an error")
+	})
+
+	t.Run("misplaced", func(t *testing.T) {
+		f := clone()
+		i, p := placedReq(t, f)
+		other := f.Requests[0].Placed
+		for j := range f.Requests {
+			if len(f.Requests[j].Placed) > 0 && f.Requests[j].Placed[0].Host != p.Host {
+				other = f.Requests[j].Placed
+				break
+			}
+		}
+		f.Requests[i].Placed = append([]verify.Placed(nil), f.Requests[i].Placed...)
+		f.Requests[i].Placed[0].Host = other[0].Host
+		res := check(t, f)
+		if res.Count(verify.Misplaced) != 1 {
+			t.Fatalf("misplaced %d, want 1:\n%s", res.Count(verify.Misplaced), res.Error())
+		}
+		t.Log(res.Error())
+	})
+
+	t.Run("order", func(t *testing.T) {
+		// The order matters: a usage report moved after the claims that
+		// followed it overwrites them.
+		f := clone()
+		last := f.Commits[len(f.Commits)-1].Version
+		moved := false
+		for j := range f.Events {
+			e := &f.Events[j]
+			if e.Kind != verify.Report {
+				continue
+			}
+			for _, c := range f.Commits {
+				if c.Host == e.Host && c.Version > e.Version {
+					e.Version, moved = last+1, true
+					break
+				}
+			}
+			if moved {
+				break
+			}
+		}
+		if !moved {
+			t.Skip("no report is followed by a claim on its host")
+		}
+		wantOnly(t, check(t, f), verify.UsageMismatch, "the store holds")
+	})
+}
+
+func hostNameOf(hn engine.HostNode) string {
+	if hn.Node == hn.Host {
+		return hn.Host
+	}
+	return hn.Host + "/" + hn.Node
+}
+
+// TestAggregateChange: limits follow an aggregate's metadata. One host of
+// 1000 MB in an aggregate with ram_allocation_ratio 1.0 takes one 800 MB
+// instance; at 2.0 it takes a second.
+func TestAggregateChange(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Filters = []string{engine.AggregateRamFilter}
+	cloud := engine.Cloud{Config: cfg,
+		Hosts:      []engine.Host{{Host: "h1", MemoryMB: 1000, FreeRAMMB: 1000, VCPUs: 4, LocalGB: 10, FreeDiskGB: 10}},
+		Aggregates: []engine.Aggregate{{Name: "agg", Hosts: []string{"h1"}, Metadata: map[string]string{"ram_allocation_ratio": "1.0"}}}}
+	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: 1})
+	defer sc.Close()
+	in := verify.Input{Cloud: cloud}
+	place := func(uuid string) error {
+		req := engine.Request{InstanceUUIDs: []string{uuid}, Flavor: engine.Flavor{Name: "m", MemoryMB: 800, VCPUs: 1}}
+		plan, err := sc.Place(context.Background(), req)
+		in.Requests = append(in.Requests, verify.FromPlace(req, plan, err))
+		return err
+	}
+	if err := place("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := place("b"); !errors.Is(err, engine.ErrNoValidHost) {
+		t.Fatalf("b at ratio 1.0: %v, want NoValidHost", err)
+	}
+	set := map[string]string{"ram_allocation_ratio": "2.0"}
+	v, err := store.SetAggregateMetadata("agg", set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Events = append(in.Events, verify.Event{Version: v, Kind: verify.SetAggregate, Aggregate: "agg", Set: set})
+	if err := place("c"); err != nil {
+		t.Fatalf("c at ratio 2.0: %v", err)
+	}
+	in.Commits = verify.CommitsOf(store.Journal())
+	in.Final = verify.FinalOf(store.Snapshot(), store.Instances())
+	if res := check(t, in); !res.OK() {
+		t.Fatalf("the run fails:\n%s", res.Error())
+	}
+	// Had the ratio stayed 1.0, c would be over the limit.
+	in.Events[0].Set = map[string]string{"note": "no ratio"}
+	wantOnly(t, check(t, in), verify.Overcommit, "instance c", "AggregateRamFilter refuses")
+}
