@@ -149,12 +149,12 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		if _, ok := placed[m]; ok {
 			continue
 		}
-		for nid := range s.info.instances.namesOf(m) {
+		for nid := range s.info.instances.NamesOf(m) {
 			gs.count[nid]++
 		}
 	}
 	for _, host := range placed {
-		for id := range s.info.byHostLower(strings.ToLower(host)).all() {
+		for id := range s.info.byHostLower(strings.ToLower(host)).All() {
 			if s.info.hostOf(id) == host {
 				gs.count[s.info.nameOf(id)]++
 				break
@@ -171,7 +171,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 		return
 	}
 	g.hostNames[name] = true
-	for id := range s.info.byHostLower(strings.ToLower(name)).all() {
+	for id := range s.info.byHostLower(strings.ToLower(name)).All() {
 		if s.info.hostOf(id) == name {
 			g.hostsSet.Add(id)
 		}
@@ -180,7 +180,7 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 
 // hasInstance reports whether uuid is among host name nid's instances.
 func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if b.s.info.instances.has(nid, uuid) {
+	if b.s.info.instances.Has(nid, uuid) {
 		return true
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
@@ -245,7 +245,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 	r := b.cur(id)
 	*h = nova.HostAttrs{
 		Host: info.hostOf(id), Nodename: info.nodeOf(id),
-		CellUUID:  info.cellUUID[info.cell.at(id)],
+		CellUUID:  info.cellUUID[info.cell.At(id)],
 		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
 		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
 		DiskMBUsed: info.diskMBUsed(id),
@@ -254,7 +254,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		CPUInfo:            info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats.at(id)], RAMAllocationRatio: sh.ramRatio.At(j),
+		Stats:              info.statsTab[info.stats.At(id)], RAMAllocationRatio: sh.ramRatio.At(j),
 		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}
@@ -274,14 +274,14 @@ func (b *batch) HostIP(id uint32) *string {
 
 // HostMetrics is host id's metrics (nova.HostExtras).
 func (b *batch) HostMetrics(id uint32) map[string]int64 {
-	return b.s.info.metrics.of(id)
+	return b.s.info.metrics.Of(id)
 }
 
 // HostInstances is host id's instance uuids now: the snapshot's, then
 // those of the batch's group placed there (nova.HostExtras).
 func (b *batch) HostInstances(id uint32) []string {
 	nid := b.s.info.nameOf(id)
-	us := b.s.info.instances.of(nid)
+	us := b.s.info.instances.Of(nid)
 	if b.group != nil {
 		us = append(us, b.group.added[nid]...)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/engine/internal/hostcols"
 	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
@@ -132,7 +133,7 @@ func classMaskInto(b *batch, m *bitmap.Set, pred func(c *aggClass) bool) {
 // columnMaskInto adds to m the hosts whose value in col (a small category
 // id per host) has pass[value] = 1: one pass over the column, shard by
 // shard in parallel, building the words without a branch.
-func columnMaskInto(b *batch, m *bitmap.Set, col *idxCol, pass []uint64) {
+func columnMaskInto(b *batch, m *bitmap.Set, col *hostcols.Idx, pass []uint64) {
 	s := b.s
 	some, all := false, true
 	for _, p := range pass {
@@ -148,7 +149,7 @@ func columnMaskInto(b *batch, m *bitmap.Set, col *idxCol, pass []uint64) {
 	// Every shard is filled: the pass is not cut short by cancellation.
 	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), s.n, func(k int) error {
 		lo := k * bitmap.ShardSize
-		col.maskWordsOf(lo, min(lo+bitmap.ShardSize, s.n), m.ShardWordsOf(k), pass)
+		col.MaskWordsOf(lo, min(lo+bitmap.ShardSize, s.n), m.ShardWordsOf(k), pass)
 		return nil
 	})
 }
@@ -299,7 +300,7 @@ func init() {
 	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
 			for _, mw := range b.cfg.MetricsWeightSetting {
-				if _, ok := b.s.info.metrics.get(id, mw.Name); !ok {
+				if _, ok := b.s.info.metrics.Get(id, mw.Name); !ok {
 					return false, nil
 				}
 			}
@@ -475,7 +476,7 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	var one [1]uint32
 	for _, u := range uuids {
-		for nid := range b.s.info.instances.namesOf(u) {
+		for nid := range b.s.info.instances.NamesOf(u) {
 			for _, id := range b.s.info.nodesOf(nid, &one) {
 				m.Add(id)
 			}

@@ -101,7 +101,7 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.at(id)],
+		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.At(id)],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
 }
@@ -114,7 +114,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	info, r := b.s.info, b.req
 	if d := r.RequestedDestination; d != nil {
 		keep := b.set()
-		for id := range info.byHostLower(strings.ToLower(d.Host)).all() {
+		for id := range info.byHostLower(strings.ToLower(d.Host)).All() {
 			if info.hostOf(id) == d.Host && (d.Node == "" || info.nodeOf(id) == d.Node) {
 				keep.Add(id)
 			}
@@ -123,7 +123,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	}
 	if len(r.IgnoreHosts) > 0 {
 		for _, h := range r.IgnoreHosts {
-			for id := range info.byHostLower(strings.ToLower(h)).all() {
+			for id := range info.byHostLower(strings.ToLower(h)).All() {
 				set.Remove(id)
 			}
 		}
@@ -134,7 +134,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceHosts) > 0 {
 		keep := b.set()
 		for _, h := range r.ForceHosts {
-			for id := range info.byHostLower(strings.ToLower(h)).all() {
+			for id := range info.byHostLower(strings.ToLower(h)).All() {
 				keep.Add(id)
 			}
 		}
@@ -143,7 +143,7 @@ func (b *batch) prefilter(set *bitmap.Set) bool {
 	if len(r.ForceNodes) > 0 {
 		keep := b.set()
 		for _, node := range r.ForceNodes {
-			for id := range info.byNode(node).all() {
+			for id := range info.byNode(node).All() {
 				keep.Add(id)
 			}
 		}
@@ -261,7 +261,7 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		// The anti-affinity verdict of a host running the instance's own
 		// uuid depends on which instance is being placed.
 		for _, u := range [2]string{prevUUID, b.uuid} {
-			for nid := range b.s.info.instances.namesOf(u) {
+			for nid := range b.s.info.instances.NamesOf(u) {
 				var one [1]uint32
 				dirty = append(dirty, b.s.info.nodesOf(nid, &one)...)
 			}
@@ -413,7 +413,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	perCell := make(map[int32][]HostNode)
 	for cell := range info.cells {
 		c := int32(cell)
-		keep := func(id uint32) bool { return info.cell.at(id) == uint64(c) && !isSelected.Has(id) }
+		keep := func(id uint32) bool { return info.cell.At(id) == uint64(c) && !isSelected.Has(id) }
 		var best []scored
 		if useBaseline {
 			best = b.topWhereScan(numAlts, keep)
@@ -425,7 +425,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		}
 	}
 	for i := range placements {
-		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.at(selected[i]))])
+		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.At(selected[i]))])
 	}
 	return nil
 }

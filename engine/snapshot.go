@@ -1,15 +1,9 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
-
-	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -154,79 +148,6 @@ func weigherIndex(name string) int {
 	return slices.Index(WeigherCatalogue, name)
 }
 
-// hostInfo is the static, per-host data that filters read once per
-// request (never on the per-instance path) and the indexes built from it.
-//
-// Invariants: every per-host column covers hosts 0..n-1, in the compact
-// form its type describes (an idxCol's width holds its largest index;
-// hostNames and nameIndex elide what is the identity); an index column's
-// values index its table (cell: cells and cellUUID, hvModel: hvModels,
-// stats: statsTab, hvSig: hvSigHost, hvSigRep and sigSupported, class:
-// classes). Never modified once built, but for the memoised masks.
-type hostInfo struct {
-	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
-	// cloud gives none; empty when it gives none at all (hostUUID makes
-	// them up when asked: 16 bytes per host less).
-	uuid uuidCol
-	cell idxCol // index into cells
-	// blockCells[q] has bit c set when block q (kernels.Block hosts)
-	// holds a host of cell c; nil with more than 64 cells.
-	blockCells []uint64
-	cells      []string
-	cellUUID   []string  // per cell, as the oracle makes them up
-	diskGBUsed intCol    // local_gb - free_disk_gb (see diskMBUsed)
-	names      hostNames // host and node names, host name ids
-
-	nameIdx nameIndex // ids by (lowercased) host name, node, (host, node)
-
-	// instances lists the instance uuids of each host name and the host
-	// names of each instance uuid.
-	instances instIndex
-
-	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
-
-	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
-	// MetricsFilter and SimpleCIDR read (see hvattrs.go for the
-	// accessors).
-	hvModel     idxCol // index into hvModels
-	hvModels    []hvModel
-	hvHostnames textCol // where it is not the node name
-	hostIPs     ipCol
-	stats       idxCol              // index into statsTab
-	statsTab    []map[string]string // distinct stats, with Nova's counters
-	metrics     metricCols          // as the scheduler sees them
-
-	// hvSig groups hosts by (supported_instances, hypervisor_version), what
-	// ImagePropertiesFilter reads; hvSigHost is its inverted index.
-	hvSig        idxCol
-	hvSigHost    []*roaring.Bitmap // signature -> its hosts
-	hvSigRep     []uint32          // signature -> one of its hosts
-	sigSupported [][][3]string     // signature -> supported_instances (canonical)
-
-	// Aggregate classes: hosts with the same set of aggregates share one.
-	class   idxCol // index into classes
-	classes []aggClass
-
-	// masks memoises the host masks of the request-independent class
-	// predicates (memoMask): key -> *bitmap.Set, never modified once
-	// stored; at most maxMasks of them.
-	masks  sync.Map
-	nMasks atomic.Int32
-}
-
-// aggClass is one distinct set of aggregates.
-type aggClass struct {
-	aggs []int                  // indexes into Cloud.Aggregates
-	meta nova.AggregateMetadata // comma-split values per key
-	// raw holds the raw values per key (aggregate_values_from_key) while
-	// the shards resolve the per-aggregate overrides from it; NewSnapshot
-	// then drops it, keeping only instanceTypes (raw["instance_type"],
-	// what AggregateTypeAffinityFilter reads).
-	raw           map[string][]string
-	instanceTypes []string
-	hosts         *roaring.Bitmap // the inverted index entry: class -> its hosts
-}
-
 // NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
 // copied: later changes to it do not affect the snapshot.
 func NewSnapshot(c Cloud) (*Snapshot, error) {
@@ -314,205 +235,6 @@ func summarise(shards []*shard) (m multipliers) {
 	return m
 }
 
-func buildHostInfo(c *Cloud) (*hostInfo, error) {
-	n := len(c.Hosts)
-	info := &hostInfo{
-		serviceUp:  bitmap.NewSet(n),
-		diskGBUsed: newIntCol(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
-	}
-	cells, hvModel, stats, hvSig := newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n), newIdxColBuilder(n)
-	cellIDs := map[string]int32{}
-	sigIDs := map[string]int32{}
-	var models hvModels
-	hvHostnames, hostIPs := newTextColBuilder(n), newIPColBuilder(n)
-	var supported [][3]string
-	names := newHostNamesBuilder(n)
-	host, node := make([]string, n), make([]string, n) // while building
-	var instancesOf [][]string                         // per host name, while building
-	statsIn := statsInterner{byKey: map[string]int32{}}
-	for i := range c.Hosts {
-		if c.Hosts[i].UUID != "" {
-			info.uuid = newUUIDCol(n)
-			break
-		}
-	}
-	for i := range c.Hosts {
-		h := &c.Hosts[i]
-		id := uint32(i)
-		host[i], node[i] = h.Host, nodeName(h)
-		switch {
-		case info.uuid.keys == nil:
-		case h.UUID == "":
-			info.uuid.set(int32(i), nova.MadeUpUUID("host", h.Host, node[i]))
-		default:
-			info.uuid.set(int32(i), h.UUID)
-		}
-		cell := h.Cell
-		if cell == "" {
-			cell = "cell1"
-		}
-		cid, ok := cellIDs[cell]
-		if !ok {
-			cid = int32(len(info.cells))
-			cellIDs[cell] = cid
-			info.cells = append(info.cells, cell)
-			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
-		}
-		cells.set(id, uint64(cid))
-		nid := names.add(id, h.Host, node[i])
-		if int(nid) == len(instancesOf) {
-			instancesOf = append(instancesOf, nil)
-		}
-		for _, u := range h.Instances {
-			if !slices.Contains(instancesOf[nid], u) {
-				instancesOf[nid] = append(instancesOf[nid], u)
-			}
-		}
-		if !h.Service.Disabled && !h.Service.Down {
-			info.serviceUp.Add(id)
-		}
-		hvModel.set(id, uint64(models.of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
-		hostIPs.set(id, h.HostIP)
-		if p := h.HypervisorHostname; p != nil && *p != node[i] {
-			hvHostnames.set(id, p)
-		}
-		supported = nil
-		for _, spec := range h.SupportedInstances {
-			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
-			if err != nil {
-				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
-			}
-			supported = append(supported, cs)
-		}
-		sigKey := fmt.Sprint(supported, "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
-		sig, ok := sigIDs[sigKey]
-		if !ok {
-			sig = int32(len(sigIDs))
-			sigIDs[sigKey] = sig
-		}
-		hvSig.set(id, uint64(sig))
-		if int(sig) == len(info.hvSigHost) {
-			// One signature, one list: its hosts share it.
-			info.hvSigHost = append(info.hvSigHost, roaring.New())
-			info.hvSigRep = append(info.hvSigRep, uint32(i))
-			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
-		}
-		info.hvSigHost[sig].Add(uint32(i))
-		stats.set(id, uint64(statsIn.of(h)))
-		m, err := nova.SchedulerMetrics(h.Metrics)
-		if err != nil {
-			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
-		}
-		info.metrics.add(n, id, m)
-	}
-	info.cell, info.hvModel, info.stats, info.hvSig = cells.done(), hvModel.done(), stats.done(), hvSig.done()
-	info.statsTab = statsIn.maps
-	info.metrics.narrow()
-	info.hvModels = models.models
-	info.hvHostnames, info.hostIPs = hvHostnames.done(), hostIPs.done()
-	info.names = names.done()
-	info.instances = newInstIndex(instancesOf)
-	info.nameIdx = newNameIndex(host, node)
-	if len(info.cells) <= 64 {
-		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
-		for id := range uint32(n) {
-			info.blockCells[id/kernels.Block] |= 1 << info.cell.at(id)
-		}
-	}
-	buildAggClasses(c, info)
-	return info, nil
-}
-
-// statsInterner gives hosts with equal stats one map (read-only, shared),
-// by index: at 100,000 synthetic hosts there are ~1,600 distinct ones, and
-// a map per host cost ~320 bytes.
-type statsInterner struct {
-	byKey map[string]int32 // -> index into maps
-	maps  []map[string]string
-	keys  []string
-	buf   []byte
-}
-
-// of returns the index of the stats of h as HostState.stats holds them:
-// the reported ones and the counters Nova adds.
-func (in *statsInterner) of(h *Host) int32 {
-	st := make(map[string]string, len(h.Stats)+3)
-	for k, v := range h.Stats {
-		st[k] = v
-	}
-	st["num_instances"] = strconv.FormatInt(h.NumInstances, 10)
-	st["io_workload"] = strconv.FormatInt(h.NumIOOps, 10)
-	st["failed_builds"] = strconv.FormatInt(h.FailedBuilds, 10)
-	in.keys = in.keys[:0]
-	for k := range st {
-		in.keys = append(in.keys, k)
-	}
-	slices.Sort(in.keys)
-	in.buf = in.buf[:0]
-	for _, k := range in.keys {
-		in.buf = strconv.AppendQuote(in.buf, k)
-		in.buf = append(in.buf, ':')
-		in.buf = strconv.AppendQuote(in.buf, st[k])
-		in.buf = append(in.buf, ',')
-	}
-	if k, ok := in.byKey[string(in.buf)]; ok {
-		return k
-	}
-	k := int32(len(in.maps))
-	in.byKey[string(in.buf)] = k
-	in.maps = append(in.maps, st)
-	return k
-}
-
-// buildAggClasses groups hosts by their set of aggregates (membership is by
-// host name, as in Nova).
-func buildAggClasses(c *Cloud, info *hostInfo) {
-	n := len(c.Hosts)
-	aggsOfName := make([][]int, info.names.count)
-	nameIDs := make(map[string]int32, info.names.count)
-	for nid := range int32(info.names.count) {
-		nameIDs[info.names.name(nid)] = nid
-	}
-	for a, agg := range c.Aggregates {
-		for _, h := range agg.Hosts {
-			if nid, ok := nameIDs[h]; ok && !slices.Contains(aggsOfName[nid], a) {
-				aggsOfName[nid] = append(aggsOfName[nid], a)
-			}
-		}
-	}
-	byKey := map[string]int32{}
-	class := newIdxColBuilder(n)
-	for i := 0; i < n; i++ {
-		aggs := aggsOfName[info.names.nameOf(uint32(i))]
-		slices.Sort(aggs)
-		key := fmt.Sprint(aggs)
-		cid, ok := byKey[key]
-		if !ok {
-			cid = int32(len(info.classes))
-			byKey[key] = cid
-			metas := make([]map[string]string, len(aggs))
-			raw := map[string][]string{}
-			for j, a := range aggs {
-				metas[j] = c.Aggregates[a].Metadata
-				for k, v := range c.Aggregates[a].Metadata {
-					if !slices.Contains(raw[k], v) {
-						raw[k] = append(raw[k], v)
-					}
-				}
-			}
-			info.classes = append(info.classes, aggClass{
-				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
-			})
-		}
-		class.set(uint32(i), uint64(cid))
-		info.classes[cid].hosts.Add(uint32(i))
-	}
-	info.class = class.done()
-	for i := range info.classes {
-		info.classes[i].hosts.RunOptimize()
-	}
-}
-
 // buildShard builds the shard of hosts [lo, hi) and appends to wide the
 // hosts whose usage its columns cannot hold.
 func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
@@ -543,7 +265,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	}
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
-		cl := &info.classes[info.class.at(uint32(lo+j))]
+		cl := &info.classes[info.class.At(uint32(lo+j))]
 		freeGB := h.FreeDiskGB
 		if h.DiskAvailableLeast != nil {
 			freeGB = min(freeGB, *h.DiskAvailableLeast)
@@ -603,21 +325,6 @@ func int32sOf(xs []float64) []int32 {
 	return out
 }
 
-// cloneSpecs copies canonical supported_instances, so that the snapshot
-// keeps none of its input's strings.
-func cloneSpecs(specs [][3]string) [][3]string {
-	if specs == nil {
-		return nil
-	}
-	out := make([][3]string, len(specs))
-	for i, s := range specs {
-		for j := range s {
-			out[i][j] = strings.Clone(s[j])
-		}
-	}
-	return out
-}
-
 func ratioOr(v *float64, def float64) float64 {
 	if v != nil {
 		return *v
@@ -628,11 +335,4 @@ func ratioOr(v *float64, def float64) float64 {
 // at returns the shard and offset of host id.
 func (s *Snapshot) at(id uint32) (*shard, int) {
 	return s.shards[id>>bitmap.ShardBits], int(id & (bitmap.ShardSize - 1))
-}
-
-func derefInt(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

@@ -296,7 +296,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		if antiAffinity && !snap.info.instances.has(snap.info.nameOf(id), p.InstanceUUID) {
+		if antiAffinity && !snap.info.instances.Has(snap.info.nameOf(id), p.InstanceUUID) {
 			// The group rule is checked on every placement: other nodes of
 			// the same host name and other requests of the group count. A
 			// host already listing the instance's own uuid passes, as in
@@ -393,8 +393,8 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 			}
 			continue
 		}
-		for nid := range snap.info.instances.namesOf(m) {
-			count[snap.info.names.name(nid)]++
+		for nid := range snap.info.instances.NamesOf(m) {
+			count[snap.info.names.Name(nid)]++
 		}
 	}
 	for host, c := range s.byGroup[g.UUID] {

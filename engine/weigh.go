@@ -93,7 +93,7 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 func (b *batch) metricsValue(id uint32) (float64, error) {
 	value := 0.0
 	for _, mw := range b.cfg.MetricsWeightSetting {
-		v, ok := b.s.info.metrics.get(id, mw.Name)
+		v, ok := b.s.info.metrics.Get(id, mw.Name)
 		if ok {
 			value += float64(v) * mw.Ratio
 			continue
