@@ -8,12 +8,6 @@ type weighScratch struct {
 	raw   []float64
 }
 
-// minvalZero reports whether weigher w clamps its raw values at 0 and
-// normalises x/max (Nova's minval = 0).
-func minvalZero(w int) bool {
-	return w == wRAM || w == wCPU || w == wDisk || w == wIoOps
-}
-
 // weigh computes the total weight of every host in play, as Nova's
 // BaseWeightHandler.get_weighed_objects does: per weigher, raw values
 // (clamped to minval), normalised over the candidates ((x-min)/(max-min);
