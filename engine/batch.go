@@ -23,14 +23,12 @@ type batch struct {
 	uuid  string // its uuid
 
 	// The request, pre-digested.
-	memMB, vcpus int64
-	diskMB       int64 // (root + ephemeral) * 1024: what is consumed
-	diskReqMB    int64 // + swap: what DiskFilter asks for
-	img          nova.ImageRequest
-	query        *nova.Query
-	group        *groupState
-	filters      []*filterImpl // the snapshot's: read only
-	weighers     []int         // active weigher indexes, in config order (the snapshot's: read only)
+	claim    Claim // what each instance consumes and the resource filters ask for
+	img      nova.ImageRequest
+	query    *nova.Query
+	group    *groupState
+	filters  []*filterImpl // the snapshot's: read only
+	weighers []int         // active weigher indexes, in config order (the snapshot's: read only)
 
 	// Overlay: current resources of the hosts consumed in this batch, and
 	// of those in the snapshot's usage delta.
@@ -81,8 +79,7 @@ type groupState struct {
 func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) *batch {
 	b := &batch{
 		ctx: ctx, s: s, cfg: &s.cfg, req: req,
-		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
-		diskMB:     (req.Flavor.RootGB + req.Flavor.EphemeralGB) * 1024,
+		claim:      claimOf(req),
 		touchedIdx: map[uint32]int{},
 		rng:        newRNG(&s.cfg),
 	}
@@ -90,7 +87,6 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) *
 	b.taken = b.takenBuf[:0]
 	b.touched = b.set()
 	b.seedOverlay()
-	b.diskReqMB = b.diskMB + req.Flavor.Swap
 	b.img, b.query = p.img, p.query
 	if g := req.InstanceGroup; g != nil {
 		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
@@ -203,12 +199,7 @@ func (b *batch) cur(id uint32) hostRes {
 // host id in the overlay, and returns the hosts whose filter results or
 // weights may have changed.
 func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
-	r := b.cur(id)
-	r.freeRAM -= b.memMB
-	r.freeDiskMB -= b.diskMB
-	r.vcpusUsed += b.vcpus
-	r.numInstances++
-	r.numIOOps++
+	r := consumeClaim(b.cur(id), &b.claim)
 	if k, ok := b.touchedIdx[id]; ok {
 		b.res[k] = r
 	} else {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine/internal/hostcols"
-	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -36,6 +35,7 @@ import (
 type filterImpl struct {
 	name     string
 	once     bool
+	rule     *resourceRule // a resource filter's rule (nil: not one)
 	mask     func(b *batch) *bitmap.Set
 	kernel   shardKernel
 	keepsAll func(b *batch) bool
@@ -193,48 +193,9 @@ func init() {
 	register(&filterImpl{name: AllHostsFilter, apply: func(*batch, *bitmap.Set) error { return nil }})
 	register(&filterImpl{name: ComputeFilter, mask: func(b *batch) *bitmap.Set { return b.s.info.serviceUp }})
 
-	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.ramRatio.At(j), b.memMB), nil
-	}})
-	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.aggRAMRatio.At(j), b.memMB), nil
-	}})
-	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.cpuRatio.At(j), b.vcpus), nil
-	}})
-	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.aggCPURatio.At(j), b.vcpus), nil
-	}})
-	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.diskRatio.At(j), b.diskReqMB), nil
-	}})
-	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.aggDiskRatio.At(j), b.diskReqMB), nil
-	}})
-	register(&filterImpl{name: IoOpsFilter,
-		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
-			return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
-		}})
-	register(&filterImpl{name: AggregateIoOpsFilter,
-		kernel: belowKernel(ioOpsOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }), host: func(b *batch, id uint32) (bool, error) {
-			sh, j := b.s.at(id)
-			return b.cur(id).numIOOps < sh.maxIOOps.At(j), nil
-		}})
-	register(&filterImpl{name: NumInstancesFilter,
-		kernel: belowKernel(instancesOf, func(b *batch) int64 { return b.cfg.MaxInstancesPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
-			return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
-		}})
-	register(&filterImpl{name: AggregateNumInstancesFilter,
-		kernel: belowKernel(instancesOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }), host: func(b *batch, id uint32) (bool, error) {
-			sh, j := b.s.at(id)
-			return b.cur(id).numInstances < sh.maxInstances.At(j), nil
-		}})
+	for name := range resourceRules {
+		registerResource(name)
+	}
 
 	register(&filterImpl{name: ServerGroupAffinityFilter, keepsAll: affinityKeepsAll,
 		apply: func(b *batch, set *bitmap.Set) error {
@@ -332,8 +293,19 @@ func init() {
 		}})
 }
 
-func ioOpsOf(sh *shard) []int32     { return sh.numIOOps }
-func instancesOf(sh *shard) []int32 { return sh.numInstances }
+// registerResource registers resource filter name (resources.go): its
+// column pass is the rule's on the snapshot's columns, its test of one
+// host the rule's on the batch's current usage of it.
+func registerResource(name string) {
+	rule := resourceRules[name]
+	register(&filterImpl{name: name, rule: rule,
+		kernel: func(b *batch, sh *shard, words []uint64) { rule.pass(sh, &b.claim, b.cfg, words) },
+		host: func(b *batch, id uint32) (bool, error) {
+			sh, j := b.s.at(id)
+			r := b.cur(id)
+			return rule.fits(sh, j, &r, &b.claim, b.cfg), nil
+		}})
+}
 
 // hintGiven is Nova's truth test of a uuid-list hint: RequestSpec's
 // get_scheduler_hint unwraps a one-element list, so [""] is no hint.
@@ -604,40 +576,11 @@ func pyError(err error) error {
 }
 
 // limitsOf is what Nova's resource filters leave in HostState.limits for a
-// host that passed them all: each enabled resource filter, in filter order,
-// sets its key (the later of a plain and an Aggregate variant wins).
+// host that passed them all (none when forced: no filter ran).
 func (b *batch) limitsOf(id uint32) Limits {
-	var l Limits
 	if b.forced {
-		return l
+		return Limits{}
 	}
 	sh, j := b.s.at(id)
-	for _, f := range b.filters {
-		switch f.name {
-		case RamFilter, AggregateRamFilter:
-			ratio := sh.ramRatio.At(j)
-			if f.name == AggregateRamFilter {
-				ratio = sh.aggRAMRatio.At(j)
-			}
-			l.Set |= HasMemoryMB
-			l.MemoryMB = float64(sh.totalRAM.At(j)) * ratio
-		case DiskFilter, AggregateDiskFilter:
-			ratio := sh.diskRatio.At(j)
-			if f.name == AggregateDiskFilter {
-				ratio = sh.aggDiskRatio.At(j)
-			}
-			l.Set |= HasDiskGB
-			l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * ratio / 1024
-		case CoreFilter, AggregateCoreFilter:
-			ratio := sh.cpuRatio.At(j)
-			if f.name == AggregateCoreFilter {
-				ratio = sh.aggCPURatio.At(j)
-			}
-			if t := float64(sh.vcpusTotal.At(j)) * ratio; sh.vcpusTotal.At(j) != 0 && t > 0 {
-				l.Set |= HasVCPU
-				l.VCPU = t
-			}
-		}
-	}
-	return l
+	return limitsOf(sh, j, b.filters)
 }

@@ -307,7 +307,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 			}
 			groupCount[p.Host]++
 		}
-		ov.set(id, consumeRes(r, &plan.Claim))
+		ov.set(id, consumeClaim(r, &plan.Claim))
 		res.Accepted = append(res.Accepted, i)
 	}
 	if len(conflict.Rejected) > 0 && !o.partial {

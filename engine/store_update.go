@@ -115,7 +115,7 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 		return 0, fmt.Errorf("engine: instance %s on unknown host %v", uuid, e.host)
 	}
 	ov := overlay{res: map[uint32]hostRes{}}
-	ov.set(id, releaseRes(ov.get(st, id), &e.claim))
+	ov.set(id, releaseClaim(ov.get(st, id), &e.claim))
 	next := s.applyLocked(st, &ov)
 	if e.group != "" {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")

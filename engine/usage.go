@@ -37,3 +37,26 @@ func (sh *shard) usageAt(j int) hostRes {
 	return hostRes{int64(sh.freeRAM[j]), int64(sh.freeDiskMB[j]), int64(sh.vcpusUsed[j]),
 		int64(sh.numInstances[j]), int64(sh.numIOOps[j])}
 }
+
+// consumeClaim is Nova's consume_from_request on one host's usage: what a
+// placement does to its host in a batch's overlay (batch.consume) and what
+// a commit does to it in the Store (Store.Commit).
+func consumeClaim(r hostRes, c *Claim) hostRes {
+	r.freeRAM -= c.MemoryMB
+	r.freeDiskMB -= c.DiskMB
+	r.vcpusUsed += c.VCPUs
+	r.numInstances++
+	r.numIOOps++
+	return r
+}
+
+// releaseClaim undoes consumeClaim (an instance deleted). num_io_ops is not
+// given back: in Nova it falls when the build task ends, which the compute
+// node reports (UpdateHost).
+func releaseClaim(r hostRes, c *Claim) hostRes {
+	r.freeRAM += c.MemoryMB
+	r.freeDiskMB += c.DiskMB
+	r.vcpusUsed -= c.VCPUs
+	r.numInstances--
+	return r
+}
