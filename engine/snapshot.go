@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
@@ -42,7 +43,9 @@ type Snapshot struct {
 	// shards were copied and of those the int32 columns cannot hold (nil:
 	// none); see usageDelta.
 	delta *usageDelta
-	pool  scratchPool
+	// pool keeps PlaceBatch scratch memory between batches (scratch.go);
+	// every snapshot has its own.
+	pool *scratchPool
 }
 
 var snapshotVersions atomic.Uint64
@@ -73,7 +76,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	cfg := c.Config.clone()
 
 	n := len(c.Hosts)
-	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n}
+	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
 	for _, name := range cfg.Filters {
 		s.filters = append(s.filters, filterByName[name])
 	}
@@ -106,4 +109,18 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 // at returns the shard and offset of host id.
 func (s *Snapshot) at(id uint32) (*shard, int) {
 	return s.shards[id>>bitmap.ShardBits], int(id & (bitmap.ShardSize - 1))
+}
+
+// derive returns the snapshot a Store publishes after s, before the caller
+// changes it: a copy of s, field for field, with its own version, its own
+// scratch pool and its own copy of the shards' slice (so that shards may
+// be replaced in it); every other field is shared with s. A field added to
+// Snapshot is carried over unless derive renews it here
+// (TestDeriveCopiesEveryField).
+func (s *Snapshot) derive() *Snapshot {
+	d := *s
+	d.version = snapshotVersions.Add(1)
+	d.pool = &scratchPool{}
+	d.shards = slices.Clone(s.shards)
+	return &d
 }
