@@ -209,8 +209,8 @@ func (rk *denseRanker) restat(q int) {
 	words := rk.words(q)
 	var clean [wordsPerBlock]uint64
 	var dirty []uint64
-	if len(rk.b.res) > 0 {
-		touched := rk.b.touched.Words()[q*wordsPerBlock:]
+	if len(rk.b.ov.res) > 0 {
+		touched := rk.b.ov.in.Words()[q*wordsPerBlock:]
 		for k, w := range words {
 			clean[k] = w &^ touched[k]
 		}
@@ -230,7 +230,7 @@ func (rk *denseRanker) restat(q int) {
 	for k, t := range dirty {
 		for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
 			id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(t))
-			overRes = append(overRes, &rk.b.res[rk.b.touchedIdx[id]])
+			overRes = append(overRes, rk.b.ov.at(id))
 			overIdx = append(overIdx, int(id)-q*kernels.Block+off)
 		}
 	}
@@ -426,7 +426,7 @@ func (rk *denseRanker) scaledPlan() {
 func (rk *denseRanker) scaledOf(id uint32) float64 {
 	s := 0.0
 	for t, w := range rk.cols {
-		if p := rk.b.rawOne(w, id) * rk.scale[t]; t == 0 {
+		if p := rk.b.ov.raw(rk.b.s, w, id) * rk.scale[t]; t == 0 {
 			s = p
 		} else {
 			s += float64(p)
@@ -435,7 +435,7 @@ func (rk *denseRanker) scaledOf(id uint32) float64 {
 	sh, j := rk.b.s.at(id)
 	for t, w := range rk.terms {
 		if m, base := sh.mult[w].At(j), rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
-			s += float64(float64((rk.b.rawOne(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
+			s += float64(float64((rk.b.ov.raw(rk.b.s, w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
 		}
 	}
 	return s
@@ -465,7 +465,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w].At(j) * ((rk.b.rawOne(w, id) - lo) / (hi - lo))
+		s += sh.mult[w].At(j) * ((rk.b.ov.raw(rk.b.s, w, id) - lo) / (hi - lo))
 	}
 	return s
 }
@@ -489,7 +489,7 @@ func (rk *denseRanker) rescoreAll() {
 		}
 		return nil
 	})
-	for _, id := range rk.b.touchedIDs {
+	for _, id := range rk.b.ov.ids {
 		if rk.b.alive.Has(id) {
 			rk.score[id] = rk.weightOf(id)
 			rk.best(int(id) / kernels.Block)

@@ -101,12 +101,12 @@ func (rk *denseRanker) checkInvariants() error {
 					return fmt.Errorf("host %d is a candidate of the ranker, not of the batch", id)
 				}
 				for a, wi := range rk.act {
-					x := rk.b.rawOne(wi, id)
+					x := rk.b.ov.raw(rk.b.s, wi, id)
 					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 				}
 				want := rk.weightOf(id)
 				if math.Float64bits(rk.score[id]) != math.Float64bits(want) {
-					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.b.touched.Has(id), rk.count, rk.lo, rk.hi)
+					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.b.ov.has(id), rk.count, rk.lo, rk.hi)
 				}
 				best = max(best, want)
 				if !haveRef {

@@ -22,9 +22,9 @@ type shardKernel func(b *batch, sh *shard, words []uint64)
 func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, error) {
 	nShards := set.Shards()
 	var touchedOf [][]uint32 // per shard, the overlay's hosts
-	if len(b.touchedIDs) > 0 {
+	if len(b.ov.ids) > 0 {
 		touchedOf = make([][]uint32, nShards)
-		for _, id := range b.touchedIDs {
+		for _, id := range b.ov.ids {
 			k := int(id >> bitmap.ShardBits)
 			touchedOf[k] = append(touchedOf[k], id)
 		}

@@ -56,18 +56,6 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	return float64(sh.failedBuilds.At(j))
 }
 
-// rawOne is column weigher w's raw value for host id on the batch's state:
-// from the overlay for the hosts it holds, else the shard's raw column
-// (rawCol).
-func (b *batch) rawOne(w int, id uint32) float64 {
-	sh, j := b.s.at(id)
-	if b.touched.Has(id) {
-		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
-	}
-	col := sh.rawCol(w)
-	return col.At(j)
-}
-
 // blocksPerShard is the number of dense-ranker blocks (kernels.Block
 // hosts) of a full shard.
 const blocksPerShard = bitmap.ShardSize / kernels.Block

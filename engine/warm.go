@@ -68,7 +68,7 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 		return Plan{}, false, err
 	}
 	key := warmKey(&r)
-	b := w.rebase(ctx, s, &r, &key, log)
+	b := w.rebase(ctx, s, &r, p, &key, log)
 	if warm = b != nil; !warm {
 		w.drop(s)
 		b = newBatch(ctx, s, &r, p)
@@ -88,9 +88,9 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 	return plan, warm, nil
 }
 
-// rebase brings the kept batch to instance 0 of r on s, or returns nil
+// rebase brings the kept batch to instance 0 of r (parsed as p) on s, or returns nil
 // (the batch may then be half moved: drop it) when it cannot.
-func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Request, log *changeLog) *batch {
+func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, p parsedRequest, key *Request, log *changeLog) *batch {
 	b := w.b
 	if b == nil || b.s.info != s.info || !warmable(r) || !reflect.DeepEqual(&w.key, key) {
 		return nil
@@ -100,13 +100,7 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Re
 	if !ok {
 		return nil
 	}
-	b.ctx, b.s, b.cfg, b.req = ctx, s, &s.cfg, r
-	b.index, b.uuid, b.candidates = 0, "", 0
-	b.rng = newRNG(&s.cfg)
-	clear(b.touchedIdx)
-	b.touchedIDs, b.res = b.touchedIDs[:0], b.res[:0]
-	b.touched.Reset()
-	b.seedOverlay()
+	b.reset(ctx, s, r, p)
 
 	// The changed hosts and those the kept batch consumed on go through
 	// instance 0's filters again, on s.
@@ -186,7 +180,7 @@ func (b *batch) recycleTemps() {
 	rk, _ := b.rk.(*denseRanker)
 	kept := b.taken[:0]
 	for _, st := range b.taken {
-		if st == b.touched || st == b.alive || st == b.prev || (rk != nil && st == rk.inSet) {
+		if st == b.ov.in || st == b.alive || st == b.prev || (rk != nil && st == rk.inSet) {
 			kept = append(kept, st)
 			continue
 		}

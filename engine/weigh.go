@@ -54,7 +54,7 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 	switch wi {
 	case wRAM, wCPU, wDisk, wIoOps, wNumInstances, wBuildFailure:
 		for k, id := range cands {
-			raw[k] = b.rawOne(wi, id)
+			raw[k] = b.ov.raw(b.s, wi, id)
 		}
 	case wSoftAffinity, wSoftAntiAffinity:
 		g := b.group
