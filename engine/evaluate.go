@@ -89,19 +89,3 @@ func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*bat
 	b.keepSets = keepSets
 	return b, nil
 }
-
-// filterFirstCounts is filterFirst returning the counts even on success.
-func (b *batch) filterFirstCounts() ([]FilterCount, error) {
-	if !b.startFilter() || b.forced {
-		return nil, nil
-	}
-	return b.runChain(b.alive, false)
-}
-
-// startFilter puts every host in play and pre-filters them; false means
-// ignore_hosts left nothing (no filter runs).
-func (b *batch) startFilter() bool {
-	b.alive = b.set()
-	b.alive.Fill()
-	return b.prefilter(b.alive)
-}

@@ -129,36 +129,6 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, p parse
 	return b
 }
 
-// refilter runs instance 0's filters over set, which holds ids: the
-// per-host test of the column filters (what applyFused runs on the
-// overlay's hosts), the others' set-wide pass.
-func (b *batch) refilter(set *bitmap.Set, ids []uint32) error {
-	for _, f := range b.filters {
-		if set.Count() == 0 {
-			return nil
-		}
-		if f.kernel == nil {
-			if err := f.apply(b, set); err != nil {
-				return err
-			}
-			continue
-		}
-		for _, id := range ids {
-			if !set.Has(id) {
-				continue
-			}
-			ok, err := f.host(b, id)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				set.Remove(id)
-			}
-		}
-	}
-	return nil
-}
-
 // drop lets go of the kept batch: its scratch goes to s's pool when it
 // fits s, else to its own snapshot's.
 func (w *warmBatch) drop(s *Snapshot) {
