@@ -44,7 +44,8 @@ type batch struct {
 	rng        *rand.Rand
 	w          weighScratch
 	rk         ranking
-	candidates int // hosts that passed the filters for this instance
+	opts       rankOptions // which ranker, and the tests' hooks
+	candidates int         // hosts that passed the filters for this instance
 
 	sc        *scratch
 	taken     []*bitmap.Set
@@ -58,10 +59,10 @@ type hostRes struct {
 	freeRAM, freeDiskMB, vcpusUsed, numInstances, numIOOps int64
 }
 
-// newBatch makes the batch of req (parsed as p) on s, its memory from s's
-// scratch pool.
-func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) *batch {
-	b := &batch{s: s, sc: s.getScratch(), ov: overlay{idx: map[uint32]int{}}}
+// newBatch makes the batch of req (parsed as p) on s, ranked as opts say,
+// its memory from s's scratch pool.
+func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, opts rankOptions) *batch {
+	b := &batch{s: s, sc: s.getScratch(), ov: overlay{idx: map[uint32]int{}}, opts: opts}
 	b.taken = b.takenBuf[:0]
 	b.ov.in = b.set()
 	b.reset(ctx, s, req, p)

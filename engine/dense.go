@@ -54,7 +54,8 @@ import (
 // bBest[q] (q not stale) the largest of q's candidates' weights (-Inf
 // without any).
 type denseRanker struct {
-	b     *batch
+	v     rankView
+	hooks *rankHooks // nil in production
 	act   []int
 	nb    int
 	in    []uint64 // inSet's words
@@ -90,22 +91,26 @@ type denseRanker struct {
 	// (weighers with a base multiplier of 0 have none); terms, tlo and inv
 	// the weighers, their lo and 1/(hi-lo), for the hosts whose multiplier
 	// differs from the base.
-	scaled bool
-	eps    float64
-	cols   []int
-	scale  []float64
-	terms  []int
-	tlo    []float64
-	inv    []float64
-	tbase  []float64
+	scaled   bool
+	scaledOK bool // scaled weights may be used (rankOptions.scaled)
+	eps      float64
+	cols     []int
+	scale    []float64
+	terms    []int
+	tlo      []float64
+	inv      []float64
+	tbase    []float64
 }
 
 // wordsPerBlock is the number of candidate words of a block.
 const wordsPerBlock = kernels.Block / 64
 
-func (b *batch) newDenseRanker(act []int) *denseRanker {
-	nb := (b.s.n + kernels.Block - 1) / kernels.Block
-	rk := &denseRanker{b: b, act: act, nb: nb}
+// newDenseRanker starts a dense ranker for the active weighers act over
+// the hosts in play of the batch v views, with the batch's options o.
+func newDenseRanker(v rankView, act []int, o *rankOptions) *denseRanker {
+	s := v.snap()
+	nb := (s.n + kernels.Block - 1) / kernels.Block
+	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights}
 	nA := len(act)
 	rk.lo, rk.hi = make([]float64, nA), make([]float64, nA)
 	// The block statistics in one column from the scratch: every block
@@ -114,7 +119,7 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	// set here.
 	rk.leaves = 1 << bits.Len(uint(nb-1))
 	tree := 2 * rk.leaves
-	stats := b.floats((2*nA + 1) * tree)
+	stats := v.floats((2*nA + 1) * tree)
 	rk.bLo, rk.bHi = make([][]float64, nA), make([][]float64, nA)
 	rk.loTree, rk.hiTree = make([][]float64, nA), make([][]float64, nA)
 	for a := range act {
@@ -136,16 +141,28 @@ func (b *batch) newDenseRanker(act []int) *denseRanker {
 	for q := range nb {
 		rk.isStale[q], rk.stale[q] = true, int32(q)
 	}
-	rk.score = b.floats(b.s.n)
-	rk.inSet = b.set()
+	rk.score = v.floats(s.n)
+	rk.inSet = v.set()
 	rk.in = rk.inSet.Words()
-	copy(rk.in, b.alive.Words())
-	rk.count = b.alive.Count()
+	copy(rk.in, v.alive().Words())
+	rk.count = v.alive().Count()
 	return rk
 }
 
-func (rk *denseRanker) size() int            { return rk.count }
-func (rk *denseRanker) check(b *batch) error { return nil }
+func (rk *denseRanker) size() int { return rk.count }
+
+// check has nothing to raise: the column weighers raise nothing.
+func (rk *denseRanker) check() error { return nil }
+
+// release has nothing to give back but the sets and columns the batch
+// gives back itself.
+func (rk *denseRanker) release(*scratch) {}
+
+func (rk *denseRanker) holds(st *bitmap.Set) bool { return st == rk.inSet }
+
+// carries is true: the dense ranker's state is the hosts in play and the
+// snapshot's and overlay's columns, which update brings up to date.
+func (rk *denseRanker) carries() bool { return true }
 
 func (rk *denseRanker) markStale(q int) {
 	if !rk.isStale[q] {
@@ -158,8 +175,9 @@ func (rk *denseRanker) markStale(q int) {
 // and the hosts the last placement changed. Only the words the batch
 // changed are compared (all of them after a set-wide change), and the
 // count follows their population.
-func (rk *denseRanker) update(b *batch, dirty []uint32) {
-	alive := b.alive.Words()
+func (rk *denseRanker) update(dirty []uint32) {
+	v := rk.v
+	alive := v.alive().Words()
 	sync := func(k int) {
 		if w := alive[k]; rk.in[k] != w {
 			rk.count += bits.OnesCount64(w) - bits.OnesCount64(rk.in[k])
@@ -167,18 +185,18 @@ func (rk *denseRanker) update(b *batch, dirty []uint32) {
 			rk.markStale(k / wordsPerBlock)
 		}
 	}
-	if b.aliveAll {
+	if words, all := v.changes(); all {
 		for k := range alive {
 			sync(k)
 		}
 	} else {
-		for _, k := range b.aliveWords {
+		for _, k := range words {
 			sync(int(k))
 		}
 	}
-	b.aliveSynced()
+	v.synced()
 	for _, id := range dirty {
-		if b.alive.Has(id) {
+		if v.alive().Has(id) {
 			rk.moved = append(rk.moved, id)
 			rk.markStale(int(id) / kernels.Block)
 		}
@@ -189,7 +207,7 @@ func (rk *denseRanker) update(b *batch, dirty []uint32) {
 // and its number of hosts.
 func (rk *denseRanker) block(q int) (sh *shard, off, m int) {
 	const perShard = bitmap.ShardSize / kernels.Block
-	sh = rk.b.s.shards[q/perShard]
+	sh = rk.v.snap().shards[q/perShard]
 	off = (q % perShard) * kernels.Block
 	return sh, off, min(kernels.Block, sh.hostCount()-off)
 }
@@ -209,8 +227,8 @@ func (rk *denseRanker) restat(q int) {
 	words := rk.words(q)
 	var clean [wordsPerBlock]uint64
 	var dirty []uint64
-	if len(rk.b.ov.res) > 0 {
-		touched := rk.b.ov.in.Words()[q*wordsPerBlock:]
+	if rk.v.overlaid() {
+		touched := rk.v.overlayWords()[q*wordsPerBlock:]
 		for k, w := range words {
 			clean[k] = w &^ touched[k]
 		}
@@ -230,7 +248,7 @@ func (rk *denseRanker) restat(q int) {
 	for k, t := range dirty {
 		for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
 			id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(t))
-			overRes = append(overRes, rk.b.ov.at(id))
+			overRes = append(overRes, rk.v.usageOf(id))
 			overIdx = append(overIdx, int(id)-q*kernels.Block+off)
 		}
 	}
@@ -287,7 +305,7 @@ func (rk *denseRanker) restatAll() {
 	// Each shard's blocks are restated by one goroutine (restat writes
 	// only its block's entries and reads the batch); the background
 	// context never stops a shard, so every stale block is done.
-	_ = bitmap.ForShards(context.WithoutCancel(rk.b.ctx), rk.b.s.n, func(k int) error {
+	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), rk.v.snap().n, func(k int) error {
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			if rk.isStale[q] {
 				rk.restat(q)
@@ -373,22 +391,23 @@ func settle(tree []float64, leaves int, rebuild bool, qs []int32, isMax bool) fl
 // (and every host tied with the best) has a scaled weight of at least
 // t - 2*eps, and only those are weighed exactly (top).
 
-// useScaledWeights turns scaled weights on. They pay where the kernels
+// useScaledWeights is whether scaled weights are on by default (a batch's
+// rankOptions.scaled may turn them on or off either way). They pay where the kernels
 // are portable Go (scalar divisions: 50,000 hosts x 1 instance 1.13 ->
 // 0.81 ms, x 1,000 16.4 -> 12.8 ms, interleaved A/B). With the AVX-512
 // kernels, which the columns' bandwidth bounds, they cost more than they
 // save (x 1 193 -> 224 us, x 1,000 5.4 -> 7.3 ms: the second, exact pass
-// of top and the longer per-host sums). Tests turn them on either way.
+// of top and the longer per-host sums). Never changed once set.
 var useScaledWeights = !kernels.SIMD
 
 // scaledPlan decides whether the next full rescoring uses scaled weights
 // under lo/hi and sets the terms and eps.
 func (rk *denseRanker) scaledPlan() {
-	s := rk.b.s
+	s := rk.v.snap()
 	rk.scaled, rk.eps = false, 0
 	rk.cols, rk.scale = rk.cols[:0], rk.scale[:0]
 	rk.terms, rk.tlo, rk.inv, rk.tbase = rk.terms[:0], rk.tlo[:0], rk.inv[:0], rk.tbase[:0]
-	if !useScaledWeights {
+	if !rk.scaledOK {
 		return
 	}
 	bound, mult := 0.0, 0.0
@@ -426,16 +445,16 @@ func (rk *denseRanker) scaledPlan() {
 func (rk *denseRanker) scaledOf(id uint32) float64 {
 	s := 0.0
 	for t, w := range rk.cols {
-		if p := rk.b.ov.raw(rk.b.s, w, id) * rk.scale[t]; t == 0 {
+		if p := rk.v.raw(w, id) * rk.scale[t]; t == 0 {
 			s = p
 		} else {
 			s += float64(p)
 		}
 	}
-	sh, j := rk.b.s.at(id)
+	sh, j := rk.v.snap().at(id)
 	for t, w := range rk.terms {
 		if m, base := sh.mult[w].At(j), rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
-			s += float64(float64((rk.b.ov.raw(rk.b.s, w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
+			s += float64(float64((rk.v.raw(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
 		}
 	}
 	return s
@@ -458,14 +477,14 @@ func (rk *denseRanker) weightOf(id uint32) float64 {
 // scoreOf is candidate id's weight under lo/hi, with the baseline's
 // operations in the baseline's order.
 func (rk *denseRanker) scoreOf(id uint32) float64 {
-	sh, j := rk.b.s.at(id)
+	sh, j := rk.v.snap().at(id)
 	s := 0.0
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w].At(j) * ((rk.b.ov.raw(rk.b.s, w, id) - lo) / (hi - lo))
+		s += sh.mult[w].At(j) * ((rk.v.raw(w, id) - lo) / (hi - lo))
 	}
 	return s
 }
@@ -474,9 +493,9 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // of the candidates the batch consumed on, and every block's best: shard
 // by shard, in parallel (each writes only its own hosts and blocks).
 func (rk *denseRanker) rescoreAll() {
-	s := rk.b.s
+	s := rk.v.snap()
 	rk.scaledPlan()
-	_ = bitmap.ForShards(context.WithoutCancel(rk.b.ctx), s.n, func(k int) error {
+	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
 		if rk.scaled {
@@ -489,8 +508,8 @@ func (rk *denseRanker) rescoreAll() {
 		}
 		return nil
 	})
-	for _, id := range rk.b.ov.ids {
-		if rk.b.alive.Has(id) {
+	for _, id := range rk.v.overlayIDs() {
+		if rk.v.alive().Has(id) {
 			rk.score[id] = rk.weightOf(id)
 			rk.best(int(id) / kernels.Block)
 		}
@@ -500,7 +519,7 @@ func (rk *denseRanker) rescoreAll() {
 
 // weigh sets the shard's hosts' weights (score) with Nova's operations.
 func (rk *denseRanker) weigh(sh *shard, score []float64) {
-	s := rk.b.s
+	s := rk.v.snap()
 	clear(score)
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
@@ -537,7 +556,7 @@ func (rk *denseRanker) weighScaled(sh *shard, score []float64) {
 // best recomputes block q's largest candidate weight.
 func (rk *denseRanker) best(q int) {
 	off := q * kernels.Block
-	kernels.MaxMasked(rk.score[off:min(off+kernels.Block, rk.b.s.n)], rk.words(q), rk.bBest[q:q+1])
+	kernels.MaxMasked(rk.score[off:min(off+kernels.Block, rk.v.snap().n)], rk.words(q), rk.bBest[q:q+1])
 }
 
 // refresh brings the stale blocks, the bounds and the weights up to date.
@@ -549,7 +568,7 @@ func (rk *denseRanker) refresh() {
 		rk.valid = true
 	} else {
 		for _, id := range rk.moved {
-			if rk.b.alive.Has(id) {
+			if rk.v.alive().Has(id) {
 				rk.score[id] = rk.weightOf(id)
 			}
 		}
@@ -564,16 +583,10 @@ func (rk *denseRanker) refresh() {
 		rk.isStale[q] = false
 	}
 	rk.stale, rk.moved = rk.stale[:0], rk.moved[:0]
-	if afterRefresh != nil && !requery {
-		afterRefresh(rk)
+	if h := rk.hooks; h != nil && h.afterRefresh != nil && !requery {
+		h.afterRefresh(rk)
 	}
 }
-
-// afterRefresh, when set (tests), is called with the ranker at the end of
-// every refresh that had something to bring up to date (not when the
-// alternates of a one-instance batch rank again on instance 0's weights,
-// from before its consumption, as Nova does).
-var afterRefresh func(*denseRanker)
 
 // top returns the k best candidates satisfying keep (nil: all), and, when
 // wantTies, every candidate tied with the best (in id order). One
@@ -588,7 +601,7 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell in
 		return c.best, c.tieList()
 	}
 	rk.refresh()
-	blocks := rk.b.s.info.blockCells
+	blocks := rk.v.snap().info.blockCells
 	if cell < 0 || cell >= 64 {
 		blocks = nil
 	}
@@ -621,18 +634,14 @@ func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell in
 func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
 	if keep == nil && blocks == nil && c.k == 1 {
 		if rk.searchBest(c, wantTies) {
-			if afterSearchBest != nil {
-				afterSearchBest(rk, c, wantTies)
+			if h := rk.hooks; h != nil && h.afterSearchBest != nil {
+				h.afterSearchBest(rk, c, wantTies)
 			}
 			return
 		}
 	}
 	rk.searchScan(c, keep, wantTies, blocks, cell)
 }
-
-// afterSearchBest, when set (tests), is called with what searchBest
-// offered c, to compare with searchScan's.
-var afterSearchBest func(rk *denseRanker, c *collector, wantTies bool)
 
 // searchScan is search over the blocks' bests as a slice, for any keep,
 // blocks and k.
@@ -759,7 +768,7 @@ func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
 // scan offers block q's candidates weighing at least thr (and kept) to c
 // and returns the new threshold (the k-th best weight, once there are k).
 func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
-	n := rk.b.s.n
+	n := rk.v.snap().n
 	for k, w := range rk.words(q) {
 		base := q*kernels.Block + k*64
 		if w == 0 {

@@ -84,7 +84,7 @@ func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*bat
 	if err != nil {
 		return nil, err
 	}
-	b := newBatch(ctx, s, &r, p)
+	b := newBatch(ctx, s, &r, p, rankOptions{})
 	b.uuid = r.InstanceUUIDs[0]
 	b.keepSets = keepSets
 	return b, nil

@@ -20,6 +20,11 @@ import (
 // choices; a *MetricNotFoundError or *NovaError where Nova would raise;
 // ctx.Err() when the context ends (checked between instances and shards).
 func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
+	return placeBatch(ctx, s, req, rankOptions{})
+}
+
+// placeBatch is PlaceBatch ranking as opts say.
+func placeBatch(ctx context.Context, s *Snapshot, req Request, opts rankOptions) (Plan, error) {
 	if s == nil {
 		return Plan{}, invalid("", "nil snapshot")
 	}
@@ -27,7 +32,7 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	b := newBatch(ctx, s, &r, p)
+	b := newBatch(ctx, s, &r, p, opts)
 	defer b.release()
 	return b.place(false)
 }
@@ -120,47 +125,6 @@ func (b *batch) choose(best, ties []scored) scored {
 	return best[b.rng.IntN(sub)]
 }
 
-// rankScan is the baseline ranking: b.w.cands and b.w.score hold every
-// candidate's weight; it returns the best k and the ties at the top.
-func (b *batch) rankScan(k int, wantTies bool) (best, ties []scored) {
-	w := &b.w
-	for _, i := range topK(w.score, min(k, len(w.cands))) {
-		best = append(best, scored{w.cands[i], w.score[i]})
-	}
-	if wantTies && len(best) > 0 {
-		top := best[0].score
-		for i, x := range w.score {
-			if x == top {
-				ties = append(ties, scored{w.cands[i], x})
-			}
-		}
-	}
-	return best, ties
-}
-
-// topK returns the indexes of the k best scores, best first, ties by index.
-func topK(score []float64, k int) []int {
-	if k <= 0 {
-		return nil
-	}
-	best := make([]int, 0, k)
-	for i, x := range score {
-		if len(best) == k && x <= score[best[k-1]] {
-			continue
-		}
-		pos := len(best)
-		for pos > 0 && x > score[best[pos-1]] {
-			pos--
-		}
-		if len(best) < k {
-			best = append(best, 0)
-		}
-		copy(best[pos+1:], best[pos:len(best)-1])
-		best[pos] = i
-	}
-	return best
-}
-
 // alternates fills each placement's alternates as _get_alternate_hosts
 // does: from the hosts that pass after the last instance (re-filtered and
 // re-weighed when there were several instances, instance 0's candidates
@@ -179,19 +143,10 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		if nvh != nil {
 			return nil // no host passes any more: no alternates
 		}
-		if useBaseline {
-			if err := b.weigh(); err != nil {
-				return err
-			}
-		} else {
-			b.rk.update(b, dirty)
-		}
-		b.candidates = b.alive.Count()
-		if !useBaseline {
-			b.candidates = b.rk.size()
-			if err := b.rk.check(b); err != nil {
-				return err
-			}
+		b.rk.update(dirty)
+		b.candidates = b.rk.size()
+		if err := b.rk.check(); err != nil {
+			return err
 		}
 	}
 	isSelected := b.set()
@@ -203,12 +158,7 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	for cell := range info.cells {
 		c := int32(cell)
 		keep := func(id uint32) bool { return info.cell.At(id) == uint64(c) && !isSelected.Has(id) }
-		var best []scored
-		if useBaseline {
-			best = b.topWhereScan(numAlts, keep)
-		} else {
-			best, _ = b.rk.top(numAlts, false, keep, c)
-		}
+		best, _ := b.rk.top(numAlts, false, keep, c)
 		for _, x := range best {
 			perCell[c] = append(perCell[c], HostNode{Host: info.hostOf(x.id), Node: info.nodeOf(x.id)})
 		}
@@ -217,21 +167,4 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.At(selected[i]))])
 	}
 	return nil
-}
-
-// topWhereScan is the baseline's best k candidates satisfying keep.
-func (b *batch) topWhereScan(k int, keep func(uint32) bool) []scored {
-	var pool []float64
-	var ids []uint32
-	for i, id := range b.w.cands {
-		if keep(id) {
-			pool = append(pool, b.w.score[i])
-			ids = append(ids, id)
-		}
-	}
-	var best []scored
-	for _, i := range topK(pool, min(k, len(pool))) {
-		best = append(best, scored{ids[i], pool[i]})
-	}
-	return best
 }

@@ -72,12 +72,8 @@ func (b *batch) release() {
 		sc.sets = append(sc.sets, b.taken...)
 	}
 	sc.cols = append(sc.cols, b.takenCols...)
-	switch rk := b.rk.(type) {
-	case *ranker:
-		for _, id := range rk.ids {
-			sc.pos[id] = -1
-		}
-		sc.ids = rk.ids[:0]
+	if b.rk != nil {
+		b.rk.release(sc)
 	}
 	b.sc, b.taken, b.takenCols = nil, nil, nil
 	b.s.putScratch(sc)

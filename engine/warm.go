@@ -32,6 +32,8 @@ type warmBatch struct {
 	key      Request
 	consumed []uint32 // the hosts of the kept batch's placements
 
+	opts rankOptions // the options of the batches it makes (tests)
+
 	ids         []uint32    // changed hosts (scratch)
 	dirty, pass *bitmap.Set // their set, and those that pass (scratch)
 }
@@ -71,10 +73,10 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 	b := w.rebase(ctx, s, &r, p, &key, log)
 	if warm = b != nil; !warm {
 		w.drop(s)
-		b = newBatch(ctx, s, &r, p)
+		b = newBatch(ctx, s, &r, p, w.opts)
 	}
 	plan, err = b.place(warm)
-	if _, dense := b.rk.(*denseRanker); err != nil || !dense || !warmable(&r) {
+	if err != nil || b.rk == nil || !b.rk.carries() || !warmable(&r) {
 		b.release()
 		w.b = nil
 		return plan, warm, err
@@ -125,7 +127,7 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, p parse
 		return nil // PlaceBatch explains the NoValidHost
 	}
 	b.aliveAll = true // alive changed by whole words above
-	b.rk.update(b, w.ids)
+	b.rk.update(w.ids)
 	return b
 }
 
@@ -147,10 +149,9 @@ func (w *warmBatch) drop(s *Snapshot) {
 // request only (masks, the alternates' selection), keeping those its
 // state lives in.
 func (b *batch) recycleTemps() {
-	rk, _ := b.rk.(*denseRanker)
 	kept := b.taken[:0]
 	for _, st := range b.taken {
-		if st == b.ov.in || st == b.alive || st == b.prev || (rk != nil && st == rk.inSet) {
+		if st == b.ov.in || st == b.alive || st == b.prev || b.rk.holds(st) {
 			kept = append(kept, st)
 			continue
 		}
