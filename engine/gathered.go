@@ -8,9 +8,11 @@ import (
 	"github.com/placer/placer/internal/kernels"
 )
 
-// gatheredRanker keeps each candidate's raw weigher values and total weight across
-// the instances of a batch, and finds the best candidates of an instance
-// without rescoring every host when it can.
+// gatheredRanker keeps each candidate's raw weigher values and total
+// weight across the instances of a batch, in columns gathered over the
+// candidates, and finds the best candidates of an instance without
+// rescoring every host when it can. It serves every weigher (metrics,
+// server groups), where the dense ranker serves column weighers only.
 //
 // Nova normalises each weigher over the candidates: (x - lo) / (hi - lo).
 // When no placement moves any weigher's lo or hi — the usual case, since
@@ -20,7 +22,7 @@ import (
 // column kernels. Either way each weight is computed with the baseline's
 // operations in the baseline's order, so it is bit for bit the baseline's.
 //
-// Invariants: ids holds exactly the hosts in play (b.alive), in no
+// Invariants: ids holds exactly the hosts in play (v.alive()), in no
 // particular order; pos[id] is id's index in ids, or -1; raw[a][k] is
 // weigher act[a]'s raw value (clamped to its minval) for host ids[k] on the
 // batch's current state, mult[a][k] its multiplier (nil column: multV[a]
