@@ -54,11 +54,6 @@ type batch struct {
 	keepSets  bool // sets escape to the caller (FilterHosts): never pooled
 }
 
-// hostRes is the part of a host's state that consumption changes.
-type hostRes struct {
-	freeRAM, freeDiskMB, vcpusUsed, numInstances, numIOOps int64
-}
-
 // newBatch makes the batch of req (parsed as p) on s, ranked as opts say,
 // its memory from s's scratch pool.
 func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, opts rankOptions) *batch {
@@ -125,4 +120,49 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 		}
 	}
 	return dirty
+}
+
+// set returns an empty host set of the batch's snapshot.
+func (b *batch) set() *bitmap.Set {
+	sc := b.sc
+	var st *bitmap.Set
+	if k := len(sc.sets) - 1; k >= 0 && !b.keepSets {
+		st, sc.sets = sc.sets[k], sc.sets[:k]
+		st.Reset()
+	} else {
+		st = bitmap.NewSet(b.s.n)
+	}
+	b.taken = append(b.taken, st)
+	return st
+}
+
+// floats returns a float slice of length m from the scratch.
+func (b *batch) floats(m int) []float64 {
+	sc := b.sc
+	var f []float64
+	if k := len(sc.cols) - 1; k >= 0 && cap(sc.cols[k]) >= m {
+		f, sc.cols = sc.cols[k][:m], sc.cols[:k]
+	} else {
+		f = make([]float64, m, max(m, b.s.n))
+	}
+	b.takenCols = append(b.takenCols, f)
+	return f
+}
+
+// release gives the batch's memory back to the snapshot's pool. Nothing
+// the caller keeps may point into it.
+func (b *batch) release() {
+	sc := b.sc
+	if sc == nil {
+		return
+	}
+	if !b.keepSets {
+		sc.sets = append(sc.sets, b.taken...)
+	}
+	sc.cols = append(sc.cols, b.takenCols...)
+	if b.rk != nil {
+		b.rk.release(sc)
+	}
+	b.sc, b.taken, b.takenCols = nil, nil, nil
+	b.s.putScratch(sc)
 }

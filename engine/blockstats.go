@@ -135,3 +135,23 @@ func (rk *denseRanker) restatAll() {
 		return nil
 	})
 }
+
+// bounds brings the trees up to date with the stale blocks' statistics
+// (rebuilding them when many are stale), takes lo/hi from their roots and
+// reports whether any moved.
+func (rk *denseRanker) bounds() (changed bool) {
+	rebuild := len(rk.stale) > rk.nb/8
+	for a, w := range rk.act {
+		var lo float64
+		if minvalZero(w) {
+			lo = 0
+		} else {
+			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
+		}
+		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
+		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
+			rk.lo[a], rk.hi[a], changed = lo, hi, true
+		}
+	}
+	return changed
+}

@@ -44,11 +44,7 @@ func (s *Snapshot) Capacity(id uint32) HostCapacity {
 			*cur = v
 		}
 	}
-	for _, f := range s.cfg.Filters {
-		r, ok := resourceRules[f]
-		if !ok {
-			continue
-		}
+	for _, r := range s.rules {
 		switch r.res {
 		case resRAM:
 			lower(&c.RAMRatio, r.ratio(sh).At(j))

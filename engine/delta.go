@@ -70,32 +70,6 @@ func (d *usageDelta) len() int {
 	return len(d.ids)
 }
 
-// pendingUsage is the running usage of the hosts a commit changes, over
-// the usage of the snapshot it is applied to.
-//
-// Invariants: ids lists the hosts of res, each once, in the order they
-// were first set.
-type pendingUsage struct {
-	ids []uint32
-	res map[uint32]hostRes
-}
-
-// get returns host id's usage: the pending one, else its usage in snap.
-func (p *pendingUsage) get(snap *Snapshot, id uint32) hostRes {
-	if r, ok := p.res[id]; ok {
-		return r
-	}
-	return snap.usage(id)
-}
-
-// set makes r host id's pending usage.
-func (p *pendingUsage) set(id uint32, r hostRes) {
-	if _, ok := p.res[id]; !ok {
-		p.ids = append(p.ids, id)
-	}
-	p.res[id] = r
-}
-
 // usage returns host id's usage in s: its delta entry, else its columns.
 func (s *Snapshot) usage(id uint32) hostRes {
 	if r, ok := s.delta.lookup(id); ok {

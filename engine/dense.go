@@ -198,3 +198,42 @@ func (rk *denseRanker) update(dirty []uint32) {
 		}
 	}
 }
+
+// top returns the k best candidates satisfying keep (nil: all), and, when
+// wantTies, every candidate tied with the best (in id order). One
+// candidate weighs 0, as in Nova, where no weigher runs.
+func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell int32) (best, ties []scored) {
+	var c collector
+	c.init(k, wantTies)
+	if rk.count <= 1 {
+		for q := range rk.nb {
+			rk.scanZero(&c, keep, q)
+		}
+		return c.best, c.tieList()
+	}
+	rk.refresh()
+	blocks := rk.v.snap().info.blockCells
+	if cell < 0 || cell >= 64 {
+		blocks = nil
+	}
+	if !rk.scaled {
+		rk.search(&c, keep, wantTies, blocks, cell)
+		return c.best, c.tieList()
+	}
+	// The k-th best scaled weight bounds the scaled weights of the exact
+	// top k and of the hosts tied with the best (see scaledPlan): weigh
+	// exactly only the candidates that reach it.
+	var approx collector
+	approx.init(k, false)
+	rk.search(&approx, keep, false, blocks, cell)
+	cut := math.Inf(-1)
+	if t, ok := approx.threshold(); ok {
+		cut = t.score - 2*rk.eps
+	}
+	for q, x := range rk.bBest {
+		if x >= cut {
+			rk.scanExact(&c, keep, q, cut)
+		}
+	}
+	return c.best, c.tieList()
+}

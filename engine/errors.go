@@ -14,31 +14,6 @@ var ErrNoValidHost = errors.New("no valid host")
 // ComputeHostMetricNotFound).
 var ErrMetricNotFound = errors.New("compute host metric not found")
 
-// ErrInvalid is matched by every *ValidationError.
-var ErrInvalid = errors.New("invalid input")
-
-// ValidationError is bad input: it names the offending field with a
-// scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
-// Nothing is consumed or committed when it is returned.
-type ValidationError struct {
-	Field string
-	Msg   string
-}
-
-func (e *ValidationError) Error() string {
-	if e.Field == "" {
-		return e.Msg
-	}
-	return e.Field + ": " + e.Msg
-}
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
-
-func invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
 // FilterCount is how many hosts one filter started and ended with.
 type FilterCount struct {
 	Name  string

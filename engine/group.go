@@ -86,3 +86,65 @@ func (b *batch) hasInstance(nid int32, uuid string) bool {
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
 }
+
+// The server group filters, on the group's state above.
+
+// antiAffinityPasses is ServerGroupAntiAffinityFilter on host id: a host
+// running the instance's own uuid passes; another passes while its host
+// name holds fewer members than max_server_per_host.
+func antiAffinityPasses(b *batch, id uint32) (bool, error) {
+	g := b.group
+	if g == nil || g.policy != PolicyAntiAffinity {
+		return true, nil
+	}
+	nid := b.s.info.nameOf(id)
+	if b.hasInstance(nid, b.uuid) {
+		return true, nil
+	}
+	return g.count[nid] < g.maxPerHost, nil
+}
+
+// affinityKeepsAll reports that ServerGroupAffinityFilter passes every
+// host: no affinity group, or one with no hosts yet.
+func affinityKeepsAll(b *batch) bool {
+	g := b.group
+	return g == nil || g.policy != PolicyAffinity || len(g.hostNames) == 0
+}
+
+// affinityWhole keeps the hosts of set in the affinity group's hosts,
+// unless affinityKeepsAll.
+func affinityWhole(b *batch, set *bitmap.Set) bool {
+	if affinityKeepsAll(b) {
+		return false
+	}
+	return set.And(b.group.hostsSet)
+}
+
+// antiAffinityKeepsAll reports that ServerGroupAntiAffinityFilter passes
+// every host: no anti-affinity group.
+func antiAffinityKeepsAll(b *batch) bool {
+	g := b.group
+	return g == nil || g.policy != PolicyAntiAffinity
+}
+
+// antiAffinityApply is antiAffinityPasses over a whole set: only the host
+// names already holding members can fail, so only their nodes are tested
+// (removals commute: the map's order does not matter).
+func antiAffinityApply(b *batch, set *bitmap.Set) error {
+	if antiAffinityKeepsAll(b) {
+		return nil
+	}
+	g := b.group
+	if g.maxPerHost <= 0 { // every host can fail
+		return applyHost(b, set, antiAffinityPasses)
+	}
+	var one [1]uint32
+	for nid, c := range g.count {
+		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
+				set.Remove(id)
+			}
+		}
+	}
+	return nil
+}

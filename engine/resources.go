@@ -8,7 +8,7 @@ import "github.com/placer/placer/internal/kernels"
 // one source of its arithmetic: the filter's test of one host and its
 // column pass (filters.go), the Store's commit-time re-check (claimFits),
 // the capacity a host offers (Snapshot.Capacity) and the limits Nova
-// leaves in HostState.limits (limitsOf) all read the rules below.
+// leaves in HostState.limits (limitInto) all read the rules below.
 
 // resource is what a resource rule checks.
 type resource uint8
@@ -28,7 +28,8 @@ const (
 // variant the aggregates' minimum, resolved per host when the snapshot is
 // built.
 type resourceRule struct {
-	res resource
+	name string // the filter's
+	res  resource
 	// ratio is the allocation ratio column of a RAM, core or disk rule.
 	ratio func(sh *shard) *kernels.Coded[float64]
 	// limits is the per-host limit column of an Aggregate* io-ops or
@@ -39,16 +40,24 @@ type resourceRule struct {
 
 // resourceRules are the resource filters by name.
 var resourceRules = map[string]*resourceRule{
-	RamFilter:                   {res: resRAM, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.ramRatio }},
-	AggregateRamFilter:          {res: resRAM, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggRAMRatio }},
-	CoreFilter:                  {res: resCore, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.cpuRatio }},
-	AggregateCoreFilter:         {res: resCore, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggCPURatio }},
-	DiskFilter:                  {res: resDisk, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.diskRatio }},
-	AggregateDiskFilter:         {res: resDisk, ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggDiskRatio }},
-	IoOpsFilter:                 {res: resIOOps},
-	AggregateIoOpsFilter:        {res: resIOOps, limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }},
-	NumInstancesFilter:          {res: resInstances},
-	AggregateNumInstancesFilter: {res: resInstances, limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }},
+	RamFilter: {name: RamFilter, res: resRAM,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.ramRatio }},
+	AggregateRamFilter: {name: AggregateRamFilter, res: resRAM,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggRAMRatio }},
+	CoreFilter: {name: CoreFilter, res: resCore,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.cpuRatio }},
+	AggregateCoreFilter: {name: AggregateCoreFilter, res: resCore,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggCPURatio }},
+	DiskFilter: {name: DiskFilter, res: resDisk,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.diskRatio }},
+	AggregateDiskFilter: {name: AggregateDiskFilter, res: resDisk,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggDiskRatio }},
+	IoOpsFilter: {name: IoOpsFilter, res: resIOOps},
+	AggregateIoOpsFilter: {name: AggregateIoOpsFilter, res: resIOOps,
+		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }},
+	NumInstancesFilter: {name: NumInstancesFilter, res: resInstances},
+	AggregateNumInstancesFilter: {name: AggregateNumInstancesFilter, res: resInstances,
+		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }},
 }
 
 // configLimit is the configured limit of a plain io-ops or instance rule.
@@ -113,38 +122,29 @@ func (r *resourceRule) pass(sh *shard, c *Claim, cfg *Config, words []uint64) {
 // name.
 func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
 	sh, j := s.at(id)
-	for _, f := range s.cfg.Filters {
-		if rule, ok := resourceRules[f]; ok && !rule.fits(sh, j, &r, c, &s.cfg) {
-			return false, f
+	for _, rule := range s.rules {
+		if !rule.fits(sh, j, &r, c, &s.cfg) {
+			return false, rule.name
 		}
 	}
 	return true, ""
 }
 
-// limitsOf is what the resource filters leave in HostState.limits for
-// host j of sh when it passed them all: each of filters (the enabled ones,
-// in order) that is a RAM, disk or core rule sets its key (the later of a
-// plain and an Aggregate variant wins).
-func limitsOf(sh *shard, j int, filters []*filterImpl) Limits {
-	var l Limits
-	for _, f := range filters {
-		r := f.rule
-		if r == nil {
-			continue
-		}
-		switch r.res {
-		case resRAM:
-			l.Set |= HasMemoryMB
-			l.MemoryMB = float64(sh.totalRAM.At(j)) * r.ratio(sh).At(j)
-		case resDisk:
-			l.Set |= HasDiskGB
-			l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * r.ratio(sh).At(j) / 1024
-		case resCore:
-			if t := float64(sh.vcpusTotal.At(j)) * r.ratio(sh).At(j); sh.vcpusTotal.At(j) != 0 && t > 0 {
-				l.Set |= HasVCPU
-				l.VCPU = t
-			}
+// limitInto sets in l what the rule leaves in HostState.limits for host
+// j of sh when it passed: RAM, disk and core rules set their key (nothing
+// else does).
+func (r *resourceRule) limitInto(l *Limits, sh *shard, j int) {
+	switch r.res {
+	case resRAM:
+		l.Set |= HasMemoryMB
+		l.MemoryMB = float64(sh.totalRAM.At(j)) * r.ratio(sh).At(j)
+	case resDisk:
+		l.Set |= HasDiskGB
+		l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * r.ratio(sh).At(j) / 1024
+	case resCore:
+		if t := float64(sh.vcpusTotal.At(j)) * r.ratio(sh).At(j); sh.vcpusTotal.At(j) != 0 && t > 0 {
+			l.Set |= HasVCPU
+			l.VCPU = t
 		}
 	}
-	return l
 }

@@ -29,9 +29,11 @@ type Snapshot struct {
 	// only, by every batch.
 	filters  []*filterImpl
 	weighers []int
-	n        int
-	shards   []*shard
-	info     *hostInfo
+	// rules are the enabled resource filters' rules, in filter order.
+	rules  []*resourceRule
+	n      int
+	shards []*shard
+	info   *hostInfo
 	// mults summarises each weigher's multipliers over the hosts.
 	mults multipliers
 	// groupPlaced lists, per server group, the members a Store committed
@@ -65,45 +67,6 @@ func (s *Snapshot) Config() Config { return s.cfg.clone() }
 // HostNode returns the host and node names of host id.
 func (s *Snapshot) HostNode(id uint32) HostNode {
 	return HostNode{Host: s.info.hostOf(id), Node: s.info.nodeOf(id)}
-}
-
-// NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
-// copied: later changes to it do not affect the snapshot.
-func NewSnapshot(c Cloud) (*Snapshot, error) {
-	if err := ValidateCloud(&c); err != nil {
-		return nil, err
-	}
-	cfg := c.Config.clone()
-
-	n := len(c.Hosts)
-	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
-	for _, name := range cfg.Filters {
-		s.filters = append(s.filters, filterByName[name])
-	}
-	for _, name := range cfg.Weighers {
-		s.weighers = append(s.weighers, weigherIndex(name))
-	}
-	info, err := buildHostInfo(&c)
-	if err != nil {
-		return nil, err
-	}
-	s.info = info
-	var wide usageDelta
-	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
-		if n == 0 {
-			break
-		}
-		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n), &wide))
-	}
-	if len(wide.ids) > 0 {
-		s.delta = &wide
-	}
-	for i := range info.classes {
-		cl := &info.classes[i]
-		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
-	}
-	s.mults = summarise(s.shards)
-	return s, nil
 }
 
 // at returns the shard and offset of host id.

@@ -12,26 +12,6 @@ import (
 // their roots, kept up to date by walks up from the blocks that changed
 // (settle). blockHeap orders the blocks a search still has to scan.
 
-// bounds brings the trees up to date with the stale blocks' statistics
-// (rebuilding them when many are stale), takes lo/hi from their roots and
-// reports whether any moved.
-func (rk *denseRanker) bounds() (changed bool) {
-	rebuild := len(rk.stale) > rk.nb/8
-	for a, w := range rk.act {
-		var lo float64
-		if minvalZero(w) {
-			lo = 0
-		} else {
-			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
-		}
-		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
-		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
-			rk.lo[a], rk.hi[a], changed = lo, hi, true
-		}
-	}
-	return changed
-}
-
 // settle brings the inner nodes of a tournament tree with the given
 // number of leaves up to date with its leaves, all of them (rebuild) or
 // those of blocks qs, with min (or max, isMax), and returns the root. A

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +11,32 @@ import (
 
 	"github.com/placer/placer/internal/nova"
 )
+
+// ErrInvalid is matched by every *ValidationError.
+var ErrInvalid = errors.New("invalid input")
+
+// ValidationError is bad input: it names the offending field with a
+// scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
+// Nothing is consumed or committed when it is returned.
+type ValidationError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// invalid is the *ValidationError of field, its message formatted.
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
 
 // ValidateCloud checks a Cloud and returns a *ValidationError naming the
 // first bad field with a scenario-style path (hosts[3].memory_mb,
@@ -84,13 +111,6 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func nodeName(h *Host) string {
-	if h.Node == "" {
-		return h.Host
-	}
-	return h.Node
 }
 
 func validateHost(p string, h *Host) error {
