@@ -11,6 +11,14 @@ import (
 // batch is the private state of one PlaceBatch call: the request in the
 // forms the filters need, the overlay of consumed resources, the group
 // bookkeeping and the hosts still in play. The snapshot is only read.
+//
+// Invariants: ov holds the snapshot's usage delta and every host the
+// batch consumed on, with their usage now; alive holds the hosts in play
+// for instance index (those that passed its filters on the snapshot with
+// ov, or the forced ones); once started, rk describes alive but for the
+// words aliveWords lists (any word when aliveAll); every set of taken
+// and column of takenCols came from sc or was made for it, and goes back
+// to it on release (the sets but when keepSets).
 type batch struct {
 	ctx context.Context
 	s   *Snapshot
