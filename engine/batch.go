@@ -33,8 +33,9 @@ type batch struct {
 	img      nova.ImageRequest
 	query    *nova.Query
 	group    *groupState
-	filters  []*filterImpl // the snapshot's: read only
-	weighers []int         // active weigher indexes, in config order (the snapshot's: read only)
+	filters  []*filterImpl              // the snapshot's chain, from the catalogue
+	chainBuf [catalogueSize]*filterImpl // filters' backing array
+	weighers []int                      // active weigher indexes, in config order (the snapshot's: read only)
 
 	// ov is the current usage of the hosts consumed in this batch, and
 	// of those in the snapshot's usage delta.
@@ -86,7 +87,11 @@ func (b *batch) reset(ctx context.Context, s *Snapshot, req *Request, p parsedRe
 	if g := req.InstanceGroup; g != nil {
 		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
 	}
-	b.filters, b.weighers = s.filters, s.weighers
+	b.filters = b.chainBuf[:0]
+	for _, i := range s.chain {
+		b.filters = append(b.filters, filterTable[i])
+	}
+	b.weighers = s.weighers
 	b.rng = newRNG(&s.cfg)
 	b.ov.reset(s.delta)
 }

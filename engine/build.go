@@ -26,7 +26,7 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	n := len(c.Hosts)
 	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
 	for _, name := range cfg.Filters {
-		s.filters = append(s.filters, filterByName[name])
+		s.chain = append(s.chain, uint8(slices.Index(FilterCatalogue, name)))
 		if r, ok := resourceRules[name]; ok {
 			s.rules = append(s.rules, r)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/bits"
+	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/nova"
@@ -39,8 +40,17 @@ type filterImpl struct {
 // fusable reports whether runChain can run f inside a fused pass.
 func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil }
 
+// filterByName holds the catalogue's filters by name.
 var filterByName = map[string]*filterImpl{}
 
+// catalogueSize is the number of filters of FilterCatalogue.
+const catalogueSize = 28
+
+// filterTable holds the catalogue's filters by index in FilterCatalogue.
+var filterTable [catalogueSize]*filterImpl
+
+// register adds f to the catalogue, completing the forms of it that can
+// be derived from the others.
 func register(f *filterImpl) {
 	f.once = OncePerRequest(f.name)
 	if f.apply == nil && f.mask != nil {
@@ -59,6 +69,7 @@ func register(f *filterImpl) {
 		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
 	}
 	filterByName[f.name] = f
+	filterTable[slices.Index(FilterCatalogue, f.name)] = f
 }
 
 // applyHost runs a per-host predicate over set, shard by shard in

@@ -24,10 +24,11 @@ import (
 type Snapshot struct {
 	version uint64
 	cfg     Config
-	// filters and weighers are cfg's, resolved once: the filter chain in
-	// order and the weighers' indexes in WeigherCatalogue. Shared, read
-	// only, by every batch.
-	filters  []*filterImpl
+	// chain and weighers are cfg's, resolved once: the filter chain in
+	// order, as indexes in FilterCatalogue (a batch takes the filters
+	// from the catalogue, filterTable), and the weighers' indexes in
+	// WeigherCatalogue. Shared, read only, by every batch.
+	chain    []uint8
 	weighers []int
 	// rules are the enabled resource filters' rules, in filter order.
 	rules  []*resourceRule
