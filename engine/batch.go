@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
-	"strings"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/nova"
@@ -13,6 +11,14 @@ import (
 // batch is the private state of one PlaceBatch call: the request in the
 // forms the filters need, the overlay of consumed resources, the group
 // bookkeeping and the hosts still in play. The snapshot is only read.
+//
+// Invariants: ov holds the snapshot's usage delta and every host the
+// batch consumed on, with their usage now; alive holds the hosts in play
+// for instance index (those that passed its filters on the snapshot with
+// ov, or the forced ones); once started, rk describes alive but for the
+// words aliveWords lists (any word when aliveAll); every set of taken
+// and column of takenCols came from sc or was made for it, and goes back
+// to it on release (the sets but when keepSets).
 type batch struct {
 	ctx context.Context
 	s   *Snapshot
@@ -23,21 +29,17 @@ type batch struct {
 	uuid  string // its uuid
 
 	// The request, pre-digested.
-	memMB, vcpus int64
-	diskMB       int64 // (root + ephemeral) * 1024: what is consumed
-	diskReqMB    int64 // + swap: what DiskFilter asks for
-	img          nova.ImageRequest
-	query        *nova.Query
-	group        *groupState
-	filters      []*filterImpl // the snapshot's: read only
-	weighers     []int         // active weigher indexes, in config order (the snapshot's: read only)
+	claim    Claim // what each instance consumes and the resource filters ask for
+	img      nova.ImageRequest
+	query    *nova.Query
+	group    *groupState
+	filters  []*filterImpl              // the snapshot's chain, from the catalogue
+	chainBuf [catalogueSize]*filterImpl // filters' backing array
+	weighers []int                      // active weigher indexes, in config order (the snapshot's: read only)
 
-	// Overlay: current resources of the hosts consumed in this batch, and
+	// ov is the current usage of the hosts consumed in this batch, and
 	// of those in the snapshot's usage delta.
-	touched    *bitmap.Set
-	touchedIdx map[uint32]int
-	touchedIDs []uint32 // in consumption order; res[i] is touchedIDs[i]'s
-	res        []hostRes
+	ov overlay
 
 	alive *bitmap.Set // hosts in play
 	// aliveWords lists words of alive that filterNext changed since the
@@ -51,7 +53,8 @@ type batch struct {
 	rng        *rand.Rand
 	w          weighScratch
 	rk         ranking
-	candidates int // hosts that passed the filters for this instance
+	opts       rankOptions // which ranker, and the tests' hooks
+	candidates int         // hosts that passed the filters for this instance
 
 	sc        *scratch
 	taken     []*bitmap.Set
@@ -60,43 +63,37 @@ type batch struct {
 	keepSets  bool // sets escape to the caller (FilterHosts): never pooled
 }
 
-// hostRes is the part of a host's state that consumption changes.
-type hostRes struct {
-	freeRAM, freeDiskMB, vcpusUsed, numInstances, numIOOps int64
-}
-
-// groupState is the server group as the batch changes it: Nova appends
-// each chosen host to group.hosts and each placed instance to its host's
-// instances.
-type groupState struct {
-	policy     string
-	maxPerHost int
-	members    map[string]bool
-	hostNames  map[string]bool // group.hosts
-	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
-	count      map[int32]int   // host name id -> |instances ∩ members|
-	added      map[int32][]string
-}
-
-func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) *batch {
-	b := &batch{
-		ctx: ctx, s: s, cfg: &s.cfg, req: req,
-		memMB: req.Flavor.MemoryMB, vcpus: req.Flavor.VCPUs,
-		diskMB:     (req.Flavor.RootGB + req.Flavor.EphemeralGB) * 1024,
-		touchedIdx: map[uint32]int{},
-		rng:        newRNG(&s.cfg),
-	}
-	b.sc = s.getScratch()
+// newBatch makes the batch of req (parsed as p) on s, ranked as opts say,
+// its memory from s's scratch pool.
+func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, opts rankOptions) *batch {
+	b := &batch{s: s, sc: s.getScratch(), ov: overlay{idx: map[uint32]int{}}, opts: opts}
 	b.taken = b.takenBuf[:0]
-	b.touched = b.set()
-	b.seedOverlay()
-	b.diskReqMB = b.diskMB + req.Flavor.Swap
+	b.ov.in = b.set()
+	b.reset(ctx, s, req, p)
+	return b
+}
+
+// reset readies b for instance 0 of req (parsed as p) on s: what a batch
+// derives from its request and snapshot, a fresh generator and an overlay
+// holding s's usage delta alone. newBatch starts every batch with it, and
+// a Scheduler worker's kept batch is brought to its next request with it
+// (warm.go); the hosts in play and the ranker are theirs to set.
+func (b *batch) reset(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) {
+	b.ctx, b.s, b.cfg, b.req = ctx, s, &s.cfg, req
+	b.index, b.uuid, b.candidates = 0, "", 0
+	b.claim = claimOf(req)
 	b.img, b.query = p.img, p.query
+	b.group = nil
 	if g := req.InstanceGroup; g != nil {
 		b.group = newGroupState(s, g, req.InstanceUUIDs, b.set())
 	}
-	b.filters, b.weighers = s.filters, s.weighers
-	return b
+	b.filters = b.chainBuf[:0]
+	for _, i := range s.chain {
+		b.filters = append(b.filters, filterTable[i])
+	}
+	b.weighers = s.weighers
+	b.rng = newRNG(&s.cfg)
+	b.ov.reset(s.delta)
 }
 
 // newRNG is a batch's generator: seeded by the configuration alone, so
@@ -105,118 +102,18 @@ func newRNG(cfg *Config) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
 }
 
-// seedOverlay starts the (empty) overlay with the snapshot's delta (Store
-// commits, usage past the int32 columns): its hosts' columns are not their
-// state.
-func (b *batch) seedOverlay() {
-	if d := b.s.delta; d != nil {
-		for i, id := range d.ids {
-			b.touchedIdx[id] = len(b.res)
-			b.res = append(b.res, d.res[i])
-			b.touchedIDs = append(b.touchedIDs, id)
-			b.touched.Add(id)
-		}
-	}
-}
-
-func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {
-	gs := &groupState{
-		policy: g.Policy, maxPerHost: g.MaxServerPerHost,
-		members:   make(map[string]bool, len(g.Members)+len(uuids)),
-		hostNames: make(map[string]bool, len(g.Hosts)),
-		hostsSet:  hosts,
-		count:     map[int32]int{},
-		added:     map[int32][]string{},
-	}
-	if gs.maxPerHost == 0 {
-		gs.maxPerHost = 1
-	}
-	for _, m := range g.Members {
-		gs.members[m] = true
-	}
-	for _, u := range uuids {
-		gs.members[u] = true
-	}
-	for _, h := range g.Hosts {
-		gs.addHost(s, h)
-	}
-	// Members a Store committed count on the host it committed them to
-	// (as its commit-time check counts them), whether or not the request
-	// lists them, and their hosts join group.hosts (Nova derives it from
-	// the members' hosts); the others count where the snapshot lists them.
-	placed := s.groupPlaced[g.UUID]
-	for m := range gs.members {
-		if _, ok := placed[m]; ok {
-			continue
-		}
-		for nid := range s.info.instances.namesOf(m) {
-			gs.count[nid]++
-		}
-	}
-	for _, host := range placed {
-		for id := range s.info.byHostLower(strings.ToLower(host)).all() {
-			if s.info.hostOf(id) == host {
-				gs.count[s.info.nameOf(id)]++
-				break
-			}
-		}
-		gs.addHost(s, host)
-	}
-	return gs
-}
-
-// addHost appends a host name to group.hosts.
-func (g *groupState) addHost(s *Snapshot, name string) {
-	if g.hostNames[name] {
-		return
-	}
-	g.hostNames[name] = true
-	for id := range s.info.byHostLower(strings.ToLower(name)).all() {
-		if s.info.hostOf(id) == name {
-			g.hostsSet.Add(id)
-		}
-	}
-}
-
-// hasInstance reports whether uuid is among host name nid's instances.
-func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if b.s.info.instances.has(nid, uuid) {
-		return true
-	}
-	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
-}
-
 // aliveSynced notes that the ranker has read every change of alive.
 func (b *batch) aliveSynced() { b.aliveWords, b.aliveAll = b.aliveWords[:0], false }
 
 // cur returns host id's current resources (the overlay's, else the
 // snapshot's).
-func (b *batch) cur(id uint32) hostRes {
-	if b.touched.Has(id) {
-		return b.res[b.touchedIdx[id]]
-	}
-	sh, j := b.s.at(id)
-	return sh.usageAt(j)
-}
+func (b *batch) cur(id uint32) hostRes { return b.ov.usage(b.s, id) }
 
 // consume applies Nova's consume_from_request and _consume_selected_host to
 // host id in the overlay, and returns the hosts whose filter results or
 // weights may have changed.
 func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
-	r := b.cur(id)
-	r.freeRAM -= b.memMB
-	r.freeDiskMB -= b.diskMB
-	r.vcpusUsed += b.vcpus
-	r.numInstances++
-	r.numIOOps++
-	if k, ok := b.touchedIdx[id]; ok {
-		b.res[k] = r
-	} else {
-		b.touchedIdx[id] = len(b.res)
-		b.res = append(b.res, r)
-		b.touchedIDs = append(b.touchedIDs, id)
-		b.touched.Add(id)
-	}
+	b.ov.set(id, consumeClaim(b.cur(id), &b.claim))
 	dirty = append(dirty, id)
 	if g := b.group; g != nil {
 		info := b.s.info
@@ -238,52 +135,47 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 	return dirty
 }
 
-// attrs fills h with what getattr(host_state, ...) returns for host id now.
-func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
-	info := b.s.info
-	sh, j := b.s.at(id)
-	r := b.cur(id)
-	*h = nova.HostAttrs{
-		Host: info.hostOf(id), Nodename: info.nodeOf(id),
-		CellUUID:  info.cellUUID[info.cell.at(id)],
-		FreeRAMMB: r.freeRAM, FreeDiskMB: r.freeDiskMB,
-		TotalUsableRAMMB: sh.totalRAM.At(j), TotalUsableDiskGB: sh.totalDiskGB.At(j),
-		DiskMBUsed: info.diskMBUsed(id),
-		VCPUsTotal: sh.vcpusTotal.At(j), VCPUsUsed: r.vcpusUsed,
-		NumInstances: r.numInstances, NumIOOps: r.numIOOps, FailedBuilds: sh.failedBuilds.At(j),
-		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
-		CPUInfo:            info.cpuInfo(id),
-		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats.at(id)], RAMAllocationRatio: sh.ramRatio.At(j),
-		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
-		Extras: b, ExtrasID: id,
+// set returns an empty host set of the batch's snapshot.
+func (b *batch) set() *bitmap.Set {
+	sc := b.sc
+	var st *bitmap.Set
+	if k := len(sc.sets) - 1; k >= 0 && !b.keepSets {
+		st, sc.sets = sc.sets[k], sc.sets[:k]
+		st.Reset()
+	} else {
+		st = bitmap.NewSet(b.s.n)
 	}
-	// Where it is the node name, it points at h's own Nodename.
-	h.HypervisorHostname = info.hvHostname(id, &h.Nodename)
+	b.taken = append(b.taken, st)
+	return st
 }
 
-// HostUUID is host id's uuid (nova.HostExtras).
-func (b *batch) HostUUID(id uint32) string {
-	return b.s.info.hostUUID(id)
-}
-
-// HostIP is host id's host_ip (nova.HostExtras).
-func (b *batch) HostIP(id uint32) *string {
-	return b.s.info.hostIP(id)
-}
-
-// HostMetrics is host id's metrics (nova.HostExtras).
-func (b *batch) HostMetrics(id uint32) map[string]int64 {
-	return b.s.info.metrics.of(id)
-}
-
-// HostInstances is host id's instance uuids now: the snapshot's, then
-// those of the batch's group placed there (nova.HostExtras).
-func (b *batch) HostInstances(id uint32) []string {
-	nid := b.s.info.nameOf(id)
-	us := b.s.info.instances.of(nid)
-	if b.group != nil {
-		us = append(us, b.group.added[nid]...)
+// floats returns a float slice of length m from the scratch.
+func (b *batch) floats(m int) []float64 {
+	sc := b.sc
+	var f []float64
+	if k := len(sc.cols) - 1; k >= 0 && cap(sc.cols[k]) >= m {
+		f, sc.cols = sc.cols[k][:m], sc.cols[:k]
+	} else {
+		f = make([]float64, m, max(m, b.s.n))
 	}
-	return us
+	b.takenCols = append(b.takenCols, f)
+	return f
+}
+
+// release gives the batch's memory back to the snapshot's pool. Nothing
+// the caller keeps may point into it.
+func (b *batch) release() {
+	sc := b.sc
+	if sc == nil {
+		return
+	}
+	if !b.keepSets {
+		sc.sets = append(sc.sets, b.taken...)
+	}
+	sc.cols = append(sc.cols, b.takenCols...)
+	if b.rk != nil {
+		b.rk.release(sc)
+	}
+	b.sc, b.taken, b.takenCols = nil, nil, nil
+	b.s.putScratch(sc)
 }

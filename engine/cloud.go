@@ -111,3 +111,10 @@ type Aggregate struct {
 	// image properties.
 	Metadata map[string]string
 }
+
+func nodeName(h *Host) string {
+	if h.Node == "" {
+		return h.Host
+	}
+	return h.Node
+}

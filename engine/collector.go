@@ -62,3 +62,14 @@ func (c *collector) tieList() []scored {
 	slices.SortFunc(c.ties, func(a, b scored) int { return cmp.Compare(a.id, b.id) })
 	return c.ties
 }
+
+// scored is a candidate and its total weight.
+type scored struct {
+	id    uint32
+	score float64
+}
+
+// better ranks candidates: weight descending, then host id ascending.
+func better(a, b scored) bool {
+	return a.score > b.score || (a.score == b.score && a.id < b.id)
+}

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"slices"
-	"sync/atomic"
+
+	"github.com/placer/placer/bitmap"
 )
 
 // usageDelta is the usage of the hosts a Store changed since their shards
@@ -38,7 +39,7 @@ func (d *usageDelta) lookup(id uint32) (hostRes, bool) {
 }
 
 // with returns the delta with the entries of ov's hosts set to ov's usage.
-func (d *usageDelta) with(ov *overlay) *usageDelta {
+func (d *usageDelta) with(ov *pendingUsage) *usageDelta {
 	add := slices.Sorted(slices.Values(ov.ids))
 	next := &usageDelta{}
 	var ids []uint32
@@ -78,21 +79,48 @@ func (s *Snapshot) usage(id uint32) hostRes {
 	return sh.usageAt(j)
 }
 
-// genTable holds the generation of every host of a Store: the version of
-// the last publication that changed its usage. Successive usage states
-// share one table (a rebuild starts a new one); commits write it under the
-// Store's mutex before they publish, so that Generation never reports a
-// change older than Snapshot shows. Only the newest state's values are
-// ever read: a commit checks a plan against the newest state.
-type genTable []atomic.Uint64
-
-func newGens(n int, v uint64) *genTable {
-	g := make(genTable, n)
-	for i := range g {
-		g[i].Store(v)
+// compact folds the snapshot's usage delta into copies of the shards it
+// covers (snap is not published yet), with columns from r, and returns
+// the shards it replaced. The hosts whose usage the columns cannot hold
+// stay in the delta.
+func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
+	copied := map[int]bool{}
+	born := r.escapes.Load()
+	var wide usageDelta
+	for i, id := range snap.delta.ids {
+		k, j := int(id>>bitmap.ShardBits), int(id&(bitmap.ShardSize-1))
+		res := snap.delta.res[i]
+		if !res.fitsColumns() {
+			wide.ids, wide.res = append(wide.ids, id), append(wide.res, res)
+			continue
+		}
+		if !copied[k] {
+			copied[k] = true
+			replaced = append(replaced, snap.shards[k])
+			snap.shards[k] = snap.shards[k].cloneUsage(r)
+			snap.shards[k].bornEscapes = born
+		}
+		snap.shards[k].setUsage(j, res)
 	}
-	return &g
+	for k := range copied {
+		snap.shards[k].statBlocks()
+	}
+	snap.delta = nil
+	if len(wide.ids) > 0 {
+		snap.delta = &wide
+	}
+	return replaced
 }
 
-func (g *genTable) of(id uint32) uint64     { return (*g)[id].Load() }
-func (g *genTable) set(id uint32, v uint64) { (*g)[id].Store(v) }
+// cloneUsage copies a shard for a usage change: the consumable columns are
+// copied (into columns from r, nil: fresh ones), every other column is
+// shared.
+func (sh *shard) cloneUsage(r *recycler) *shard {
+	c := *sh
+	c.freeRAM = r.cloneInts(sh.freeRAM)
+	c.freeDiskMB = r.cloneInts(sh.freeDiskMB)
+	c.vcpusUsed = r.cloneInts(sh.vcpusUsed)
+	c.numInstances = r.cloneInts(sh.numInstances)
+	c.numIOOps = r.cloneInts(sh.numIOOps)
+	return &c
+}

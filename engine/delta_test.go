@@ -14,6 +14,7 @@ import (
 // by commits (shards shared, usage in its delta) places exactly as a
 // snapshot built from scratch with the same usage, with every ranker.
 func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 6; seed++ {
 		cloud, _ := synth.Scenario(synth.Options{Hosts: 9000, Instances: 1, Seed: seed, Profile: "basic"})
 		cloud.Config.ShuffleBestSameWeighedHosts = seed%2 == 0
@@ -62,11 +63,8 @@ func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
 			req := request(100+i, 1+i*7)
 			want, wantErr := engine.PlaceBatch(context.Background(), rebuilt, req)
 			for _, mode := range []string{"dense", "gathered", "baseline"} {
-				engine.SetDenseRanker(mode == "dense")
-				engine.SetBaseline(mode == "baseline")
-				got, gotErr := engine.PlaceBatch(context.Background(), derived, req)
-				engine.SetDenseRanker(true)
-				engine.SetBaseline(false)
+				got, gotErr := engine.PlaceBatchWith(context.Background(), derived, req,
+					engine.Ranking{Gathered: mode != "dense", Baseline: mode == "baseline"})
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got.Placements, want.Placements) {
 					t.Fatalf("seed %d request %d (%s): derived snapshot places\n%+v %v\nrebuilt places\n%+v %v",
 						seed, i, mode, got.Placements, gotErr, want.Placements, wantErr)

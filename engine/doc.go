@@ -10,28 +10,101 @@
 // in play, weigh them, choose among the best host_subset_size with a seeded
 // generator, consume the flavor on the chosen host in a private overlay,
 // and go on. Only the hosts a placement changed are re-filtered and
-// re-weighed for the next instance.
-//
-// Files, one concept each: snapshot.go (columns, shards, static host
-// data), hostnames.go (host and node names, a node's kept only where it
-// is not its host's), instances.go (the sorted instance and host-name
-// indexes), uuidkey.go (uuids kept as their 16 bytes), hostmetrics.go
-// (the metrics' columns), hvattrs.go (hypervisor attributes by index into
-// their distinct values), hostip.go (host_ip as 4 bytes), usage.go (the
-// int32 usage columns, and the hosts past them) and rawcols.go (the
-// weighers' raw columns and their per-block summaries); batch.go (a
-// PlaceBatch's overlay and group state); filters.go and kernels.go (the
-// filter catalogue, fused column passes); weigh.go (the baseline
-// weighing), dense.go and rank.go (the incremental rankers); place.go (the
-// placement loop); store.go, delta.go, store_update.go and claim.go (the
-// commit layer); changes.go (the Store's log of the hosts each commit
-// changed); recycle.go (snapshot leases, and the reuse of the columns
-// compactions replace); scheduler.go and metrics.go (the worker pool);
-// warm.go (a worker's last batch, brought up to date for its next alike
-// request).
-// Static shard columns are internal/kernels.Coded: half a byte per host
-// where a shard's column takes at most 16 values.
+// re-weighed for the next instance. A Store publishes snapshots and
+// commits plans under optimistic concurrency; a Scheduler is a pool of
+// workers placing and committing on a Store.
 //
 // Results are deterministic: the same snapshot, request and seed give the
 // same plan, whatever the number of shards, goroutines or CPUs.
+//
+// # Layers
+//
+// The package is one package, not several: filters, rankers, the
+// placement loop and commits share the batch, the shards and the overlay.
+// Its files stand in seven layers instead, each using the declarations of
+// its own layer and of the layers below; a use of a layer above is the
+// exception, counted. The layering test (layering_test.go) reads this
+// list and holds the files to it: every file in one layer, at most 8
+// levels deep, at most 10 uses running up a layer, none over 500 lines.
+//
+//  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
+//  2. Column types: hostinfo.go
+//  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
+//  5. The placement loop: chain.go, place.go, evaluate.go
+//  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go
+//  7. The scheduler: scheduler.go, warm.go
+//
+// The column types are the package engine/internal/hostcols (compact,
+// read-only per-host columns that import nothing from engine), and
+// hostinfo.go, the static per-host data kept in them.
+//
+// # Files
+//
+// Values and errors, what callers build and get back:
+//   - config.go: the filter and weigher names, the catalogues, Config and Nova's defaults.
+//   - request.go: Request and its parts (flavor, image, server group, hints).
+//   - plan.go: Plan, Placement, Claim and Limits, what PlaceBatch returns.
+//   - cloud.go: Cloud, Host and Aggregate, what a snapshot is built from.
+//   - weighers.go: the weigher indexes and what each weigher is (its multiplier's name, whether it reads a column).
+//   - errors.go: the errors of a placement (NoValidHost, metric not found, Nova's exceptions).
+//   - validate.go: ValidationError and the checks of clouds, configurations and requests.
+//
+// Column types:
+//   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.
+//
+// The snapshot:
+//   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
+//   - shard.go: a shard's columns and the weigher multipliers' summary.
+//   - usage.go: a host's usage (hostRes), consuming a claim, the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
+//   - delta.go: the snapshot's usage delta and its compaction into shard copies.
+//   - rawcols.go: the column weighers' raw values as the kernels read them, and their per-block summaries.
+//   - resources.go: Nova's resource filters as one rule each, read by the filters, the commit check and the capacity.
+//   - capacity.go: the public usage and capacity of a host and the cloud's utilization.
+//   - scratch.go: the reusable memory of a PlaceBatch and the snapshot's pool of it.
+//   - recycle.go: the reuse of the usage columns compactions replace.
+//   - build.go: NewSnapshot, building a snapshot from a Cloud.
+//
+// Filters and rankers:
+//   - batch.go: batch, the private state of one PlaceBatch, its reset and consumption.
+//   - group.go: the server group as a batch changes it, and the group filters.
+//   - hostattrs.go: the host view Nova's JsonFilter and capability checks read.
+//   - filters.go: the filter catalogue and how a filter runs over a set.
+//   - masks.go: the static filters' host masks, memoised per snapshot.
+//   - attrfilters.go: the filters reading what a host reports (image properties, capabilities, JsonFilter, isolated hosts).
+//   - intattrs.go: integer capabilities judged on the columns.
+//   - fused.go: one pass over the shards running a run of mask and column filters.
+//   - weigh.go: the weighers' raw values and the baseline weighing of every candidate.
+//   - collector.go: the k best candidates and the ties, in Nova's order.
+//   - rank.go: the ranking interface, the rankers' options and the choice of a ranker.
+//   - rankview.go: rankView, what a ranker reads of its batch.
+//   - baseline.go: the baseline ranker, Nova's loop as written.
+//   - gathered.go: the gathered ranker, for any weigher.
+//   - dense.go: the dense ranker, for column weighers: its state, update and top.
+//   - blockstats.go: the dense ranker's per-block statistics and bounds.
+//   - trees.go: tournament trees and the heap of blocks.
+//   - scaled.go: the dense ranker's scaled weights and their error bound.
+//   - rescore.go: the dense ranker's rescoring.
+//   - search.go: the dense ranker's top-k search.
+//
+// The placement loop:
+//   - chain.go: the filter chain driver: prefiltering, the whole chain for instance 0, the changed hosts after.
+//   - place.go: PlaceBatch, the placement loop, the choice and the alternates.
+//   - evaluate.go: FilterHosts and WeighHosts, one filter or weigher pass.
+//
+// Commits and metrics:
+//   - store.go: Store, its states, leases and the derivation of the next snapshot.
+//   - commit.go: Commit, the re-check of a plan, and conflicts.
+//   - store_update.go: compute node reports, deletions, host and aggregate changes, the journal.
+//   - changes.go: the log of the hosts each commit changed.
+//   - metrics.go: the Prometheus metrics of a Store and a Scheduler.
+//
+// The scheduler:
+//   - scheduler.go: Scheduler, the worker pool placing and committing.
+//   - warm.go: a worker's last batch, brought up to date for its next alike request.
+//
+// And doc.go, this map.
+//
+// Static shard columns are internal/kernels.Coded: half a byte per host
+// where a shard's column takes at most 16 values.
 package engine

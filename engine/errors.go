@@ -14,48 +14,6 @@ var ErrNoValidHost = errors.New("no valid host")
 // ComputeHostMetricNotFound).
 var ErrMetricNotFound = errors.New("compute host metric not found")
 
-// ErrInvalid is matched by every *ValidationError.
-var ErrInvalid = errors.New("invalid input")
-
-// ErrNotImplemented is matched by the *ValidationError the engine returns
-// for a valid configuration it does not implement yet (the chance
-// scheduler, the ironic host manager, the Exact* filters: issue 20);
-// internal/reference implements them.
-var ErrNotImplemented = errors.New("not implemented by the engine yet")
-
-// ValidationError is bad input: it names the offending field with a
-// scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
-// Nothing is consumed or committed when it is returned.
-type ValidationError struct {
-	Field string
-	Msg   string
-	// notImplemented makes errors.Is(err, ErrNotImplemented) true.
-	notImplemented bool
-}
-
-func (e *ValidationError) Error() string {
-	if e.Field == "" {
-		return e.Msg
-	}
-	return e.Field + ": " + e.Msg
-}
-
-// Is makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
-// ErrNotImplemented) for what the engine does not implement yet.
-func (e *ValidationError) Is(target error) bool {
-	return target == ErrInvalid || e.notImplemented && target == ErrNotImplemented
-}
-
-func invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-func notImplemented(field, format string, args ...any) *ValidationError {
-	e := invalid(field, format, args...)
-	e.notImplemented = true
-	return e
-}
-
 // FilterCount is how many hosts one filter started and ended with.
 type FilterCount struct {
 	Name  string

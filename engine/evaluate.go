@@ -84,24 +84,8 @@ func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*bat
 	if err != nil {
 		return nil, err
 	}
-	b := newBatch(ctx, s, &r, p)
+	b := newBatch(ctx, s, &r, p, rankOptions{})
 	b.uuid = r.InstanceUUIDs[0]
 	b.keepSets = keepSets
 	return b, nil
-}
-
-// filterFirstCounts is filterFirst returning the counts even on success.
-func (b *batch) filterFirstCounts() ([]FilterCount, error) {
-	if !b.startFilter() || b.forced {
-		return nil, nil
-	}
-	return b.runChain(b.alive, false)
-}
-
-// startFilter puts every host in play and pre-filters them; false means
-// ignore_hosts left nothing (no filter runs).
-func (b *batch) startFilter() bool {
-	b.alive = b.set()
-	b.alive.Fill()
-	return b.prefilter(b.alive)
 }

@@ -13,71 +13,82 @@ import (
 // Hooks for the external tests (package engine_test), which can import
 // internal/synth without an import cycle.
 
-// SetBaseline switches PlaceBatch to the literal per-instance rescoring.
-func SetBaseline(on bool) { useBaseline = on }
-
-// SetScaledWeights turns the dense ranker's scaled weights on or off and
-// returns the previous setting.
-func SetScaledWeights(on bool) (was bool) {
-	was, useScaledWeights = useScaledWeights, on
-	return was
+// Ranking chooses how the batches of one test rank and what watches
+// them: it is passed per call (PlaceBatchWith, Warm.Ranking), so that
+// tests ranking differently may run in parallel. The zero value ranks as
+// PlaceBatch does.
+type Ranking struct {
+	// Baseline ranks with the literal per-instance rescoring.
+	Baseline bool
+	// Gathered forbids the dense ranker.
+	Gathered bool
+	// Scaled, when set, turns the dense ranker's scaled weights on or off.
+	Scaled *bool
+	// DenseBatches, when set, counts the batches ranked by the dense
+	// ranker.
+	DenseBatches *int
+	// Check, when set, makes every refresh of the dense ranker check its
+	// invariants against plain loops over the candidates, and every
+	// search of its best tree against the scan over the blocks, reporting
+	// violations to Check; ScaledRefreshes then counts the refreshes that
+	// left scaled weights, SearchBestChecked the searches compared.
+	Check                              func(error)
+	ScaledRefreshes, SearchBestChecked *int
 }
 
-// SetDenseRanker allows (on) or forbids the dense ranker.
-func SetDenseRanker(on bool) { useDenseRanker = on }
-
-// CountDenseRanker makes *n count the batches ranked by the dense ranker
-// (nil: stop counting). Not safe for concurrent batches.
-func CountDenseRanker(n *int) {
-	if n == nil {
-		onDenseRanker = nil
-		return
+// options are r as a batch's rankOptions.
+func (r Ranking) options() rankOptions {
+	o := rankOptions{baseline: r.Baseline, gathered: r.Gathered}
+	if r.Scaled != nil {
+		o.scaled = -1
+		if *r.Scaled {
+			o.scaled = 1
+		}
 	}
-	onDenseRanker = func() { *n++ }
+	if r.DenseBatches == nil && r.Check == nil {
+		return o
+	}
+	h := &rankHooks{}
+	if n := r.DenseBatches; n != nil {
+		h.onDense = func() { *n++ }
+	}
+	if fail := r.Check; fail != nil {
+		h.afterRefresh = func(rk *denseRanker) {
+			if rk.scaled && r.ScaledRefreshes != nil {
+				*r.ScaledRefreshes++
+			}
+			if err := rk.checkInvariants(); err != nil {
+				fail(err)
+			}
+		}
+		h.afterSearchBest = func(rk *denseRanker, c *collector, wantTies bool) {
+			var want collector
+			want.init(c.k, wantTies)
+			rk.searchScan(&want, nil, wantTies, nil, -1)
+			if !reflect.DeepEqual(c.best, want.best) || !reflect.DeepEqual(c.tieList(), want.tieList()) {
+				fail(fmt.Errorf("searchBest offered best %v ties %v, the scan %v, %v", c.best, c.tieList(), want.best, want.tieList()))
+			}
+			if r.SearchBestChecked != nil {
+				*r.SearchBestChecked++
+			}
+		}
+	}
+	o.hooks = h
+	return o
 }
 
-// CheckDenseRanker makes every refresh of the dense ranker check its
-// invariants against plain loops over the candidates, reporting
-// violations to fail (nil: stop checking). Not safe for concurrent
-// batches. *scaled counts the refreshes that left scaled weights.
-func CheckDenseRanker(fail func(error), scaled *int) {
-	if fail == nil {
-		afterRefresh, afterSearchBest = nil, nil
-		return
-	}
-	afterRefresh = func(rk *denseRanker) {
-		if rk.scaled {
-			*scaled++
-		}
-		if err := rk.checkInvariants(); err != nil {
-			fail(err)
-		}
-	}
-	afterSearchBest = func(rk *denseRanker, c *collector, wantTies bool) {
-		var want collector
-		want.init(c.k, wantTies)
-		rk.searchScan(&want, nil, wantTies, nil, -1)
-		if !reflect.DeepEqual(c.best, want.best) || !reflect.DeepEqual(c.tieList(), want.tieList()) {
-			fail(fmt.Errorf("searchBest offered best %v ties %v, the scan %v, %v", c.best, c.tieList(), want.best, want.tieList()))
-		}
-		searchBestChecked++
-	}
+// PlaceBatchWith is PlaceBatch ranking as r says.
+func PlaceBatchWith(ctx context.Context, s *Snapshot, req Request, r Ranking) (Plan, error) {
+	return placeBatch(ctx, s, req, r.options())
 }
-
-// searchBestChecked counts the searches CheckDenseRanker compared.
-var searchBestChecked int
-
-// SearchBestChecked returns how many of searchBest's results the check
-// compared with searchScan's.
-func SearchBestChecked() int { return searchBestChecked }
 
 // checkInvariants checks the block statistics, the scores, the block
 // bests and, for scaled weights, the bound on their error.
 func (rk *denseRanker) checkInvariants() error {
-	if n := rk.b.alive.Count(); rk.count != n {
+	if n := rk.v.alive().Count(); rk.count != n {
 		return fmt.Errorf("the ranker counts %d candidates, the batch %d", rk.count, n)
 	}
-	for k, w := range rk.b.alive.Words() {
+	for k, w := range rk.v.alive().Words() {
 		if rk.in[k] != w {
 			return fmt.Errorf("candidate word %d is %x, the batch's %x", k, rk.in[k], w)
 		}
@@ -97,16 +108,16 @@ func (rk *denseRanker) checkInvariants() error {
 		for k, w := range rk.words(q) {
 			for ; w != 0; w &= w - 1 {
 				id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(w))
-				if !rk.b.alive.Has(id) {
+				if !rk.v.alive().Has(id) {
 					return fmt.Errorf("host %d is a candidate of the ranker, not of the batch", id)
 				}
 				for a, wi := range rk.act {
-					x := rk.b.rawOne(wi, id)
+					x := rk.v.raw(wi, id)
 					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 				}
 				want := rk.weightOf(id)
 				if math.Float64bits(rk.score[id]) != math.Float64bits(want) {
-					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.b.touched.Has(id), rk.count, rk.lo, rk.hi)
+					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.v.b.ov.has(id), rk.count, rk.lo, rk.hi)
 				}
 				best = max(best, want)
 				if !haveRef {
@@ -146,12 +157,17 @@ func (rk *denseRanker) checkInvariants() error {
 	return nil
 }
 
-// Warm is a Scheduler worker's kept batch (warmBatch), for tests.
-type Warm struct{ w warmBatch }
+// Warm is a Scheduler worker's kept batch (warmBatch), for tests; its
+// batches rank as Ranking says.
+type Warm struct {
+	w       warmBatch
+	Ranking Ranking
+}
 
 // Place places req on snap, a snapshot of st, as a Scheduler worker does:
 // from the kept batch when it can (warm reports it).
 func (w *Warm) Place(ctx context.Context, st *Store, snap *Snapshot, req Request) (plan Plan, warm bool, err error) {
+	w.w.opts = w.Ranking.options()
 	return w.w.place(ctx, snap, req, &st.changes)
 }
 

@@ -1,17 +1,11 @@
 package engine
 
 import (
-	"cmp"
-	"context"
 	"errors"
-	"fmt"
 	"math/bits"
 	"slices"
-	"strings"
-	"sync"
 
 	"github.com/placer/placer/bitmap"
-	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -46,8 +40,17 @@ type filterImpl struct {
 // fusable reports whether runChain can run f inside a fused pass.
 func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil }
 
+// filterByName holds the catalogue's filters by name.
 var filterByName = map[string]*filterImpl{}
 
+// catalogueSize is the number of filters of FilterCatalogue.
+const catalogueSize = 28
+
+// filterTable holds the catalogue's filters by index in FilterCatalogue.
+var filterTable [catalogueSize]*filterImpl
+
+// register adds f to the catalogue, completing the forms of it that can
+// be derived from the others.
 func register(f *filterImpl) {
 	f.once = OncePerRequest(f.name)
 	if f.apply == nil && f.mask != nil {
@@ -66,6 +69,7 @@ func register(f *filterImpl) {
 		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
 	}
 	filterByName[f.name] = f
+	filterTable[slices.Index(FilterCatalogue, f.name)] = f
 }
 
 // applyHost runs a per-host predicate over set, shard by shard in
@@ -109,131 +113,13 @@ func applyMask(mask func(b *batch) *bitmap.Set) func(*batch, *bitmap.Set) error 
 	}
 }
 
-// classMask is the set of hosts whose aggregate class passes pred (called
-// once per class, in class order).
-func classMask(b *batch, pred func(c *aggClass) bool) *bitmap.Set {
-	m := b.set()
-	classMaskInto(b, m, pred)
-	return m
-}
-
-// classMaskInto adds to m the hosts whose class passes pred.
-func classMaskInto(b *batch, m *bitmap.Set, pred func(c *aggClass) bool) {
-	info := b.s.info
-	pass := make([]uint64, len(info.classes))
-	for i := range info.classes {
-		if pred(&info.classes[i]) {
-			pass[i] = 1
-		}
-	}
-	columnMaskInto(b, m, &info.class, pass)
-}
-
-// columnMaskInto adds to m the hosts whose value in col (a small category
-// id per host) has pass[value] = 1: one pass over the column, shard by
-// shard in parallel, building the words without a branch.
-func columnMaskInto(b *batch, m *bitmap.Set, col *idxCol, pass []uint64) {
-	s := b.s
-	some, all := false, true
-	for _, p := range pass {
-		some, all = some || p == 1, all && p == 1
-	}
-	switch {
-	case all:
-		m.Fill()
-		return
-	case !some:
-		return
-	}
-	// Every shard is filled: the pass is not cut short by cancellation.
-	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), s.n, func(k int) error {
-		lo := k * bitmap.ShardSize
-		col.maskWordsOf(lo, min(lo+bitmap.ShardSize, s.n), m.ShardWordsOf(k), pass)
-		return nil
-	})
-}
-
-// maxMasks bounds the masks a hostInfo memoises.
-const maxMasks = 256
-
-// memoMask returns the mask of key, built by build into an empty set on
-// first use, for masks that depend on nothing but the snapshot's static
-// host data and key (the request's parameters they read, spelled out):
-// built once per hostInfo (every snapshot a Store derives by commits
-// shares it) and shared, read-only, by every batch after. build returns
-// false when the mask cannot stand for the filter (a Nova exception would
-// surface); memoMask then returns nil, and remembers that too.
-func memoMask(b *batch, key string, build func(m *bitmap.Set) bool) *bitmap.Set {
-	info := b.s.info
-	if m, ok := info.masks.Load(key); ok {
-		return m.(*bitmap.Set)
-	}
-	m := bitmap.NewSet(b.s.n)
-	if !build(m) {
-		m = nil
-	}
-	if info.nMasks.Add(1) <= maxMasks {
-		if prev, loaded := info.masks.LoadOrStore(key, m); loaded {
-			return prev.(*bitmap.Set)
-		}
-	}
-	return m
-}
-
-// memoClassMask is classMask, memoised under key (memoMask).
-func memoClassMask(b *batch, key string, pred func(c *aggClass) bool) *bitmap.Set {
-	return memoMask(b, key, func(m *bitmap.Set) bool {
-		classMaskInto(b, m, pred)
-		return true
-	})
-}
-
 func init() {
 	register(&filterImpl{name: AllHostsFilter, apply: func(*batch, *bitmap.Set) error { return nil }})
 	register(&filterImpl{name: ComputeFilter, mask: func(b *batch) *bitmap.Set { return b.s.info.serviceUp }})
 
-	register(&filterImpl{name: RamFilter, kernel: ramKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.ramRatio.At(j), b.memMB), nil
-	}})
-	register(&filterImpl{name: AggregateRamFilter, kernel: ramKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.RAMPasses(sh.totalRAM.At(j), b.cur(id).freeRAM, sh.aggRAMRatio.At(j), b.memMB), nil
-	}})
-	register(&filterImpl{name: CoreFilter, kernel: coreKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.cpuRatio.At(j), b.vcpus), nil
-	}})
-	register(&filterImpl{name: AggregateCoreFilter, kernel: coreKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.CorePasses(sh.vcpusTotal.At(j), b.cur(id).vcpusUsed, sh.aggCPURatio.At(j), b.vcpus), nil
-	}})
-	register(&filterImpl{name: DiskFilter, kernel: diskKernel(false), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.diskRatio.At(j), b.diskReqMB), nil
-	}})
-	register(&filterImpl{name: AggregateDiskFilter, kernel: diskKernel(true), host: func(b *batch, id uint32) (bool, error) {
-		sh, j := b.s.at(id)
-		return kernels.DiskPasses(sh.totalDiskGB.At(j), b.cur(id).freeDiskMB, sh.aggDiskRatio.At(j), b.diskReqMB), nil
-	}})
-	register(&filterImpl{name: IoOpsFilter,
-		kernel: belowKernel(ioOpsOf, func(b *batch) int64 { return b.cfg.MaxIoOpsPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
-			return b.cur(id).numIOOps < b.cfg.MaxIoOpsPerHost, nil
-		}})
-	register(&filterImpl{name: AggregateIoOpsFilter,
-		kernel: belowKernel(ioOpsOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }), host: func(b *batch, id uint32) (bool, error) {
-			sh, j := b.s.at(id)
-			return b.cur(id).numIOOps < sh.maxIOOps.At(j), nil
-		}})
-	register(&filterImpl{name: NumInstancesFilter,
-		kernel: belowKernel(instancesOf, func(b *batch) int64 { return b.cfg.MaxInstancesPerHost }, nil), host: func(b *batch, id uint32) (bool, error) {
-			return b.cur(id).numInstances < b.cfg.MaxInstancesPerHost, nil
-		}})
-	register(&filterImpl{name: AggregateNumInstancesFilter,
-		kernel: belowKernel(instancesOf, nil, func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }), host: func(b *batch, id uint32) (bool, error) {
-			sh, j := b.s.at(id)
-			return b.cur(id).numInstances < sh.maxInstances.At(j), nil
-		}})
+	for name := range resourceRules {
+		registerResource(name)
+	}
 
 	register(&filterImpl{name: ServerGroupAffinityFilter, keepsAll: affinityKeepsAll,
 		apply: func(b *batch, set *bitmap.Set) error {
@@ -299,7 +185,7 @@ func init() {
 	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
 		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
 			for _, mw := range b.cfg.MetricsWeightSetting {
-				if _, ok := b.s.info.metrics.get(id, mw.Name); !ok {
+				if _, ok := b.s.info.metrics.Get(id, mw.Name); !ok {
 					return false, nil
 				}
 			}
@@ -331,261 +217,18 @@ func init() {
 		}})
 }
 
-func ioOpsOf(sh *shard) []int32     { return sh.numIOOps }
-func instancesOf(sh *shard) []int32 { return sh.numInstances }
-
-// hintGiven is Nova's truth test of a uuid-list hint: RequestSpec's
-// get_scheduler_hint unwraps a one-element list, so [""] is no hint.
-func hintGiven(uuids []string) bool {
-	return len(uuids) > 1 || (len(uuids) == 1 && uuids[0] != "")
-}
-
-func antiAffinityPasses(b *batch, id uint32) (bool, error) {
-	g := b.group
-	if g == nil || g.policy != PolicyAntiAffinity {
-		return true, nil
-	}
-	nid := b.s.info.nameOf(id)
-	if b.hasInstance(nid, b.uuid) {
-		return true, nil
-	}
-	return g.count[nid] < g.maxPerHost, nil
-}
-
-// antiAffinityApply is antiAffinityPasses over a whole set: only the host
-// names already holding members can fail, so only their nodes are tested
-// (removals commute: the map's order does not matter).
-// affinityKeepsAll reports that ServerGroupAffinityFilter passes every
-// host: no affinity group, or one with no hosts yet.
-func affinityKeepsAll(b *batch) bool {
-	g := b.group
-	return g == nil || g.policy != PolicyAffinity || len(g.hostNames) == 0
-}
-
-// affinityWhole keeps the hosts of set in the affinity group's hosts,
-// unless affinityKeepsAll.
-func affinityWhole(b *batch, set *bitmap.Set) bool {
-	if affinityKeepsAll(b) {
-		return false
-	}
-	return set.And(b.group.hostsSet)
-}
-
-// noDifferentHost reports that the request gives no different_host hint,
-// which DifferentHostFilter passes without looking at a host.
-func noDifferentHost(b *batch) bool { return !hintGiven(b.req.SchedulerHints.DifferentHost) }
-
-// antiAffinityKeepsAll reports that ServerGroupAntiAffinityFilter passes
-// every host: no anti-affinity group.
-func antiAffinityKeepsAll(b *batch) bool {
-	g := b.group
-	return g == nil || g.policy != PolicyAntiAffinity
-}
-
-// noExtraSpecs reports that the flavor has no extra specs, which the
-// extra-spec filters pass without looking at a host.
-func noExtraSpecs(b *batch) bool { return len(b.req.Flavor.ExtraSpecs) == 0 }
-
-// imagePropsKeepAll reports that the image requests no architecture,
-// hypervisor type or VM mode (and no default architecture is set), which
-// ImagePropertiesFilter passes without looking at a host.
-func imagePropsKeepAll(b *batch) bool {
-	return nova.ImageRequestsNothing(b.img, b.cfg.ImagePropertiesDefaultArchitecture)
-}
-
-func antiAffinityApply(b *batch, set *bitmap.Set) error {
-	if antiAffinityKeepsAll(b) {
-		return nil
-	}
-	g := b.group
-	if g.maxPerHost <= 0 { // every host can fail
-		return applyHost(b, set, antiAffinityPasses)
-	}
-	var one [1]uint32
-	for nid, c := range g.count {
-		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOf(nid, &one) {
-				set.Remove(id)
-			}
-		}
-	}
-	return nil
-}
-
-func azMask(b *batch) *bitmap.Set {
-	az := b.req.AvailabilityZone
-	if az == nil || *az == "" {
-		return nil
-	}
-	def := b.cfg.DefaultAvailabilityZone
-	return memoClassMask(b, "az\x00"+*az+"\x00"+def, func(c *aggClass) bool {
-		if zones, ok := c.meta["availability_zone"]; ok {
-			return slices.Contains(zones, *az)
-		}
-		return *az == def
-	})
-}
-
-func tenantMask(b *batch) *bitmap.Set {
-	project := b.req.ProjectID
-	key := "tenant\x00"
-	if project != nil {
-		key += "\x01" + *project
-	}
-	return memoClassMask(b, key, func(c *aggClass) bool {
-		tenants, ok := c.meta["filter_tenant_id"]
-		if !ok || len(tenants) == 0 {
-			return true
-		}
-		return project != nil && slices.Contains(tenants, *project)
-	})
-}
-
-func typeAffinityMask(b *batch) *bitmap.Set {
-	name := b.req.Flavor.Name
-	return memoClassMask(b, "type\x00"+name, func(c *aggClass) bool {
-		vals := c.instanceTypes
-		for _, v := range vals {
-			for _, x := range strings.Split(v, ",") {
-				if strings.TrimSpace(x) == name {
-					return true
-				}
-			}
-		}
-		return len(vals) == 0
-	})
-}
-
-func isolatedPasses(b *batch, id uint32) (bool, error) {
-	cfg := b.cfg
-	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.hostOf(id))
-	if len(cfg.IsolatedImages) == 0 {
-		return !cfg.RestrictIsolatedHostsToIsolatedImages || !hostIso, nil
-	}
-	imgIso := b.req.Image.ID != nil && slices.Contains(cfg.IsolatedImages, *b.req.Image.ID)
-	if cfg.RestrictIsolatedHostsToIsolatedImages {
-		return imgIso == hostIso, nil
-	}
-	return !imgIso || hostIso, nil
-}
-
-// uuidHostsMask is the set of hosts running any of uuids (instance 0's
-// view: once-per-request filters never see the batch's own placements).
-func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
-	m := b.set()
-	var one [1]uint32
-	for _, u := range uuids {
-		for nid := range b.s.info.instances.namesOf(u) {
-			for _, id := range b.s.info.nodesOf(nid, &one) {
-				m.Add(id)
-			}
-		}
-	}
-	return m
-}
-
-// imagePropsApply evaluates ImagePropertiesFilter once per distinct
-// (supported_instances, hypervisor_version) signature, on a host of it
-// that is in play, and removes the hosts of the failing signatures through
-// the signature index. Nova evaluates hosts in order and raises at the
-// first that raises; signatures are tried in order of their first host in
-// play, so the same exception surfaces.
-func imagePropsApply(b *batch, set *bitmap.Set) error {
-	if imagePropsKeepAll(b) {
-		return nil
-	}
-	info := b.s.info
-	def := b.cfg.ImagePropertiesDefaultArchitecture
-	key := fmt.Sprintf("image\x00%#v\x00%#v", def != nil, b.req.Image.Properties)
-	if def != nil {
-		key += "\x00" + *def
-	}
-	if m := memoMask(b, key, func(m *bitmap.Set) bool {
-		// Every signature passes or fails whichever of its hosts is
-		// asked; if none raises, the mask of the passing ones is the
-		// filter's whole effect.
-		pass := make([]uint64, len(info.hvSigHost))
-		for sig, rep := range info.hvSigRep {
-			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(rep), info.hvVersion(rep))
-			if err != nil {
-				return false
-			}
-			if ok {
-				pass[sig] = 1
-			}
-		}
-		columnMaskInto(b, m, &info.hvSig, pass)
-		return true
-	}); m != nil {
-		set.And(m)
-		return nil
-	}
-	type trial struct {
-		sig   int
-		first uint32
-	}
-	var trials []trial
-	for sig, hosts := range info.hvSigHost {
-		it := hosts.Iterator()
-		for it.HasNext() {
-			if id := it.Next(); set.Has(id) {
-				trials = append(trials, trial{sig, id})
-				break
-			}
-		}
-	}
-	slices.SortFunc(trials, func(x, y trial) int { return cmp.Compare(x.first, y.first) })
-	for _, t := range trials {
-		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(t.first), info.hvVersion(t.first))
-		if err != nil {
-			return pyError(err)
-		}
-		if !ok {
-			it := info.hvSigHost[t.sig].Iterator()
-			for it.HasNext() {
-				set.Remove(it.Next())
-			}
-		}
-	}
-	return nil
-}
-
-var attrsPool = sync.Pool{New: func() any { return new(nova.HostAttrs) }}
-
-func capabilitiesApply(b *batch, set *bitmap.Set) error {
-	if noExtraSpecs(b) {
-		return nil
-	}
-	specs := b.req.Flavor.ExtraSpecs
-	if caps, ok := nova.IntCapabilities(specs); ok {
-		// Numeric comparisons of integer attributes: read the columns,
-		// no host view, no text.
-		return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
-			for _, c := range caps {
-				intCapPass(b, c, k, set.ShardWordsOf(k))
-			}
-			return nil
-		})
-	}
-	// Host by host, with one memo per shard: hosts of one hardware model
-	// share their cpu_info text and matches.
-	return applyHostWith(b, set, func() func(*batch, uint32) (bool, error) {
-		cache := nova.NewCapCache(specs)
-		var h nova.HostAttrs
-		return func(b *batch, id uint32) (bool, error) {
-			b.attrs(id, &h)
-			ok, err := nova.CapabilitiesCheckCached(cache, &h)
-			return ok, pyError(err)
-		}
-	})
-}
-
-func jsonPasses(b *batch, id uint32) (bool, error) {
-	h := attrsPool.Get().(*nova.HostAttrs)
-	defer attrsPool.Put(h)
-	b.attrs(id, h)
-	ok, err := b.query.Eval(h)
-	return ok, pyError(err)
+// registerResource registers resource filter name (resources.go): its
+// column pass is the rule's on the snapshot's columns, its test of one
+// host the rule's on the batch's current usage of it.
+func registerResource(name string) {
+	rule := resourceRules[name]
+	register(&filterImpl{name: name,
+		kernel: func(b *batch, sh *shard, words []uint64) { rule.pass(sh, &b.claim, b.cfg, words) },
+		host: func(b *batch, id uint32) (bool, error) {
+			sh, j := b.s.at(id)
+			r := b.cur(id)
+			return rule.fits(sh, j, &r, &b.claim, b.cfg), nil
+		}})
 }
 
 // pyError turns what a Nova helper reports as a Python exception into the
@@ -603,40 +246,17 @@ func pyError(err error) error {
 }
 
 // limitsOf is what Nova's resource filters leave in HostState.limits for a
-// host that passed them all: each enabled resource filter, in filter order,
-// sets its key (the later of a plain and an Aggregate variant wins).
+// host that passed them all: each enabled resource filter, in filter
+// order, sets its key (the later of a plain and an Aggregate variant
+// wins); none when forced (no filter ran).
 func (b *batch) limitsOf(id uint32) Limits {
 	var l Limits
 	if b.forced {
 		return l
 	}
 	sh, j := b.s.at(id)
-	for _, f := range b.filters {
-		switch f.name {
-		case RamFilter, AggregateRamFilter:
-			ratio := sh.ramRatio.At(j)
-			if f.name == AggregateRamFilter {
-				ratio = sh.aggRAMRatio.At(j)
-			}
-			l.Set |= HasMemoryMB
-			l.MemoryMB = float64(sh.totalRAM.At(j)) * ratio
-		case DiskFilter, AggregateDiskFilter:
-			ratio := sh.diskRatio.At(j)
-			if f.name == AggregateDiskFilter {
-				ratio = sh.aggDiskRatio.At(j)
-			}
-			l.Set |= HasDiskGB
-			l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * ratio / 1024
-		case CoreFilter, AggregateCoreFilter:
-			ratio := sh.cpuRatio.At(j)
-			if f.name == AggregateCoreFilter {
-				ratio = sh.aggCPURatio.At(j)
-			}
-			if t := float64(sh.vcpusTotal.At(j)) * ratio; sh.vcpusTotal.At(j) != 0 && t > 0 {
-				l.Set |= HasVCPU
-				l.VCPU = t
-			}
-		}
+	for _, r := range b.s.rules {
+		r.limitInto(&l, sh, j)
 	}
 	return l
 }

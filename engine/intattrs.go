@@ -57,7 +57,7 @@ func (b *batch) intAttr(name string, id uint32) int64 {
 func intCapPass(b *batch, c nova.IntCapability, k int, words []uint64) {
 	// The overlay's hosts still in play, before the column pass judges
 	// them on the snapshot's values: they are judged again on theirs.
-	touched := b.touched.ShardWordsOf(k)
+	touched := b.ov.in.ShardWordsOf(k)
 	var was [bitmap.ShardWords]uint64
 	for wi, t := range touched {
 		was[wi] = t & words[wi]

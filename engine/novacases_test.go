@@ -12,22 +12,25 @@ import (
 // table per filter and weigher) against the engine, on both of its ranking
 // paths.
 func TestNovaCases(t *testing.T) {
-	place := func(ctx context.Context, c engine.Cloud, r engine.Request) (engine.Plan, error) {
-		s, err := engine.NewSnapshot(c)
-		if err != nil {
-			return engine.Plan{}, err
-		}
-		return engine.PlaceBatch(ctx, s, r)
-	}
+	t.Parallel()
 	// The drivers of older releases (issue 20) are in the reference only
 	// so far; their cases must fail with ErrNotImplemented until the
 	// engine has them. Remove a feature here when the engine implements it.
 	skip := novacases.SkipFeatures("not implemented by the engine yet (issue 20)",
 		novacases.FeatureChance, novacases.FeatureIronic, novacases.FeatureExactFilters)
-	t.Run("ranker", func(t *testing.T) { novacases.Run(t, place, skip) })
-	t.Run("baseline", func(t *testing.T) {
-		engine.SetBaseline(true)
-		defer engine.SetBaseline(false)
-		novacases.Run(t, place, skip)
-	})
+	for _, tc := range []struct {
+		name string
+		r    engine.Ranking
+	}{{"ranker", engine.Ranking{}}, {"baseline", engine.Ranking{Baseline: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			novacases.Run(t, func(ctx context.Context, c engine.Cloud, r engine.Request) (engine.Plan, error) {
+				s, err := engine.NewSnapshot(c)
+				if err != nil {
+					return engine.Plan{}, err
+				}
+				return engine.PlaceBatchWith(ctx, s, r, tc.r)
+			}, skip)
+		})
+	}
 }

@@ -3,9 +3,6 @@ package engine
 import (
 	"context"
 	"slices"
-	"strings"
-
-	"github.com/placer/placer/bitmap"
 )
 
 // PlaceBatch places every instance of req against s, one after another, as
@@ -23,6 +20,11 @@ import (
 // choices; a *MetricNotFoundError or *NovaError where Nova would raise;
 // ctx.Err() when the context ends (checked between instances and shards).
 func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
+	return placeBatch(ctx, s, req, rankOptions{})
+}
+
+// placeBatch is PlaceBatch ranking as opts say.
+func placeBatch(ctx context.Context, s *Snapshot, req Request, opts rankOptions) (Plan, error) {
 	if s == nil {
 		return Plan{}, invalid("", "nil snapshot")
 	}
@@ -30,7 +32,7 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	b := newBatch(ctx, s, &r, p)
+	b := newBatch(ctx, s, &r, p, opts)
 	defer b.release()
 	return b.place(false)
 }
@@ -80,7 +82,7 @@ func (b *batch) place(warm bool) (Plan, error) {
 	// Commit layer (store.go): the plan carries its claim, group and
 	// whether the filters were skipped, so that Store.Commit can re-check
 	// it on hosts that changed.
-	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(r), Group: groupClaimOf(r), Forced: b.forced}, nil
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: b.claim, Group: groupClaimOf(r), Forced: b.forced}, nil
 }
 
 // fail completes an error with the instance it happened at and the
@@ -101,217 +103,9 @@ func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.at(id)],
+		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.At(id)],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
-}
-
-// prefilter is HostManager.get_filtered_hosts before the filters run:
-// requested_destination, ignore_hosts, force_hosts, force_nodes. It
-// returns false when ignore_hosts left nothing (Nova returns [] without
-// running any filter).
-func (b *batch) prefilter(set *bitmap.Set) bool {
-	info, r := b.s.info, b.req
-	if d := r.RequestedDestination; d != nil {
-		keep := b.set()
-		for id := range info.byHostLower(strings.ToLower(d.Host)).all() {
-			if info.hostOf(id) == d.Host && (d.Node == "" || info.nodeOf(id) == d.Node) {
-				keep.Add(id)
-			}
-		}
-		set.And(keep)
-	}
-	if len(r.IgnoreHosts) > 0 {
-		for _, h := range r.IgnoreHosts {
-			for id := range info.byHostLower(strings.ToLower(h)).all() {
-				set.Remove(id)
-			}
-		}
-		if set.Count() == 0 {
-			return false
-		}
-	}
-	if len(r.ForceHosts) > 0 {
-		keep := b.set()
-		for _, h := range r.ForceHosts {
-			for id := range info.byHostLower(strings.ToLower(h)).all() {
-				keep.Add(id)
-			}
-		}
-		set.And(keep)
-	}
-	if len(r.ForceNodes) > 0 {
-		keep := b.set()
-		for _, node := range r.ForceNodes {
-			for id := range info.byNode(node).all() {
-				keep.Add(id)
-			}
-		}
-		set.And(keep)
-	}
-	b.forced = len(r.ForceHosts) > 0 || len(r.ForceNodes) > 0
-	return true
-}
-
-// filterFirst filters every host for instance 0. It returns a
-// *NoValidHostError (without index or tentative placements) when nothing
-// passes.
-func (b *batch) filterFirst() (*NoValidHostError, error) {
-	ran := b.startFilter()
-	if !ran || b.forced {
-		if n := b.alive.Count(); n == 0 {
-			return &NoValidHostError{InPlay: b.s.n, Prefiltered: n}, nil
-		}
-		return nil, nil
-	}
-	counts, err := b.runChain(b.alive, false)
-	if err != nil {
-		return nil, err
-	}
-	// The chain's counts start from the prefiltered set and end with
-	// what is left.
-	var prefiltered, left int
-	if len(counts) > 0 {
-		prefiltered, left = counts[0].Start, counts[len(counts)-1].End
-	} else {
-		prefiltered = b.alive.Count()
-		left = prefiltered
-	}
-	if left == 0 {
-		return &NoValidHostError{InPlay: b.s.n, Prefiltered: prefiltered, Filters: counts}, nil
-	}
-	return nil, nil
-}
-
-// runChain runs the enabled filters in order over set (the once-per-request
-// ones only when first), recording (name, start, end) and stopping at the
-// first filter that leaves no host, as nova/filters.py does.
-//
-// A run of consecutive mask and column filters (ComputeFilter,
-// AvailabilityZoneFilter, RamFilter, CoreFilter, ...) is one pass over the
-// shards, each shard going through every filter of the run (applyFused),
-// which counts too; the counts after each are the same as filter by
-// filter, and a filter after the one that emptied the set changes
-// nothing. A filter that keeps every host for this request (keepsAll) is
-// recorded without a pass.
-func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
-	counts := make([]FilterCount, 0, len(b.filters))
-	start := -1 // the set's count, taken when first needed
-	chain := b.filters
-	for i := 0; i < len(chain); i++ {
-		f := chain[i]
-		if later && f.once {
-			continue
-		}
-		if f.fusable() {
-			j := i + 1
-			for j < len(chain) && chain[j].fusable() && !(later && chain[j].once) {
-				j++
-			}
-			first, ends, err := b.applyFused(set, chain[i:j])
-			if err != nil {
-				return nil, err
-			}
-			if start < 0 {
-				start = first
-			}
-			for x, end := range ends {
-				counts = append(counts, FilterCount{Name: chain[i+x].name, Start: start, End: end})
-				if end == 0 {
-					return counts, nil
-				}
-				start = end
-			}
-			i = j - 1
-			continue
-		}
-		if start < 0 {
-			start = set.Count()
-		}
-		end := start
-		if f.keepsAll == nil || !f.keepsAll(b) {
-			if err := f.apply(b, set); err != nil {
-				return nil, err
-			}
-			end = set.Count()
-		}
-		counts = append(counts, FilterCount{Name: f.name, Start: start, End: end})
-		if end == 0 {
-			break
-		}
-		start = end
-	}
-	return counts, nil
-}
-
-// filterNext filters for instance b.index > 0. Only the hosts whose state
-// changed (dirty) can change verdict, plus the set-wide group.hosts rule of
-// the affinity filter: every other host in play passed the same filters on
-// the same state for the previous instance.
-func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, error) {
-	if b.forced {
-		return nil, nil
-	}
-	if b.prev == nil {
-		b.prev = b.set()
-	}
-	prev := b.prev
-	prev.CopyFrom(b.alive)
-	if g := b.group; g != nil && g.policy == PolicyAntiAffinity {
-		// The anti-affinity verdict of a host running the instance's own
-		// uuid depends on which instance is being placed.
-		for _, u := range [2]string{prevUUID, b.uuid} {
-			for nid := range b.s.info.instances.namesOf(u) {
-				var one [1]uint32
-				dirty = append(dirty, b.s.info.nodesOf(nid, &one)...)
-			}
-		}
-	}
-	for _, id := range dirty {
-		if !b.alive.Has(id) {
-			continue
-		}
-		for _, f := range b.filters {
-			if f.once || f.host == nil {
-				continue
-			}
-			ok, err := f.host(b, id)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				b.alive.Remove(id)
-				b.aliveWords = append(b.aliveWords, id>>6)
-				break
-			}
-		}
-	}
-	for _, f := range b.filters {
-		if !f.once && f.whole != nil && f.whole(b, b.alive) {
-			b.aliveAll = true
-		}
-	}
-	if b.alive.Any() {
-		return nil, nil
-	}
-	// Explain: replay the per-instance filters on the hosts in play.
-	inPlay := prev.Count()
-	counts, err := b.runChain(prev, true)
-	if err != nil {
-		return nil, err
-	}
-	return &NoValidHostError{InPlay: inPlay, Prefiltered: inPlay, Filters: counts}, nil
-}
-
-// scored is a candidate and its total weight.
-type scored struct {
-	id    uint32
-	score float64
-}
-
-// better ranks candidates: weight descending, then host id ascending.
-func better(a, b scored) bool {
-	return a.score > b.score || (a.score == b.score && a.id < b.id)
 }
 
 // choose picks among the best host_subset_size candidates (after shuffling
@@ -329,47 +123,6 @@ func (b *batch) choose(best, ties []scored) scored {
 		best = ties
 	}
 	return best[b.rng.IntN(sub)]
-}
-
-// rankScan is the baseline ranking: b.w.cands and b.w.score hold every
-// candidate's weight; it returns the best k and the ties at the top.
-func (b *batch) rankScan(k int, wantTies bool) (best, ties []scored) {
-	w := &b.w
-	for _, i := range topK(w.score, min(k, len(w.cands))) {
-		best = append(best, scored{w.cands[i], w.score[i]})
-	}
-	if wantTies && len(best) > 0 {
-		top := best[0].score
-		for i, x := range w.score {
-			if x == top {
-				ties = append(ties, scored{w.cands[i], x})
-			}
-		}
-	}
-	return best, ties
-}
-
-// topK returns the indexes of the k best scores, best first, ties by index.
-func topK(score []float64, k int) []int {
-	if k <= 0 {
-		return nil
-	}
-	best := make([]int, 0, k)
-	for i, x := range score {
-		if len(best) == k && x <= score[best[k-1]] {
-			continue
-		}
-		pos := len(best)
-		for pos > 0 && x > score[best[pos-1]] {
-			pos--
-		}
-		if len(best) < k {
-			best = append(best, 0)
-		}
-		copy(best[pos+1:], best[pos:len(best)-1])
-		best[pos] = i
-	}
-	return best
 }
 
 // alternates fills each placement's alternates as _get_alternate_hosts
@@ -390,19 +143,10 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 		if nvh != nil {
 			return nil // no host passes any more: no alternates
 		}
-		if useBaseline {
-			if err := b.weigh(); err != nil {
-				return err
-			}
-		} else {
-			b.rk.update(b, dirty)
-		}
-		b.candidates = b.alive.Count()
-		if !useBaseline {
-			b.candidates = b.rk.size()
-			if err := b.rk.check(b); err != nil {
-				return err
-			}
+		b.rk.update(dirty)
+		b.candidates = b.rk.size()
+		if err := b.rk.check(); err != nil {
+			return err
 		}
 	}
 	isSelected := b.set()
@@ -413,36 +157,14 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	perCell := make(map[int32][]HostNode)
 	for cell := range info.cells {
 		c := int32(cell)
-		keep := func(id uint32) bool { return info.cell.at(id) == uint64(c) && !isSelected.Has(id) }
-		var best []scored
-		if useBaseline {
-			best = b.topWhereScan(numAlts, keep)
-		} else {
-			best, _ = b.rk.top(numAlts, false, keep, c)
-		}
+		keep := func(id uint32) bool { return info.cell.At(id) == uint64(c) && !isSelected.Has(id) }
+		best, _ := b.rk.top(numAlts, false, keep, c)
 		for _, x := range best {
 			perCell[c] = append(perCell[c], HostNode{Host: info.hostOf(x.id), Node: info.nodeOf(x.id)})
 		}
 	}
 	for i := range placements {
-		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.at(selected[i]))])
+		placements[i].Alternates = slices.Clone(perCell[int32(info.cell.At(selected[i]))])
 	}
 	return nil
-}
-
-// topWhereScan is the baseline's best k candidates satisfying keep.
-func (b *batch) topWhereScan(k int, keep func(uint32) bool) []scored {
-	var pool []float64
-	var ids []uint32
-	for i, id := range b.w.cands {
-		if keep(id) {
-			pool = append(pool, b.w.score[i])
-			ids = append(ids, id)
-		}
-	}
-	var best []scored
-	for _, i := range topK(pool, min(k, len(pool))) {
-		best = append(best, scored{ids[i], pool[i]})
-	}
-	return best
 }

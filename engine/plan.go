@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Plan is the outcome of PlaceBatch: where each instance goes.
 //
 // Invariants: len(Placements) equals the request's instance count; the
@@ -85,4 +87,35 @@ type Limits struct {
 	MemoryMB float64
 	VCPU     float64
 	DiskGB   float64
+}
+
+// claimOf is the per-instance claim of a prepared request.
+func claimOf(r *Request) Claim {
+	disk := (r.Flavor.RootGB + r.Flavor.EphemeralGB) * 1024
+	return Claim{
+		MemoryMB: r.Flavor.MemoryMB, VCPUs: r.Flavor.VCPUs,
+		DiskMB: disk, DiskRequestMB: disk + r.Flavor.Swap,
+	}
+}
+
+// groupClaimOf is the group of a prepared request, nil without one.
+func groupClaimOf(r *Request) *GroupClaim {
+	g := r.InstanceGroup
+	if g == nil {
+		return nil
+	}
+	gc := &GroupClaim{UUID: g.UUID, Policy: g.Policy, MaxServerPerHost: g.MaxServerPerHost}
+	if gc.MaxServerPerHost == 0 {
+		gc.MaxServerPerHost = 1
+	}
+	// Nova counts set(group.members): each member once, however often
+	// the request lists it (the planner's groupState is a set too).
+	seen := make(map[string]bool, len(g.Members)+len(r.InstanceUUIDs))
+	for _, u := range slices.Concat(g.Members, r.InstanceUUIDs) {
+		if !seen[u] {
+			seen[u] = true
+			gc.Members = append(gc.Members, u)
+		}
+	}
+	return gc
 }

@@ -18,16 +18,14 @@ import (
 // of the dense ranker on its best tree is also compared with the scan
 // over the blocks it stands for.
 func TestRankerMatchesBaseline(t *testing.T) {
+	t.Parallel()
 	cases, denseBatches := 0, 0
-	engine.CountDenseRanker(&denseBatches)
-	defer engine.CountDenseRanker(nil)
-	violations, current, scaled := 0, "", 0
-	engine.CheckDenseRanker(func(err error) {
+	violations, current, scaled, searchBestChecked := 0, "", 0, 0
+	check := func(err error) {
 		if violations++; violations <= 5 {
 			t.Errorf("%s: %v", current, err)
 		}
-	}, &scaled)
-	defer engine.CheckDenseRanker(nil, nil)
+	}
 	for _, profile := range []string{"basic", "rich", "edge", "big"} {
 		for seed := uint64(1); seed <= 80; seed++ {
 			opts := synth.Options{Hosts: 300 + int(seed%5)*200, Instances: 1 + int(seed%4)*20, Seed: seed, Profile: profile}
@@ -45,15 +43,13 @@ func TestRankerMatchesBaseline(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%d: %v", profile, seed, err)
 			}
-			engine.SetBaseline(true)
-			want, wantErr := engine.PlaceBatch(context.Background(), snap, req)
-			engine.SetBaseline(false)
+			want, wantErr := engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Baseline: true})
 			for _, v := range []struct{ dense, scaled bool }{{false, false}, {true, false}, {true, true}} {
-				engine.SetDenseRanker(v.dense)
-				was := engine.SetScaledWeights(v.scaled)
 				current = fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
-				got, gotErr := engine.PlaceBatch(context.Background(), snap, req)
-				engine.SetScaledWeights(was)
+				got, gotErr := engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{
+					Gathered: !v.dense, Scaled: &v.scaled, DenseBatches: &denseBatches,
+					Check: check, ScaledRefreshes: &scaled, SearchBestChecked: &searchBestChecked,
+				})
 				name := fmt.Sprintf("%s/seed=%d/dense=%v/scaled=%v", profile, seed, v.dense, v.scaled)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
@@ -71,8 +67,8 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	if scaled == 0 {
 		t.Fatal("no refresh of the dense ranker used scaled weights")
 	}
-	if engine.SearchBestChecked() < cases {
-		t.Fatalf("only %d searches on the best tree were compared with the scan", engine.SearchBestChecked())
+	if searchBestChecked < cases {
+		t.Fatalf("only %d searches on the best tree were compared with the scan", searchBestChecked)
 	}
 	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights", cases, denseBatches, scaled)
 }

@@ -7,22 +7,6 @@ import (
 	"github.com/placer/placer/internal/kernels"
 )
 
-// colWeigher reports whether weigher w's raw value is a function of the
-// host's columns alone (not of the request, the group or the metrics
-// configuration): those the shards keep a raw column of (shard.rawCol)
-// and the dense ranker (dense.go) handles.
-func colWeigher(w int) bool {
-	switch w {
-	case wRAM, wCPU, wDisk, wIoOps, wNumInstances, wBuildFailure:
-		return true
-	}
-	return false
-}
-
-// usageWeigher reports whether a usage change (a placement, a report)
-// moves column weigher w's raw value: all but BuildFailureWeigher's.
-func usageWeigher(w int) bool { return colWeigher(w) && w != wBuildFailure }
-
 // rawCol is column weigher w's raw values over the shard's hosts, as the
 // kernels read them, from the columns the shard keeps anyway (no float
 // copy): RAMWeigher's, DiskWeigher's and IoOpsWeigher's are their usage
@@ -71,21 +55,6 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	}
 	return float64(sh.failedBuilds.At(j))
 }
-
-// rawOne is column weigher w's raw value for host id on the batch's state:
-// from the overlay for the hosts it holds, else the shard's raw column
-// (rawCol).
-func (b *batch) rawOne(w int, id uint32) float64 {
-	sh, j := b.s.at(id)
-	if b.touched.Has(id) {
-		return sh.rawRes(w, j, &b.res[b.touchedIdx[id]])
-	}
-	col := sh.rawCol(w)
-	return col.At(j)
-}
-
-// hostCount is the number of hosts of the shard.
-func (sh *shard) hostCount() int { return len(sh.freeRAM) }
 
 // blocksPerShard is the number of dense-ranker blocks (kernels.Block
 // hosts) of a full shard.

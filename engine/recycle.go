@@ -51,27 +51,6 @@ type retiredShard struct {
 // hosts); beyond it the garbage collector takes them.
 const maxFree = 256
 
-// acquire returns the newest snapshot and a lease on it: its columns are
-// not recycled before release is called (once).
-func (s *Store) acquire() (snap *Snapshot, release func()) {
-	r := &s.rec
-	r.mu.Lock()
-	snap = s.cur.Load().snap
-	if r.leases == nil {
-		r.leases = map[uint64]int{}
-	}
-	r.leases[snap.version]++
-	r.mu.Unlock()
-	return snap, func() {
-		r.mu.Lock()
-		if r.leases[snap.version]--; r.leases[snap.version] == 0 {
-			delete(r.leases, snap.version)
-		}
-		r.reclaimLocked()
-		r.mu.Unlock()
-	}
-}
-
 // retire takes the shards a compaction replaced once the snapshot of
 // version v without them is published; those an escape may reach are
 // left to the garbage collector.
@@ -121,16 +100,4 @@ func (r *recycler) cloneInts(col []int32) []int32 {
 		r.mu.Unlock()
 	}
 	return append([]int32(nil), col...)
-}
-
-// View calls f with the newest snapshot, which stays valid for f's
-// duration only: f must not keep it, or hand it to anything that outlives
-// the call. Unlike Snapshot, View lets the Store reuse the snapshot's
-// memory once f returns (its compactions then run without page faults);
-// a placement followed by a Commit is the intended use. Store updates may
-// be called from f.
-func (s *Store) View(f func(snap *Snapshot)) {
-	snap, release := s.acquire()
-	defer release()
-	f(snap)
 }

@@ -3,13 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/placer/placer/bitmap"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/placer/placer/bitmap"
 )
 
 // ErrClosed is returned by Scheduler.Place once Close has been called.

@@ -84,7 +84,7 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
 		return 0, invalid("usage", "want vcpus_used, num_instances and num_io_ops >= 0")
 	}
-	ov := overlay{res: map[uint32]hostRes{}}
+	ov := pendingUsage{res: map[uint32]hostRes{}}
 	ov.set(id, hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps})
 	next := s.applyLocked(st, &ov)
 	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host, Usage: u})
@@ -114,8 +114,8 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 	if !ok { // cannot happen: RemoveHosts drops the ledger entries
 		return 0, fmt.Errorf("engine: instance %s on unknown host %v", uuid, e.host)
 	}
-	ov := overlay{res: map[uint32]hostRes{}}
-	ov.set(id, releaseRes(ov.get(st, id), &e.claim))
+	ov := pendingUsage{res: map[uint32]hostRes{}}
+	ov.set(id, releaseClaim(ov.get(st.snap, id), &e.claim))
 	next := s.applyLocked(st, &ov)
 	if e.group != "" {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")

@@ -1,6 +1,22 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// A host's usage is what placements consume and compute nodes report
+// (hostRes). It lives in three places, each over the one before: a
+// shard's int32 columns, the snapshot's usage delta (delta.go) for the
+// hosts the columns cannot hold or a Store changed since, and above them
+// a commit's pending usage or a batch's overlay, private to the commit or
+// the batch.
+
+// hostRes is the part of a host's state that consumption changes.
+type hostRes struct {
+	freeRAM, freeDiskMB, vcpusUsed, numInstances, numIOOps int64
+}
 
 // A shard keeps each usage counter of its hosts in an int32 column (half
 // the bytes of the int64 the counters are computed in, for the memory of
@@ -36,4 +52,128 @@ func (sh *shard) setUsage(j int, r hostRes) bool {
 func (sh *shard) usageAt(j int) hostRes {
 	return hostRes{int64(sh.freeRAM[j]), int64(sh.freeDiskMB[j]), int64(sh.vcpusUsed[j]),
 		int64(sh.numInstances[j]), int64(sh.numIOOps[j])}
+}
+
+// consumeClaim is Nova's consume_from_request on one host's usage: what a
+// placement does to its host in a batch's overlay (batch.consume) and what
+// a commit does to it in the Store (Store.Commit).
+func consumeClaim(r hostRes, c *Claim) hostRes {
+	r.freeRAM -= c.MemoryMB
+	r.freeDiskMB -= c.DiskMB
+	r.vcpusUsed += c.VCPUs
+	r.numInstances++
+	r.numIOOps++
+	return r
+}
+
+// releaseClaim undoes consumeClaim (an instance deleted). num_io_ops is not
+// given back: in Nova it falls when the build task ends, which the compute
+// node reports (UpdateHost).
+func releaseClaim(r hostRes, c *Claim) hostRes {
+	r.freeRAM += c.MemoryMB
+	r.freeDiskMB += c.DiskMB
+	r.vcpusUsed -= c.VCPUs
+	r.numInstances--
+	return r
+}
+
+// pendingUsage is the running usage of the hosts a commit changes, over
+// the usage of the snapshot it is applied to.
+//
+// Invariants: ids lists the hosts of res, each once, in the order they
+// were first set.
+type pendingUsage struct {
+	ids []uint32
+	res map[uint32]hostRes
+}
+
+// get returns host id's usage: the pending one, else its usage in snap.
+func (p *pendingUsage) get(snap *Snapshot, id uint32) hostRes {
+	if r, ok := p.res[id]; ok {
+		return r
+	}
+	return snap.usage(id)
+}
+
+// set makes r host id's pending usage.
+func (p *pendingUsage) set(id uint32, r hostRes) {
+	if _, ok := p.res[id]; !ok {
+		p.ids = append(p.ids, id)
+	}
+	p.res[id] = r
+}
+
+// overlay is a batch's usage of the hosts it consumed on and of those in
+// its snapshot's usage delta, over the snapshot's columns: a host's usage
+// in the batch is its overlay entry when it has one, else its shard's
+// columns. The snapshot is never written; everything a placement changes
+// lives here, private to the batch.
+//
+// Invariants: ids lists the overlay's hosts in the order they entered it
+// (the snapshot's delta first, then consumption order), each once; res[i]
+// is ids[i]'s usage and idx[id] is i; in holds exactly the hosts of ids.
+type overlay struct {
+	in  *bitmap.Set
+	idx map[uint32]int
+	ids []uint32
+	res []hostRes
+}
+
+// reset empties the overlay and seeds it with the usage delta d (Store
+// commits, usage past the int32 columns; nil: none): its hosts' columns
+// are not their state.
+func (o *overlay) reset(d *usageDelta) {
+	clear(o.idx)
+	o.ids, o.res = o.ids[:0], o.res[:0]
+	o.in.Reset()
+	if d != nil {
+		for i, id := range d.ids {
+			o.put(id, d.res[i])
+		}
+	}
+}
+
+// has reports whether host id is in the overlay.
+func (o *overlay) has(id uint32) bool { return o.in.Has(id) }
+
+// at returns host id's entry, which must be in the overlay.
+func (o *overlay) at(id uint32) *hostRes { return &o.res[o.idx[id]] }
+
+// usage returns host id's usage on s with the overlay: its entry, else its
+// shard's columns.
+func (o *overlay) usage(s *Snapshot, id uint32) hostRes {
+	if o.in.Has(id) {
+		return o.res[o.idx[id]]
+	}
+	sh, j := s.at(id)
+	return sh.usageAt(j)
+}
+
+// set makes r host id's usage.
+func (o *overlay) set(id uint32, r hostRes) {
+	if k, ok := o.idx[id]; ok {
+		o.res[k] = r
+		return
+	}
+	o.put(id, r)
+}
+
+// put adds host id, not yet in the overlay, with usage r.
+func (o *overlay) put(id uint32, r hostRes) {
+	o.idx[id] = len(o.res)
+	o.res = append(o.res, r)
+	o.ids = append(o.ids, id)
+	o.in.Add(id)
+}
+
+// raw is column weigher w's raw value for host id on s with the overlay:
+// from the overlay's usage for the hosts it holds, else the shard's raw
+// column (shard.rawCol).
+func (o *overlay) raw(s *Snapshot, w int, id uint32) float64 {
+	sh, j := s.at(id)
+	if o.in.Has(id) {
+		return sh.rawRes(w, j, &o.res[o.idx[id]])
+	}
+	col := sh.rawCol(w)
+	return col.At(j)
 }

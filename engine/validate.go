@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +11,51 @@ import (
 
 	"github.com/placer/placer/internal/nova"
 )
+
+// ErrInvalid is matched by every *ValidationError.
+var ErrInvalid = errors.New("invalid input")
+
+// ErrNotImplemented is matched by the *ValidationError the engine returns
+// for a valid configuration it does not implement yet (the chance
+// scheduler, the ironic host manager, the Exact* filters: issue 20);
+// internal/reference implements them.
+var ErrNotImplemented = errors.New("not implemented by the engine yet")
+
+// ValidationError is bad input: it names the offending field with a
+// scenario-style path (hosts[17].free_ram_mb, request.flavor.vcpus).
+// Nothing is consumed or committed when it is returned.
+type ValidationError struct {
+	Field string
+	Msg   string
+	// notImplemented makes errors.Is(err, ErrNotImplemented) true.
+	notImplemented bool
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+// Is makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
+// ErrNotImplemented) for what the engine does not implement yet.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrInvalid || e.notImplemented && target == ErrNotImplemented
+}
+
+// invalid is the *ValidationError of field, its message formatted.
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// notImplemented is invalid for a valid configuration the engine does not
+// implement yet; it matches ErrNotImplemented.
+func notImplemented(field, format string, args ...any) *ValidationError {
+	e := invalid(field, format, args...)
+	e.notImplemented = true
+	return e
+}
 
 // ValidateCloud checks a Cloud and returns a *ValidationError naming the
 // first bad field with a scenario-style path (hosts[3].memory_mb,
@@ -84,13 +130,6 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func nodeName(h *Host) string {
-	if h.Node == "" {
-		return h.Host
-	}
-	return h.Node
 }
 
 func validateHost(p string, h *Host) error {

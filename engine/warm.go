@@ -32,6 +32,8 @@ type warmBatch struct {
 	key      Request
 	consumed []uint32 // the hosts of the kept batch's placements
 
+	opts rankOptions // the options of the batches it makes (tests)
+
 	ids         []uint32    // changed hosts (scratch)
 	dirty, pass *bitmap.Set // their set, and those that pass (scratch)
 }
@@ -68,13 +70,13 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 		return Plan{}, false, err
 	}
 	key := warmKey(&r)
-	b := w.rebase(ctx, s, &r, &key, log)
+	b := w.rebase(ctx, s, &r, p, &key, log)
 	if warm = b != nil; !warm {
 		w.drop(s)
-		b = newBatch(ctx, s, &r, p)
+		b = newBatch(ctx, s, &r, p, w.opts)
 	}
 	plan, err = b.place(warm)
-	if _, dense := b.rk.(*denseRanker); err != nil || !dense || !warmable(&r) {
+	if err != nil || b.rk == nil || !b.rk.carries() || !warmable(&r) {
 		b.release()
 		w.b = nil
 		return plan, warm, err
@@ -88,9 +90,9 @@ func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *ch
 	return plan, warm, nil
 }
 
-// rebase brings the kept batch to instance 0 of r on s, or returns nil
+// rebase brings the kept batch to instance 0 of r (parsed as p) on s, or returns nil
 // (the batch may then be half moved: drop it) when it cannot.
-func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Request, log *changeLog) *batch {
+func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, p parsedRequest, key *Request, log *changeLog) *batch {
 	b := w.b
 	if b == nil || b.s.info != s.info || !warmable(r) || !reflect.DeepEqual(&w.key, key) {
 		return nil
@@ -100,13 +102,7 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Re
 	if !ok {
 		return nil
 	}
-	b.ctx, b.s, b.cfg, b.req = ctx, s, &s.cfg, r
-	b.index, b.uuid, b.candidates = 0, "", 0
-	b.rng = newRNG(&s.cfg)
-	clear(b.touchedIdx)
-	b.touchedIDs, b.res = b.touchedIDs[:0], b.res[:0]
-	b.touched.Reset()
-	b.seedOverlay()
+	b.reset(ctx, s, r, p)
 
 	// The changed hosts and those the kept batch consumed on go through
 	// instance 0's filters again, on s.
@@ -131,38 +127,8 @@ func (w *warmBatch) rebase(ctx context.Context, s *Snapshot, r *Request, key *Re
 		return nil // PlaceBatch explains the NoValidHost
 	}
 	b.aliveAll = true // alive changed by whole words above
-	b.rk.update(b, w.ids)
+	b.rk.update(w.ids)
 	return b
-}
-
-// refilter runs instance 0's filters over set, which holds ids: the
-// per-host test of the column filters (what applyFused runs on the
-// overlay's hosts), the others' set-wide pass.
-func (b *batch) refilter(set *bitmap.Set, ids []uint32) error {
-	for _, f := range b.filters {
-		if set.Count() == 0 {
-			return nil
-		}
-		if f.kernel == nil {
-			if err := f.apply(b, set); err != nil {
-				return err
-			}
-			continue
-		}
-		for _, id := range ids {
-			if !set.Has(id) {
-				continue
-			}
-			ok, err := f.host(b, id)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				set.Remove(id)
-			}
-		}
-	}
-	return nil
 }
 
 // drop lets go of the kept batch: its scratch goes to s's pool when it
@@ -183,10 +149,9 @@ func (w *warmBatch) drop(s *Snapshot) {
 // request only (masks, the alternates' selection), keeping those its
 // state lives in.
 func (b *batch) recycleTemps() {
-	rk, _ := b.rk.(*denseRanker)
 	kept := b.taken[:0]
 	for _, st := range b.taken {
-		if st == b.touched || st == b.alive || st == b.prev || (rk != nil && st == rk.inSet) {
+		if st == b.ov.in || st == b.alive || st == b.prev || b.rk.holds(st) {
 			kept = append(kept, st)
 			continue
 		}

@@ -20,13 +20,13 @@ import (
 // repeat a few templates (so that batches are reused) between others,
 // some with server groups (which are never reused).
 func TestWarmMatchesPlaceBatch(t *testing.T) {
+	t.Parallel()
 	violations, scaled := 0, 0
-	engine.CheckDenseRanker(func(err error) {
+	check := func(err error) {
 		if violations++; violations <= 5 {
 			t.Error(err)
 		}
-	}, &scaled)
-	defer engine.CheckDenseRanker(nil, nil)
+	}
 	steps, hits := map[string]int{}, map[string]int{}
 	for _, profile := range []string{synth.Basic, synth.Rich, synth.Edge} {
 		for seed := uint64(1); seed <= 6; seed++ {
@@ -37,10 +37,10 @@ func TestWarmMatchesPlaceBatch(t *testing.T) {
 			if profile == synth.Edge {
 				hosts = 0 // the generator's own small counts
 			}
-			was := engine.SetScaledWeights(seed%2 == 0)
+			on := seed%2 == 0
+			rk := engine.Ranking{Scaled: &on, Check: check, ScaledRefreshes: &scaled}
 			rng := rand.New(rand.NewPCG(seed, 7))
-			n, h := warmRun(t, synth.Options{Hosts: hosts, Seed: seed, Profile: profile}, 60, rng.IntN)
-			engine.SetScaledWeights(was)
+			n, h := warmRun(t, synth.Options{Hosts: hosts, Seed: seed, Profile: profile}, 60, rng.IntN, rk)
 			steps[profile] += n
 			hits[profile] += h
 		}
@@ -72,7 +72,7 @@ func FuzzWarm(f *testing.F) {
 			choices = choices[1:]
 			return c % n
 		}
-		warmRun(t, opts, min(40, 1+len(choices)/3), pick)
+		warmRun(t, opts, min(40, 1+len(choices)/3), pick, engine.Ranking{})
 	})
 }
 
@@ -82,8 +82,8 @@ func FuzzWarm(f *testing.F) {
 // returns the requests placed and those placed from a kept batch. Requests
 // repeat a few templates (so that batches are reused), with now and then
 // another one of the stream (some with server groups, never reused);
-// pick(n) chooses in [0, n).
-func warmRun(t *testing.T, opts synth.Options, steps int, pick func(n int) int) (n, hits int) {
+// pick(n) chooses in [0, n); both ways rank as rk says.
+func warmRun(t *testing.T, opts synth.Options, steps int, pick func(n int) int, rk engine.Ranking) (n, hits int) {
 	t.Helper()
 	ctx := context.Background()
 	g := synth.New(opts)
@@ -101,6 +101,9 @@ func warmRun(t *testing.T, opts synth.Options, steps int, pick func(n int) int) 
 		}
 	}
 	workers, last := make([]engine.Warm, 3), 0
+	for i := range workers {
+		workers[i].Ranking = rk
+	}
 	defer func() {
 		for i := range workers {
 			workers[i].Drop()
@@ -121,7 +124,7 @@ func warmRun(t *testing.T, opts synth.Options, steps int, pick func(n int) int) 
 			r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("w-%d-%d", step, k))
 		}
 		snap := store.Snapshot()
-		want, wantErr := engine.PlaceBatch(ctx, snap, r)
+		want, wantErr := engine.PlaceBatchWith(ctx, snap, r, rk)
 		got, warm, gotErr := workers[pick(len(workers))].Place(ctx, store, snap, r)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%+v step %d (warm=%v): the kept batch placed\n%+v %v\nPlaceBatch\n%+v %v", opts, step, warm, got.Placements, gotErr, want.Placements, wantErr)

@@ -8,12 +8,6 @@ type weighScratch struct {
 	raw   []float64
 }
 
-// minvalZero reports whether weigher w clamps its raw values at 0 and
-// normalises x/max (Nova's minval = 0).
-func minvalZero(w int) bool {
-	return w == wRAM || w == wCPU || w == wDisk || w == wIoOps
-}
-
 // weigh computes the total weight of every host in play, as Nova's
 // BaseWeightHandler.get_weighed_objects does: per weigher, raw values
 // (clamped to minval), normalised over the candidates ((x-min)/(max-min);
@@ -60,7 +54,7 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 	switch wi {
 	case wRAM, wCPU, wDisk, wIoOps, wNumInstances, wBuildFailure:
 		for k, id := range cands {
-			raw[k] = b.rawOne(wi, id)
+			raw[k] = b.ov.raw(b.s, wi, id)
 		}
 	case wSoftAffinity, wSoftAntiAffinity:
 		g := b.group
@@ -93,7 +87,7 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 func (b *batch) metricsValue(id uint32) (float64, error) {
 	value := 0.0
 	for _, mw := range b.cfg.MetricsWeightSetting {
-		v, ok := b.s.info.metrics.get(id, mw.Name)
+		v, ok := b.s.info.metrics.Get(id, mw.Name)
 		if ok {
 			value += float64(v) * mw.Ratio
 			continue

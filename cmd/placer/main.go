@@ -1,5 +1,5 @@
 // Command placer places a batch of instances the way OpenStack Nova's
-// FilterScheduler would, from a scenario file (../shared/SCENARIO.md).
+// FilterScheduler would, from a scenario file (docs/formats.md).
 //
 //	placer place [-f FILE|-] [--impl engine|reference] [--timing [--runs N]]
 //	placer help

@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"cmp"
@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// instIndex holds the instances the cloud lists on its hosts, by host name
+// Instances holds the instances the cloud lists on its hosts, by host name
 // and by uuid, in flat arrays: a map from uuid to host names cost about
 // 560 bytes per host at 100,000 hosts. A canonical uuid is kept as its 16
-// bytes (uuidCol), 18.5 bytes per instance with its place in byKey (20
+// bytes (UUIDs), 18.5 bytes per instance with its place in byKey (20
 // bits at 860,000 instances), where its string cost 52 plus the input's
 // text kept alive.
 //
@@ -23,26 +23,26 @@ import (
 //     byOdd holds every index into uuids.odd once, ordered by its uuid and
 //     then by entry. A canonical and an odd uuid are never equal, so a
 //     lookup searches one of the two.
-type instIndex struct {
+type Instances struct {
 	start []int32
-	uuids uuidCol
+	uuids UUIDs
 	byKey packedInts
 	byOdd []int32
 }
 
-// newInstIndex builds the index from the per-name instance lists. It keeps
+// NewInstances builds the index from the per-name instance lists. It keeps
 // none of their strings.
-func newInstIndex(perName [][]string) instIndex {
-	x := instIndex{start: make([]int32, len(perName)+1)}
+func NewInstances(perName [][]string) Instances {
+	x := Instances{start: make([]int32, len(perName)+1)}
 	total := 0
 	for _, us := range perName {
 		total += len(us)
 	}
-	x.uuids = newUUIDCol(total)
+	x.uuids = NewUUIDs(total)
 	i := int32(0)
 	for nid, us := range perName {
 		for _, u := range us {
-			x.uuids.set(i, u)
+			x.uuids.Set(i, u)
 			i++
 		}
 		x.start[nid+1] = i
@@ -68,21 +68,21 @@ func newInstIndex(perName [][]string) instIndex {
 	return x
 }
 
-// of returns host name nid's instances, in a new slice.
-func (x *instIndex) of(nid int32) []string {
+// Of returns host name nid's instances, in a new slice.
+func (x *Instances) Of(nid int32) []string {
 	lo, hi := x.start[nid], x.start[nid+1]
 	if lo == hi {
 		return nil
 	}
 	out := make([]string, 0, hi-lo)
 	for i := lo; i < hi; i++ {
-		out = append(out, x.uuids.get(i))
+		out = append(out, x.uuids.Get(i))
 	}
 	return out
 }
 
-// has reports whether u is among host name nid's instances.
-func (x *instIndex) has(nid int32, u string) bool {
+// Has reports whether u is among host name nid's instances.
+func (x *Instances) Has(nid int32, u string) bool {
 	lo, hi := x.start[nid], x.start[nid+1]
 	if k, ok := parseUUID(u); ok {
 		for i := lo; i < hi; i++ {
@@ -103,9 +103,9 @@ func (x *instIndex) has(nid int32, u string) bool {
 	return false
 }
 
-// namesOf yields the host names (ids) listing instance u, in first-listed
+// NamesOf yields the host names (ids) listing instance u, in first-listed
 // order.
-func (x *instIndex) namesOf(u string) iter.Seq[int32] {
+func (x *Instances) NamesOf(u string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
 		var entries []int32 // u's entries, ascending
 		if k, ok := parseUUID(u); ok {
@@ -167,7 +167,7 @@ func (x *nameNodes) of(nid int32) []uint32 {
 	return x.ids[lo:hi:hi]
 }
 
-// nameIndex finds host ids by lowercased host name, by node name and by
+// NameIndex finds host ids by lowercased host name, by node name and by
 // (host, node), through the ids sorted by each key: 4 bytes per host and
 // key, where maps of id slices cost about 200 bytes per host; none where
 // the hosts are listed in the key's order (hosts named compute-0001,
@@ -177,12 +177,14 @@ func (x *nameNodes) of(nid int32) []uint32 {
 // sorted by its key and, among equal keys, by id, or is nil where that
 // order is the identity (0, 1, ..., n-1); orders that are equal may share
 // one slice (never modified once built).
-type nameIndex struct {
+type NameIndex struct {
 	n                           int
 	byLower, byNode, byHostNode []uint32
 }
 
-func newNameIndex(host, node []string) nameIndex {
+// NewNameIndex builds the index of hosts 0..len(host)-1 with the given
+// host and node names.
+func NewNameIndex(host, node []string) NameIndex {
 	n := len(host)
 	lower := make([]string, n) // only while sorting
 	for i, h := range host {
@@ -205,7 +207,7 @@ func newNameIndex(host, node []string) nameIndex {
 		slices.SortFunc(ids, func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) })
 		return ids
 	}
-	x := nameIndex{
+	x := NameIndex{
 		n:       n,
 		byLower: sorted(func(a, b uint32) int { return strings.Compare(lower[a], lower[b]) }),
 		byNode:  sorted(func(a, b uint32) int { return strings.Compare(node[a], node[b]) }),
@@ -231,30 +233,30 @@ func newNameIndex(host, node []string) nameIndex {
 	return x
 }
 
-// idRun is the ids an index lookup found, in id order: order[lo:hi], or
+// IDRun is the ids an index lookup found, in id order: order[lo:hi], or
 // lo, ..., hi-1 where order is nil (the identity). A value, so that a
 // lookup allocates nothing.
-type idRun struct {
+type IDRun struct {
 	order  []uint32
 	lo, hi int
 }
 
-// len is the number of ids.
-func (r idRun) len() int { return r.hi - r.lo }
+// Len is the number of ids.
+func (r IDRun) Len() int { return r.hi - r.lo }
 
-// at is the k-th id.
-func (r idRun) at(k int) uint32 {
+// At is the k-th id.
+func (r IDRun) At(k int) uint32 {
 	if r.order == nil {
 		return uint32(r.lo + k)
 	}
 	return r.order[r.lo+k]
 }
 
-// all yields the ids.
-func (r idRun) all() iter.Seq[uint32] {
+// All yields the ids.
+func (r IDRun) All() iter.Seq[uint32] {
 	return func(yield func(uint32) bool) {
-		for k := range r.len() {
-			if !yield(r.at(k)) {
+		for k := range r.Len() {
+			if !yield(r.At(k)) {
 				return
 			}
 		}
@@ -264,7 +266,7 @@ func (r idRun) all() iter.Seq[uint32] {
 // equalRange returns the ids of order (nil: the identity over n ids) whose
 // key (by cmp against the sought one: <0 below, 0 equal, >0 above) is the
 // sought one.
-func equalRange(order []uint32, n int, cmp func(id uint32) int) idRun {
+func equalRange(order []uint32, n int, cmp func(id uint32) int) IDRun {
 	at := func(i int) uint32 {
 		if order == nil {
 			return uint32(i)
@@ -273,30 +275,39 @@ func equalRange(order []uint32, n int, cmp func(id uint32) int) idRun {
 	}
 	lo := sort.Search(n, func(i int) bool { return cmp(at(i)) >= 0 })
 	hi := lo + sort.Search(n-lo, func(i int) bool { return cmp(at(lo+i)) > 0 })
-	return idRun{order: order, lo: lo, hi: hi}
+	return IDRun{order: order, lo: lo, hi: hi}
 }
 
-// byHostLower returns the ids whose lowercased host name is lower, in id
-// order.
-func (info *hostInfo) byHostLower(lower string) idRun {
-	return equalRange(info.nameIdx.byLower, info.nameIdx.n, func(id uint32) int { return strings.Compare(strings.ToLower(info.hostOf(id)), lower) })
+// ByHostLower returns the ids whose lowercased host name is lower, in id
+// order; names are the hosts' names.
+func (x *NameIndex) ByHostLower(lower string, names *Names) IDRun {
+	return equalRange(x.byLower, x.n, func(id uint32) int { return strings.Compare(strings.ToLower(names.HostOf(id)), lower) })
 }
 
-// byNode returns the ids of node name node, in id order.
-func (info *hostInfo) byNode(node string) idRun {
-	return equalRange(info.nameIdx.byNode, info.nameIdx.n, func(id uint32) int { return strings.Compare(info.nodeOf(id), node) })
+// ByNode returns the ids of node name node, in id order.
+func (x *NameIndex) ByNode(node string, names *Names) IDRun {
+	return equalRange(x.byNode, x.n, func(id uint32) int { return strings.Compare(names.NodeOf(id), node) })
 }
 
-// byHostNode returns the id of (host, node) (the last, were there two).
-func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
-	ids := equalRange(info.nameIdx.byHostNode, info.nameIdx.n, func(id uint32) int {
-		if c := strings.Compare(info.hostOf(id), hn.Host); c != 0 {
+// ByHostNode returns the id of (host, node) (the last, were there two).
+func (x *NameIndex) ByHostNode(host, node string, names *Names) (uint32, bool) {
+	ids := equalRange(x.byHostNode, x.n, func(id uint32) int {
+		if c := strings.Compare(names.HostOf(id), host); c != 0 {
 			return c
 		}
-		return strings.Compare(info.nodeOf(id), hn.Node)
+		return strings.Compare(names.NodeOf(id), node)
 	})
-	if ids.len() == 0 {
+	if ids.Len() == 0 {
 		return 0, false
 	}
-	return ids.at(ids.len() - 1), true
+	return ids.At(ids.Len() - 1), true
+}
+
+// OrderBytes is the bytes per host of the index's orders: 0 where every
+// order is the identity, else 4.
+func (x *NameIndex) OrderBytes() int {
+	if x.byLower != nil || x.byNode != nil || x.byHostNode != nil {
+		return 4
+	}
+	return 0
 }

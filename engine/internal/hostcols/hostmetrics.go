@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"slices"
@@ -7,11 +7,11 @@ import (
 	"github.com/placer/placer/bitmap"
 )
 
-// metricCols holds the hosts' metrics as the scheduler sees them
+// Metrics holds the hosts' metrics as the scheduler sees them
 // (nova.SchedulerMetrics): one column per metric name that some host
 // reports, and the set of hosts that report it. A map per host cost about
 // 230 bytes per host at 100,000 hosts; four columns of int64 cost 32, of
-// int16 8, and as intCols (each value's distance from the column's
+// int16 8, and as Ints (each value's distance from the column's
 // smallest: Nova's metrics are frequencies, and percentages x100 that
 // span less than 256) 5. A metric a host reports with value 0 is in has;
 // one it does not report is not.
@@ -19,7 +19,7 @@ import (
 // Invariants: names is sorted and distinct, cols parallel to it; each
 // column ranges over every host, and its value is 0 where has lacks the
 // host.
-type metricCols struct {
+type Metrics struct {
 	names []string
 	cols  []metricCol
 }
@@ -28,12 +28,12 @@ type metricCols struct {
 // (v64 nil).
 type metricCol struct {
 	has *bitmap.Set
-	v   intCol
+	v   Ints
 	v64 []int64
 }
 
-// add records host id's metrics (while building, over n hosts).
-func (m *metricCols) add(n int, id uint32, metrics map[string]int64) {
+// Add records host id's metrics (while building, over n hosts).
+func (m *Metrics) Add(n int, id uint32, metrics map[string]int64) {
 	for name, v := range metrics {
 		k, ok := slices.BinarySearch(m.names, name)
 		if !ok {
@@ -45,20 +45,20 @@ func (m *metricCols) add(n int, id uint32, metrics map[string]int64) {
 	}
 }
 
-// narrow keeps each column as an intCol, in the narrowest width that
+// Narrow keeps each column as an Ints, in the narrowest width that
 // holds its values (once every host is added).
-func (m *metricCols) narrow() {
+func (m *Metrics) Narrow() {
 	for k := range m.cols {
 		c := &m.cols[k]
-		c.v = newIntCol(len(c.v64), func(i int) int64 { return c.v64[i] })
+		c.v = NewInts(len(c.v64), func(i int) int64 { return c.v64[i] })
 		c.v64 = nil
 	}
 }
 
-func (c *metricCol) at(id uint32) int64 { return c.v.at(id) }
+func (c *metricCol) at(id uint32) int64 { return c.v.At(id) }
 
-// get returns host id's value of metric name, if it reports it.
-func (m *metricCols) get(id uint32, name string) (int64, bool) {
+// Get returns host id's value of metric name, if it reports it.
+func (m *Metrics) Get(id uint32, name string) (int64, bool) {
 	k, ok := slices.BinarySearch(m.names, name)
 	if !ok || !m.cols[k].has.Has(id) {
 		return 0, false
@@ -66,8 +66,8 @@ func (m *metricCols) get(id uint32, name string) (int64, bool) {
 	return m.cols[k].at(id), true
 }
 
-// of returns host id's metrics as a new map (HostState.metrics).
-func (m *metricCols) of(id uint32) map[string]int64 {
+// Of returns host id's metrics as a new map (HostState.metrics).
+func (m *Metrics) Of(id uint32) map[string]int64 {
 	out := map[string]int64{}
 	for k, name := range m.names {
 		if c := &m.cols[k]; c.has.Has(id) {

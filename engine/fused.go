@@ -4,7 +4,6 @@ import (
 	"math/bits"
 
 	"github.com/placer/placer/bitmap"
-	"github.com/placer/placer/internal/kernels"
 )
 
 // A shardKernel clears, in words (one shard of a candidate set), the bits
@@ -13,48 +12,6 @@ import (
 // snapshot's state only; applyFused re-tests the hosts of the batch's
 // overlay.
 type shardKernel func(b *batch, sh *shard, words []uint64)
-
-func ramKernel(agg bool) shardKernel {
-	return func(b *batch, sh *shard, words []uint64) {
-		ratio := &sh.ramRatio
-		if agg {
-			ratio = &sh.aggRAMRatio
-		}
-		kernels.RAMPass(words, &sh.totalRAM, sh.freeRAM, ratio, b.memMB)
-	}
-}
-
-func coreKernel(agg bool) shardKernel {
-	return func(b *batch, sh *shard, words []uint64) {
-		ratio := &sh.cpuRatio
-		if agg {
-			ratio = &sh.aggCPURatio
-		}
-		kernels.CorePass(words, &sh.vcpusTotal, sh.vcpusUsed, ratio, b.vcpus)
-	}
-}
-
-func diskKernel(agg bool) shardKernel {
-	return func(b *batch, sh *shard, words []uint64) {
-		ratio := &sh.diskRatio
-		if agg {
-			ratio = &sh.aggDiskRatio
-		}
-		kernels.DiskPass(words, &sh.totalDiskGB, sh.freeDiskMB, ratio, b.diskReqMB)
-	}
-}
-
-// belowKernel keeps the hosts whose counter is below a limit: the
-// configured one, or the per-host (aggregate) column when limits is set.
-func belowKernel(counter func(*shard) []int32, limit func(*batch) int64, limits func(*shard) *kernels.Coded[int64]) shardKernel {
-	return func(b *batch, sh *shard, words []uint64) {
-		if limits != nil {
-			kernels.BelowPass(words, counter(sh), 0, limits(sh))
-			return
-		}
-		kernels.BelowPass(words, counter(sh), limit(b), nil)
-	}
-}
 
 // applyFused runs the filters of run (each with a mask or a kernel; see
 // filterImpl), in order, over set in one pass: every shard goes through
@@ -65,9 +22,9 @@ func belowKernel(counter func(*shard) []int32, limit func(*batch) int64, limits 
 func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, error) {
 	nShards := set.Shards()
 	var touchedOf [][]uint32 // per shard, the overlay's hosts
-	if len(b.touchedIDs) > 0 {
+	if len(b.ov.ids) > 0 {
 		touchedOf = make([][]uint32, nShards)
-		for _, id := range b.touchedIDs {
+		for _, id := range b.ov.ids {
 			k := int(id >> bitmap.ShardBits)
 			touchedOf[k] = append(touchedOf[k], id)
 		}

@@ -1,14 +1,12 @@
-package engine
+package hostcols
 
 import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/placer/placer/internal/nova"
 )
 
-// hostNames holds every host's host name and node name, in one string:
+// Names holds every host's host name and node name, in one string:
 // a string header per host and name cost 16 bytes, where the names of the
 // hosts of a cloud are most often their nodes' (one node per compute
 // service), each listed once, and often of one length (compute-0001).
@@ -19,7 +17,7 @@ import (
 //   - where every host name has one length, width is it, ends and
 //     wideEnds are nil, and name nid is text[nid*width:(nid+1)*width];
 //     otherwise name nid is text[ends[nid]:ends[nid+1]] (wideEnds in place
-//     of ends when text is longer than maxNarrowEnd: exactly one of them
+//     of ends when text is longer than the builder's maxNarrowEnd: exactly one of them
 //     is not nil, of count+1 entries, ends[0] = 0);
 //   - nameID is nil when every host has a host name of its own (host id's
 //     name id is id); else nameID[id] is host id's name id, and nodes lists
@@ -29,7 +27,7 @@ import (
 //   - text holds each host name once, in name id order, then odd's names:
 //     the snapshot's own copy (none of the input's strings kept). Never
 //     modified once built.
-type hostNames struct {
+type Names struct {
 	text     string
 	width    int
 	ends     []uint32
@@ -40,10 +38,6 @@ type hostNames struct {
 	odd      oddNodes
 }
 
-// maxNarrowEnd is the longest text whose ends are kept as uint32 (a
-// variable for the tests of the wide form).
-var maxNarrowEnd uint64 = math.MaxUint32
-
 // oddNodes lists the hosts whose node name is not their host name.
 //
 // Invariants: ids is ascending; names[k] is host ids[k]'s node name, and
@@ -53,16 +47,16 @@ type oddNodes struct {
 	names []string
 }
 
-// nameOf is host id's name id.
-func (n *hostNames) nameOf(id uint32) int32 {
+// NameOf is host id's name id.
+func (n *Names) NameOf(id uint32) int32 {
 	if n.nameID == nil {
 		return int32(id)
 	}
 	return n.nameID[id]
 }
 
-// name is host name nid.
-func (n *hostNames) name(nid int32) string {
+// Name is host name nid.
+func (n *Names) Name(nid int32) string {
 	switch {
 	case n.ends != nil:
 		return n.text[n.ends[nid]:n.ends[nid+1]]
@@ -73,10 +67,10 @@ func (n *hostNames) name(nid int32) string {
 	return n.text[at : at+n.width]
 }
 
-// nodesOf returns host name nid's node ids, ascending (not to be
+// NodesOf returns host name nid's node ids, ascending (not to be
 // modified): in one[:] where the name has one node, nid, in the common
 // cloud (so the caller's array, not an allocation, holds it).
-func (n *hostNames) nodesOf(nid int32, one *[1]uint32) []uint32 {
+func (n *Names) NodesOf(nid int32, one *[1]uint32) []uint32 {
 	if n.nameID == nil {
 		one[0] = uint32(nid)
 		return one[:]
@@ -84,55 +78,64 @@ func (n *hostNames) nodesOf(nid int32, one *[1]uint32) []uint32 {
 	return n.nodes.of(nid)
 }
 
-// nameOf is host id's host name id (hosts whose nodes share a host name
-// share it).
-func (info *hostInfo) nameOf(id uint32) int32 { return info.names.nameOf(id) }
+// HostOf is host id's host name.
+func (n *Names) HostOf(id uint32) string { return n.Name(n.NameOf(id)) }
 
-// nodesOf returns host name nid's node ids, ascending (see
-// hostNames.nodesOf).
-func (info *hostInfo) nodesOf(nid int32, one *[1]uint32) []uint32 {
-	return info.names.nodesOf(nid, one)
-}
-
-// hostOf is host id's host name.
-func (info *hostInfo) hostOf(id uint32) string { return info.names.name(info.names.nameOf(id)) }
-
-// nodeOf is host id's node name.
-func (info *hostInfo) nodeOf(id uint32) string {
-	if odd := &info.names.odd; len(odd.ids) > 0 {
+// NodeOf is host id's node name.
+func (n *Names) NodeOf(id uint32) string {
+	if odd := &n.odd; len(odd.ids) > 0 {
 		if k, ok := slices.BinarySearch(odd.ids, id); ok {
 			return odd.names[k]
 		}
 	}
-	return info.hostOf(id)
+	return n.HostOf(id)
 }
 
-// hostUUID is host id's uuid: the cloud's, else made up from its names as
-// the oracle makes it up.
-func (info *hostInfo) hostUUID(id uint32) string {
-	if info.uuid.keys == nil {
-		return nova.MadeUpUUID("host", info.hostOf(id), info.nodeOf(id))
+// Count is the number of distinct host names.
+func (n *Names) Count() int { return n.count }
+
+// IDBytes is the bytes per host of the name ids (0: elided, every host
+// has a host name of its own).
+func (n *Names) IDBytes() int {
+	if n.nameID != nil {
+		return 4
 	}
-	return info.uuid.get(int32(id))
+	return 0
 }
 
-// hostNamesBuilder builds a hostNames over n hosts.
-type hostNamesBuilder struct {
+// EndBytes is the bytes per name of the names' ends (0: elided, the
+// names have one length).
+func (n *Names) EndBytes() int {
+	switch {
+	case n.ends != nil:
+		return 4
+	case n.wideEnds != nil:
+		return 8
+	}
+	return 0
+}
+
+// NamesBuilder builds a Names over n hosts.
+type NamesBuilder struct {
 	n       int
 	ids     map[string]int32
 	names   []string // by name id: the input's, while building
 	nameID  []int32  // nil while every host so far has a name of its own
 	oddIDs  []uint32
 	oddNode []string // the input's
+	// maxNarrowEnd is the longest text whose ends are kept as uint32
+	// (lowered by the tests of the wide form).
+	maxNarrowEnd uint64
 }
 
-func newHostNamesBuilder(n int) *hostNamesBuilder {
-	return &hostNamesBuilder{n: n, ids: map[string]int32{}}
+// NewNamesBuilder returns a builder of the names of n hosts.
+func NewNamesBuilder(n int) *NamesBuilder {
+	return &NamesBuilder{n: n, ids: map[string]int32{}, maxNarrowEnd: math.MaxUint32}
 }
 
-// add gives host id (the next one) its host and node names, and returns its
+// Add gives host id (the next one) its host and node names, and returns its
 // name id.
-func (b *hostNamesBuilder) add(id uint32, host, node string) int32 {
+func (b *NamesBuilder) Add(id uint32, host, node string) int32 {
 	nid, ok := b.ids[host]
 	if !ok {
 		nid = int32(len(b.names))
@@ -156,11 +159,11 @@ func (b *hostNamesBuilder) add(id uint32, host, node string) int32 {
 	return nid
 }
 
-// done returns the names, in the snapshot's own copy of their texts, in
+// Done returns the names, in the snapshot's own copy of their texts, in
 // one string for all: each host name once, each node name that is not its
 // host name once per node. The input's strings are then not kept, nor a
 // rounded-up allocation per name.
-func (b *hostNamesBuilder) done() hostNames {
+func (b *NamesBuilder) Done() Names {
 	size := 0
 	for _, s := range b.names {
 		size += len(s)
@@ -176,14 +179,14 @@ func (b *hostNamesBuilder) done() hostNames {
 	for _, s := range b.oddNode {
 		sb.WriteString(s)
 	}
-	x := hostNames{text: sb.String(), count: len(b.names), nameID: b.nameID}
+	x := Names{text: sb.String(), count: len(b.names), nameID: b.nameID}
 	if len(b.names) > 0 {
 		x.width = len(b.names[0])
 	}
 	for _, s := range b.names {
 		if len(s) != x.width {
 			x.width = 0
-			if uint64(size) > maxNarrowEnd {
+			if uint64(size) > b.maxNarrowEnd {
 				x.wideEnds = make([]uint64, len(b.names)+1)
 			} else {
 				x.ends = make([]uint32, len(b.names)+1)

@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import "testing"
 
@@ -7,18 +7,18 @@ import "testing"
 func TestTextCol(t *testing.T) {
 	str := func(s string) *string { return &s }
 	in := []*string{str("10.0.0.1"), nil, str(""), str("10.0.0.1"), str("x"), nil}
-	b := newTextColBuilder(len(in))
+	b := NewTextsBuilder(len(in))
 	for id, p := range in {
-		b.set(uint32(id), p)
+		b.Set(uint32(id), p)
 	}
-	c := b.done()
-	checkReadsBack(t, in, c.get)
-	if c.get(0) != c.get(3) || len(c.texts) != 3 {
+	c := b.Done()
+	checkReadsBack(t, in, c.Get)
+	if c.Get(0) != c.Get(3) || len(c.texts) != 3 {
 		t.Errorf("equal texts not shared: %q", c.texts)
 	}
-	empty := newTextColBuilder(3)
-	empty.set(1, nil)
-	if e := empty.done(); e.idx != nil || e.get(1) != nil {
+	empty := NewTextsBuilder(3)
+	empty.Set(1, nil)
+	if e := empty.Done(); e.idx != nil || e.Get(1) != nil {
 		t.Errorf("a column with no text keeps %v", e)
 	}
 }
@@ -29,31 +29,31 @@ func TestTextCol(t *testing.T) {
 func TestHVModels(t *testing.T) {
 	str := func(s string) *string { return &s }
 	i64 := func(v int64) *int64 { return &v }
-	var m hvModels
-	a := m.of(str("QEMU"), i64(6002000), str("{}"))
-	if b := m.of(str("QEMU"), i64(6002000), str("{}")); b != a {
+	var m HVModels
+	a := m.Of(str("QEMU"), i64(6002000), str("{}"))
+	if b := m.Of(str("QEMU"), i64(6002000), str("{}")); b != a {
 		t.Errorf("equal attributes got models %d and %d", a, b)
 	}
 	for _, other := range []int32{
-		m.of(nil, i64(6002000), str("{}")),
-		m.of(str("QEMU"), nil, str("{}")),
-		m.of(str("QEMU"), i64(0), str("{}")),
-		m.of(str("QEMU"), i64(6002000), nil),
-		m.of(str(""), i64(6002000), str("{}")),
-		m.of(str("QEMU"), i64(6002000), str("")),
+		m.Of(nil, i64(6002000), str("{}")),
+		m.Of(str("QEMU"), nil, str("{}")),
+		m.Of(str("QEMU"), i64(0), str("{}")),
+		m.Of(str("QEMU"), i64(6002000), nil),
+		m.Of(str(""), i64(6002000), str("{}")),
+		m.Of(str("QEMU"), i64(6002000), str("")),
 	} {
 		if other == a {
 			t.Errorf("different attributes share model %d", a)
 		}
 	}
-	c := m.of(str("xen"), nil, str("{}"))
-	if m.models[c].cpuInfo != m.models[a].cpuInfo {
+	c := m.Of(str("xen"), nil, str("{}"))
+	if m.models[c].CPUInfo != m.models[a].CPUInfo {
 		t.Errorf("one cpu_info text, two pointers")
 	}
-	if md := m.models[a]; *md.typ != "QEMU" || *md.version != 6002000 || *md.cpuInfo != "{}" {
+	if md := m.models[a]; *md.Type != "QEMU" || *md.Version != 6002000 || *md.CPUInfo != "{}" {
 		t.Errorf("model %d = %v", a, md)
 	}
-	if md := m.models[m.of(nil, nil, nil)]; md.typ != nil || md.version != nil || md.cpuInfo != nil {
+	if md := m.models[m.Of(nil, nil, nil)]; md.Type != nil || md.Version != nil || md.CPUInfo != nil {
 		t.Errorf("nothing reported gives %v", md)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"encoding/binary"
@@ -7,41 +7,42 @@ import (
 	"github.com/placer/placer/bitmap"
 )
 
-// ipCol is the hosts' host_ip: a text that is an IPv4 address in dotted
+// IPs is the hosts' host_ip: a text that is an IPv4 address in dotted
 // decimal (four octets 0-255, no leading zeros: the form every compute
 // node reports) is kept as its 4 bytes, formatted back when read; any
-// other text (IPv6, leading zeros, not an address) is kept in a textCol.
+// other text (IPv6, leading zeros, not an address) is kept in a Texts.
 // Distinct per host, the texts cost 26 bytes per host at 100,000
 // synthetic hosts.
 //
 // Invariants: v4 is nil when no host's address is IPv4 text, else ranges
 // over every host; where isV4 has host id, its host_ip is formatIPv4(v4[id])
 // and other has none for it.
-type ipCol struct {
+type IPs struct {
 	isV4  *bitmap.Set
 	v4    []uint32
-	other textCol
+	other Texts
 }
 
-// ipColBuilder builds an ipCol over n hosts.
-type ipColBuilder struct {
-	col   ipCol
+// IPsBuilder builds an IPs over n hosts.
+type IPsBuilder struct {
+	col   IPs
 	n     int
-	other *textColBuilder
+	other *TextsBuilder
 }
 
-func newIPColBuilder(n int) *ipColBuilder {
-	return &ipColBuilder{n: n, other: newTextColBuilder(n)}
+// NewIPsBuilder returns a builder of the host_ip of n hosts.
+func NewIPsBuilder(n int) *IPsBuilder {
+	return &IPsBuilder{n: n, other: NewTextsBuilder(n)}
 }
 
-// set gives host id the host_ip *p (nil: none).
-func (b *ipColBuilder) set(id uint32, p *string) {
+// Set gives host id the host_ip *p (nil: none).
+func (b *IPsBuilder) Set(id uint32, p *string) {
 	if p == nil {
 		return
 	}
 	v, ok := parseIPv4(*p)
 	if !ok {
-		b.other.set(id, p)
+		b.other.Set(id, p)
 		return
 	}
 	if b.col.v4 == nil {
@@ -51,19 +52,20 @@ func (b *ipColBuilder) set(id uint32, p *string) {
 	b.col.v4[id] = v
 }
 
-func (b *ipColBuilder) done() ipCol {
-	b.col.other = b.other.done()
+// Done returns the column.
+func (b *IPsBuilder) Done() IPs {
+	b.col.other = b.other.Done()
 	return b.col
 }
 
-// get returns host id's host_ip (nil: none), in a new string for an IPv4
+// Get returns host id's host_ip (nil: none), in a new string for an IPv4
 // address.
-func (c *ipCol) get(id uint32) *string {
+func (c *IPs) Get(id uint32) *string {
 	if c.v4 != nil && c.isV4.Has(id) {
 		s := formatIPv4(c.v4[id])
 		return &s
 	}
-	return c.other.get(id)
+	return c.other.Get(id)
 }
 
 // parseIPv4 returns s's address when s is dotted-decimal IPv4 text that

@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"maps"
@@ -48,10 +48,10 @@ func TestInstIndex(t *testing.T) {
 	}
 	for name, perName := range cases {
 		t.Run(name, func(t *testing.T) {
-			x := newInstIndex(perName)
+			x := NewInstances(perName)
 			want := map[string][]int32{}
 			for nid, us := range perName {
-				if got := x.of(int32(nid)); !slices.Equal(got, us) {
+				if got := x.Of(int32(nid)); !slices.Equal(got, us) {
 					t.Errorf("of(%d) = %q, want %q", nid, got, us)
 				}
 				for _, u := range us {
@@ -60,11 +60,11 @@ func TestInstIndex(t *testing.T) {
 			}
 			probes := slices.Concat(slices.Sorted(maps.Keys(want)), odd, []string{u1, u2, u3, u4}, absent)
 			for _, u := range probes {
-				if got := slices.Collect(x.namesOf(u)); !slices.Equal(got, want[u]) {
+				if got := slices.Collect(x.NamesOf(u)); !slices.Equal(got, want[u]) {
 					t.Errorf("namesOf(%q) = %v, want %v", u, got, want[u])
 				}
 				for nid, us := range perName {
-					if got, w := x.has(int32(nid), u), slices.Contains(us, u); got != w {
+					if got, w := x.Has(int32(nid), u), slices.Contains(us, u); got != w {
 						t.Errorf("has(%d, %q) = %v, want %v", nid, u, got, w)
 					}
 				}
@@ -72,7 +72,7 @@ func TestInstIndex(t *testing.T) {
 			// A loop that stops early stops the sequence.
 			for u, nids := range want {
 				var got []int32
-				for nid := range x.namesOf(u) {
+				for nid := range x.NamesOf(u) {
 					got = append(got, nid)
 					break
 				}
@@ -89,7 +89,7 @@ func TestInstIndex(t *testing.T) {
 func TestInstIndexKeepsNoInput(t *testing.T) {
 	buf := []byte("inst-A inst-B")
 	in := string(buf)
-	x := newInstIndex([][]string{{in[:6], in[7:]}})
+	x := NewInstances([][]string{{in[:6], in[7:]}})
 	for _, u := range x.uuids.oddUUID {
 		if unsafe.StringData(u) == unsafe.StringData(in) || unsafe.StringData(u) == unsafe.StringData(in[7:]) {
 			t.Errorf("odd uuid %q shares the input's text", u)
@@ -137,30 +137,30 @@ func TestUUIDKey(t *testing.T) {
 func TestNameIndex(t *testing.T) {
 	host := []string{"b", "A", "a", "B", "a", "c", "b"}
 	node := []string{"n1", "n2", "n1", "n1", "n3", "n1", "n2"}
-	info := infoOfNames(host, node)
-	info.nameIdx = newNameIndex(host, node)
-	lower, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[HostNode]uint32{}
+	names := namesOf(host, node, false)
+	x := NewNameIndex(host, node)
+	lower, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[hostNode]uint32{}
 	for i := range host {
 		id := uint32(i)
 		l := strings.ToLower(host[i])
 		lower[l] = append(lower[l], id)
 		byNode[node[i]] = append(byNode[node[i]], id)
-		byHN[HostNode{host[i], node[i]}] = id
+		byHN[hostNode{host[i], node[i]}] = id
 	}
 	for _, k := range []string{"a", "b", "c", "A", "d", ""} {
-		if got := slices.Collect(info.byHostLower(k).all()); !slices.Equal(got, lower[k]) {
+		if got := slices.Collect(x.ByHostLower(k, names).All()); !slices.Equal(got, lower[k]) {
 			t.Errorf("byHostLower(%q) = %v, want %v", k, got, lower[k])
 		}
 	}
 	for _, k := range []string{"n1", "n2", "n3", "n4"} {
-		if got := slices.Collect(info.byNode(k).all()); !slices.Equal(got, byNode[k]) {
+		if got := slices.Collect(x.ByNode(k, names).All()); !slices.Equal(got, byNode[k]) {
 			t.Errorf("byNode(%q) = %v, want %v", k, got, byNode[k])
 		}
 	}
 	for _, h := range []string{"a", "A", "b", "B", "c", "x"} {
 		for _, n := range []string{"n1", "n2", "n3"} {
-			hn := HostNode{h, n}
-			id, ok := info.byHostNode(hn)
+			hn := hostNode{h, n}
+			id, ok := x.ByHostNode(h, n, names)
 			wantID, wantOK := byHN[hn]
 			if id != wantID || ok != wantOK {
 				t.Errorf("byHostNode(%v) = %d, %v; want %d, %v", hn, id, ok, wantID, wantOK)
@@ -175,12 +175,12 @@ func TestUUIDCol(t *testing.T) {
 		"0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5", "", "00000000-0000-0000-0000-000000000000",
 		"0C4F5B6E-2D1A-4B3C-8E9F-A0B1C2D3E4F5", "host-uuid", "ffffffff-ffff-ffff-ffff-ffffffffffff",
 	}
-	c := newUUIDCol(len(in))
+	c := NewUUIDs(len(in))
 	for i, u := range in {
-		c.set(int32(i), u)
+		c.Set(int32(i), u)
 	}
 	for i, u := range in {
-		if got := c.get(int32(i)); got != u {
+		if got := c.Get(int32(i)); got != u {
 			t.Errorf("get(%d) = %q, want %q", i, got, u)
 		}
 	}
@@ -230,7 +230,7 @@ func TestNameIndexShares(t *testing.T) {
 		{"no hosts", nil, nil, false, false, "lnh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := newNameIndex(tc.host, tc.node)
+			x := NewNameIndex(tc.host, tc.node)
 			if same(x.byNode, x.byLower) != tc.nodeLower || same(x.byHostNode, x.byLower) != tc.hnLower {
 				t.Fatalf("byNode shares byLower: %v, byHostNode shares byLower: %v; want %v, %v",
 					same(x.byNode, x.byLower), same(x.byHostNode, x.byLower), tc.nodeLower, tc.hnLower)
@@ -240,8 +240,7 @@ func TestNameIndexShares(t *testing.T) {
 					t.Errorf("order %s elided: %v, want %v", k, order == nil, strings.Contains(tc.identity, k))
 				}
 			}
-			info := infoOfNames(tc.host, tc.node)
-			info.nameIdx = x
+			names := namesOf(tc.host, tc.node, false)
 			lower, byNode := map[string][]uint32{}, map[string][]uint32{}
 			for i := range tc.host {
 				id := uint32(i)
@@ -251,25 +250,25 @@ func TestNameIndexShares(t *testing.T) {
 			}
 			for i := range tc.host {
 				id := uint32(i)
-				if got, ok := info.byHostNode(HostNode{tc.host[i], tc.node[i]}); !ok || got != id {
+				if got, ok := x.ByHostNode(tc.host[i], tc.node[i], names); !ok || got != id {
 					t.Errorf("byHostNode(%s, %s) = %d, %v", tc.host[i], tc.node[i], got, ok)
 				}
-				if got, want := slices.Collect(info.byNode(tc.node[i]).all()), byNode[tc.node[i]]; !slices.Equal(got, want) {
+				if got, want := slices.Collect(x.ByNode(tc.node[i], names).All()), byNode[tc.node[i]]; !slices.Equal(got, want) {
 					t.Errorf("byNode(%s) = %v, want %v", tc.node[i], got, want)
 				}
 				l := strings.ToLower(tc.host[i])
-				if got, want := slices.Collect(info.byHostLower(l).all()), lower[l]; !slices.Equal(got, want) {
+				if got, want := slices.Collect(x.ByHostLower(l, names).All()), lower[l]; !slices.Equal(got, want) {
 					t.Errorf("byHostLower(%s) = %v, want %v", l, got, want)
 				}
 			}
 			for _, miss := range []string{"", "0", "zz", "b1"} {
-				if got := slices.Collect(info.byHostLower(miss).all()); len(got) != len(lower[miss]) {
+				if got := slices.Collect(x.ByHostLower(miss, names).All()); len(got) != len(lower[miss]) {
 					t.Errorf("byHostLower(%q) = %v, want %v", miss, got, lower[miss])
 				}
-				if got := slices.Collect(info.byNode(miss).all()); len(got) != len(byNode[miss]) {
+				if got := slices.Collect(x.ByNode(miss, names).All()); len(got) != len(byNode[miss]) {
 					t.Errorf("byNode(%q) = %v, want %v", miss, got, byNode[miss])
 				}
-				if _, ok := info.byHostNode(HostNode{miss, miss}); ok {
+				if _, ok := x.ByHostNode(miss, miss, names); ok {
 					t.Errorf("byHostNode(%q, %q) found", miss, miss)
 				}
 			}
@@ -282,17 +281,17 @@ func TestNameIndexShares(t *testing.T) {
 // host name up per placement.
 func TestNameLookupsAllocate(t *testing.T) {
 	for _, host := range [][]string{{"a", "b", "c"}, {"c", "b", "a"}} {
-		info := infoOfNames(host, host)
-		info.nameIdx = newNameIndex(host, host)
+		names := namesOf(host, host, false)
+		x := NewNameIndex(host, host)
 		n := 0
 		allocs := testing.AllocsPerRun(100, func() {
-			for id := range info.byHostLower("b").all() {
+			for id := range x.ByHostLower("b", names).All() {
 				n += int(id)
 			}
-			for id := range info.byNode("c").all() {
+			for id := range x.ByNode("c", names).All() {
 				n += int(id)
 			}
-			if id, ok := info.byHostNode(HostNode{"a", "a"}); ok {
+			if id, ok := x.ByHostNode("a", "a", names); ok {
 				n += int(id)
 			}
 		})
@@ -307,11 +306,11 @@ func TestNameLookupsAllocate(t *testing.T) {
 // listed and not.
 var benchInst struct {
 	once           sync.Once
-	x              instIndex
+	x              Instances
 	listed, absent []string
 }
 
-func benchInstIndex(b *testing.B) (*instIndex, []string, []string) {
+func benchInstIndex(b *testing.B) (*Instances, []string, []string) {
 	benchInst.once.Do(func() {
 		r := rand.New(rand.NewPCG(1, 2))
 		uuid := func() string {
@@ -337,7 +336,7 @@ func benchInstIndex(b *testing.B) (*instIndex, []string, []string) {
 		for range 1024 {
 			benchInst.absent = append(benchInst.absent, uuid())
 		}
-		benchInst.x = newInstIndex(perName)
+		benchInst.x = NewInstances(perName)
 	})
 	b.ResetTimer()
 	return &benchInst.x, benchInst.listed, benchInst.absent
@@ -347,7 +346,7 @@ func BenchmarkInstIndex(b *testing.B) {
 	b.Run("namesOf", func(b *testing.B) {
 		x, listed, _ := benchInstIndex(b)
 		for i := 0; b.Loop(); i++ {
-			for nid := range x.namesOf(listed[i*7919%len(listed)]) {
+			for nid := range x.NamesOf(listed[i*7919%len(listed)]) {
 				_ = nid
 			}
 		}
@@ -355,7 +354,7 @@ func BenchmarkInstIndex(b *testing.B) {
 	b.Run("namesOfAbsent", func(b *testing.B) {
 		x, _, absent := benchInstIndex(b)
 		for i := 0; b.Loop(); i++ {
-			for nid := range x.namesOf(absent[i%len(absent)]) {
+			for nid := range x.NamesOf(absent[i%len(absent)]) {
 				_ = nid
 			}
 		}
@@ -364,19 +363,19 @@ func BenchmarkInstIndex(b *testing.B) {
 		x, _, absent := benchInstIndex(b)
 		u := absent[0]
 		for i := 0; b.Loop(); i++ {
-			x.has(int32(i*7919%100000), u)
+			x.Has(int32(i*7919%100000), u)
 		}
 	})
 	b.Run("hasListed", func(b *testing.B) {
 		x, listed, _ := benchInstIndex(b)
 		for i := 0; b.Loop(); i++ {
-			x.has(int32(i*7919%100000), listed[i%len(listed)])
+			x.Has(int32(i*7919%100000), listed[i%len(listed)])
 		}
 	})
 	b.Run("of", func(b *testing.B) {
 		x, _, _ := benchInstIndex(b)
 		for i := 0; b.Loop(); i++ {
-			x.of(int32(i * 7919 % 100000))
+			x.Of(int32(i * 7919 % 100000))
 		}
 	})
 }
@@ -419,10 +418,10 @@ func TestInstIndexOracle(t *testing.T) {
 				}
 			}
 		}
-		x := newInstIndex(perName)
+		x := NewInstances(perName)
 		want := map[string][]int32{}
 		for nid, us := range perName {
-			if got := x.of(int32(nid)); !slices.Equal(got, us) {
+			if got := x.Of(int32(nid)); !slices.Equal(got, us) {
 				t.Fatalf("round %d: of(%d) = %q, want %q", round, nid, got, us)
 			}
 			for _, u := range us {
@@ -431,14 +430,17 @@ func TestInstIndexOracle(t *testing.T) {
 		}
 		probes := slices.Concat(pool, []string{"", "b", uuid(), uuid()})
 		for _, u := range probes {
-			if got := slices.Collect(x.namesOf(u)); !slices.Equal(got, want[u]) {
+			if got := slices.Collect(x.NamesOf(u)); !slices.Equal(got, want[u]) {
 				t.Fatalf("round %d: namesOf(%q) = %v, want %v", round, u, got, want[u])
 			}
 			for nid, us := range perName {
-				if got, w := x.has(int32(nid), u), slices.Contains(us, u); got != w {
+				if got, w := x.Has(int32(nid), u), slices.Contains(us, u); got != w {
 					t.Fatalf("round %d: has(%d, %q) = %v, want %v", round, nid, u, got, w)
 				}
 			}
 		}
 	}
 }
+
+// hostNode is a (host, node) pair, a map key of the tests.
+type hostNode struct{ host, node string }

@@ -1,8 +1,8 @@
-package engine
+package hostcols
 
 import "math"
 
-// idxCol is a read-only column of unsigned integers — per host, an index
+// Idx is a read-only column of unsigned integers — per host, an index
 // into a table of distinct values (cells, hypervisor models, stats,
 // aggregate classes), or an offset — each kept in the narrowest of 1, 2,
 // 4 and 8 bytes that holds the column's largest value: the tables a cloud
@@ -11,17 +11,17 @@ import "math"
 //
 // Invariants: at most one of u8, u16, u32 and u64 is not nil, and it has
 // the column's length (none: the column is empty); it is the narrowest of
-// them that holds every value set (idxColBuilder widens on the first value
+// them that holds every value set (IdxBuilder widens on the first value
 // that does not fit). Never modified once built.
-type idxCol struct {
+type Idx struct {
 	u8  []uint8
 	u16 []uint16
 	u32 []uint32
 	u64 []uint64
 }
 
-// at is element i (a host id).
-func (c *idxCol) at(i uint32) uint64 {
+// At is element i (a host id).
+func (c *Idx) At(i uint32) uint64 {
 	switch {
 	case c.u8 != nil:
 		return uint64(c.u8[i])
@@ -33,13 +33,13 @@ func (c *idxCol) at(i uint32) uint64 {
 	return c.u64[i]
 }
 
-// len is the column's length.
-func (c *idxCol) len() int {
+// Len is the column's length.
+func (c *Idx) Len() int {
 	return len(c.u8) + len(c.u16) + len(c.u32) + len(c.u64)
 }
 
-// bytes is the size of an element (0: empty).
-func (c *idxCol) bytes() int {
+// Bytes is the size of an element (0: empty).
+func (c *Idx) Bytes() int {
 	switch {
 	case c.u8 != nil:
 		return 1
@@ -53,16 +53,17 @@ func (c *idxCol) bytes() int {
 	return 0
 }
 
-// idxColBuilder fills an idxCol of n elements (all 0 to begin with), one
+// IdxBuilder fills an Idx of n elements (all 0 to begin with), one
 // byte each until a value needs more.
-type idxColBuilder struct{ col idxCol }
+type IdxBuilder struct{ col Idx }
 
-func newIdxColBuilder(n int) *idxColBuilder {
-	return &idxColBuilder{col: idxCol{u8: make([]uint8, n)}}
+// NewIdxBuilder returns a builder of a column of n elements.
+func NewIdxBuilder(n int) *IdxBuilder {
+	return &IdxBuilder{col: Idx{u8: make([]uint8, n)}}
 }
 
-// set sets element i to v, widening the column first if v does not fit.
-func (b *idxColBuilder) set(i uint32, v uint64) {
+// Set sets element i to v, widening the column first if v does not fit.
+func (b *IdxBuilder) Set(i uint32, v uint64) {
 	c := &b.col
 	switch {
 	case c.u8 != nil && v <= math.MaxUint8:
@@ -79,14 +80,14 @@ func (b *idxColBuilder) set(i uint32, v uint64) {
 		return
 	}
 	b.widen(v)
-	b.set(i, v)
+	b.Set(i, v)
 }
 
 // widen moves the column to the narrowest width that holds v.
-func (b *idxColBuilder) widen(v uint64) {
+func (b *IdxBuilder) widen(v uint64) {
 	c := &b.col
-	n := c.len()
-	var w idxCol
+	n := c.Len()
+	var w Idx
 	switch {
 	case v <= math.MaxUint16:
 		w.u16 = make([]uint16, n)
@@ -96,7 +97,7 @@ func (b *idxColBuilder) widen(v uint64) {
 		w.u64 = make([]uint64, n)
 	}
 	for i := range uint32(n) {
-		x := c.at(i)
+		x := c.At(i)
 		switch {
 		case w.u16 != nil:
 			w.u16[i] = uint16(x)
@@ -109,12 +110,12 @@ func (b *idxColBuilder) widen(v uint64) {
 	*c = w
 }
 
-// done returns the column.
-func (b *idxColBuilder) done() idxCol { return b.col }
+// Done returns the column.
+func (b *IdxBuilder) Done() Idx { return b.col }
 
-// maskWordsOf sets in words bit t of word wi where pass[c[lo+wi*64+t]] is
+// MaskWordsOf sets in words bit t of word wi where pass[c[lo+wi*64+t]] is
 // 1 (pass holds 0 or 1 per value), for the column's elements [lo, hi).
-func (c *idxCol) maskWordsOf(lo, hi int, words, pass []uint64) {
+func (c *Idx) MaskWordsOf(lo, hi int, words, pass []uint64) {
 	switch {
 	case c.u8 != nil:
 		maskWords(words, c.u8[lo:hi], pass)
@@ -138,34 +139,37 @@ func maskWords[T uint8 | uint16 | uint32 | uint64](words []uint64, ids []T, pass
 	}
 }
 
-// intCol is a read-only column of int64 values kept as their distance from
-// the smallest (an idxCol): a column whose values lie within 256 of each
+// Ints is a read-only column of int64 values kept as their distance from
+// the smallest (an Idx): a column whose values lie within 256 of each
 // other takes one byte per host, where an []int64 cost eight.
 //
-// Invariants: element i is base + int64(off.at(i)), in int64's wrapping
-// arithmetic (exact: off.at(i) is the element's distance from base, which
+// Invariants: element i is base + int64(off.At(i)), in int64's wrapping
+// arithmetic (exact: off.At(i) is the element's distance from base, which
 // is the smallest element, up to 2^64-1); off has the column's length.
-type intCol struct {
+type Ints struct {
 	base int64
-	off  idxCol
+	off  Idx
 }
 
-// newIntCol returns the column of n elements whose element i is at(i)
+// NewInts returns the column of n elements whose element i is at(i)
 // (called twice per element).
-func newIntCol(n int, at func(i int) int64) intCol {
+func NewInts(n int, at func(i int) int64) Ints {
 	if n == 0 {
-		return intCol{}
+		return Ints{}
 	}
 	base := at(0)
 	for i := 1; i < n; i++ {
 		base = min(base, at(i))
 	}
-	b := newIdxColBuilder(n)
+	b := NewIdxBuilder(n)
 	for i := range n {
-		b.set(uint32(i), uint64(at(i)-base))
+		b.Set(uint32(i), uint64(at(i)-base))
 	}
-	return intCol{base: base, off: b.done()}
+	return Ints{base: base, off: b.Done()}
 }
 
-// at is element i (a host id).
-func (c *intCol) at(i uint32) int64 { return c.base + int64(c.off.at(i)) }
+// At is element i (a host id).
+func (c *Ints) At(i uint32) int64 { return c.base + int64(c.off.At(i)) }
+
+// Bytes is the size of an element (0: empty).
+func (c *Ints) Bytes() int { return c.off.Bytes() }

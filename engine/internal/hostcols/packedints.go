@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import "math/bits"
 

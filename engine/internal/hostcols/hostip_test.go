@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import "testing"
 
@@ -12,17 +12,17 @@ func TestIPCol(t *testing.T) {
 		str("1..2.3"), str(".1.2.3"), str("1.2.3."), str("::1"), str("fe80::1"), str(""),
 		str(" 1.2.3.4"), str("1.2.3.4 "), str("+1.2.3.4"), str("1.2.3.4444"), str("10.0.0.1"),
 	}
-	b := newIPColBuilder(len(in))
+	b := NewIPsBuilder(len(in))
 	for id, p := range in {
-		b.set(uint32(id), p)
+		b.Set(uint32(id), p)
 	}
-	c := b.done()
-	checkReadsBack(t, in, c.get)
+	c := b.Done()
+	checkReadsBack(t, in, c.Get)
 	if n := c.isV4.Count(); n != 5 {
 		t.Errorf("%d addresses kept as IPv4, want 5", n)
 	}
-	if c := newIPColBuilder(2).done(); c.get(1) != nil {
-		t.Errorf("an empty column reads %v", c.get(1))
+	if c := NewIPsBuilder(2).Done(); c.Get(1) != nil {
+		t.Errorf("an empty column reads %v", c.Get(1))
 	}
 }
 

@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"maps"
@@ -16,30 +16,30 @@ func TestMetricCols(t *testing.T) {
 		{"cpu.idle.percent": -1 << 31, "cpu.frequency": -1 << 15},
 		{"numa.membw.max": 1 << 62, "cpu.frequency": 0},
 	}
-	var m metricCols
+	var m Metrics
 	for id, h := range hosts {
-		m.add(len(hosts), uint32(id), h)
+		m.Add(len(hosts), uint32(id), h)
 	}
-	m.narrow()
+	m.Narrow()
 	// Each column in the width of its values' span (0 where not reported).
 	wantBytes := map[string]int{"cpu.frequency": 2, "cpu.idle.percent": 4, "cpu.percent": 1, "numa.membw.max": 8}
 	if len(m.names) != len(wantBytes) {
 		t.Fatalf("metrics %v, want those of %v", m.names, wantBytes)
 	}
 	for k, name := range m.names {
-		if c := &m.cols[k]; c.v64 != nil || c.v.off.bytes() != wantBytes[name] {
-			t.Errorf("%s: %d bytes per host, want %d", name, c.v.off.bytes(), wantBytes[name])
+		if c := &m.cols[k]; c.v64 != nil || c.v.off.Bytes() != wantBytes[name] {
+			t.Errorf("%s: %d bytes per host, want %d", name, c.v.off.Bytes(), wantBytes[name])
 		}
 	}
 	for id, h := range hosts {
 		for _, name := range []string{"cpu.percent", "cpu.frequency", "numa.membw.max", "cpu.idle.percent", ""} {
-			v, ok := m.get(uint32(id), name)
+			v, ok := m.Get(uint32(id), name)
 			wv, wok := h[name]
 			if v != wv || ok != wok {
 				t.Errorf("host %d: get(%q) = %d, %v; want %d, %v", id, name, v, ok, wv, wok)
 			}
 		}
-		if got := m.of(uint32(id)); !maps.Equal(got, h) || got == nil {
+		if got := m.Of(uint32(id)); !maps.Equal(got, h) || got == nil {
 			t.Errorf("host %d: of = %v, want %v", id, got, h)
 		}
 	}

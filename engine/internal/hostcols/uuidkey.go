@@ -1,4 +1,4 @@
-package engine
+package hostcols
 
 import (
 	"bytes"
@@ -71,25 +71,25 @@ func (k *uuidKey) String() string {
 // compare orders keys as their strings.
 func (k *uuidKey) compare(o *uuidKey) int { return bytes.Compare(k[:], o[:]) }
 
-// uuidCol is a column of uuids, kept as keys where canonical: the texts
+// UUIDs is a column of uuids, kept as keys where canonical: the texts
 // that are not (a side table, empty in a Nova cloud) are copies, so the
 // column keeps none of its input's strings.
 //
 // Invariants: entry i's uuid is oddUUID[k] when odd[k] == i (odd
 // ascending), else keys[i]'s canonical text; keys[i] is zero for an odd
 // entry.
-type uuidCol struct {
+type UUIDs struct {
 	keys    []uuidKey
 	odd     []int32
 	oddUUID []string
 }
 
-// newUUIDCol returns a column of n entries, all the zero key (fill it with
+// NewUUIDs returns a column of n entries, all the zero key (fill it with
 // set, in ascending order of entry).
-func newUUIDCol(n int) uuidCol { return uuidCol{keys: make([]uuidKey, n)} }
+func NewUUIDs(n int) UUIDs { return UUIDs{keys: make([]uuidKey, n)} }
 
-// set makes entry i's uuid u. Entries are set in ascending order.
-func (c *uuidCol) set(i int32, u string) {
+// Set makes entry i's uuid u. Entries are set in ascending order.
+func (c *UUIDs) Set(i int32, u string) {
 	if k, ok := parseUUID(u); ok {
 		c.keys[i] = k
 		return
@@ -99,22 +99,25 @@ func (c *uuidCol) set(i int32, u string) {
 }
 
 // oddAt returns the index into odd of entry i, if i's uuid is odd.
-func (c *uuidCol) oddAt(i int32) (int, bool) {
+func (c *UUIDs) oddAt(i int32) (int, bool) {
 	if len(c.odd) == 0 {
 		return 0, false
 	}
 	return slices.BinarySearch(c.odd, i)
 }
 
-func (c *uuidCol) isOdd(i int32) bool {
+func (c *UUIDs) isOdd(i int32) bool {
 	_, ok := c.oddAt(i)
 	return ok
 }
 
-// get returns entry i's uuid, as its input spelt it.
-func (c *uuidCol) get(i int32) string {
+// Get returns entry i's uuid, as its input spelt it.
+func (c *UUIDs) Get(i int32) string {
 	if k, ok := c.oddAt(i); ok {
 		return c.oddUUID[k]
 	}
 	return c.keys[i].String()
 }
+
+// Kept reports whether the column holds entries (a zero UUIDs holds none).
+func (c *UUIDs) Kept() bool { return c.keys != nil }

@@ -1,22 +1,25 @@
-package engine
+package hostcols
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/placer/placer/internal/nova"
 )
 
-// infoOfNames returns a hostInfo holding only the names of hosts with the
-// given host and node names, as buildHostInfo makes them.
-func infoOfNames(host, node []string) *hostInfo {
-	b := newHostNamesBuilder(len(host))
-	for i := range host {
-		b.add(uint32(i), host[i], node[i])
+// namesOf returns the names of hosts with the given host and node names,
+// as engine's snapshot builds them; with wide, their ends are kept wide
+// whatever the text's length.
+func namesOf(host, node []string, wide bool) *Names {
+	b := NewNamesBuilder(len(host))
+	if wide {
+		b.maxNarrowEnd = 0
 	}
-	return &hostInfo{names: b.done()}
+	for i := range host {
+		b.Add(uint32(i), host[i], node[i])
+	}
+	names := b.Done()
+	return &names
 }
 
 // TestHostNames checks that every host's host and node names and name id
@@ -41,19 +44,14 @@ func TestHostNames(t *testing.T) {
 	} {
 		for _, wide := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/wide=%v", tc.name, wide), func(t *testing.T) {
-				if wide {
-					defer func(was uint64) { maxNarrowEnd = was }(maxNarrowEnd)
-					maxNarrowEnd = 0
-				}
 				in := make([]string, len(tc.node))
 				for i, s := range tc.node {
 					in[i] = strings.Clone(s)
 				}
-				info := infoOfNames(tc.host, in)
+				names := namesOf(tc.host, in, wide)
 				for i := range in {
 					in[i] = "changed" // the snapshot keeps its own copies
 				}
-				names := &info.names
 				if len(names.odd.ids) != tc.odd || len(names.odd.names) != tc.odd {
 					t.Fatalf("%d odd node names, want %d", len(names.odd.ids), tc.odd)
 				}
@@ -63,7 +61,7 @@ func TestHostNames(t *testing.T) {
 				// Names of one length need no ends; others narrow ends but
 				// for a text too long for them.
 				oneLen := !slices.ContainsFunc(tc.host, func(h string) bool { return len(h) != len(tc.host[0]) })
-				form := func(x *hostNames) string {
+				form := func(x *Names) string {
 					switch {
 					case x.ends != nil && x.wideEnds == nil:
 						return "narrow"
@@ -88,7 +86,7 @@ func TestHostNames(t *testing.T) {
 				nodes := map[int32][]uint32{}
 				for i := range tc.host {
 					id := uint32(i)
-					if h, n := info.hostOf(id), info.nodeOf(id); h != tc.host[i] || n != tc.node[i] {
+					if h, n := names.HostOf(id), names.NodeOf(id); h != tc.host[i] || n != tc.node[i] {
 						t.Errorf("host %d: (%q, %q), want (%q, %q)", i, h, n, tc.host[i], tc.node[i])
 					}
 					nid, ok := ids[tc.host[i]]
@@ -96,7 +94,7 @@ func TestHostNames(t *testing.T) {
 						nid = int32(len(ids))
 						ids[tc.host[i]] = nid
 					}
-					if got := info.nameOf(id); got != nid {
+					if got := names.NameOf(id); got != nid {
 						t.Errorf("host %d: name id %d, want %d", i, got, nid)
 					}
 					nodes[nid] = append(nodes[nid], id)
@@ -106,53 +104,14 @@ func TestHostNames(t *testing.T) {
 				}
 				for nid, want := range nodes {
 					var one [1]uint32
-					if got := info.nodesOf(nid, &one); !slices.Equal(got, want) {
+					if got := names.NodesOf(nid, &one); !slices.Equal(got, want) {
 						t.Errorf("name %d: nodes %v, want %v", nid, got, want)
 					}
-					if got := names.name(nid); got != tc.host[want[0]] {
+					if got := names.Name(nid); got != tc.host[want[0]] {
 						t.Errorf("name %d: %q, want %q", nid, got, tc.host[want[0]])
 					}
 				}
 			})
 		}
-	}
-}
-
-// TestHostUUID checks the hosts' uuids whether the cloud gives none (made
-// up when asked, none kept), some or all.
-func TestHostUUID(t *testing.T) {
-	const given = "0c4f5b6e-2d1a-4b3c-8e9f-a0b1c2d3e4f5"
-	for _, tc := range []struct {
-		name  string
-		uuids []string
-	}{
-		{"none given", []string{"", ""}},
-		{"some given", []string{"", given}},
-		{"all given", []string{given, "Not-A-UUID"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := Cloud{Config: DefaultConfig()}
-			for i, u := range tc.uuids {
-				c.Hosts = append(c.Hosts, Host{Host: fmt.Sprint("h", i), Node: fmt.Sprint("n", i), UUID: u,
-					MemoryMB: 1024, FreeRAMMB: 1024, VCPUs: 1, LocalGB: 1, FreeDiskGB: 1})
-			}
-			s, err := NewSnapshot(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			none := !slices.ContainsFunc(tc.uuids, func(u string) bool { return u != "" })
-			if kept := s.info.uuid.keys != nil; kept == none {
-				t.Errorf("uuids kept: %v, want %v", kept, !none)
-			}
-			for i, u := range tc.uuids {
-				want := u
-				if u == "" {
-					want = nova.MadeUpUUID("host", fmt.Sprint("h", i), fmt.Sprint("n", i))
-				}
-				if got := s.info.hostUUID(uint32(i)); got != want {
-					t.Errorf("host %d: uuid %q, want %q", i, got, want)
-				}
-			}
-		})
 	}
 }

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/bits"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
+
+// The dense ranker's block statistics: per block of kernels.Block hosts
+// and per weigher, the minimum and maximum raw value over the block's
+// candidates (the leaves of the trees, trees.go), recomputed for the
+// blocks marked stale, from the shard's block summaries where they stand
+// for the candidates, else with a masked kernel, then from the overlay for
+// the hosts the batch consumed on.
+
+// markStale marks block q for restat.
+func (rk *denseRanker) markStale(q int) {
+	if !rk.isStale[q] {
+		rk.isStale[q] = true
+		rk.stale = append(rk.stale, int32(q))
+	}
+}
+
+// block returns block q's shard, the offset of its first host in the shard
+// and its number of hosts.
+func (rk *denseRanker) block(q int) (sh *shard, off, m int) {
+	const perShard = bitmap.ShardSize / kernels.Block
+	sh = rk.v.snap().shards[q/perShard]
+	off = (q % perShard) * kernels.Block
+	return sh, off, min(kernels.Block, sh.hostCount()-off)
+}
+
+// words returns block q's candidate words.
+func (rk *denseRanker) words(q int) []uint64 {
+	return rk.in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(rk.in))]
+}
+
+// restat recomputes block q's statistics: from the shard's block
+// summaries when the block's candidates are all of its hosts, its raw
+// values are one value or hosts holding its extremes are candidates, else
+// the kernel over the candidates the batch did not consume on; then those
+// it did, from the overlay.
+func (rk *denseRanker) restat(q int) {
+	sh, off, m := rk.block(q)
+	words := rk.words(q)
+	var clean [wordsPerBlock]uint64
+	var dirty []uint64
+	if rk.v.overlaid() {
+		touched := rk.v.overlayWords()[q*wordsPerBlock:]
+		for k, w := range words {
+			clean[k] = w &^ touched[k]
+		}
+		dirty = touched[:len(words)]
+		words = clean[:len(words)]
+	}
+	some, full := false, true
+	for k, w := range words {
+		some = some || w != 0
+		full = full && w == fullWord(m-k*64)
+	}
+	// The overlay's candidates of the block, each looked up once for
+	// every weigher.
+	var resBuf [8]*hostRes
+	var idxBuf [8]int
+	overRes, overIdx := resBuf[:0], idxBuf[:0]
+	for k, t := range dirty {
+		for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
+			id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(t))
+			overRes = append(overRes, rk.v.usageOf(id))
+			overIdx = append(overIdx, int(id)-q*kernels.Block+off)
+		}
+	}
+	qs := q % blocksPerShard
+	for a, w := range rk.act {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		// A weigher whose minval is 0 takes 0 as its lower bound (bounds):
+		// only its maximum is needed, so only the host holding the
+		// block's largest value need be a candidate.
+		hiOnly := minvalZero(w)
+		switch {
+		case !some:
+		case full || sh.blk.rawConst[w][qs] ||
+			hasBit(words, sh.blk.rawHiAt[w][qs]) && (hiOnly || hasBit(words, sh.blk.rawLoAt[w][qs])):
+			// Every host is a candidate, or all hold one value, or the
+			// block's extremes (its largest, for hiOnly) are candidates':
+			// no candidate lies beyond the block's extremes.
+			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
+		default:
+			kernels.MinMaxMasked(sh.rawCol(w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
+		}
+		for i, r := range overRes {
+			x := sh.rawRes(w, overIdx[i], r)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
+	}
+}
+
+// hasBit reports whether bit i of words is set (false for noHost).
+func hasBit(words []uint64, i uint16) bool {
+	return int(i)/64 < len(words) && words[i/64]&(1<<(i%64)) != 0
+}
+
+// fullWord is the word of a block whose first n hosts (from this word on)
+// are all candidates.
+func fullWord(n int) uint64 {
+	if n >= 64 {
+		return math.MaxUint64
+	}
+	return 1<<n - 1
+}
+
+// restatAll recomputes the statistics of the stale blocks, those of
+// different shards in parallel when they are many (the first instance).
+func (rk *denseRanker) restatAll() {
+	if len(rk.stale) < rk.nb/2 {
+		for _, q := range rk.stale {
+			rk.restat(int(q))
+		}
+		return
+	}
+	// Each shard's blocks are restated by one goroutine (restat writes
+	// only its block's entries and reads the batch); the background
+	// context never stops a shard, so every stale block is done.
+	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), rk.v.snap().n, func(k int) error {
+		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+			if rk.isStale[q] {
+				rk.restat(q)
+			}
+		}
+		return nil
+	})
+}
+
+// bounds brings the trees up to date with the stale blocks' statistics
+// (rebuilding them when many are stale), takes lo/hi from their roots and
+// reports whether any moved.
+func (rk *denseRanker) bounds() (changed bool) {
+	rebuild := len(rk.stale) > rk.nb/8
+	for a, w := range rk.act {
+		var lo float64
+		if minvalZero(w) {
+			lo = 0
+		} else {
+			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
+		}
+		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
+		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
+			rk.lo[a], rk.hi[a], changed = lo, hi, true
+		}
+	}
+	return changed
+}

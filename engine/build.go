@@ -1,0 +1,412 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/engine/internal/hostcols"
+	"github.com/placer/placer/internal/kernels"
+	"github.com/placer/placer/internal/nova"
+)
+
+// NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
+// copied: later changes to it do not affect the snapshot.
+func NewSnapshot(c Cloud) (*Snapshot, error) {
+	if err := ValidateCloud(&c); err != nil {
+		return nil, err
+	}
+	if err := checkImplemented(&c.Config); err != nil {
+		return nil, err
+	}
+	cfg := c.Config.clone()
+
+	n := len(c.Hosts)
+	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
+	for _, name := range cfg.Filters {
+		s.chain = append(s.chain, uint8(slices.Index(FilterCatalogue, name)))
+		if r, ok := resourceRules[name]; ok {
+			s.rules = append(s.rules, r)
+		}
+	}
+	for _, name := range cfg.Weighers {
+		s.weighers = append(s.weighers, weigherIndex(name))
+	}
+	info, err := buildHostInfo(&c)
+	if err != nil {
+		return nil, err
+	}
+	s.info = info
+	var wide usageDelta
+	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
+		if n == 0 {
+			break
+		}
+		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n), &wide))
+	}
+	if len(wide.ids) > 0 {
+		s.delta = &wide
+	}
+	for i := range info.classes {
+		cl := &info.classes[i]
+		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
+	}
+	s.mults = summarise(s.shards)
+	return s, nil
+}
+
+func buildHostInfo(c *Cloud) (*hostInfo, error) {
+	n := len(c.Hosts)
+	info := &hostInfo{
+		serviceUp:  bitmap.NewSet(n),
+		diskGBUsed: hostcols.NewInts(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
+	}
+	cells, hvModel, stats, hvSig := hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n)
+	cellIDs := map[string]int32{}
+	sigIDs := map[string]int32{}
+	var models hostcols.HVModels
+	hvHostnames, hostIPs := hostcols.NewTextsBuilder(n), hostcols.NewIPsBuilder(n)
+	var supported [][3]string
+	names := hostcols.NewNamesBuilder(n)
+	host, node := make([]string, n), make([]string, n) // while building
+	var instancesOf [][]string                         // per host name, while building
+	statsIn := statsInterner{byKey: map[string]int32{}}
+	for i := range c.Hosts {
+		if c.Hosts[i].UUID != "" {
+			info.uuid = hostcols.NewUUIDs(n)
+			break
+		}
+	}
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		id := uint32(i)
+		host[i], node[i] = h.Host, nodeName(h)
+		switch {
+		case !info.uuid.Kept():
+		case h.UUID == "":
+			info.uuid.Set(int32(i), nova.MadeUpUUID("host", h.Host, node[i]))
+		default:
+			info.uuid.Set(int32(i), h.UUID)
+		}
+		cell := h.Cell
+		if cell == "" {
+			cell = "cell1"
+		}
+		cid, ok := cellIDs[cell]
+		if !ok {
+			cid = int32(len(info.cells))
+			cellIDs[cell] = cid
+			info.cells = append(info.cells, cell)
+			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
+		}
+		cells.Set(id, uint64(cid))
+		nid := names.Add(id, h.Host, node[i])
+		if int(nid) == len(instancesOf) {
+			instancesOf = append(instancesOf, nil)
+		}
+		for _, u := range h.Instances {
+			if !slices.Contains(instancesOf[nid], u) {
+				instancesOf[nid] = append(instancesOf[nid], u)
+			}
+		}
+		if !h.Service.Disabled && !h.Service.Down {
+			info.serviceUp.Add(id)
+		}
+		hvModel.Set(id, uint64(models.Of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
+		hostIPs.Set(id, h.HostIP)
+		if p := h.HypervisorHostname; p != nil && *p != node[i] {
+			hvHostnames.Set(id, p)
+		}
+		supported = nil
+		for _, spec := range h.SupportedInstances {
+			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
+			if err != nil {
+				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
+			}
+			supported = append(supported, cs)
+		}
+		sigKey := fmt.Sprint(supported, "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
+		sig, ok := sigIDs[sigKey]
+		if !ok {
+			sig = int32(len(sigIDs))
+			sigIDs[sigKey] = sig
+		}
+		hvSig.Set(id, uint64(sig))
+		if int(sig) == len(info.hvSigHost) {
+			// One signature, one list: its hosts share it.
+			info.hvSigHost = append(info.hvSigHost, roaring.New())
+			info.hvSigRep = append(info.hvSigRep, uint32(i))
+			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
+		}
+		info.hvSigHost[sig].Add(uint32(i))
+		stats.Set(id, uint64(statsIn.of(h)))
+		m, err := nova.SchedulerMetrics(h.Metrics)
+		if err != nil {
+			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
+		}
+		info.metrics.Add(n, id, m)
+	}
+	info.cell, info.hvModel, info.stats, info.hvSig = cells.Done(), hvModel.Done(), stats.Done(), hvSig.Done()
+	info.statsTab = statsIn.maps
+	info.metrics.Narrow()
+	info.hvModels = models.Models()
+	info.hvHostnames, info.hostIPs = hvHostnames.Done(), hostIPs.Done()
+	info.names = names.Done()
+	info.instances = hostcols.NewInstances(instancesOf)
+	info.nameIdx = hostcols.NewNameIndex(host, node)
+	if len(info.cells) <= 64 {
+		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
+		for id := range uint32(n) {
+			info.blockCells[id/kernels.Block] |= 1 << info.cell.At(id)
+		}
+	}
+	buildAggClasses(c, info)
+	return info, nil
+}
+
+// statsInterner gives hosts with equal stats one map (read-only, shared),
+// by index: at 100,000 synthetic hosts there are ~1,600 distinct ones, and
+// a map per host cost ~320 bytes.
+type statsInterner struct {
+	byKey map[string]int32 // -> index into maps
+	maps  []map[string]string
+	keys  []string
+	buf   []byte
+}
+
+// of returns the index of the stats of h as HostState.stats holds them:
+// the reported ones and the counters Nova adds.
+func (in *statsInterner) of(h *Host) int32 {
+	st := make(map[string]string, len(h.Stats)+3)
+	for k, v := range h.Stats {
+		st[k] = v
+	}
+	st["num_instances"] = strconv.FormatInt(h.NumInstances, 10)
+	st["io_workload"] = strconv.FormatInt(h.NumIOOps, 10)
+	st["failed_builds"] = strconv.FormatInt(h.FailedBuilds, 10)
+	in.keys = in.keys[:0]
+	for k := range st {
+		in.keys = append(in.keys, k)
+	}
+	slices.Sort(in.keys)
+	in.buf = in.buf[:0]
+	for _, k := range in.keys {
+		in.buf = strconv.AppendQuote(in.buf, k)
+		in.buf = append(in.buf, ':')
+		in.buf = strconv.AppendQuote(in.buf, st[k])
+		in.buf = append(in.buf, ',')
+	}
+	if k, ok := in.byKey[string(in.buf)]; ok {
+		return k
+	}
+	k := int32(len(in.maps))
+	in.byKey[string(in.buf)] = k
+	in.maps = append(in.maps, st)
+	return k
+}
+
+// buildAggClasses groups hosts by their set of aggregates (membership is by
+// host name, as in Nova).
+func buildAggClasses(c *Cloud, info *hostInfo) {
+	n := len(c.Hosts)
+	aggsOfName := make([][]int, info.names.Count())
+	nameIDs := make(map[string]int32, info.names.Count())
+	for nid := range int32(info.names.Count()) {
+		nameIDs[info.names.Name(nid)] = nid
+	}
+	for a, agg := range c.Aggregates {
+		for _, h := range agg.Hosts {
+			if nid, ok := nameIDs[h]; ok && !slices.Contains(aggsOfName[nid], a) {
+				aggsOfName[nid] = append(aggsOfName[nid], a)
+			}
+		}
+	}
+	byKey := map[string]int32{}
+	class := hostcols.NewIdxBuilder(n)
+	for i := 0; i < n; i++ {
+		aggs := aggsOfName[info.names.NameOf(uint32(i))]
+		slices.Sort(aggs)
+		key := fmt.Sprint(aggs)
+		cid, ok := byKey[key]
+		if !ok {
+			cid = int32(len(info.classes))
+			byKey[key] = cid
+			metas := make([]map[string]string, len(aggs))
+			raw := map[string][]string{}
+			for j, a := range aggs {
+				metas[j] = c.Aggregates[a].Metadata
+				for k, v := range c.Aggregates[a].Metadata {
+					if !slices.Contains(raw[k], v) {
+						raw[k] = append(raw[k], v)
+					}
+				}
+			}
+			info.classes = append(info.classes, aggClass{
+				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
+			})
+		}
+		class.Set(uint32(i), uint64(cid))
+		info.classes[cid].hosts.Add(uint32(i))
+	}
+	info.class = class.Done()
+	for i := range info.classes {
+		info.classes[i].hosts.RunOptimize()
+	}
+}
+
+// cloneSpecs copies canonical supported_instances, so that the snapshot
+// keeps none of its input's strings.
+func cloneSpecs(specs [][3]string) [][3]string {
+	if specs == nil {
+		return nil
+	}
+	out := make([][3]string, len(specs))
+	for i, s := range specs {
+		for j := range s {
+			out[i][j] = strings.Clone(s[j])
+		}
+	}
+	return out
+}
+
+func derefInt(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// summarise returns the shards' multipliers' summary and sets every
+// shard's multOver.
+func summarise(shards []*shard) (m multipliers) {
+	for w := range numWeighers {
+		count := map[uint64]int{}
+		for _, sh := range shards {
+			for j := range sh.mult[w].Len() {
+				x := sh.mult[w].At(j)
+				count[math.Float64bits(x)]++
+				m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
+			}
+		}
+		base, most := uint64(0), -1
+		for b, c := range count {
+			if c > most || (c == most && b < base) {
+				base, most = b, c
+			}
+		}
+		m.base[w] = math.Float64frombits(base)
+		for _, sh := range shards {
+			sh.multOver[w] = nil
+			for j := range sh.mult[w].Len() {
+				if math.Float64bits(sh.mult[w].At(j)) != base {
+					sh.multOver[w] = append(sh.multOver[w], uint16(j))
+					m.overs[w]++
+				}
+			}
+		}
+	}
+	return m
+}
+
+// buildShard builds the shard of hosts [lo, hi) and appends to wide the
+// hosts whose usage its columns cannot hold.
+func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
+	m := hi - lo
+	sh := &shard{
+		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
+		numInstances: make([]int32, m), numIOOps: make([]int32, m),
+	}
+	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
+	// The resolved columns, in full while they are filled, then coded.
+	var ratios [6][]float64
+	for r := range ratios {
+		ratios[r] = make([]float64, m)
+	}
+	ramRatio, cpuRatio, diskRatio := ratios[0], ratios[1], ratios[2]
+	aggRAMRatio, aggCPURatio, aggDiskRatio := ratios[3], ratios[4], ratios[5]
+	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
+	var mult [numWeighers][]float64
+	for w := range mult {
+		mult[w] = make([]float64, m)
+	}
+	cfg := &c.Config
+	cfgMult := [numWeighers]float64{
+		cfg.RAMWeightMultiplier, cfg.CPUWeightMultiplier, cfg.DiskWeightMultiplier,
+		cfg.IoOpsWeightMultiplier, cfg.NumInstancesWeightMultiplier, cfg.MetricsWeightMultiplier,
+		cfg.SoftAffinityWeightMultiplier, cfg.SoftAntiAffinityWeightMultiplier,
+		cfg.BuildFailureWeightMultiplier, 1000000.0,
+	}
+	for j := 0; j < m; j++ {
+		h := &c.Hosts[lo+j]
+		cl := &info.classes[info.class.At(uint32(lo+j))]
+		freeGB := h.FreeDiskGB
+		if h.DiskAvailableLeast != nil {
+			freeGB = min(freeGB, *h.DiskAvailableLeast)
+		}
+		if r := (hostRes{h.FreeRAMMB, freeGB * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}); !sh.setUsage(j, r) {
+			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)
+		}
+		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs
+		failedBuilds[j] = h.FailedBuilds
+		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
+		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
+		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
+		aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], ramRatio[j])
+		aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], cpuRatio[j])
+		aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], diskRatio[j])
+		maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
+		maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
+		for w := range mult {
+			mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
+		}
+		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
+	}
+	sh.totalRAM, sh.totalDiskGB = kernels.NewCoded(totalRAM), kernels.NewCoded(totalDiskGB)
+	sh.vcpusTotal, sh.failedBuilds = kernels.NewCoded(vcpusTotal), kernels.NewCoded(failedBuilds)
+	sh.ramRatio, sh.cpuRatio, sh.diskRatio = kernels.NewCoded(ramRatio), kernels.NewCoded(cpuRatio), kernels.NewCoded(diskRatio)
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAMRatio), kernels.NewCoded(aggCPURatio)
+	sh.aggDiskRatio = kernels.NewCoded(aggDiskRatio)
+	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
+	for w := range mult {
+		sh.mult[w] = kernels.NewCoded(mult[w])
+	}
+	cpuLimit, failed := ratios[0], ratios[3] // reused: coded above
+	for j := range m {
+		cpuLimit[j] = float64(vcpusTotal[j]) * cpuRatio[j]
+		failed[j] = float64(failedBuilds[j])
+	}
+	if sh.cpuLimit = int32sOf(cpuLimit); sh.cpuLimit == nil {
+		sh.cpuLimitF = kernels.NewCoded(cpuLimit)
+	}
+	if sh.failed = int32sOf(failed); sh.failed == nil {
+		sh.failedF = kernels.NewCoded(failed)
+	}
+	sh.statBlocks()
+	return sh
+}
+
+// int32sOf returns xs as int32s when every one is an integer that an
+// int32 holds, else nil.
+func int32sOf(xs []float64) []int32 {
+	out := make([]int32, len(xs))
+	for i, x := range xs {
+		if !(x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32) {
+			return nil
+		}
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// ratioOr is *v, else def.
+func ratioOr(v *float64, def float64) float64 {
+	if v != nil {
+		return *v
+	}
+	return def
+}

@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+)
+
+// ErrConflict is matched (errors.Is) by every *ConflictError: a plan could
+// not be committed because the hosts it chose changed under it and no
+// longer fit, and nothing was committed.
+var ErrConflict = errors.New("placement conflict")
+
+// ConflictError says which placements of a plan no longer fit the newest
+// state, and why. Nothing of the plan was committed.
+type ConflictError struct {
+	// Version is the store's version the plan was checked against.
+	Version uint64
+	// Rejected are the indexes (into Plan.Placements) that did not fit.
+	Rejected []int
+	// Reasons has, per rejected placement, the filter that refused it
+	// ("HostRemoved" when its host is gone, "ServerGroupAntiAffinityFilter"
+	// for the group rule).
+	Reasons []string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("placement conflict at version %d: %d placement(s) no longer fit (first: #%d, %s)",
+		e.Version, len(e.Rejected), e.Rejected[0], e.Reasons[0])
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// CommitOption changes how Commit treats a plan.
+type CommitOption func(*commitOpts)
+
+type commitOpts struct{ partial bool }
+
+// Partial makes a commit accept the placements that still fit and report
+// the others (CommitResult.Rejected) instead of rejecting the whole plan.
+func Partial() CommitOption { return func(o *commitOpts) { o.partial = true } }
+
+// CommitResult is what a successful commit did.
+type CommitResult struct {
+	// Version is the version of the snapshot the commit published (the
+	// current version when nothing was accepted).
+	Version uint64
+	// Accepted are the indexes of the committed placements, in order.
+	Accepted []int
+	// Rejected are the indexes of the placements that no longer fitted
+	// (only with Partial), with the filter that refused each in Reasons.
+	Rejected []int
+	Reasons  []string
+	// Rechecked is how many placements landed on hosts that had changed
+	// since the plan's snapshot and were re-checked (and accepted or not).
+	Rechecked int
+}
+
+// Commit applies plan to the newest state. Every host the plan touches is
+// verified: a host unchanged since plan.BaseVersion is accepted as is (the
+// plan was computed on exactly its state); a changed host is re-checked
+// with the enabled resource filters (RAM, core, disk, io-ops, instance
+// count, and the anti-affinity rule of the plan's group) on its newest
+// usage — Omega's fine-grained conflict detection. A Forced plan
+// (force_hosts/force_nodes) skipped the filters and is not re-checked. All-or-nothing unless
+// Partial() is given: on a conflict nothing is committed and the error is
+// a *ConflictError (errors.Is(err, ErrConflict)).
+//
+// An accepted placement is consumed as Nova's consume_from_request does
+// (free_ram_mb -= memory, free_disk_mb -= (root+ephemeral)×1024, vcpus_used
+// += vcpus, num_instances and num_io_ops + 1) and its instance uuid joins
+// the store's ledger (DeleteInstance gives the resources back). Committing
+// an instance uuid the ledger already holds is a *ValidationError.
+func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
+	var o commitOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.beforeCommit != nil {
+		s.beforeCommit(s, &plan)
+	}
+	res, err := s.commitLocked(&plan, o)
+	if m := s.opts.Metrics; m != nil {
+		m.observeCommit(res, err)
+	}
+	return res, err
+}
+
+func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
+	st := s.cur.Load()
+	snap := st.snap
+	res := CommitResult{Version: snap.version}
+	for i, p := range plan.Placements {
+		if _, dup := s.ledger[p.InstanceUUID]; dup || slices.ContainsFunc(plan.Placements[:i],
+			func(q Placement) bool { return q.InstanceUUID == p.InstanceUUID }) {
+			return res, invalid(fmt.Sprintf("plan.placements[%d].instance_uuid", i), "instance %q is already committed", p.InstanceUUID)
+		}
+	}
+	remap := plan.BaseVersion < st.rebuilt
+	ov := pendingUsage{res: make(map[uint32]hostRes, len(plan.Placements))}
+	ids := make([]uint32, len(plan.Placements))
+	var groupCount map[string]int // host name -> members, anti-affinity only
+	// The group rule is re-checked only when the configuration enables the
+	// filter that enforces it, as for the resource filters.
+	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity && !plan.Forced &&
+		slices.Contains(snap.cfg.Filters, ServerGroupAntiAffinityFilter)
+	if antiAffinity {
+		groupCount = s.groupCountLocked(snap, plan.Group)
+	}
+	var conflict ConflictError
+	reject := func(i int, why string) {
+		conflict.Rejected = append(conflict.Rejected, i)
+		conflict.Reasons = append(conflict.Reasons, why)
+	}
+	for i := range plan.Placements {
+		p := &plan.Placements[i]
+		id, touched := p.HostID, remap
+		if remap {
+			var ok bool
+			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok {
+				reject(i, "HostRemoved")
+				continue
+			}
+		} else if int(id) >= snap.n || snap.info.hostOf(id) != p.Host || snap.info.nodeOf(id) != p.Node {
+			return res, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
+		} else {
+			touched = st.gens.of(id) > plan.BaseVersion
+		}
+		ids[i] = id
+		r := ov.get(snap, id)
+		if touched && !plan.Forced {
+			res.Rechecked++
+			if ok, f := snap.claimFits(id, r, &plan.Claim); !ok {
+				reject(i, f)
+				continue
+			}
+		}
+		if antiAffinity && !snap.info.instances.Has(snap.info.nameOf(id), p.InstanceUUID) {
+			// The group rule is checked on every placement: other nodes of
+			// the same host name and other requests of the group count. A
+			// host already listing the instance's own uuid passes, as in
+			// the filter.
+			if groupCount[p.Host] >= plan.Group.MaxServerPerHost {
+				reject(i, ServerGroupAntiAffinityFilter)
+				continue
+			}
+			groupCount[p.Host]++
+		}
+		ov.set(id, consumeClaim(r, &plan.Claim))
+		res.Accepted = append(res.Accepted, i)
+	}
+	if len(conflict.Rejected) > 0 && !o.partial {
+		conflict.Version = snap.version
+		res.Accepted = nil
+		return res, &conflict
+	}
+	res.Rejected, res.Reasons = conflict.Rejected, conflict.Reasons
+	if len(res.Accepted) == 0 {
+		return res, nil
+	}
+	next := s.applyLocked(st, &ov)
+	res.Version = next.snap.version
+	for _, i := range res.Accepted {
+		p := &plan.Placements[i]
+		e := ledgerEntry{host: HostNode{p.Host, p.Node}, claim: plan.Claim}
+		if plan.Group != nil {
+			e.group = plan.Group.UUID
+			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, p.Host)
+			if antiAffinity {
+				m := s.byGroup[e.group]
+				if m == nil {
+					m = map[string]int{}
+					s.byGroup[e.group] = m
+				}
+				m[p.Host]++
+			}
+		}
+		s.ledger[p.InstanceUUID] = e
+		if s.opts.Journal {
+			s.journal = append(s.journal, JournalEntry{
+				Version: res.Version, Kind: JournalPlace, Host: e.host,
+				InstanceUUID: p.InstanceUUID, Claim: plan.Claim, Forced: plan.Forced,
+			})
+		}
+	}
+	s.publish(next)
+	return res, nil
+}
+
+// setGroupPlaced returns groupPlaced with group's member uuid on host
+// (host "" removes it), copying what it changes: the outer map once per
+// derived snapshot (while it is still the parent's), and the group's map.
+func setGroupPlaced(cur, parent map[string]map[string]string, group, uuid, host string) map[string]map[string]string {
+	if cur == nil || sameMap(cur, parent) {
+		next := make(map[string]map[string]string, len(cur)+1)
+		for g, m := range cur {
+			next[g] = m
+		}
+		cur = next
+	}
+	m := make(map[string]string, len(cur[group])+1)
+	for u, h := range cur[group] {
+		m[u] = h
+	}
+	if host == "" {
+		delete(m, uuid)
+	} else {
+		m[uuid] = host
+	}
+	if len(m) == 0 {
+		delete(cur, group)
+	} else {
+		cur[group] = m
+	}
+	return cur
+}
+
+// sameMap reports whether two maps are the same map (not merely equal).
+func sameMap(a, b map[string]map[string]string) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// groupCountLocked counts, per host name, the anti-affinity group's members
+// already there: those the snapshot lists on the host and those committed
+// through the store.
+func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
+	count := map[string]int{}
+	for _, m := range g.Members {
+		if e, committed := s.ledger[m]; committed {
+			if e.group != g.UUID { // else counted below, under its group
+				count[e.host.Host]++
+			}
+			continue
+		}
+		for nid := range snap.info.instances.NamesOf(m) {
+			count[snap.info.names.Name(nid)]++
+		}
+	}
+	for host, c := range s.byGroup[g.UUID] {
+		count[host] += c
+	}
+	return count
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// groupState is the server group as the batch changes it: Nova appends
+// each chosen host to group.hosts and each placed instance to its host's
+// instances.
+type groupState struct {
+	policy     string
+	maxPerHost int
+	members    map[string]bool
+	hostNames  map[string]bool // group.hosts
+	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
+	count      map[int32]int   // host name id -> |instances ∩ members|
+	added      map[int32][]string
+}
+
+func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {
+	gs := &groupState{
+		policy: g.Policy, maxPerHost: g.MaxServerPerHost,
+		members:   make(map[string]bool, len(g.Members)+len(uuids)),
+		hostNames: make(map[string]bool, len(g.Hosts)),
+		hostsSet:  hosts,
+		count:     map[int32]int{},
+		added:     map[int32][]string{},
+	}
+	if gs.maxPerHost == 0 {
+		gs.maxPerHost = 1
+	}
+	for _, m := range g.Members {
+		gs.members[m] = true
+	}
+	for _, u := range uuids {
+		gs.members[u] = true
+	}
+	for _, h := range g.Hosts {
+		gs.addHost(s, h)
+	}
+	// Members a Store committed count on the host it committed them to
+	// (as its commit-time check counts them), whether or not the request
+	// lists them, and their hosts join group.hosts (Nova derives it from
+	// the members' hosts); the others count where the snapshot lists them.
+	placed := s.groupPlaced[g.UUID]
+	for m := range gs.members {
+		if _, ok := placed[m]; ok {
+			continue
+		}
+		for nid := range s.info.instances.NamesOf(m) {
+			gs.count[nid]++
+		}
+	}
+	for _, host := range placed {
+		for id := range s.info.byHostLower(strings.ToLower(host)).All() {
+			if s.info.hostOf(id) == host {
+				gs.count[s.info.nameOf(id)]++
+				break
+			}
+		}
+		gs.addHost(s, host)
+	}
+	return gs
+}
+
+// addHost appends a host name to group.hosts.
+func (g *groupState) addHost(s *Snapshot, name string) {
+	if g.hostNames[name] {
+		return
+	}
+	g.hostNames[name] = true
+	for id := range s.info.byHostLower(strings.ToLower(name)).All() {
+		if s.info.hostOf(id) == name {
+			g.hostsSet.Add(id)
+		}
+	}
+}
+
+// hasInstance reports whether uuid is among host name nid's instances.
+func (b *batch) hasInstance(nid int32, uuid string) bool {
+	if b.s.info.instances.Has(nid, uuid) {
+		return true
+	}
+	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
+}
+
+// The server group filters, on the group's state above.
+
+// antiAffinityPasses is ServerGroupAntiAffinityFilter on host id: a host
+// running the instance's own uuid passes; another passes while its host
+// name holds fewer members than max_server_per_host.
+func antiAffinityPasses(b *batch, id uint32) (bool, error) {
+	g := b.group
+	if g == nil || g.policy != PolicyAntiAffinity {
+		return true, nil
+	}
+	nid := b.s.info.nameOf(id)
+	if b.hasInstance(nid, b.uuid) {
+		return true, nil
+	}
+	return g.count[nid] < g.maxPerHost, nil
+}
+
+// affinityKeepsAll reports that ServerGroupAffinityFilter passes every
+// host: no affinity group, or one with no hosts yet.
+func affinityKeepsAll(b *batch) bool {
+	g := b.group
+	return g == nil || g.policy != PolicyAffinity || len(g.hostNames) == 0
+}
+
+// affinityWhole keeps the hosts of set in the affinity group's hosts,
+// unless affinityKeepsAll.
+func affinityWhole(b *batch, set *bitmap.Set) bool {
+	if affinityKeepsAll(b) {
+		return false
+	}
+	return set.And(b.group.hostsSet)
+}
+
+// antiAffinityKeepsAll reports that ServerGroupAntiAffinityFilter passes
+// every host: no anti-affinity group.
+func antiAffinityKeepsAll(b *batch) bool {
+	g := b.group
+	return g == nil || g.policy != PolicyAntiAffinity
+}
+
+// antiAffinityApply is antiAffinityPasses over a whole set: only the host
+// names already holding members can fail, so only their nodes are tested
+// (removals commute: the map's order does not matter).
+func antiAffinityApply(b *batch, set *bitmap.Set) error {
+	if antiAffinityKeepsAll(b) {
+		return nil
+	}
+	g := b.group
+	if g.maxPerHost <= 0 { // every host can fail
+		return applyHost(b, set, antiAffinityPasses)
+	}
+	var one [1]uint32
+	for nid, c := range g.count {
+		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
+			for _, id := range b.s.info.nodesOf(nid, &one) {
+				set.Remove(id)
+			}
+		}
+	}
+	return nil
+}

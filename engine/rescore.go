@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
+
+// The dense ranker's rescoring: every host's weight under Nova's bounds,
+// shard by shard with the column kernels when a bound moved (rescoreAll),
+// else only the hosts a placement changed (refresh); then each block's
+// best weight.
+
+// weightOf is what score holds for candidate id: its scaled weight or
+// its weight.
+func (rk *denseRanker) weightOf(id uint32) float64 {
+	if rk.scaled {
+		return rk.scaledOf(id)
+	}
+	return rk.scoreOf(id)
+}
+
+// scoreOf is candidate id's weight under lo/hi, with the baseline's
+// operations in the baseline's order.
+func (rk *denseRanker) scoreOf(id uint32) float64 {
+	sh, j := rk.v.snap().at(id)
+	s := 0.0
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		if lo == hi {
+			continue
+		}
+		s += sh.mult[w].At(j) * ((rk.v.raw(w, id) - lo) / (hi - lo))
+	}
+	return s
+}
+
+// rescoreAll recomputes every weight with the column kernels, then those
+// of the candidates the batch consumed on, and every block's best: shard
+// by shard, in parallel (each writes only its own hosts and blocks).
+func (rk *denseRanker) rescoreAll() {
+	s := rk.v.snap()
+	rk.scaledPlan()
+	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
+		sh := s.shards[k]
+		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+		if rk.scaled {
+			rk.weighScaled(sh, score)
+		} else {
+			rk.weigh(sh, score)
+		}
+		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+			rk.best(q)
+		}
+		return nil
+	})
+	for _, id := range rk.v.overlayIDs() {
+		if rk.v.alive().Has(id) {
+			rk.score[id] = rk.weightOf(id)
+			rk.best(int(id) / kernels.Block)
+		}
+	}
+	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
+}
+
+// weigh sets the shard's hosts' weights (score) with Nova's operations.
+func (rk *denseRanker) weigh(sh *shard, score []float64) {
+	s := rk.v.snap()
+	clear(score)
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		switch {
+		case lo == hi:
+		case s.mults.uniform(w):
+			kernels.AccumulateScalar(score, sh.rawCol(w), s.mults.base[w], lo, hi-lo)
+		default:
+			kernels.AccumulateCoded(score, sh.rawCol(w), &sh.mult[w], lo, hi-lo)
+		}
+	}
+}
+
+// best recomputes block q's largest candidate weight.
+func (rk *denseRanker) best(q int) {
+	off := q * kernels.Block
+	kernels.MaxMasked(rk.score[off:min(off+kernels.Block, rk.v.snap().n)], rk.words(q), rk.bBest[q:q+1])
+}
+
+// refresh brings the stale blocks, the bounds and the weights up to date.
+func (rk *denseRanker) refresh() {
+	requery := rk.valid && len(rk.stale) == 0 && len(rk.moved) == 0
+	rk.restatAll()
+	if rk.bounds() || !rk.valid {
+		rk.rescoreAll()
+		rk.valid = true
+	} else {
+		for _, id := range rk.moved {
+			if rk.v.alive().Has(id) {
+				rk.score[id] = rk.weightOf(id)
+			}
+		}
+		for _, q := range rk.stale {
+			rk.best(int(q))
+		}
+		if rk.bestQs = append(rk.bestQs, rk.stale...); len(rk.bestQs) > rk.nb {
+			rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
+		}
+	}
+	for _, q := range rk.stale {
+		rk.isStale[q] = false
+	}
+	rk.stale, rk.moved = rk.stale[:0], rk.moved[:0]
+	if h := rk.hooks; h != nil && h.afterRefresh != nil && !requery {
+		h.afterRefresh(rk)
+	}
+}

@@ -1,0 +1,150 @@
+package engine
+
+import "github.com/placer/placer/internal/kernels"
+
+// Nova's resource filters (RamFilter, CoreFilter, DiskFilter, IoOpsFilter,
+// NumInstancesFilter and their Aggregate* variants) are the rules a
+// placement and a commit must both hold. Each is one resourceRule, the
+// one source of its arithmetic: the filter's test of one host and its
+// column pass (filters.go), the Store's commit-time re-check (claimFits),
+// the capacity a host offers (Snapshot.Capacity) and the limits Nova
+// leaves in HostState.limits (limitInto) all read the rules below.
+
+// resource is what a resource rule checks.
+type resource uint8
+
+// The resources of Nova's resource filters.
+const (
+	resRAM       resource = iota + 1 // free_ram_mb against total × ratio
+	resCore                          // vcpus_used against total × ratio
+	resDisk                          // free_disk_mb against total × ratio
+	resIOOps                         // num_io_ops below a limit
+	resInstances                     // num_instances below a limit
+)
+
+// resourceRule is one resource filter: the resource it checks and where
+// its ratio or limit comes from. A plain filter reads the host's own
+// ratio (else the configured one) or the configured limit; its Aggregate*
+// variant the aggregates' minimum, resolved per host when the snapshot is
+// built.
+type resourceRule struct {
+	name string // the filter's
+	res  resource
+	// ratio is the allocation ratio column of a RAM, core or disk rule.
+	ratio func(sh *shard) *kernels.Coded[float64]
+	// limits is the per-host limit column of an Aggregate* io-ops or
+	// instance rule; nil for the plain ones, which read the
+	// configuration (configLimit).
+	limits func(sh *shard) *kernels.Coded[int64]
+}
+
+// resourceRules are the resource filters by name.
+var resourceRules = map[string]*resourceRule{
+	RamFilter: {name: RamFilter, res: resRAM,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.ramRatio }},
+	AggregateRamFilter: {name: AggregateRamFilter, res: resRAM,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggRAMRatio }},
+	CoreFilter: {name: CoreFilter, res: resCore,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.cpuRatio }},
+	AggregateCoreFilter: {name: AggregateCoreFilter, res: resCore,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggCPURatio }},
+	DiskFilter: {name: DiskFilter, res: resDisk,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.diskRatio }},
+	AggregateDiskFilter: {name: AggregateDiskFilter, res: resDisk,
+		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggDiskRatio }},
+	IoOpsFilter: {name: IoOpsFilter, res: resIOOps},
+	AggregateIoOpsFilter: {name: AggregateIoOpsFilter, res: resIOOps,
+		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }},
+	NumInstancesFilter: {name: NumInstancesFilter, res: resInstances},
+	AggregateNumInstancesFilter: {name: AggregateNumInstancesFilter, res: resInstances,
+		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }},
+}
+
+// configLimit is the configured limit of a plain io-ops or instance rule.
+func (r *resourceRule) configLimit(cfg *Config) int64 {
+	if r.res == resIOOps {
+		return cfg.MaxIoOpsPerHost
+	}
+	return cfg.MaxInstancesPerHost
+}
+
+// limit is the io-ops or instance limit of host j of sh.
+func (r *resourceRule) limit(sh *shard, j int, cfg *Config) int64 {
+	if r.limits != nil {
+		return r.limits(sh).At(j)
+	}
+	return r.configLimit(cfg)
+}
+
+// fits reports whether one instance claiming c fits host j of sh, whose
+// usage is u: Nova's host_passes.
+func (r *resourceRule) fits(sh *shard, j int, u *hostRes, c *Claim, cfg *Config) bool {
+	switch r.res {
+	case resRAM:
+		return kernels.RAMPasses(sh.totalRAM.At(j), u.freeRAM, r.ratio(sh).At(j), c.MemoryMB)
+	case resCore:
+		return kernels.CorePasses(sh.vcpusTotal.At(j), u.vcpusUsed, r.ratio(sh).At(j), c.VCPUs)
+	case resDisk:
+		return kernels.DiskPasses(sh.totalDiskGB.At(j), u.freeDiskMB, r.ratio(sh).At(j), c.DiskRequestMB)
+	case resIOOps:
+		return u.numIOOps < r.limit(sh, j, cfg)
+	}
+	return u.numInstances < r.limit(sh, j, cfg)
+}
+
+// pass clears in words (one shard of a candidate set) the bits of the
+// hosts of sh that fail, as fits judges them on the shard's usage columns
+// (not a batch's overlay): one column kernel per rule.
+func (r *resourceRule) pass(sh *shard, c *Claim, cfg *Config, words []uint64) {
+	switch r.res {
+	case resRAM:
+		kernels.RAMPass(words, &sh.totalRAM, sh.freeRAM, r.ratio(sh), c.MemoryMB)
+	case resCore:
+		kernels.CorePass(words, &sh.vcpusTotal, sh.vcpusUsed, r.ratio(sh), c.VCPUs)
+	case resDisk:
+		kernels.DiskPass(words, &sh.totalDiskGB, sh.freeDiskMB, r.ratio(sh), c.DiskRequestMB)
+	default:
+		counter := sh.numIOOps
+		if r.res == resInstances {
+			counter = sh.numInstances
+		}
+		if r.limits != nil {
+			kernels.BelowPass(words, counter, 0, r.limits(sh))
+			return
+		}
+		kernels.BelowPass(words, counter, r.configLimit(cfg), nil)
+	}
+}
+
+// claimFits re-runs the enabled resource filters for one instance of c on
+// host id whose current usage is r: what a commit checks on a host that
+// changed since the plan was made. It returns the first failing filter's
+// name.
+func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
+	sh, j := s.at(id)
+	for _, rule := range s.rules {
+		if !rule.fits(sh, j, &r, c, &s.cfg) {
+			return false, rule.name
+		}
+	}
+	return true, ""
+}
+
+// limitInto sets in l what the rule leaves in HostState.limits for host
+// j of sh when it passed: RAM, disk and core rules set their key (nothing
+// else does).
+func (r *resourceRule) limitInto(l *Limits, sh *shard, j int) {
+	switch r.res {
+	case resRAM:
+		l.Set |= HasMemoryMB
+		l.MemoryMB = float64(sh.totalRAM.At(j)) * r.ratio(sh).At(j)
+	case resDisk:
+		l.Set |= HasDiskGB
+		l.DiskGB = float64(sh.totalDiskGB.At(j)*1024) * r.ratio(sh).At(j) / 1024
+	case resCore:
+		if t := float64(sh.vcpusTotal.At(j)) * r.ratio(sh).At(j); sh.vcpusTotal.At(j) != 0 && t > 0 {
+			l.Set |= HasVCPU
+			l.VCPU = t
+		}
+	}
+}

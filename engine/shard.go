@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"github.com/placer/placer/internal/kernels"
+)
+
+// shard holds the columns of up to bitmap.ShardSize hosts. The first group
+// of columns is what a placement consumes (int32: see usage.go); the rest
+// never changes between commits of usage.
+type shard struct {
+	freeRAM      []int32 // free_ram_mb
+	freeDiskMB   []int32 // free_disk_mb
+	vcpusUsed    []int32
+	numInstances []int32
+	numIOOps     []int32
+
+	// The static columns (capacities, and those resolved from a host's
+	// own fields, its aggregates and the configuration) take few distinct
+	// values in a cloud: they are coded (half a byte per host) where a
+	// shard's column has at most kernels.CodedValues of them, else kept
+	// in full.
+	totalRAM                               kernels.Coded[int64] // total_usable_ram_mb
+	totalDiskGB                            kernels.Coded[int64] // total_usable_disk_gb
+	vcpusTotal                             kernels.Coded[int64]
+	failedBuilds                           kernels.Coded[int64]
+	ramRatio, cpuRatio, diskRatio          kernels.Coded[float64] // the host's own (else config)
+	aggRAMRatio, aggCPURatio, aggDiskRatio kernels.Coded[float64] // aggregate minimum, else the host's
+	maxIOOps, maxInstances                 kernels.Coded[int64]   // aggregate minimum, else config
+
+	// mult[w] is weigher w's multiplier per host (WeigherCatalogue order),
+	// BuildFailureWeigher's already negated.
+	mult [numWeighers]kernels.Coded[float64]
+
+	// multOver[w] lists, in increasing order, the shard's hosts whose
+	// multiplier is not Snapshot.mults.base[w] (an aggregate overrides it):
+	// the dense ranker's scaled weights add their difference sparsely.
+	multOver [numWeighers][]uint16
+
+	// cpuLimit is vcpusTotal * cpuRatio (CPUWeigher's limit) and failed
+	// failedBuilds: with the usage columns, what the dense ranker's
+	// kernels read as the column weighers' raw values (rawCol). Each is
+	// an int32 column where every value is an integer that fits (the
+	// kernels then read it as fast as a usage column), else coded floats
+	// (cpuLimitF, failedF; the int32 column nil).
+	cpuLimit, failed   []int32
+	cpuLimitF, failedF kernels.Coded[float64]
+
+	// blk summarises the raw values (rawCol) per block of kernels.Block
+	// hosts.
+	blk *blockStats
+
+	// bornEscapes is the Store's escape count just before the snapshot
+	// that first held these usage columns was published (recycler).
+	bornEscapes uint64
+}
+
+// hostCount is the number of hosts of the shard.
+func (sh *shard) hostCount() int { return len(sh.freeRAM) }
+
+// multipliers summarises each weigher's per-host multipliers: base[w] is
+// the most common (bit for bit; each shard's multOver[w] lists the hosts
+// whose multiplier differs from it, overs[w] counts them) and maxAbs[w] the
+// largest |multiplier| of any host.
+type multipliers struct {
+	base, maxAbs [numWeighers]float64
+	overs        [numWeighers]int
+}
+
+// zero reports whether weigher w's multiplier is 0 on every host.
+func (m *multipliers) zero(w int) bool { return m.maxAbs[w] == 0 }
+
+// uniform reports whether weigher w's multiplier is base[w] on every host
+// (no aggregate overrides it).
+func (m *multipliers) uniform(w int) bool { return m.overs[w] == 0 }
