@@ -2,7 +2,7 @@ package engine
 
 // Cloud is everything a Snapshot is built from: the scheduler configuration,
 // the compute nodes and the host aggregates. It mirrors the "config",
-// "hosts" and "aggregates" of a scenario file (../shared/SCENARIO.md).
+// "hosts" and "aggregates" of a scenario file (docs/formats.md).
 type Cloud struct {
 	// Config is the scheduler configuration. Start from DefaultConfig().
 	Config Config

@@ -2,8 +2,8 @@ package engine
 
 import "slices"
 
-// Filter names of the catalogue (SCENARIO.md). Nova's semantics for each
-// are in ../shared/NOVA-SEMANTICS.md §3.
+// Filter names of the catalogue (docs/formats.md). Nova's semantics for each
+// are in docs/nova-semantics.md.
 const (
 	AllHostsFilter                    = "AllHostsFilter"
 	ComputeFilter                     = "ComputeFilter"
@@ -75,7 +75,7 @@ const (
 // or "baremetal" are not it).
 const HVTypeIronic = "ironic"
 
-// Weigher names of the catalogue (SCENARIO.md), NOVA-SEMANTICS.md §4.
+// Weigher names of the catalogue (docs/formats.md), docs/nova-semantics.md.
 const (
 	RAMWeigher                         = "RAMWeigher"
 	CPUWeigher                         = "CPUWeigher"
@@ -89,7 +89,7 @@ const (
 	CrossCellWeigher                   = "CrossCellWeigher"
 )
 
-// FilterCatalogue lists every filter the engine knows, in SCENARIO.md order.
+// FilterCatalogue lists every filter the engine knows, in the order of docs/formats.md.
 var FilterCatalogue = []string{
 	AllHostsFilter, ComputeFilter, RamFilter, AggregateRamFilter,
 	CoreFilter, AggregateCoreFilter, DiskFilter, AggregateDiskFilter,
@@ -119,7 +119,7 @@ var DefaultBaremetalEnabledFilters = []string{
 	ExactDiskFilter, ExactCoreFilter,
 }
 
-// WeigherCatalogue lists every weigher the engine knows, in SCENARIO.md
+// WeigherCatalogue lists every weigher the engine knows, in docs/formats.md's
 // order; it is also the default weigher list.
 var WeigherCatalogue = []string{
 	RAMWeigher, CPUWeigher, DiskWeigher, IoOpsWeigher, NumInstancesWeigher,
@@ -127,7 +127,7 @@ var WeigherCatalogue = []string{
 	ServerGroupSoftAntiAffinityWeigher, BuildFailureWeigher, CrossCellWeigher,
 }
 
-// DefaultFilters is Nova's default enabled_filters list of SCENARIO.md.
+// DefaultFilters is Nova's default enabled_filters list (docs/formats.md).
 var DefaultFilters = []string{
 	ComputeFilter, AvailabilityZoneFilter, RamFilter, CoreFilter, DiskFilter,
 	ComputeCapabilitiesFilter, ImagePropertiesFilter,
@@ -238,7 +238,7 @@ func (c *Config) LoadFilters() []string {
 	return c.Filters
 }
 
-// DefaultConfig returns Nova's defaults, as SCENARIO.md lists them.
+// DefaultConfig returns Nova's defaults, as docs/formats.md lists them.
 func DefaultConfig() Config {
 	return Config{
 		Filters:                               append([]string(nil), DefaultFilters...),

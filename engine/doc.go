@@ -6,7 +6,7 @@
 // overrides already resolved per host, inverted indexes for categorical
 // attributes). PlaceBatch places one request against it with the
 // semantics of OpenStack Nova's FilterScheduler (see
-// ../shared/NOVA-SEMANTICS.md): for each instance, filter the hosts still
+// docs/nova-semantics.md): for each instance, filter the hosts still
 // in play, weigh them, choose among the best host_subset_size with a seeded
 // generator, consume the flavor on the chosen host in a private overlay,
 // and go on. Only the hosts a placement changed are re-filtered and

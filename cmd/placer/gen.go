@@ -14,7 +14,7 @@ import (
 )
 
 const genUsage = `placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
-      Write a synthetic scenario (../shared/SCENARIO.md) from internal/synth,
+      Write a synthetic scenario (docs/formats.md) from internal/synth,
       the generator the benchmarks and "placer simulate" use: its cloud and
       the first request of its stream. The same flags give the same file.
         --hosts N       compute nodes (default 0: 100 for basic and rich,

@@ -32,7 +32,7 @@ const usage = `placer: Nova FilterScheduler placement, batch by batch.
 
 Usage:
   placer place [-f FILE|-] [--impl engine|reference] [--timing [--runs N]]
-      Read a scenario (../shared/SCENARIO.md) from FILE, or stdin with "-f -",
+      Read a scenario (docs/formats.md) from FILE, or stdin with "-f -",
       or, without -f, the embedded default scenario (200 hosts, 8 instances);
       place its request and print the result document on stdout.
         --impl engine      the engine (default)
