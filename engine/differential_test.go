@@ -207,19 +207,24 @@ func sortedCounts(m map[string]int) string {
 // TestOracle replays the engine's result of -diff.oracle scenarios (same
 // seeds and profiles as TestDifferential) through Nova itself with `oracle
 // check`: what the differential test cannot see, a bug engine and reference
-// share (internal/nova, say). Slow (a Python start per scenario); off by
-// default.
+// share (internal/nova, say). Slow (a Python start per scenario), so
+// opt-in; .ci/run runs it. Asked for, it fails when the oracle or Nova is
+// missing.
 func TestOracle(t *testing.T) {
 	n := *diffOracle
 	if n == 0 {
-		t.Skip("-diff.oracle N not given")
+		t.Skip("opt-in, a Python start per scenario: -diff.oracle N checks N scenarios with Nova (.ci/run does)")
 	}
 	bin, err := filepath.Abs(*diffOracleBin)
 	if err == nil {
 		_, err = os.Stat(bin)
 	}
 	if err != nil {
-		t.Skipf("no oracle: %v", err)
+		t.Fatalf("-diff.oracle %d: no oracle: %v (../shared beside the clone, or -diff.oraclebin)", n, err)
+	}
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import nova").CombinedOutput(); err != nil {
+		t.Fatalf("-diff.oracle %d: Nova is not installed (/usr/bin/python3 -c 'import nova': %v: %s); run ../shared/nova-oracle/install.sh",
+			n, err, bytes.TrimSpace(out))
 	}
 	dir := *diffDump
 	if dir == "" {
