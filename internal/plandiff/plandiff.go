@@ -57,6 +57,40 @@ func Kind(o Outcome) string {
 	return ErrKind(o.Err)
 }
 
+// Mix kinds: the outcome classes a differential test's scenarios must
+// cover (MixKind).
+const (
+	MixPlaced       = "placed"
+	MixNoValidHost0 = "NoValidHost@0"     // at the first instance
+	MixNoValidHostN = "NoValidHost@later" // after some tentative placements
+	MixMetric       = "MetricNotFound"
+	MixNova         = "Nova error" // any other exception of Nova's
+	MixInvalid      = "invalid"
+)
+
+// MixKind classes an outcome for a test's outcome mix: one of the Mix
+// constants, or Kind's name for anything else ("panic", a Go type).
+func MixKind(o Outcome) string {
+	var nvh *engine.NoValidHostError
+	switch k := Kind(o); {
+	case k == "ok":
+		return MixPlaced
+	case errors.As(o.Err, &nvh) && k == "NoValidHost":
+		if nvh.InstanceIndex == 0 {
+			return MixNoValidHost0
+		}
+		return MixNoValidHostN
+	case k == "MetricNotFound":
+		return MixMetric
+	case strings.HasPrefix(k, "Nova:"):
+		return MixNova
+	case k == "invalid":
+		return MixInvalid
+	default:
+		return k
+	}
+}
+
 // ErrKind is Kind for an error alone ("ok" for nil).
 func ErrKind(err error) string {
 	var nvh *engine.NoValidHostError

@@ -86,3 +86,22 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+func TestMixKind(t *testing.T) {
+	for _, tc := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{}, MixPlaced},
+		{Outcome{Err: &engine.NoValidHostError{InstanceIndex: 0}}, MixNoValidHost0},
+		{Outcome{Err: &engine.NoValidHostError{InstanceIndex: 2}}, MixNoValidHostN},
+		{Outcome{Err: &engine.MetricNotFoundError{}}, MixMetric},
+		{Outcome{Err: &engine.NovaError{Kind: "TypeError"}}, MixNova},
+		{Outcome{Err: &engine.ValidationError{Field: "hosts"}}, MixInvalid},
+		{Outcome{Panic: "boom"}, "panic"},
+	} {
+		if got := MixKind(tc.o); got != tc.want {
+			t.Errorf("MixKind(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
+	}
+}
