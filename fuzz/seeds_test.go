@@ -100,6 +100,48 @@ func TestWriteSeeds(t *testing.T) {
 	t.Logf("wrote %d seed kinds of %d", len(found), len(seedKinds))
 }
 
+// TestGeneratorMix checks the outcomes of the scenes 2,000 fixed inputs
+// make (the bytes seedBytes gives seeds 100..2099, the reference's
+// outcome): each outcome must have at least a third of its share then (in
+// parentheses), and invalid scenes, which exercise validation only, at
+// most a fifth. A generator that degenerates (four scenes in five invalid,
+// as before makeValid; no Nova exception; no NoValidHost at a later
+// instance) fails it.
+func TestGeneratorMix(t *testing.T) {
+	const n = 2000
+	floors := []struct {
+		kind  string
+		share float64
+	}{
+		{plandiff.MixPlaced, 0.04},        // (0.118)
+		{plandiff.MixNoValidHost0, 0.20},  // (0.73)
+		{plandiff.MixNoValidHostN, 0.008}, // (0.025)
+		{plandiff.MixMetric, 0.004},       // (0.012)
+		{plandiff.MixNova, 0.01},          // (0.033)
+		{plandiff.MixInvalid, 0.02},       // (0.085)
+	}
+	mix := map[string]int{}
+	for seed := uint64(100); seed < 100+n; seed++ {
+		s := sceneOf(seedBytes(seed, 1024))
+		mix[plandiff.MixKind(plandiff.RunReference(s.Cloud, s.Req))]++
+	}
+	t.Logf("outcome mix of %d scenes: %v", n, mix)
+	known := 0
+	for _, f := range floors {
+		known += mix[f.kind]
+		if least := int(f.share * n); mix[f.kind] < least {
+			t.Errorf("outcome %q in %d of %d scenes, want at least %d: has the generator degenerated? mix %v",
+				f.kind, mix[f.kind], n, least, mix)
+		}
+	}
+	if most := n / 5; mix[plandiff.MixInvalid] > most {
+		t.Errorf("%d of %d scenes invalid, want at most %d: the fuzzers would mostly test validation", mix[plandiff.MixInvalid], n, most)
+	}
+	if known != n {
+		t.Errorf("%d of %d scenes have another outcome (a panic?): %v", n-known, n, mix)
+	}
+}
+
 // writeCorpusFile writes data in the format of go test -fuzz's corpus.
 func writeCorpusFile(path string, data []byte) error {
 	return os.WriteFile(path, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))), 0o644)
