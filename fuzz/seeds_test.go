@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -140,6 +141,58 @@ func TestGeneratorMix(t *testing.T) {
 	if known != n {
 		t.Errorf("%d of %d scenes have another outcome (a panic?): %v", n-known, n, mix)
 	}
+}
+
+// TestSeedCorpusKinds checks the committed seed corpus against its names:
+// each seed kind has its file in FuzzFilters, FuzzWeighers and
+// FuzzPlaceBatch (the same bytes in the three), and the scene those bytes
+// make still has that outcome. A generator change that moves the seeds
+// (TestWriteSeeds must be rerun) or a generator that degenerated (no
+// Nova exception, no NoValidHost at a later instance...) fails here
+// instead of leaving the fuzzers a corpus of one kind.
+func TestSeedCorpusKinds(t *testing.T) {
+	for _, k := range seedKinds {
+		var first []byte
+		for _, target := range []string{"FuzzPlaceBatch", "FuzzFilters", "FuzzWeighers"} {
+			path := filepath.Join("testdata", "fuzz", target, "seed-"+k.name)
+			data, err := readCorpusFile(path)
+			if err != nil {
+				t.Errorf("seed kind %s: %v", k.name, err)
+				continue
+			}
+			if first == nil {
+				first = data
+			} else if string(data) != string(first) {
+				t.Errorf("%s differs from FuzzPlaceBatch's seed-%s", path, k.name)
+			}
+		}
+		if first == nil {
+			continue
+		}
+		s := sceneOf(first)
+		if o := plandiff.RunReference(s.Cloud, s.Req); !k.is(s, o) {
+			t.Errorf("seed-%s: the scene's outcome is %s (%v), not a %s one; rerun TestWriteSeeds -fuzz.writeseeds",
+				k.name, plandiff.Kind(o), o.Err, k.name)
+		}
+	}
+}
+
+// readCorpusFile reads a one-[]byte file of go test -fuzz's corpus.
+func readCorpusFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text, ok := strings.CutPrefix(string(b), "go test fuzz v1\n[]byte(")
+	text, ok2 := strings.CutSuffix(strings.TrimSpace(text), ")")
+	if !ok || !ok2 {
+		return nil, fmt.Errorf("%s: not a go test fuzz v1 file of one []byte", path)
+	}
+	data, err := strconv.Unquote(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return []byte(data), nil
 }
 
 // writeCorpusFile writes data in the format of go test -fuzz's corpus.
