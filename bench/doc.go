@@ -3,7 +3,11 @@
 // filter and weigher passes, and the resident size of a snapshot. Clouds
 // come from internal/synth (seeded, realistic) and are built once per case,
 // before the timer; PlaceBatch never mutates its snapshot, so every
-// operation starts from the same state.
+// operation starts from the same state: a warm one, whose scratch pool
+// holds the memory of an earlier batch. BenchmarkBatchStart times the
+// first batch of a fresh snapshot (start=cold) beside that (start=warm);
+// BenchmarkSnapshotMemory reports bytes per host before and after the
+// snapshot has placed.
 //
 // BenchmarkFilterPass runs the filter pass at GOMAXPROCS 1 and 2 as two
 // sub-benchmarks; BenchmarkFilterPassScaling interleaves the two in blocks

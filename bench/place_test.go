@@ -82,6 +82,72 @@ func benchPlace(b *testing.B, impl, filters string, hosts, instances int) {
 	b.ReportMetric(float64(instances)*float64(b.N)/b.Elapsed().Seconds(), "placements/s")
 }
 
+// BenchmarkBatchStart times the first batch of a snapshot beside a
+// later one, engine only (the reference keeps nothing between batches):
+//
+//   - start=cold: the first PlaceBatch on a snapshot just built. Each op
+//     builds a fresh snapshot of the case's cloud with the timer stopped
+//     (then collects the garbage), and times its first batch, which finds
+//     the snapshot's scratch pool empty: it allocates its scratch and
+//     faults in the pages, as the first batch on a new snapshot of a
+//     process does. B/op counts that scratch. Each op costs a NewSnapshot
+//     outside the timer: run it with -benchtime Nx (scripts/bench.sh: 10x).
+//   - start=warm: PlaceBatch on a snapshot that has placed before, its pool
+//     holding the scratch (BenchmarkPlaceBatch's figure, in the same run).
+//
+// (BenchmarkPlaceBatch at -benchtime 1x is not a cold figure: benchPlace
+// places once before the timer, and the pool keeps that scratch.)
+//
+// (Its name does not contain "PlaceBatch", so that -bench PlaceBatch does
+// not run its cold cases, whose ops each cost a NewSnapshot untimed.)
+func BenchmarkBatchStart(b *testing.B) {
+	for _, filters := range []string{FiltersDefault, FiltersRich} {
+		for _, hosts := range HostCounts {
+			for _, instances := range InstanceCounts {
+				for _, start := range []string{"cold", "warm"} {
+					name := fmt.Sprintf("impl=engine/filters=%s/hosts=%d/instances=%d/start=%s", filters, hosts, instances, start)
+					b.Run(name, func(b *testing.B) {
+						if start == "warm" {
+							benchPlace(b, "engine", filters, hosts, instances)
+							return
+						}
+						benchPlaceCold(b, filters, hosts, instances)
+					})
+				}
+			}
+		}
+	}
+}
+
+// benchPlaceCold times the first PlaceBatch of a fresh snapshot per op.
+func benchPlaceCold(b *testing.B, filters string, hosts, instances int) {
+	ctx := context.Background()
+	cloud := Cloud(hosts, filters)
+	req := Request(instances, filters)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		snap, err := engine.NewSnapshot(cloud)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC() // the build's garbage, and the last op's snapshot
+		b.StartTimer()
+		plan, err := engine.PlaceBatch(ctx, snap, req)
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(plan.Placements) != instances || plan.Placements[0].Candidates == 0 {
+			b.Fatalf("%d placements for %d instances", len(plan.Placements), instances)
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(instances)*float64(b.N)/b.Elapsed().Seconds(), "placements/s")
+}
+
 // BenchmarkFilterPass is one full evaluation of the default filter set, at
 // GOMAXPROCS 1 and 2 in the same process (so that the two run on the same
 // snapshot and memory; go test's -cpu flag does not reach benchmarks in

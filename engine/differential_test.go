@@ -137,12 +137,14 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 
 	outcomes := map[string]int{}
+	mix := map[string]int{}
 	kinds := map[string]int{}
 	bad := 0
 	for i := range results {
 		r := &results[i]
 		kind := plandiff.Kind(r.ref)
 		outcomes[r.c.profile+" "+kind]++
+		mix[plandiff.MixKind(r.ref)]++
 		if *diffVerbose {
 			t.Logf("%v: engine %s, reference %s", r.c, plandiff.Kind(r.eng), kind)
 		}
@@ -167,6 +169,50 @@ func TestDifferential(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d scenarios differ (first difference by kind: %v)%s",
 			bad, n, sortedCounts(kinds), dumpNote())
+	}
+	checkMix(t, mix, n)
+}
+
+// diffMix is the least share of the scenarios (of the default mix of
+// profiles) each outcome must have: about a third of what the generator
+// gives over seeds 0..1999 (in parentheses), so that a generator that
+// degenerates (all invalid, all placed, no Nova exception...) fails the
+// test, and a change of seeds does not.
+var diffMix = []struct {
+	kind  string
+	share float64
+}{
+	{plandiff.MixPlaced, 0.15},        // (0.50)
+	{plandiff.MixNoValidHost0, 0.12},  // (0.41)
+	{plandiff.MixNoValidHostN, 0.015}, // (0.052)
+	{plandiff.MixMetric, 0.008},       // (0.028)
+	{plandiff.MixNova, 0.004},         // (0.015)
+}
+
+// checkMix fails t when an outcome of diffMix is rarer than its share of
+// n scenarios (at least once), or when any outcome outside diffMix
+// occurs (a panic; invalid input, which TestDifferentialBadInput covers,
+// means the generator broke). With -diff.profile, one profile alone need
+// not give every outcome (basic raises no Nova exception): only the
+// placed and NoValidHost@0 floors apply.
+func checkMix(t *testing.T, mix map[string]int, n int) {
+	t.Helper()
+	t.Logf("outcome mix: %s", sortedCounts(mix))
+	known := map[string]bool{}
+	for _, m := range diffMix {
+		known[m.kind] = true
+		if *diffProfile != "" && m.kind != plandiff.MixPlaced && m.kind != plandiff.MixNoValidHost0 {
+			continue
+		}
+		if least := max(1, int(m.share*float64(n))); mix[m.kind] < least {
+			t.Errorf("outcome %q in %d of %d scenarios, want at least %d (%.1f%%): has the generator degenerated? mix: %s",
+				m.kind, mix[m.kind], n, least, 100*m.share, sortedCounts(mix))
+		}
+	}
+	for kind, count := range mix {
+		if !known[kind] {
+			t.Errorf("outcome %q in %d of %d scenarios: the generator makes no such scenario on purpose", kind, count, n)
+		}
 	}
 }
 
@@ -207,19 +253,24 @@ func sortedCounts(m map[string]int) string {
 // TestOracle replays the engine's result of -diff.oracle scenarios (same
 // seeds and profiles as TestDifferential) through Nova itself with `oracle
 // check`: what the differential test cannot see, a bug engine and reference
-// share (internal/nova, say). Slow (a Python start per scenario); off by
-// default.
+// share (internal/nova, say). Slow (a Python start per scenario), so
+// opt-in; .ci/run runs it. Asked for, it fails when the oracle or Nova is
+// missing.
 func TestOracle(t *testing.T) {
 	n := *diffOracle
 	if n == 0 {
-		t.Skip("-diff.oracle N not given")
+		t.Skip("opt-in, a Python start per scenario: -diff.oracle N checks N scenarios with Nova (.ci/run does)")
 	}
 	bin, err := filepath.Abs(*diffOracleBin)
 	if err == nil {
 		_, err = os.Stat(bin)
 	}
 	if err != nil {
-		t.Skipf("no oracle: %v", err)
+		t.Fatalf("-diff.oracle %d: no oracle: %v (../shared beside the clone, or -diff.oraclebin)", n, err)
+	}
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import nova").CombinedOutput(); err != nil {
+		t.Fatalf("-diff.oracle %d: Nova is not installed (/usr/bin/python3 -c 'import nova': %v: %s); run ../shared/nova-oracle/install.sh",
+			n, err, bytes.TrimSpace(out))
 	}
 	dir := *diffDump
 	if dir == "" {
@@ -320,8 +371,10 @@ func dumpDiff(dir string, r *diffResult) error {
 // scenario).
 func TestDifferentialBadInput(t *testing.T) {
 	bad := 0
+	fields := map[string]bool{}
 	for seed := uint64(0); seed < 300; seed++ {
 		cloud, req, field := synth.BadInput(seed)
+		fields[field] = true
 		e, r := plandiff.RunEngine(cloud, req), plandiff.RunReference(cloud, req)
 		for _, o := range []struct {
 			name string
@@ -336,6 +389,11 @@ func TestDifferentialBadInput(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The mix: many fields, not one broken over and over (seeds 0..299
+	// break 117 distinct fields).
+	if len(fields) < 40 {
+		t.Errorf("BadInput broke only %d distinct fields in 300 seeds, want at least 40", len(fields))
 	}
 }
 

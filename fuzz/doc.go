@@ -4,8 +4,8 @@
 //   - FuzzFilters: every filter of the catalogue alone, engine.FilterHosts
 //     against reference.FilterHosts (pass set, counts, errors);
 //   - FuzzWeighers: every weigher alone and the configured list,
-//     engine.WeighHosts against reference.WeighHosts (weights within 1e-9
-//     relative, ranking);
+//     engine.WeighHosts against reference.WeighHosts (weights bit for
+//     bit, ranking);
 //   - FuzzPlaceBatch: whole batches, engine.PlaceBatch against
 //     reference.PlaceBatch (internal/plandiff);
 //   - FuzzScenarioDecode: arbitrary bytes into scenario.Decode;

@@ -5,6 +5,7 @@ package fuzz
 // weighers decide.
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,63 @@ func near(c gofuzz.Continue, base int64) int64 {
 	return base
 }
 
+// makeValid turns the values of s that validation refuses into nearby
+// valid ones, deterministically: negative soft (anti-)affinity
+// multipliers become their absolute value; a "bogus" host_ip none;
+// negative vCPUs used 0; a second host with the same host and node name
+// gets a node of its own ("h1-d3" for hosts[3]), an empty host name "h4";
+// the hosts of one name share the first one's service; an aggregate
+// without a name or with another's gets one of its own ("agg-v2" for
+// aggregates[2]); an infinite or NaN weigher multiplier of an aggregate
+// becomes "2", an infinite allocation ratio "1e3".
+func makeValid(s *scene) {
+	cfg := &s.Cloud.Config
+	cfg.SoftAffinityWeightMultiplier = math.Abs(cfg.SoftAffinityWeightMultiplier)
+	cfg.SoftAntiAffinityWeightMultiplier = math.Abs(cfg.SoftAntiAffinityWeightMultiplier)
+	names := map[string]bool{}
+	for i := range s.Cloud.Aggregates {
+		a := &s.Cloud.Aggregates[i]
+		if a.Name == "" || names[a.Name] {
+			a.Name = "agg-v" + strconv.Itoa(i)
+		}
+		names[a.Name] = true
+		for k, v := range a.Metadata {
+			bad := strings.ToLower(strings.TrimSpace(v))
+			switch {
+			case strings.HasSuffix(k, "_weight_multiplier") && (bad == "inf" || bad == "nan"):
+				a.Metadata[k] = "2"
+			case strings.HasSuffix(k, "_allocation_ratio") && bad == "inf":
+				a.Metadata[k] = "1e3"
+			}
+		}
+	}
+	seen := map[[2]string]bool{}
+	service := map[string]engine.Service{}
+	for i := range s.Cloud.Hosts {
+		h := &s.Cloud.Hosts[i]
+		if h.Host == "" {
+			h.Host = "h4"
+		}
+		if h.HostIP != nil && *h.HostIP == "bogus" {
+			h.HostIP = nil
+		}
+		h.VCPUsUsed = max(h.VCPUsUsed, 0)
+		if svc, ok := service[h.Host]; ok {
+			h.Service = svc
+		}
+		service[h.Host] = h.Service
+		node := h.Node
+		if node == "" {
+			node = h.Host
+		}
+		if seen[[2]string{h.Host, node}] {
+			h.Node = h.Host + "-d" + strconv.Itoa(i)
+			node = h.Node
+		}
+		seen[[2]string{h.Host, node}] = true
+	}
+}
+
 // fillFuncs are the gofuzz fill functions.
 var fillFuncs = []any{
 	func(s *scene, c gofuzz.Continue) {
@@ -144,6 +202,16 @@ var fillFuncs = []any{
 		}
 		c.Fuzz(&s.Cloud.Config)
 		c.Fuzz(&s.Req)
+		// Most scenes are valid: the values above are drawn freely and
+		// would make four scenes in five invalid (a negative soft
+		// affinity multiplier, a "bogus" host_ip, a duplicate host and
+		// node, negative vCPUs used), which both sides only refuse alike.
+		// One in ten keeps what was drawn, for the validation paths.
+		// (Drawn last, so that an input's scene differs from what it was
+		// before this step only in the fields made valid.)
+		if !chance(c, 0.1) {
+			makeValid(s)
+		}
 	},
 	func(h *engine.Host, c gofuzz.Continue) {
 		*h = engine.Host{Host: pick(c, hostPool)}

@@ -9,7 +9,7 @@ import (
 
 // FuzzPlaceBatch checks whole batches on a generated cloud and request:
 // engine.PlaceBatch and reference.PlaceBatch make the same placements
-// (hosts, weights within 1e-9, candidates, limits, alternates) or fail
+// (hosts, weights bit for bit, candidates, limits, alternates) or fail
 // alike (kind, instance, per-filter counts, tentative placements).
 func FuzzPlaceBatch(f *testing.F) {
 	addSceneSeeds(f)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -98,6 +99,100 @@ func TestWriteSeeds(t *testing.T) {
 		}
 	}
 	t.Logf("wrote %d seed kinds of %d", len(found), len(seedKinds))
+}
+
+// TestGeneratorMix checks the outcomes of the scenes 2,000 fixed inputs
+// make (the bytes seedBytes gives seeds 100..2099, the reference's
+// outcome): each outcome must have at least a third of its share then (in
+// parentheses), and invalid scenes, which exercise validation only, at
+// most a fifth. A generator that degenerates (four scenes in five invalid,
+// as before makeValid; no Nova exception; no NoValidHost at a later
+// instance) fails it.
+func TestGeneratorMix(t *testing.T) {
+	const n = 2000
+	floors := []struct {
+		kind  string
+		share float64
+	}{
+		{plandiff.MixPlaced, 0.04},        // (0.118)
+		{plandiff.MixNoValidHost0, 0.20},  // (0.73)
+		{plandiff.MixNoValidHostN, 0.008}, // (0.025)
+		{plandiff.MixMetric, 0.004},       // (0.012)
+		{plandiff.MixNova, 0.01},          // (0.033)
+		{plandiff.MixInvalid, 0.02},       // (0.085)
+	}
+	mix := map[string]int{}
+	for seed := uint64(100); seed < 100+n; seed++ {
+		s := sceneOf(seedBytes(seed, 1024))
+		mix[plandiff.MixKind(plandiff.RunReference(s.Cloud, s.Req))]++
+	}
+	t.Logf("outcome mix of %d scenes: %v", n, mix)
+	known := 0
+	for _, f := range floors {
+		known += mix[f.kind]
+		if least := int(f.share * n); mix[f.kind] < least {
+			t.Errorf("outcome %q in %d of %d scenes, want at least %d: has the generator degenerated? mix %v",
+				f.kind, mix[f.kind], n, least, mix)
+		}
+	}
+	if most := n / 5; mix[plandiff.MixInvalid] > most {
+		t.Errorf("%d of %d scenes invalid, want at most %d: the fuzzers would mostly test validation", mix[plandiff.MixInvalid], n, most)
+	}
+	if known != n {
+		t.Errorf("%d of %d scenes have another outcome (a panic?): %v", n-known, n, mix)
+	}
+}
+
+// TestSeedCorpusKinds checks the committed seed corpus against its names:
+// each seed kind has its file in FuzzFilters, FuzzWeighers and
+// FuzzPlaceBatch (the same bytes in the three), and the scene those bytes
+// make still has that outcome. A generator change that moves the seeds
+// (TestWriteSeeds must be rerun) or a generator that degenerated (no
+// Nova exception, no NoValidHost at a later instance...) fails here
+// instead of leaving the fuzzers a corpus of one kind.
+func TestSeedCorpusKinds(t *testing.T) {
+	for _, k := range seedKinds {
+		var first []byte
+		for _, target := range []string{"FuzzPlaceBatch", "FuzzFilters", "FuzzWeighers"} {
+			path := filepath.Join("testdata", "fuzz", target, "seed-"+k.name)
+			data, err := readCorpusFile(path)
+			if err != nil {
+				t.Errorf("seed kind %s: %v", k.name, err)
+				continue
+			}
+			if first == nil {
+				first = data
+			} else if string(data) != string(first) {
+				t.Errorf("%s differs from FuzzPlaceBatch's seed-%s", path, k.name)
+			}
+		}
+		if first == nil {
+			continue
+		}
+		s := sceneOf(first)
+		if o := plandiff.RunReference(s.Cloud, s.Req); !k.is(s, o) {
+			t.Errorf("seed-%s: the scene's outcome is %s (%v), not a %s one; rerun TestWriteSeeds -fuzz.writeseeds",
+				k.name, plandiff.Kind(o), o.Err, k.name)
+		}
+	}
+}
+
+// readCorpusFile reads a one-[]byte file of go test -fuzz's corpus.
+func readCorpusFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text, ok := strings.CutPrefix(string(b), "go test fuzz v1\n[]byte(")
+	text, ok2 := strings.CutSuffix(strings.TrimSpace(text), ")")
+	if !ok || !ok2 {
+		return nil, fmt.Errorf("%s: not a go test fuzz v1 file of one []byte", path)
+	}
+	data, err := strconv.Unquote(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return []byte(data), nil
 }
 
 // writeCorpusFile writes data in the format of go test -fuzz's corpus.

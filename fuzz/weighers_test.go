@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/placer/placer/bitmap"
@@ -13,8 +14,8 @@ import (
 
 // FuzzWeighers checks every weigher of the catalogue alone, and the
 // scene's own weigher list, on a generated cloud and request:
-// engine.WeighHosts and reference.WeighHosts give the same weights (1e-9
-// relative) in the same order (ties by host id), over every host and over
+// engine.WeighHosts and reference.WeighHosts give the same weights (bit
+// for bit, plandiff.SameFloat) in the same order (ties by host id), over every host and over
 // the hosts the scene's filters pass.
 func FuzzWeighers(f *testing.F) {
 	addSceneSeeds(f)
@@ -70,8 +71,9 @@ func diffWeighers(cloud engine.Cloud, req engine.Request, ids []int) string {
 			return fmt.Sprintf("rank %d: engine %v/%v (%v), reference %v/%v (%v); engine %v, reference %v",
 				k, e.ID, e.Host, e.Weight, r.ID, r.Host, r.Weight, eng, ref)
 		}
-		if !plandiff.CloseEnough(e.Weight, r.Weight) {
-			return fmt.Sprintf("rank %d (host %d): weight engine %v, reference %v", k, e.ID, e.Weight, r.Weight)
+		if !plandiff.SameFloat(e.Weight, r.Weight) {
+			return fmt.Sprintf("rank %d (host %d): weight engine %v (%#x), reference %v (%#x)",
+				k, e.ID, e.Weight, math.Float64bits(e.Weight), r.Weight, math.Float64bits(r.Weight))
 		}
 	}
 	return ""

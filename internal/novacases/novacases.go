@@ -86,8 +86,7 @@ type Want struct {
 	// Hosts are the chosen nodes per instance, "host" or "host/node" when
 	// the node name differs from the host name.
 	Hosts []string
-	// Weights are the chosen hosts' total weights (checked to 1e-12
-	// relative).
+	// Weights are the chosen hosts' total weights (checked bit for bit).
 	Weights []float64
 	// Candidates are the numbers of hosts that passed the filters.
 	Candidates []int
@@ -308,11 +307,15 @@ func name(host, node string) string {
 	return host + "/" + node
 }
 
+// near is exact equality: the expected weights and limits, though written
+// as Nova's unit tests write them (decimal literals, constant arithmetic),
+// are the float64 values Nova's float operations give, bit for bit (sign
+// of zero included; NaN matches NaN).
 func near(a, b float64) bool {
-	if a == b {
-		return true
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
 	}
-	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))
+	return a == b && math.Signbit(a) == math.Signbit(b)
 }
 
 func sameLimits(a, b engine.Limits) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/placer/placer/engine"
@@ -54,6 +55,40 @@ func Kind(o Outcome) string {
 		return "panic"
 	}
 	return ErrKind(o.Err)
+}
+
+// Mix kinds: the outcome classes a differential test's scenarios must
+// cover (MixKind).
+const (
+	MixPlaced       = "placed"
+	MixNoValidHost0 = "NoValidHost@0"     // at the first instance
+	MixNoValidHostN = "NoValidHost@later" // after some tentative placements
+	MixMetric       = "MetricNotFound"
+	MixNova         = "Nova error" // any other exception of Nova's
+	MixInvalid      = "invalid"
+)
+
+// MixKind classes an outcome for a test's outcome mix: one of the Mix
+// constants, or Kind's name for anything else ("panic", a Go type).
+func MixKind(o Outcome) string {
+	var nvh *engine.NoValidHostError
+	switch k := Kind(o); {
+	case k == "ok":
+		return MixPlaced
+	case errors.As(o.Err, &nvh) && k == "NoValidHost":
+		if nvh.InstanceIndex == 0 {
+			return MixNoValidHost0
+		}
+		return MixNoValidHostN
+	case k == "MetricNotFound":
+		return MixMetric
+	case strings.HasPrefix(k, "Nova:"):
+		return MixNova
+	case k == "invalid":
+		return MixInvalid
+	default:
+		return k
+	}
 }
 
 // ErrKind is Kind for an error alone ("ok" for nil).
@@ -185,12 +220,17 @@ func (d *diffs) eq(path string, e, r any) {
 	}
 }
 
-// CloseEnough is the weight tolerance: 1e-9 relative (absolute below 1).
-func CloseEnough(a, b float64) bool {
-	if a == b {
-		return true
+// SameFloat reports whether two weights or limits are the same float64,
+// bit for bit as README promises: equal values of the same sign (0 and -0
+// differ: Nova's -1 * 0.0 is -0.0, and a result document prints it), or
+// both NaN (which == never equals). There is no tolerance: the engine's
+// reported weights are computed with Nova's operations in Nova's order,
+// and any difference, however small, is a bug.
+func SameFloat(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
 	}
-	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+	return a == b && math.Signbit(a) == math.Signbit(b)
 }
 
 func (d *diffs) placements(what string, e, r []engine.Placement, alternates bool) {
@@ -206,13 +246,15 @@ func (d *diffs) placements(what string, e, r []engine.Placement, alternates bool
 				fmt.Sprintf("%s/%s#%d", b.Host, b.Node, b.HostID))
 			// The rest of this placement and the later ones follow
 			// from the choice; report the weights that led to it.
-			d.eq(p+".weight", a.Weight, b.Weight)
+			if !SameFloat(a.Weight, b.Weight) {
+				d.add(p+".weight", fmtFloat(a.Weight), fmtFloat(b.Weight))
+			}
 			d.eq(p+".candidates", a.Candidates, b.Candidates)
 			return
 		}
 		d.eq(p+".cell", a.Cell, b.Cell)
-		if !CloseEnough(a.Weight, b.Weight) {
-			d.add(p+".weight", a.Weight, b.Weight)
+		if !SameFloat(a.Weight, b.Weight) {
+			d.add(p+".weight", fmtFloat(a.Weight), fmtFloat(b.Weight))
 		}
 		d.eq(p+".candidates", a.Candidates, b.Candidates)
 		if !SameLimits(a.Limits, b.Limits) {
@@ -224,15 +266,21 @@ func (d *diffs) placements(what string, e, r []engine.Placement, alternates bool
 	}
 }
 
-// SameLimits reports whether two limits set the same fields to values
-// within CloseEnough.
+// SameLimits reports whether two limits set the same fields to the same
+// values (SameFloat).
 func SameLimits(a, b engine.Limits) bool {
 	if a.Set != b.Set {
 		return false
 	}
-	return (a.Set&engine.HasMemoryMB == 0 || CloseEnough(a.MemoryMB, b.MemoryMB)) &&
-		(a.Set&engine.HasVCPU == 0 || CloseEnough(a.VCPU, b.VCPU)) &&
-		(a.Set&engine.HasDiskGB == 0 || CloseEnough(a.DiskGB, b.DiskGB))
+	return (a.Set&engine.HasMemoryMB == 0 || SameFloat(a.MemoryMB, b.MemoryMB)) &&
+		(a.Set&engine.HasVCPU == 0 || SameFloat(a.VCPU, b.VCPU)) &&
+		(a.Set&engine.HasDiskGB == 0 || SameFloat(a.DiskGB, b.DiskGB))
+}
+
+// fmtFloat prints a float64 so that two different ones never print alike:
+// the shortest decimal that reads back as it, and its bits.
+func fmtFloat(x float64) string {
+	return fmt.Sprintf("%s (%#016x)", strconv.FormatFloat(x, 'g', -1, 64), math.Float64bits(x))
 }
 
 // FormatLimits prints the set fields of l.

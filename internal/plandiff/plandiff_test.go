@@ -1,6 +1,7 @@
 package plandiff
 
 import (
+	"math"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -32,11 +33,24 @@ func TestCompare(t *testing.T) {
 		want string // the kind of the first difference; "" = none
 	}{
 		{"same", base(), base(), ""},
-		{"weight within 1e-9", base(), func() Outcome {
+		// Bit for bit: one ulp, or a zero of the other sign, is a
+		// difference; NaN is the same as NaN.
+		{"weight one ulp", base(), func() Outcome {
 			o := base()
-			o.Plan.Placements[0].Weight += 1e-12
+			o.Plan.Placements[0].Weight = math.Nextafter(1.5, 2)
 			return o
-		}(), ""},
+		}(), "placements.weight"},
+		{"weight -0", func() Outcome { o := base(); o.Plan.Placements[0].Weight = 0; return o }(),
+			func() Outcome { o := base(); o.Plan.Placements[0].Weight = math.Copysign(0, -1); return o }(), "placements.weight"},
+		{"weight NaN", func() Outcome { o := base(); o.Plan.Placements[0].Weight = math.NaN(); return o }(),
+			func() Outcome { o := base(); o.Plan.Placements[0].Weight = math.NaN(); return o }(), ""},
+		{"weight NaN vs number", func() Outcome { o := base(); o.Plan.Placements[0].Weight = math.NaN(); return o }(),
+			base(), "placements.weight"},
+		{"limit one ulp", base(), func() Outcome {
+			o := base()
+			o.Plan.Placements[0].Limits.MemoryMB = math.Nextafter(1024, 0)
+			return o
+		}(), "placements.limits"},
 		{"weight", base(), func() Outcome { o := base(); o.Plan.Placements[1].Weight = 0.6; return o }(), "placements.weight"},
 		{"host", base(), func() Outcome {
 			o := base()
@@ -70,5 +84,24 @@ func TestCompare(t *testing.T) {
 				t.Fatalf("first difference %q, want %q (all: %q)", got, tc.want, d)
 			}
 		})
+	}
+}
+
+func TestMixKind(t *testing.T) {
+	for _, tc := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{}, MixPlaced},
+		{Outcome{Err: &engine.NoValidHostError{InstanceIndex: 0}}, MixNoValidHost0},
+		{Outcome{Err: &engine.NoValidHostError{InstanceIndex: 2}}, MixNoValidHostN},
+		{Outcome{Err: &engine.MetricNotFoundError{}}, MixMetric},
+		{Outcome{Err: &engine.NovaError{Kind: "TypeError"}}, MixNova},
+		{Outcome{Err: &engine.ValidationError{Field: "hosts"}}, MixInvalid},
+		{Outcome{Panic: "boom"}, "panic"},
+	} {
+		if got := MixKind(tc.o); got != tc.want {
+			t.Errorf("MixKind(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
 	}
 }

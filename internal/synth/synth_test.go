@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/placer/placer/engine"
-	"github.com/placer/placer/internal/nova"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -73,25 +72,7 @@ func TestRequestsVary(t *testing.T) {
 	}
 }
 
-// novaReady reports whether internal/nova is implemented (validation calls
-// it); until it is, the validation tests skip.
-func novaReady() (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	nova.CanonicalHVSpec([3]string{"x86_64", "kvm", "hvm"})
-	nova.ParseImage(map[string]any{"os_distro": "ubuntu"})
-	nova.ParseQuery(`["=", 1, 1]`)
-	nova.SchedulerMetrics(map[string]float64{"cpu.percent": 0.5})
-	return true
-}
-
 func TestScenariosAreValid(t *testing.T) {
-	if !novaReady() {
-		t.Skip("internal/nova is not implemented yet")
-	}
 	for _, p := range Profiles {
 		t.Run(p, func(t *testing.T) {
 			seeds := 300
@@ -219,9 +200,6 @@ func BenchmarkRequest(b *testing.B) {
 }
 
 func TestBadInput(t *testing.T) {
-	if !novaReady() {
-		t.Skip("internal/nova is not implemented yet")
-	}
 	fields := map[string]bool{}
 	for seed := uint64(0); seed < 400; seed++ {
 		c, r, field := BadInput(seed)
