@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/oracletest"
 	"github.com/placer/placer/internal/plandiff"
 	"github.com/placer/placer/internal/scenario"
 	"github.com/placer/placer/internal/synth"
@@ -253,25 +253,24 @@ func sortedCounts(m map[string]int) string {
 // TestOracle replays the engine's result of -diff.oracle scenarios (same
 // seeds and profiles as TestDifferential) through Nova itself with `oracle
 // check`: what the differential test cannot see, a bug engine and reference
-// share (internal/nova, say). Slow (a Python start per scenario), so
-// opt-in; .ci/run runs it. Asked for, it fails when the oracle or Nova is
-// missing.
+// share (internal/nova, say), with weights and limits exact. It needs Nova,
+// so it is opt-in; .ci/run runs it. Asked for, it fails when the oracle or
+// Nova is missing. The checks go through long-lived oracle processes
+// (internal/oracletest), one per CPU.
 func TestOracle(t *testing.T) {
 	n := *diffOracle
 	if n == 0 {
-		t.Skip("opt-in, a Python start per scenario: -diff.oracle N checks N scenarios with Nova (.ci/run does)")
+		t.Skip("opt-in, needs Nova: -diff.oracle N checks N scenarios with Nova (.ci/run does)")
 	}
-	bin, err := filepath.Abs(*diffOracleBin)
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
+	pool, err := oracletest.Start(*diffOracleBin, runtime.GOMAXPROCS(0), true)
 	if err != nil {
-		t.Fatalf("-diff.oracle %d: no oracle: %v (../shared beside the clone, or -diff.oraclebin)", n, err)
+		t.Fatalf("-diff.oracle %d: %v (-diff.oraclebin names the oracle)", n, err)
 	}
-	if out, err := exec.Command("/usr/bin/python3", "-c", "import nova").CombinedOutput(); err != nil {
-		t.Fatalf("-diff.oracle %d: Nova is not installed (/usr/bin/python3 -c 'import nova': %v: %s); run ../shared/nova-oracle/install.sh",
-			n, err, bytes.TrimSpace(out))
-	}
+	t.Cleanup(func() {
+		if err := pool.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	dir := *diffDump
 	if dir == "" {
 		dir = t.TempDir()
@@ -281,6 +280,7 @@ func TestOracle(t *testing.T) {
 		kind string
 		base string
 		out  []byte
+		code int
 		err  error
 	}
 	results := make([]checked, n)
@@ -299,7 +299,9 @@ func TestOracle(t *testing.T) {
 				res := checked{c: c, kind: plandiff.Kind(r.eng),
 					base: filepath.Join(dir, fmt.Sprintf("%s-%d", c.profile, c.seed))}
 				if res.err = dumpDiff(dir, &r); res.err == nil {
-					res.out, res.err = exec.Command(bin, "check", res.base+".scenario.json", res.base+".engine.json").CombinedOutput()
+					var o oracletest.Result
+					o, res.err = pool.Run("check", res.base+".scenario.json", res.base+".engine.json")
+					res.out, res.code = []byte(o.Output()), o.Code
 				}
 				results[i] = res
 			}
@@ -312,13 +314,12 @@ func TestOracle(t *testing.T) {
 	wg.Wait()
 	bad := 0
 	for _, res := range results {
-		var exit *exec.ExitError
 		switch {
-		case res.err == nil:
+		case res.err == nil && res.code == 0:
 			if *diffVerbose {
 				t.Logf("%v: %s: ok", res.c, res.kind)
 			}
-		case errors.As(res.err, &exit) && exit.ExitCode() == 1:
+		case res.err == nil && res.code == 1:
 			bad++
 			if bad <= *diffReport {
 				t.Errorf("%v (%s): Nova disagrees with the engine (%s):\n\t%s", res.c, res.kind, res.base,
@@ -326,7 +327,7 @@ func TestOracle(t *testing.T) {
 			}
 		default:
 			bad++
-			t.Errorf("%v: oracle check failed (%v): %s", res.c, res.err, res.out)
+			t.Errorf("%v: oracle check failed (%v, exit %d): %s", res.c, res.err, res.code, res.out)
 		}
 	}
 	if bad > 0 {
