@@ -248,7 +248,7 @@ func TestPlantedFaults(t *testing.T) {
 		u.NumIOOps++
 		f.Final.Usage[p.Host] = u
 		if !held(f, p.Instance) {
-			t.Skip("the instance was deleted") // not with this seed
+			t.Fatal("the fixture's first placed instance was deleted: pick a seed where it is held, or the fault is not planted")
 		}
 		wantOnly(t, check(t, f), verify.DoubledClaim, p.Instance, "committed 2 times")
 	})
@@ -260,7 +260,7 @@ func TestPlantedFaults(t *testing.T) {
 		f := clone()
 		i, p := placedReq(t, f)
 		if !held(f, p.Instance) {
-			t.Skip("the instance was deleted")
+			t.Fatal("the fixture's first placed instance was deleted: pick a seed where it is held, or the fault is not planted")
 		}
 		fl, u := f.Requests[i].Flavor, f.Final.Usage[p.Host]
 		u.FreeRAMMB += fl.MemoryMB
@@ -370,7 +370,7 @@ func TestPlantedFaults(t *testing.T) {
 			}
 		}
 		if !moved {
-			t.Skip("no report is followed by a claim on its host")
+			t.Fatal("no usage report of the fixture is followed by a claim on its host: the fault cannot be planted; pick another seed")
 		}
 		wantOnly(t, check(t, f), verify.UsageMismatch, "the store holds")
 	})
