@@ -48,7 +48,8 @@
 #   PLOTS_SIMD            1 or 0: measure the GOEXPERIMENT=simd engine or not
 #                         (default: 1 when /proc/cpuinfo has avx512f)
 #   PLOTS_SCHEDULER       -bench pattern of the workers chart
-#                         ('Scheduler/hosts=50000/workers=(1|2|4|8|16)$');
+#                         ('Scheduler(ColdStart)?/stream=(uniform|realistic)/
+#                         hosts=50000/workers=(1|2|4|8|16)$');
 #                         empty: keep scheduler.txt as it is
 #   SCHEDTIME             -benchtime of those (1000x: one op is one request)
 #   PLOTS_PLACEBATCH      1: measure placebatch.txt too (see above)
@@ -68,7 +69,7 @@ ref_runs=${PLOTS_REFERENCE_RUNS:-5}
 ref_budget=${PLACER_BENCH_REFERENCE_BUDGET:-1000000}
 nova_runs=${PLOTS_NOVA_RUNS:-3}
 nova_budget=${PLOTS_NOVA_BUDGET:-20000}
-sched=${PLOTS_SCHEDULER-Scheduler/hosts=50000/workers=(1|2|4|8|16)\$}
+sched=${PLOTS_SCHEDULER-Scheduler(ColdStart)?/stream=(uniform|realistic)/hosts=50000/workers=(1|2|4|8|16)\$}
 schedtime=${SCHEDTIME:-1000x}
 placebatch=${PLOTS_PLACEBATCH:-0}
 placebatchtime=${PLACEBATCHTIME:-1s}
