@@ -1,56 +1,121 @@
 #!/usr/bin/env bash
 # make bench: the headline benchmarks of BENCHMARKS.md, run side by side in
-# one go (engine and reference in the same run, since these machines are
-# shared and noisy), printed as a table. GOEXPERIMENT=simd turns on the
-# AVX-512 kernels (internal/kernels); BENCHTIME sets -benchtime (default 2s:
-# a fixed count of a few hundred gives the 150 us cases a few tens of ms,
-# which one stall of the machine moves by 10%),
-# SCHEDTIME the Scheduler cases' (default 1000x: one op is one request),
-# COLDTIME the cold and warm first-batch cases' (default 10x),
-# FILTERTIME the filter pass cases' (default 10000x: one op is one pass of
-# ~100 us, and a few hundred would let one stall of the machine move the
-# mean).
+# one go, since these machines are shared and noisy: the engine beside the
+# reference, the realistic request stream beside the uniform one, the rich
+# filters beside the default ones, and the default build beside the
+# GOEXPERIMENT=simd build (two test binaries, each case group run on one
+# then the other). Prints a table per build and the ratios the targets are
+# stated in (docs/performance.md).
+#
+# Environment:
+#   BENCHTIME   -benchtime of the PlaceBatch cases (2s: a fixed count of a
+#               few hundred gives the 150 us cases a few tens of ms, which
+#               one stall of the machine moves by 10%)
+#   SCHEDTIME   the Scheduler cases' (1000x: one op is one request)
+#   COLDTIME    the cold and warm first-batch cases' (10x)
+#   FILTERTIME  the filter pass cases' (10000x: one op is one pass of
+#               ~100 us; a few hundred would let one stall move the mean)
+#   BUILDS      the builds to run ("default simd"; "default" alone skips the
+#               GOEXPERIMENT=simd binary)
+#   BENCH_OUT   the raw output's directory (.work/bench): one file per build
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-export GOEXPERIMENT=${GOEXPERIMENT-simd}
 benchtime=${BENCHTIME:-2s}
-out=${BENCH_OUT:-.work/bench.txt}
-mkdir -p "$(dirname "$out")"
+builds=${BUILDS:-default simd}
+dir=${BENCH_OUT:-.work/bench}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
 
-run() { go test ./bench -run '^$' -benchmem "$@" | tee -a "$out"; }
-: >"$out"
-echo "# $(date -u +%FT%TZ) $(go version) GOEXPERIMENT=$GOEXPERIMENT $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" | tee -a "$out"
-run -bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -benchtime "$benchtime"
+for b in $builds; do
+  case $b in
+    default) env -u GOEXPERIMENT go test -c -o "$dir/default.test" ./bench ;;
+    simd) GOEXPERIMENT=simd go test -c -o "$dir/simd.test" ./bench ;;
+    *) echo "bench: unknown build $b (want default or simd)" >&2; exit 2 ;;
+  esac
+  echo "# build=$b $(date -u +%FT%TZ) $(go version) commit $(git rev-parse --short HEAD) $(nproc) CPUs:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) avx512f=$(grep -q avx512f /proc/cpuinfo && echo yes || echo no)" >"$dir/$b.txt"
+done
+
+# each ARGS...: one case group on every build in turn, each from bench/.
+each() {
+  local b
+  for b in $builds; do
+    echo "## build=$b" >&2
+    (cd bench && "$dir/$b.test" -test.run '^$' -test.benchmem "$@") | tee -a "$dir/$b.txt"
+  done
+}
+
+each -test.bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -test.benchtime "$benchtime"
 # The first batch of a fresh snapshot (start=cold: its scratch allocated and
-# faulted in) beside a later one (start=warm), COLDTIME ops each (default
-# 10x: each cold op also builds a snapshot, untimed); then the reference,
-# one op, for the engine/reference ratio.
-run -bench '^BenchmarkBatchStart$/impl=engine/filters=default/hosts=50000$/instances=100$/start=(cold|warm)$' -benchtime "${COLDTIME:-10x}"
-PLACER_BENCH_REFERENCE_BUDGET=5000000 run -bench '^BenchmarkPlaceBatch$/impl=reference/filters=default/hosts=50000$/instances=100$' -benchtime 1x
-run -bench 'FilterPass/filters=default/hosts=100000/' -benchtime "${FILTERTIME:-10000x}"
-run -bench 'FilterPassScaling/filters=default/hosts=100000$' -benchtime "${FILTERTIME:-10000x}" -count 3
-run -bench 'Scheduler/hosts=50000/workers=(1|2|4|8|16)$' -benchtime "${SCHEDTIME:-1000x}"
-run -bench '^BenchmarkSnapshotMemory$' -benchtime 1x
+# faulted in) beside a later one (start=warm); each cold op also builds a
+# snapshot, untimed. Then the reference, one op, for the engine/reference
+# ratio (default build only: it has no kernels).
+each -test.bench '^BenchmarkBatchStart$/impl=engine/filters=default/hosts=50000$/instances=100$/start=(cold|warm)$' -test.benchtime "${COLDTIME:-10x}"
+first=${builds%% *}
+(cd bench && PLACER_BENCH_REFERENCE_BUDGET=5000000 "$dir/$first.test" -test.run '^$' -test.benchmem \
+  -test.bench '^BenchmarkPlaceBatch$/impl=reference/filters=default/hosts=50000$/instances=100$' -test.benchtime 1x) | tee -a "$dir/$first.txt"
+each -test.bench 'FilterPass/filters=default/hosts=100000/' -test.benchtime "${FILTERTIME:-10000x}"
+each -test.bench 'FilterPassScaling/filters=default/hosts=100000$' -test.benchtime "${FILTERTIME:-10000x}" -test.count 3
+each -test.bench '^BenchmarkScheduler(ColdStart)?$/stream=(uniform|realistic)/hosts=50000/workers=(1|8)$' -test.benchtime "${SCHEDTIME:-1000x}"
+each -test.bench '^BenchmarkSnapshotMemory$' -test.benchtime 1x
 
-echo
-echo "| benchmark | ns/op | placements/s | retries/req | bytes/host built | bytes/host placed | B/op | allocs/op |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-awk '/^Benchmark/ {
-  name=$1; ns=""; ps=""; rr=""; hb=""; hp=""; bo=""; al="";
-  for (i=2; i<=NF; i++) {
-    if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="placements/s") ps=$i; if ($(i+1)=="retries/req") rr=$i;
-    if ($(i+1)=="bytes/host-built") hb=$i; if ($(i+1)=="bytes/host-placed") hp=$i;
-    if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i;
-  }
-  printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, ns, ps, rr, hb, hp, bo, al }' "$out"
+for b in $builds; do
+  echo
+  echo "### build=$b ($(head -1 "$dir/$b.txt" | cut -d' ' -f3-))"
+  echo
+  echo "| benchmark | ns/op | placements/s | retries/req | bytes/host built | bytes/host placed | B/op | allocs/op |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  awk '/^Benchmark/ && !/FilterPassScaling/ {
+    name=$1; ns=""; ps=""; rr=""; hb=""; hp=""; bo=""; al="";
+    for (i=2; i<=NF; i++) {
+      if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="placements/s") ps=$i; if ($(i+1)=="retries/req") rr=$i;
+      if ($(i+1)=="bytes/host-built") hb=$i; if ($(i+1)=="bytes/host-placed") hp=$i;
+      if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i;
+    }
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, ns, ps, rr, hb, hp, bo, al }' "$dir/$b.txt"
+  echo
+  echo "| filter pass, GOMAXPROCS 1 and 2 interleaved (3 runs) | mean ns/pass at 1 | at 2 | speedup | median ns/pass at 1 | at 2 | speedup-p50 |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  awk '/^BenchmarkFilterPassScaling/ {
+    p1=""; p2=""; sp=""; m1=""; m2=""; sm="";
+    for (i=2; i<=NF; i++) {
+      if ($(i+1)=="ns/pass-procs=1") p1=$i; if ($(i+1)=="ns/pass-procs=2") p2=$i; if ($(i+1)=="speedup") sp=$i;
+      if ($(i+1)=="p50-ns/pass-procs=1") m1=$i; if ($(i+1)=="p50-ns/pass-procs=2") m2=$i; if ($(i+1)=="speedup-p50") sm=$i;
+    }
+    printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, p1, p2, sp, m1, m2, sm }' "$dir/$b.txt"
+done
 
+# The ratios of issue 18's targets, per build, and default against simd.
+# value FILE NAME-REGEX UNIT: the first figure of UNIT on a line whose
+# benchmark name matches (the -N GOMAXPROCS suffix stripped).
+value() {
+  awk -v re="$2" -v unit="$3" '/^Benchmark/ {
+    name=$1; sub(/-[0-9]+$/, "", name)
+    if (name ~ re) for (i=2; i<=NF; i++) if ($(i+1)==unit) { print $i; exit } }' "$1"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 echo
-echo "| filter pass, GOMAXPROCS 1 and 2 interleaved (3 runs) | mean ns/pass at 1 | at 2 | speedup | median ns/pass at 1 | at 2 | speedup-p50 |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-awk '/^BenchmarkFilterPassScaling/ {
-  p1=""; p2=""; sp=""; m1=""; m2=""; sm="";
-  for (i=2; i<=NF; i++) {
-    if ($(i+1)=="ns/pass-procs=1") p1=$i; if ($(i+1)=="ns/pass-procs=2") p2=$i; if ($(i+1)=="speedup") sp=$i;
-    if ($(i+1)=="p50-ns/pass-procs=1") m1=$i; if ($(i+1)=="p50-ns/pass-procs=2") m2=$i; if ($(i+1)=="speedup-p50") sm=$i;
-  }
-  printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, p1, p2, sp, m1, m2, sm }' "$out"
+echo "| ratio (target) | $(echo "$builds" | sed 's/ / | /g') |"
+echo "|---|$(for b in $builds; do printf -- '---:|'; done)"
+row() {
+  local label=$1 unit=$2 num=$3 den=$4 b
+  local line="| $label |"
+  for b in $builds; do
+    line="$line $(ratio "$(value "$dir/$b.txt" "$num" "$unit")" "$(value "$dir/$b.txt" "$den" "$unit")") |"
+  done
+  echo "$line"
+}
+sched='^BenchmarkScheduler/stream=%s/hosts=50000/workers=8$'
+# shellcheck disable=SC2059
+row "realistic / uniform placements/s, workers=8 (>= 0.5)" placements/s "$(printf "$sched" realistic)" "$(printf "$sched" uniform)"
+pb='^BenchmarkPlaceBatch/impl=engine/filters=%s/hosts=50000/instances=%s$'
+# shellcheck disable=SC2059
+row "rich / default ns/op, 50,000 hosts x 1 (<= 3)" ns/op "$(printf "$pb" rich 1)" "$(printf "$pb" default 1)"
+if [[ " $builds " == *" default "* && " $builds " == *" simd "* ]]; then
+  echo
+  echo "| default build / simd build (target <= 1.3) | ratio |"
+  echo "|---|---:|"
+  # shellcheck disable=SC2059
+  echo "| PlaceBatch default x 1000, ns/op | $(ratio "$(value "$dir/default.txt" "$(printf "$pb" default 1000)" ns/op)" "$(value "$dir/simd.txt" "$(printf "$pb" default 1000)" ns/op)") |"
+  # shellcheck disable=SC2059
+  echo "| realistic stream, workers=8, placements/s (simd / default) | $(ratio "$(value "$dir/simd.txt" "$(printf "$sched" realistic)" placements/s)" "$(value "$dir/default.txt" "$(printf "$sched" realistic)" placements/s)") |"
+fi
