@@ -78,8 +78,9 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 
 // retry runs a read-modify-write f (built on the mirror's state, under
 // s.mu) until its transaction succeeds, waiting for the watch to catch up
-// after each failure; it returns the revision written.
-func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (int64, error) {
+// after each failure. It returns the mirror's version once the mirror has
+// applied the change (Revision gives etcd's).
+func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
 		cmps, ops, err := f()
@@ -92,7 +93,8 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 			return 0, unavailable(err)
 		}
 		if resp.Succeeded {
-			return resp.Header.Revision, s.waitApplied(ctx, resp.Header.Revision)
+			err := s.waitApplied(ctx, resp.Header.Revision)
+			return s.local.Version(), err
 		}
 		if attempt >= 100 {
 			return 0, unavailable(fmt.Errorf("etcdstore: update kept conflicting"))
@@ -107,10 +109,12 @@ func noHost(hn engine.HostNode) error {
 	return &engine.ValidationError{Field: "host", Msg: fmt.Sprintf("no host %q node %q", hn.Host, hn.Node)}
 }
 
+// The changes below return the mirror's version once it has applied them.
+
 // UpdateHost records a compute node's usage report: its usage becomes u
 // (replacing what commits left, as engine.Store.UpdateHost does). A
 // commit racing it fails its compare and is checked again on u.
-func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (int64, error) {
+func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
 	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
 		return 0, &engine.ValidationError{Field: "usage", Msg: "want vcpus_used, num_instances and num_io_ops >= 0"}
 	}
@@ -125,7 +129,7 @@ func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.Hos
 
 // AddHosts adds compute nodes (their usage from their records); a node
 // already there is a *engine.ValidationError.
-func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (int64, error) {
+func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		var order int64
 		for _, r := range s.hosts {
@@ -148,7 +152,7 @@ func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (int64, erro
 }
 
 // RemoveHosts removes compute nodes and the instances committed on them.
-func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (int64, error) {
+func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		var cmps []clientv3.Cmp
 		var ops []clientv3.Op
@@ -173,7 +177,7 @@ func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (int6
 // DeleteInstance releases an instance committed through placer (as
 // engine.Store.DeleteInstance does: num_io_ops excepted) and removes its
 // key; other instances are a *engine.ValidationError.
-func (s *Store) DeleteInstance(ctx context.Context, uuid string) (int64, error) {
+func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		in, ok := s.insts[uuid]
 		if !ok {
@@ -200,7 +204,7 @@ func (s *Store) DeleteInstance(ctx context.Context, uuid string) (int64, error) 
 
 // SetAggregateMetadata changes aggregate name's metadata (keys of set set,
 // keys of del removed), creating it without hosts when it does not exist.
-func (s *Store) SetAggregateMetadata(ctx context.Context, name string, set map[string]string, del []string) (int64, error) {
+func (s *Store) SetAggregateMetadata(ctx context.Context, name string, set map[string]string, del []string) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		key := s.k.aggregate(name)
 		a, ok := s.aggregates[name]
