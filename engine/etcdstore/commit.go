@@ -82,15 +82,20 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 			resp.Succeeded = true
 		}
 		if resp.Succeeded {
+			s.commits.Add(1)
 			sent := time.Now()
 			if err := s.waitApplied(ctx, resp.Header.Revision); err == nil {
+				lag := time.Since(sent)
+				for old := s.lagMax.Load(); int64(lag) > old && !s.lagMax.CompareAndSwap(old, int64(lag)); old = s.lagMax.Load() {
+				}
 				if m := s.opts.Metrics; m != nil {
-					m.watchLag.Observe(time.Since(sent).Seconds())
+					m.watchLag.Observe(lag.Seconds())
 				}
 			}
 			res.Version = s.local.Version()
 			return res, nil
 		}
+		s.failed.Add(1)
 		s.countConflict(resp, t)
 		if round >= s.opts.Rebases {
 			ce := &engine.ConflictError{Version: s.local.Version()}
@@ -180,6 +185,7 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
 		}
 		t.resent = true
+		s.resends.Add(1)
 		if m := s.opts.Metrics; m != nil {
 			m.resends.Inc()
 		}

@@ -84,5 +84,6 @@
 //
 // The files: doc.go (this), keys.go (key and value encoding), store.go
 // (Open, the mirror, the watch), commit.go (CommitPlan), update.go (the
-// cloud's changes and the loader), metrics.go.
+// cloud's changes and the loader), state.go (ReadState: etcd's state for
+// verification; Stats), metrics.go.
 package etcdstore

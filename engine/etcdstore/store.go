@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -48,6 +49,9 @@ type Store struct {
 	local  *engine.Store
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	commits, failed, resends atomic.Int64
+	lagMax                   atomic.Int64 // nanoseconds
 
 	mu sync.Mutex // the mirror's state below, and applying to local
 	// The cloud as etcd has it.
@@ -116,6 +120,12 @@ func (s *Store) Relists() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.relists
+}
+
+// Stats returns the Store's counts since Open.
+func (s *Store) Stats() Stats {
+	return Stats{Commits: s.commits.Load(), FailedTxns: s.failed.Load(), Resends: s.resends.Load(),
+		Relists: s.Relists(), WatchLagMaxSeconds: time.Duration(s.lagMax.Load()).Seconds()}
 }
 
 // getAll reads every key under the prefix at one revision, page by page,
@@ -410,6 +420,16 @@ func (s *Store) applyEvents(evs []*clientv3.Event) error {
 	}
 	s.setAppliedLocked(last)
 	return nil
+}
+
+// Sync waits until the mirror has applied every change etcd had when
+// Sync was called.
+func (s *Store) Sync(ctx context.Context) error {
+	resp, err := s.cli.Get(ctx, s.k.config(), clientv3.WithCountOnly())
+	if err != nil {
+		return unavailable(err)
+	}
+	return s.waitApplied(ctx, resp.Header.Revision)
 }
 
 // waitApplied waits until the mirror has applied revision rev, asking

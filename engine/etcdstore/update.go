@@ -162,7 +162,10 @@ func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint
 				return nil, nil, noHost(hn)
 			}
 			drop[hn] = true
-			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), ">", 0))
+			// The usage compare makes the mirror's instances on the node
+			// all of etcd's: a commit it has not seen fails the removal.
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), ">", 0),
+				clientv3.Compare(clientv3.ModRevision(s.k.usage(hn)), "=", s.revs[hn]))
 			ops = append(ops, clientv3.OpDelete(s.k.usage(hn)), clientv3.OpDelete(s.k.host(hn)))
 		}
 		for uuid, in := range s.insts {
