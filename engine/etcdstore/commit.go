@@ -178,6 +178,9 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), 5*time.Second)
 		resp, err := s.cli.Txn(rctx).If(t.cmps...).Then(t.thens...).Else(t.elses...).Commit()
 		cancel()
+		if s.afterSend != nil {
+			resp, err = s.afterSend(resp, err)
+		}
 		if err == nil {
 			return resp, nil
 		}

@@ -442,3 +442,79 @@ func TestResumeAndRelist(t *testing.T) {
 		t.Fatalf("%d hosts after a removal", a.Local().Snapshot().Len())
 	}
 }
+
+// TestLostAnswer: a commit applied by etcd whose answer is lost is sent
+// again; the second answer fails its compares, and its Else branch shows
+// the first applied: the commit is reported done, once.
+func TestLostAnswer(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, cli, "/p/", cloud)
+	s := open(t, cli, "/p/", Options{})
+	lost := 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if err == nil && resp.Succeeded && lost == 0 {
+			lost++
+			return nil, errors.New("answer lost")
+		}
+		return resp, err
+	}
+	plan := place(t, s, req("a", "b"))
+	res, err := s.CommitPlan(ctxT(t, 30*time.Second), plan)
+	if err != nil || len(res.Accepted) != 2 || lost != 1 || s.Stats().Resends != 1 {
+		t.Fatalf("commit with its answer lost: %+v %v (lost %d, stats %+v)", res, err, lost, s.Stats())
+	}
+	if insts := verify(t, cli, "/p/", cloud); len(insts) != 2 {
+		t.Fatalf("%d instances in etcd, want 2", len(insts))
+	}
+}
+
+// TestLateStore: a store opened after others committed starts from
+// etcd's state, and its commits are checked against it.
+func TestLateStore(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2)) // room for 8
+	a := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	for i := range 6 {
+		if _, err := a.CommitPlan(ctx, place(t, a, req(fmt.Sprint("a", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late := open(t, cli, "/p/", Options{})
+	if late.Local().Instances() != 6 {
+		t.Fatalf("late store: %d instances, want 6", late.Local().Instances())
+	}
+	sameMirror(t, late, cli, "/p/")
+	if _, err := engine.PlaceBatch(context.Background(), late.Local().Snapshot(), req("x", "y", "z")); !errors.Is(err, engine.ErrNoValidHost) {
+		t.Fatalf("3 more on a cloud with room for 2: %v", err)
+	}
+}
+
+// TestWatchAcrossMemberRestart: a store whose client reaches one member
+// only keeps placing after that member is stopped and restarted, and
+// catches up with the commits made meanwhile through the others.
+func TestWatchAcrossMemberRestart(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{Members: 3})
+	load(t, c.Client(t), "/p/", tightCloud(4))
+	lone := open(t, c.Client(t, 2), "/p/", Options{})
+	other := open(t, c.Client(t, 0, 1), "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	c.Stop(t, 2)
+	for i := range 3 {
+		if _, err := other.CommitPlan(ctx, place(t, other, req(fmt.Sprint("o", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Restart(t, 2)
+	sameMirror(t, lone, c.Client(t, 2), "/p/")
+	if lone.Local().Instances() != 3 {
+		t.Fatalf("after the restart: %d instances, want 3", lone.Local().Instances())
+	}
+	if _, err := lone.CommitPlan(ctx, place(t, lone, req("l"))); err != nil {
+		t.Fatal(err)
+	}
+	sameMirror(t, other, c.Client(t, 0), "/p/")
+}

@@ -50,6 +50,10 @@ type Store struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// afterSend, when set (tests), sees every answer to a commit
+	// transaction and may replace it (to lose an answer).
+	afterSend func(*clientv3.TxnResponse, error) (*clientv3.TxnResponse, error)
+
 	commits, failed, resends atomic.Int64
 	lagMax                   atomic.Int64 // nanoseconds
 
