@@ -42,3 +42,13 @@ func (s *Store) CommitPlan(_ context.Context, plan Plan, opts ...CommitOption) (
 // that checks plans with DryRun and commits elsewhere) in m, as Store
 // records its own: commits by result, placements, re-checked hosts.
 func (m *Metrics) ObserveCommit(res CommitResult, err error) { m.observeCommit(res, err) }
+
+// IsPartial reports whether opts hold Partial(): a commit layer that
+// commits a large plan in pieces may do so only for a partial commit.
+func IsPartial(opts ...CommitOption) bool {
+	var o commitOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	return o.partial
+}

@@ -42,8 +42,9 @@ func (t *txn) ops() int { return max(len(t.cmps), len(t.thens), len(t.elses)) }
 // with engine.DryRun), all or nothing unless engine.Partial(), a
 // *engine.ConflictError when a placement no longer fits (or, after
 // Options.Rebases failed transactions, ReasonContention), an
-// *engine.ValidationError for an instance already committed or a plan
-// past etcd's --max-txn-ops, and an error matching engine.ErrUnavailable
+// *engine.ValidationError for an instance already committed or a gang
+// plan past etcd's --max-txn-ops (a partial one is committed in pieces
+// that fit, each all or nothing by itself), and an error matching engine.ErrUnavailable
 // when etcd did not answer. ctx bounds the wait before the transaction
 // is sent; once sent, a commit is seen through to a known outcome within
 // Options.CommitTimeout. It returns once the mirror has applied the
@@ -53,7 +54,13 @@ func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine
 		return engine.CommitResult{}, err
 	}
 	start := time.Now()
-	res, err := s.commit(plan, opts)
+	var res engine.CommitResult
+	var err error
+	if chunks := s.chunks(&plan); len(chunks) > 1 && engine.IsPartial(opts...) {
+		res, err = s.commitChunks(plan, chunks, opts)
+	} else {
+		res, err = s.commit(plan, opts)
+	}
 	if m := s.opts.Metrics; m != nil {
 		m.commitSeconds.Observe(time.Since(start).Seconds())
 	}
@@ -249,4 +256,75 @@ func (s *Store) countConflict(resp *clientv3.TxnResponse, t *txn) {
 		cause = "usage"
 	}
 	m.conflicts.WithLabelValues(cause).Inc()
+}
+
+// chunks splits plan's placements (their indexes) into pieces whose
+// transactions stay within Options.MaxTxnOps: one operation per host, per
+// instance and for the group. A plan that fits is one piece.
+func (s *Store) chunks(plan *engine.Plan) [][]int {
+	budget := s.opts.MaxTxnOps
+	if plan.Group != nil {
+		budget--
+	}
+	var out [][]int
+	var cur []int
+	hosts := map[engine.HostNode]bool{}
+	for i, p := range plan.Placements {
+		hn := engine.HostNode{Host: p.Host, Node: p.Node}
+		need := 1
+		if !hosts[hn] {
+			need++
+		}
+		if len(cur)+len(hosts)+need > budget && len(cur) > 0 {
+			out = append(out, cur)
+			cur, hosts = nil, map[engine.HostNode]bool{}
+		}
+		cur = append(cur, i)
+		hosts[hn] = true
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// commitChunks commits a partial plan too large for one transaction in
+// pieces, each a partial commit of its own, and merges their results
+// (indexes into plan.Placements). A piece failing with an error after
+// others were committed has its placements, and those of the later
+// pieces, rejected with the error's text as the reason.
+func (s *Store) commitChunks(plan engine.Plan, chunks [][]int, opts []engine.CommitOption) (engine.CommitResult, error) {
+	var res engine.CommitResult
+	for c, idx := range chunks {
+		sub := plan
+		sub.Placements = make([]engine.Placement, len(idx))
+		for j, i := range idx {
+			sub.Placements[j] = plan.Placements[i]
+		}
+		r, err := s.commit(sub, opts)
+		if err != nil {
+			if len(res.Accepted) == 0 {
+				return res, err
+			}
+			// Earlier pieces are committed: report them, and this
+			// piece and the later ones as rejected, with the error.
+			for _, rest := range chunks[c:] {
+				for _, i := range rest {
+					res.Rejected = append(res.Rejected, i)
+					res.Reasons = append(res.Reasons, err.Error())
+				}
+			}
+			return res, nil
+		}
+		for _, j := range r.Accepted {
+			res.Accepted = append(res.Accepted, idx[j])
+		}
+		for k, j := range r.Rejected {
+			res.Rejected = append(res.Rejected, idx[j])
+			res.Reasons = append(res.Reasons, r.Reasons[k])
+		}
+		res.Rechecked += r.Rechecked
+		res.Version = r.Version
+	}
+	return res, nil
 }

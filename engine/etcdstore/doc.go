@@ -75,7 +75,9 @@
 // touched; etcd refuses more than --max-txn-ops (128 by default) of
 // either. A plan needing more (Options.MaxTxnOps) is refused before it is
 // sent, with an *engine.ValidationError naming the count: a request of up
-// to 63 instances on distinct hosts always fits. The loader (Load) writes
+// to 63 instances on distinct hosts always fits. A partial commit
+// (engine.Partial) of such a plan is split into pieces that fit, by
+// placement order, each committed (and re-checked) by itself. The loader (Load) writes
 // in transactions of at most MaxTxnOps puts and about 1 MiB.
 //
 // Changes of the cloud (Load, UpdateHost, AddHosts, RemoveHosts,

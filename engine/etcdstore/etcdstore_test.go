@@ -386,8 +386,16 @@ func TestTxnLimit(t *testing.T) {
 	if _, err := s.CommitPlan(ctx, plan); !errors.As(err, &ve) {
 		t.Fatalf("6 operations past a limit of 5: %v", err)
 	}
+	// A partial commit of the big plan goes in two pieces.
+	res, err := s.CommitPlan(ctx, plan, engine.Partial())
+	if err != nil || len(res.Accepted) != 3 || s.Stats().Commits != 2 {
+		t.Fatalf("partial past the limit: %+v %v, %+v", res, err, s.Stats())
+	}
 	if _, err := s.CommitPlan(ctx, place(t, s, req("d", "e"))); err != nil {
-		t.Fatalf("4 operations: %v", err)
+		t.Fatalf("3 operations: %v", err)
+	}
+	if insts := s.Instances(); len(insts) != 5 {
+		t.Fatalf("%d instances", len(insts))
 	}
 }
 
