@@ -74,7 +74,19 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommitTimeout)
 	defer cancel()
 	for round := 0; ; round++ {
-		t, res, err := s.prepare(&plan, opts)
+		t, res, busy, err := s.prepare(&plan, opts)
+		if busy != nil {
+			// A commit of this process on one of the hosts is under way:
+			// sent now, this one would fail its compare. Wait for it and
+			// check again (not a rebase: nothing was sent).
+			select {
+			case <-busy:
+				round--
+				continue
+			case <-ctx.Done():
+				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts: %w", ctx.Err()))
+			}
+		}
 		if err != nil || t == nil {
 			return res, err
 		}
@@ -83,6 +95,7 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 		}
 		resp, err := s.send(ctx, t)
 		if err != nil {
+			s.release(t)
 			return engine.CommitResult{}, err
 		}
 		if !resp.Succeeded && t.resent && s.appliedEarlier(resp, t) {
@@ -91,7 +104,9 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 		if resp.Succeeded {
 			s.commits.Add(1)
 			sent := time.Now()
-			if err := s.waitApplied(ctx, resp.Header.Revision); err == nil {
+			err := s.waitApplied(ctx, resp.Header.Revision)
+			s.release(t)
+			if err == nil {
 				lag := time.Since(sent)
 				for old := s.lagMax.Load(); int64(lag) > old && !s.lagMax.CompareAndSwap(old, int64(lag)); old = s.lagMax.Load() {
 				}
@@ -102,6 +117,7 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 			res.Version = s.local.Version()
 			return res, nil
 		}
+		s.release(t)
 		s.failed.Add(1)
 		s.countConflict(resp, t)
 		if round >= s.opts.Rebases {
@@ -123,13 +139,18 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 
 // prepare checks plan on the mirror and builds the transaction of what it
 // accepts (nil when nothing is, or on an error).
-func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, engine.CommitResult, error) {
+func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, engine.CommitResult, <-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var pend engine.PendingUsage
 	res, err := s.local.Commit(*plan, append(opts[:len(opts):len(opts)], engine.DryRun(&pend))...)
 	if err != nil || len(res.Accepted) == 0 {
-		return nil, res, err
+		return nil, res, nil, err
+	}
+	for _, h := range pend.Hosts {
+		if s.inflight[h] > 0 {
+			return nil, res, s.inflightCh, nil
+		}
 	}
 	t := &txn{}
 	for i, h := range pend.Hosts {
@@ -169,10 +190,27 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 		t.elses = append(t.elses, clientv3.OpGet(key))
 	}
 	if n := t.ops(); n > s.opts.MaxTxnOps {
-		return nil, engine.CommitResult{Version: res.Version}, &engine.ValidationError{Field: "plan.placements",
+		return nil, engine.CommitResult{Version: res.Version}, nil, &engine.ValidationError{Field: "plan.placements",
 			Msg: fmt.Sprintf("the commit needs %d etcd transaction operations (one per host, instance and group); etcd allows %d (--max-txn-ops)", n, s.opts.MaxTxnOps)}
 	}
-	return t, res, nil
+	for _, h := range t.hosts {
+		s.inflight[h]++
+	}
+	return t, res, nil, nil
+}
+
+// release ends t's claim on its hosts (prepare's in-flight marks) and wakes
+// the commits waiting for them.
+func (s *Store) release(t *txn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range t.hosts {
+		if s.inflight[h]--; s.inflight[h] <= 0 {
+			delete(s.inflight, h)
+		}
+	}
+	close(s.inflightCh)
+	s.inflightCh = make(chan struct{})
 }
 
 // send sends t until etcd answers. A send that failed without an answer

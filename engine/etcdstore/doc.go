@@ -34,7 +34,10 @@
 //	Else: get inst/u
 //
 // A plan whose hosts nobody else touched since the mirror saw them commits
-// in one round trip; plans on other hosts never conflict. When a compare
+// in one round trip; plans on other hosts never conflict. Within one
+// process, a commit on a host another of its commits is still on (sent,
+// and not yet back through the watch) waits for that one and is checked
+// again before it is sent, rather than sent to fail its compare. When a compare
 // fails, another process (or a compute node report) changed a host or the
 // group first: the Store waits until its watch has applied the revision
 // the failure reported and checks the plan again on the newer mirror (the

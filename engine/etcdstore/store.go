@@ -68,6 +68,11 @@ type Store struct {
 	insts      map[string]instRecord
 	groups     map[string]groupRecord
 	groupRevs  map[string]int64
+	// inflight counts, per host, this process's commits sent and not yet
+	// answered and applied; inflightCh is closed (and replaced) when one
+	// ends.
+	inflight   map[engine.HostNode]int
+	inflightCh chan struct{}
 	applied    int64         // the last revision applied to local
 	appliedCh  chan struct{} // closed (and replaced) when applied moves
 	relists    int64
@@ -87,7 +92,8 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		opts.CommitTimeout = 30 * time.Second
 	}
 	opts.Local.Journal = false
-	s := &Store{cli: cli, k: newKeys(opts.Prefix), opts: opts, appliedCh: make(chan struct{})}
+	s := &Store{cli: cli, k: newKeys(opts.Prefix), opts: opts, appliedCh: make(chan struct{}),
+		inflight: map[engine.HostNode]int{}, inflightCh: make(chan struct{})}
 	if err := s.relist(ctx); err != nil {
 		return nil, err
 	}
