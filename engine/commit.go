@@ -21,7 +21,7 @@ type ConflictError struct {
 	Rejected []int
 	// Reasons has, per rejected placement, the filter that refused it
 	// ("HostRemoved" when its host is gone, "ServerGroupAntiAffinityFilter"
-	// for the group rule).
+	// or "ServerGroupAffinityFilter" for the group rules).
 	Reasons []string
 }
 
@@ -36,7 +36,10 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 // CommitOption changes how Commit treats a plan.
 type CommitOption func(*commitOpts)
 
-type commitOpts struct{ partial bool }
+type commitOpts struct {
+	partial bool
+	dry     *PendingUsage // DryRun: fill it, commit nothing
+}
 
 // Partial makes a commit accept the placements that still fit and report
 // the others (CommitResult.Rejected) instead of rejecting the whole plan.
@@ -63,7 +66,11 @@ type CommitResult struct {
 // plan was computed on exactly its state); a changed host is re-checked
 // with the enabled resource filters (RAM, core, disk, io-ops, instance
 // count, and the anti-affinity rule of the plan's group) on its newest
-// usage — Omega's fine-grained conflict detection. A Forced plan
+// usage — Omega's fine-grained conflict detection. The hard group rules
+// are re-checked on every placement (when their filter is enabled): an
+// anti-affinity group's members per host, and an affinity group's host,
+// which members committed since the plan was made (by a concurrent
+// request of the group) pin. A Forced plan
 // (force_hosts/force_nodes) skipped the filters and is not re-checked. All-or-nothing unless
 // Partial() is given: on a conflict nothing is committed and the error is
 // a *ConflictError (errors.Is(err, ErrConflict)).
@@ -84,7 +91,7 @@ func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
 		s.beforeCommit(s, &plan)
 	}
 	res, err := s.commitLocked(&plan, o)
-	if m := s.opts.Metrics; m != nil {
+	if m := s.opts.Metrics; m != nil && o.dry == nil {
 		m.observeCommit(res, err)
 	}
 	return res, err
@@ -110,6 +117,12 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		slices.Contains(snap.cfg.Filters, ServerGroupAntiAffinityFilter)
 	if antiAffinity {
 		groupCount = s.groupCountLocked(snap, plan.Group)
+	}
+	affinity := plan.Group != nil && plan.Group.Policy == PolicyAffinity && !plan.Forced &&
+		slices.Contains(snap.cfg.Filters, ServerGroupAffinityFilter)
+	var groupHosts map[string]bool // affinity only
+	if affinity {
+		groupHosts = s.groupHostsLocked(snap, plan.Group)
 	}
 	var conflict ConflictError
 	reject := func(i int, why string) {
@@ -150,6 +163,17 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 			}
 			groupCount[p.Host]++
 		}
+		if affinity {
+			// Members committed since the plan was made (by a concurrent
+			// request of the group) pin the group's host; with none, the
+			// plan's first placement does, as in the batch.
+			if len(groupHosts) == 0 {
+				groupHosts = map[string]bool{p.Host: true}
+			} else if !groupHosts[p.Host] {
+				reject(i, ServerGroupAffinityFilter)
+				continue
+			}
+		}
 		ov.set(id, consumeClaim(r, &plan.Claim))
 		res.Accepted = append(res.Accepted, i)
 	}
@@ -162,6 +186,10 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	if len(res.Accepted) == 0 {
 		return res, nil
 	}
+	if o.dry != nil {
+		o.dry.fill(snap, &ov)
+		return res, nil
+	}
 	next := s.applyLocked(st, &ov)
 	res.Version = next.snap.version
 	for _, i := range res.Accepted {
@@ -170,14 +198,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		if plan.Group != nil {
 			e.group = plan.Group.UUID
 			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, p.Host)
-			if antiAffinity {
-				m := s.byGroup[e.group]
-				if m == nil {
-					m = map[string]int{}
-					s.byGroup[e.group] = m
-				}
-				m[p.Host]++
-			}
+			s.joinGroupLocked(e.group, p.Host)
 		}
 		s.ledger[p.InstanceUUID] = e
 		if s.opts.Journal {
@@ -222,6 +243,29 @@ func setGroupPlaced(cur, parent map[string]map[string]string, group, uuid, host 
 // sameMap reports whether two maps are the same map (not merely equal).
 func sameMap(a, b map[string]map[string]string) bool {
 	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// groupHostsLocked is the affinity group's host names: those the request
+// gave, those where the snapshot lists a member, and those of the members
+// committed through the store.
+func (s *Store) groupHostsLocked(snap *Snapshot, g *GroupClaim) map[string]bool {
+	hosts := map[string]bool{}
+	for _, h := range g.Hosts {
+		hosts[h] = true
+	}
+	for _, m := range g.Members {
+		if e, committed := s.ledger[m]; committed {
+			hosts[e.host.Host] = true
+			continue
+		}
+		for nid := range snap.info.instances.NamesOf(m) {
+			hosts[snap.info.names.Name(nid)] = true
+		}
+	}
+	for host := range s.byGroup[g.UUID] {
+		hosts[host] = true
+	}
+	return hosts
 }
 
 // groupCountLocked counts, per host name, the anti-affinity group's members

@@ -49,6 +49,9 @@ type GroupClaim struct {
 	MaxServerPerHost int
 	// Members are the group's members, the plan's own instances included.
 	Members []string
+	// Hosts are the host names the request gave as the group's (Nova's
+	// group.hosts before this request): an affinity plan may land on them.
+	Hosts []string
 }
 
 // Placement is the choice made for one instance.
@@ -104,7 +107,7 @@ func groupClaimOf(r *Request) *GroupClaim {
 	if g == nil {
 		return nil
 	}
-	gc := &GroupClaim{UUID: g.UUID, Policy: g.Policy, MaxServerPerHost: g.MaxServerPerHost}
+	gc := &GroupClaim{UUID: g.UUID, Policy: g.Policy, MaxServerPerHost: g.MaxServerPerHost, Hosts: slices.Clone(g.Hosts)}
 	if gc.MaxServerPerHost == 0 {
 		gc.MaxServerPerHost = 1
 	}

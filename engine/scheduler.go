@@ -66,7 +66,7 @@ type SchedulerStats struct {
 // place in parallel on shared immutable snapshots and never double-book a
 // host. A Scheduler is safe for concurrent use.
 type Scheduler struct {
-	store *Store
+	store Backend
 	opts  SchedulerOptions
 	queue chan *job
 	mu    sync.RWMutex // closed and the sends on queue
@@ -94,6 +94,13 @@ type job struct {
 
 // NewScheduler starts the workers of a Scheduler over store.
 func NewScheduler(store *Store, opts SchedulerOptions) *Scheduler {
+	return NewSchedulerOn(store, opts)
+}
+
+// NewSchedulerOn starts the workers of a Scheduler over a commit layer:
+// plans are made on the snapshots of store.Local() and committed with
+// store.CommitPlan (see Backend).
+func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -185,14 +192,15 @@ func (s *Scheduler) run(j *job, w *warmBatch) {
 
 func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch) (Plan, error) {
 	for attempt := 0; ; attempt++ {
-		snap, release := s.store.acquire()
+		local := s.store.Local()
+		snap, release := local.acquire()
 		var plan Plan
 		var err error
 		if s.opts.ColdStart {
 			plan, err = PlaceBatch(ctx, snap, req)
 		} else {
 			var warm bool
-			plan, warm, err = w.place(ctx, snap, req, &s.store.changes)
+			plan, warm, err = w.place(ctx, snap, req, &local.changes)
 			if warm {
 				s.warm.Add(1)
 			}
@@ -204,7 +212,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 		if err := ctx.Err(); err != nil {
 			return Plan{}, err
 		}
-		_, err = s.store.Commit(plan)
+		_, err = s.store.CommitPlan(ctx, plan)
 		if err == nil {
 			return plan, nil
 		}

@@ -44,7 +44,7 @@ Usage:
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree
-  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + soakUsage + `  ` + plotUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + etcdUsage + `  ` + soakUsage + `  ` + plotUsage + `  placer help
       This text.
 
 Exit status:
@@ -83,6 +83,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(rest, stderr)
 	case "soak":
 		return soakCmd(rest, stdout, stderr)
+	case "etcd":
+		return etcdCmd(rest, stdout, stderr)
 	case "plot":
 		return plot(rest, stdout, stderr)
 	default:

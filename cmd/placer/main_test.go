@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/placer/placer/engine/etcdstore"
 	"github.com/placer/placer/internal/scenario"
 	"github.com/placer/placer/internal/server"
 	"github.com/placer/placer/internal/soak"
@@ -341,5 +344,63 @@ func TestSoakCommand(t *testing.T) {
 	var rep soak.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || status != exitOK || !rep.OK || rep.Placed == 0 || rep.HostsAdded == 0 {
 		t.Fatalf("--addr: status %d, %v\nstdout: %s\nstderr: %s", status, err, stdout, stderr)
+	}
+}
+
+// TestSimulateEtcd runs "placer simulate" against an embedded 3-member
+// etcd with two placer stores and the faults (leader killed and
+// restarted, a placer replaced): every request answered, the verification
+// from etcd's final state clean. Then faults planted in etcd's state
+// before the verification make it fail, each counted.
+func TestSimulateEtcd(t *testing.T) {
+	args := []string{"simulate", "--hosts", "300", "--requests", "150", "--workers", "2", "--seed", "3",
+		"--etcd-members", "3", "--placers", "2", "--faults", "--json"}
+	status, stdout, stderr := placer(t, "", args...)
+	if status != exitOK {
+		t.Fatalf("status %d, stderr %s\n%s", status, stderr, stdout)
+	}
+	var rep simReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	if got := rep.Placed + rep.NoValidHost + rep.ConflictFailures + rep.OtherErrors + rep.Unavailable; got != 150 {
+		t.Errorf("placed %d + NoValidHost %d + conflict failures %d + other %d + unavailable %d = %d, want 150",
+			rep.Placed, rep.NoValidHost, rep.ConflictFailures, rep.OtherErrors, rep.Unavailable, got)
+	}
+	if !rep.Verified || rep.Placed < 50 || rep.VerifiedPlacements != int(rep.Placements) || rep.EtcdMembers != 3 ||
+		rep.Placers != 2 || len(rep.Faults) != 3 || rep.EtcdCommits == 0 {
+		t.Errorf("report: verified %v, %d placed, %d/%d placements verified, %d members, %d placers, faults %q, %d commits; problems %q",
+			rep.Verified, rep.Placed, rep.VerifiedPlacements, rep.Placements, rep.EtcdMembers, rep.Placers, rep.Faults, rep.EtcdCommits, rep.Problems)
+	}
+
+	defer func() { plantEtcdFault = nil }()
+	plantEtcdFault = func(ctx context.Context, cli *clientv3.Client) error {
+		st, err := etcdstore.ReadState(ctx, cli, "")
+		if err != nil {
+			return err
+		}
+		var victim string
+		for uuid := range st.Instances {
+			victim = uuid
+			break
+		}
+		k := etcdstore.DefaultPrefix
+		if _, err := cli.Delete(ctx, k+"inst/"+victim); err != nil { // a lost claim (and its host's usage mismatch)
+			return err
+		}
+		_, err = cli.Put(ctx, k+"inst/rogue", `{"host": "nowhere", "node": "nowhere"}`) // an unclaimed commit
+		return err
+	}
+	status, stdout, stderr = placer(t, "", args[:len(args)-2]...) // no --faults: quicker
+	if status != exitFailure {
+		t.Fatalf("planted faults: status %d, want %d; stderr %s", status, exitFailure, stderr)
+	}
+	_, stdout, _ = placer(t, "", append(args[:len(args)-2], "--json")...)
+	rep = simReport{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verified || rep.LostClaims == 0 || rep.UnclaimedCommits == 0 || rep.UsageMismatches == 0 {
+		t.Errorf("planted faults: verified %v, lost %d, unclaimed %d, mismatches %d", rep.Verified, rep.LostClaims, rep.UnclaimedCommits, rep.UsageMismatches)
 	}
 }

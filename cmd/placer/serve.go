@@ -21,14 +21,17 @@ import (
 	"github.com/placer/placer/internal/synth"
 )
 
-const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N) [--seed S]
+const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N | --etcd ENDPOINTS) [--seed S]
              [--workers N] [--queue N] [--max-body BYTES] [--timeout D] [--log text|json]
              [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--token-file FILE]
              [--insecure-plain-http]
       Serve the placement API (README, "placer serve") over a cloud: the hosts,
       aggregates and config of the scenario FILE (its request is ignored), or
-      a synthetic basic cloud of N hosts (internal/synth, --seed). SIGINT or
-      SIGTERM stop it gracefully: requests in flight finish first.
+      a synthetic basic cloud of N hosts (internal/synth, --seed), or the
+      cloud in etcd that placer etcd load wrote, shared with every other
+      placer serve --etcd on the same prefix (docs/etcd.md; the etcd flags
+      are placer etcd load's). SIGINT or SIGTERM stop it gracefully:
+      requests in flight finish first.
         --addr A        listen address (default 127.0.0.1:8080); without TLS
                         only a loopback one (127.0.0.0/8, [::1], localhost)
         --workers N     scheduler workers (default GOMAXPROCS)
@@ -77,6 +80,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	clientCA := fs.String("client-ca", "", "")
 	tokenFile := fs.String("token-file", "", "")
 	insecure := fs.Bool("insecure-plain-http", false, "")
+	ef := addEtcdFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -87,8 +91,8 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "placer serve: unexpected argument %q\n", fs.Arg(0))
 		return exitBadInput
-	case (*cloudFile == "") == (*synthetic == 0):
-		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE and --synthetic N")
+	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
+		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
 	case *synthetic < 0 || *workers < 0 || *queue < 0 || *maxBody <= 0 || *timeout <= 0:
 		fmt.Fprintln(stderr, "placer serve: want --synthetic, --workers, --queue >= 0 and --max-body, --timeout > 0")
@@ -109,6 +113,10 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		fmt.Fprintf(stderr, "placer serve: --addr %s is not a loopback address (127.0.0.0/8, [::1], localhost): "+
 			"serving beyond loopback wants TLS (--tls-cert and --tls-key, with --client-ca or --token-file "+
 			"to let in only those who belong), or --insecure-plain-http to serve plain HTTP anyway\n", *addr)
+		return exitBadInput
+	}
+	if err := ef.check(); err != nil {
+		fmt.Fprintln(stderr, "placer serve:", err)
 		return exitBadInput
 	}
 	var tlsConfig *tls.Config
@@ -133,23 +141,41 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	}
 	log := slog.New(h)
 
-	var cloud engine.Cloud
-	if *cloudFile != "" {
-		s, err := readScenario(*cloudFile, os.Stdin) // --cloud - reads stdin
-		if err != nil {
-			return fail(stderr, err)
-		}
-		cloud = s.Cloud
-	} else {
-		cloud = synth.Cloud(synth.Options{Hosts: *synthetic, Seed: *seed, Profile: synth.Basic})
-	}
-	start := time.Now()
-	srv, err := server.New(cloud, server.Options{
+	sopts := server.Options{
 		Workers: *workers, QueueSize: *queue, MaxBodyBytes: *maxBody, RequestTimeout: *timeout, Logger: log,
 		Tokens: tokens,
-	})
-	if err != nil {
-		return fail(stderr, err)
+	}
+	start := time.Now()
+	var srv *server.Server
+	if *ef.endpoints != "" {
+		cli, err := ef.client()
+		if err != nil {
+			fmt.Fprintln(stderr, "placer serve:", err)
+			return exitFailure
+		}
+		defer cli.Close()
+		octx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		srv, err = server.NewEtcd(octx, cli, ef.options(), sopts)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(stderr, "placer serve:", err)
+			return exitFailure
+		}
+	} else {
+		var cloud engine.Cloud
+		if *cloudFile != "" {
+			s, err := readScenario(*cloudFile, os.Stdin) // --cloud - reads stdin
+			if err != nil {
+				return fail(stderr, err)
+			}
+			cloud = s.Cloud
+		} else {
+			cloud = synth.Cloud(synth.Options{Hosts: *synthetic, Seed: *seed, Profile: synth.Basic})
+		}
+		var err error
+		if srv, err = server.New(cloud, sopts); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	log.Info("cloud loaded", "hosts", srv.Store().Snapshot().Len(), "seconds", time.Since(start).Seconds())
 	ln, err := net.Listen("tcp", *addr)
@@ -199,4 +225,11 @@ func loopbackAddr(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

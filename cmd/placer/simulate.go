@@ -25,6 +25,7 @@ import (
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
+                [--etcd-members N [--placers P] [--faults]]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
@@ -40,6 +41,17 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
         --cpuprofile F write a CPU profile of the run to F (go tool pprof)
+        --etcd-members N
+                       run against an embedded etcd cluster of N members on
+                       loopback (docs/etcd.md) instead of one in-process
+                       store: P placer stores (--placers, default 1) of
+                       --workers workers each share the request stream, the
+                       outside changes go through etcd, and the run is
+                       verified from etcd's final state alone
+        --faults       with --etcd-members: kill the etcd leader a third of
+                       the way, restart it at half, and replace the last
+                       placer by a fresh one (catching up from etcd) at two
+                       thirds
 `
 
 // simReport is the report of placer simulate; its JSON form is --json.
@@ -84,6 +96,20 @@ type simReport struct {
 	VerifiedPlacements int     `json:"verified_placements"`
 	VerifiedEvents     int     `json:"verified_events"`
 	VerifySeconds      float64 `json:"verify_seconds"`
+	// With --etcd-members: the cluster's size, the placer stores, the
+	// requests answered "unavailable" (retryable), the transactions
+	// applied, failed on their compares and sent again after no answer,
+	// the mirrors' re-lists, the longest wait for a mirror to apply its
+	// own commit, and the faults injected.
+	EtcdMembers        int      `json:"etcd_members,omitempty"`
+	Placers            int      `json:"placers,omitempty"`
+	Unavailable        int64    `json:"unavailable,omitempty"`
+	EtcdCommits        int64    `json:"etcd_commits,omitempty"`
+	EtcdFailedTxns     int64    `json:"etcd_failed_txns,omitempty"`
+	EtcdResends        int64    `json:"etcd_resends,omitempty"`
+	EtcdRelists        int64    `json:"etcd_relists,omitempty"`
+	WatchLagMaxSeconds float64  `json:"watch_lag_max_seconds,omitempty"`
+	Faults             []string `json:"faults,omitempty"`
 	// Problems are the verification's first findings (up to 20 per kind).
 	Problems []string `json:"problems,omitempty"`
 	Verified bool     `json:"verified"`
@@ -102,11 +128,18 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "")
 	asJSON := fs.Bool("json", false, "")
 	cpuProfile := fs.String("cpuprofile", "", "")
+	members := fs.Int("etcd-members", 0, "")
+	placers := fs.Int("placers", 1, "")
+	faults := fs.Bool("faults", false, "")
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
-	if fs.NArg() > 0 || *hosts < 1 || *requests < 0 || *workers < 1 {
-		fmt.Fprintln(stderr, "placer simulate: want --hosts >= 1, --requests >= 0, --workers >= 1 and no arguments")
+	if fs.NArg() > 0 || *hosts < 1 || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
+		fmt.Fprintln(stderr, "placer simulate: want --hosts >= 1, --requests >= 0, --workers >= 1, --etcd-members >= 0, --placers >= 1 and no arguments")
+		return exitBadInput
+	}
+	if *members == 0 && (*placers != 1 || *faults) {
+		fmt.Fprintln(stderr, "placer simulate: --placers and --faults need --etcd-members")
 		return exitBadInput
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -124,7 +157,13 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr)
+	var rep *simReport
+	var err error
+	if *members > 0 {
+		rep, err = runEtcdSimulation(ctx, *hosts, *requests, *workers, *seed, etcdSim{members: *members, placers: *placers, faults: *faults}, stderr)
+	} else {
+		rep, err = runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)
 		return exitFailure
@@ -386,6 +425,17 @@ func showProgress(ctx context.Context, w io.Writer, done *atomic.Int64, total in
 
 func printReport(w io.Writer, r *simReport) {
 	fmt.Fprintf(w, "placer simulate: %d hosts, %d requests, %d workers\n", r.Hosts, r.Requests, r.Workers)
+	if r.EtcdMembers > 0 {
+		fmt.Fprintf(w, "  etcd              %d members, %d placer stores x %d workers; %d transactions applied, %d failed their compares, %d resent\n",
+			r.EtcdMembers, r.Placers, r.Workers, r.EtcdCommits, r.EtcdFailedTxns, r.EtcdResends)
+		fmt.Fprintf(w, "  watch             longest wait for a mirror to apply its own commit %.2fms, %d re-lists\n", r.WatchLagMaxSeconds*1e3, r.EtcdRelists)
+		for _, f := range r.Faults {
+			fmt.Fprintf(w, "  fault             %s\n", f)
+		}
+		if r.Unavailable > 0 {
+			fmt.Fprintf(w, "  unavailable       %d requests (etcd did not answer; retryable)\n", r.Unavailable)
+		}
+	}
 	fmt.Fprintf(w, "  placed            %d requests, %d instances in %.2fs: %.0f placements/s\n", r.Placed, r.Placements, r.Seconds, r.PlacementsPerSecond)
 	fmt.Fprintf(w, "  latency           p50 %.2fms  p95 %.2fms  p99 %.2fms\n", r.LatencyP50*1e3, r.LatencyP95*1e3, r.LatencyP99*1e3)
 	fmt.Fprintf(w, "  conflicts         %d retries, %d requests gave up (ErrConflict)\n", r.ConflictRetries, r.ConflictFailures)

@@ -72,7 +72,7 @@ func writeEngineError(w http.ResponseWriter, err error, notFound bool) {
 		writeError(w, http.StatusBadRequest, "BadRequest", ve.Field, err.Error())
 	case errors.Is(err, engine.ErrConflict):
 		writeError(w, http.StatusConflict, "Conflict", "", err.Error())
-	case errors.Is(err, engine.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, engine.ErrClosed), errors.Is(err, engine.ErrUnavailable), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "Unavailable", "", err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, "Internal", "", err.Error())
@@ -179,7 +179,7 @@ func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.P
 	if err != nil {
 		return engine.Plan{}, err
 	}
-	res, err := s.store.Commit(plan, engine.Partial())
+	res, err := s.backend.CommitPlan(ctx, plan, engine.Partial())
 	if err != nil {
 		return engine.Plan{}, err
 	}
@@ -338,7 +338,7 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 		notFoundHost(w, host, node)
 		return
 	}
-	v, err := s.store.UpdateHost(engine.HostNode{Host: host, Node: node}, u)
+	v, err := s.backend.UpdateHost(r.Context(), engine.HostNode{Host: host, Node: node}, u)
 	if err != nil {
 		writeEngineError(w, err, true) // the node was removed meanwhile
 		return
@@ -360,7 +360,7 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	for i, id := range ids {
 		nodes[i] = snap.HostNode(id)
 	}
-	v, err := s.store.RemoveHosts(nodes...)
+	v, err := s.backend.RemoveHosts(r.Context(), nodes...)
 	if err != nil {
 		writeEngineError(w, err, true)
 		return
@@ -385,7 +385,7 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 		return
 	}
-	v, err := s.store.AddHosts(h)
+	v, err := s.backend.AddHosts(r.Context(), h)
 	if err != nil {
 		writeEngineError(w, err, false)
 		return
@@ -397,7 +397,7 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 // deleteInstance is DELETE /v1/instances/{uuid}: release an instance
 // committed through this server.
 func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
-	v, err := s.store.DeleteInstance(r.PathValue("uuid"))
+	v, err := s.backend.DeleteInstance(r.Context(), r.PathValue("uuid"))
 	if err != nil {
 		writeEngineError(w, err, true)
 		return

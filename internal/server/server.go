@@ -34,8 +34,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/engine/etcdstore"
 )
 
 // Defaults of Options.
@@ -72,16 +74,50 @@ type Options struct {
 	Tokens []string
 }
 
+// Backend is the commit layer a Server places, commits and changes the
+// cloud through: an engine.Store (New), or a cloud shared with other
+// processes through etcd (an *etcdstore.Store, NewEtcd). The changes
+// return the version of the snapshot that shows them.
+type Backend interface {
+	engine.Backend
+	UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error)
+	AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error)
+	RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error)
+	DeleteInstance(ctx context.Context, uuid string) (uint64, error)
+}
+
+// localBackend is an in-process engine.Store as a Backend.
+type localBackend struct{ *engine.Store }
+
+func (b localBackend) UpdateHost(_ context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
+	return b.Store.UpdateHost(hn, u)
+}
+
+func (b localBackend) AddHosts(_ context.Context, hosts ...engine.Host) (uint64, error) {
+	return b.Store.AddHosts(hosts...)
+}
+
+func (b localBackend) RemoveHosts(_ context.Context, nodes ...engine.HostNode) (uint64, error) {
+	return b.Store.RemoveHosts(nodes...)
+}
+
+func (b localBackend) DeleteInstance(_ context.Context, uuid string) (uint64, error) {
+	return b.Store.DeleteInstance(uuid)
+}
+
 // Server is the placement service: a Store, a Scheduler over it, their
 // metrics on a registry of its own, and the HTTP handlers.
 type Server struct {
-	store   *engine.Store
-	sched   *engine.Scheduler
-	reg     *prometheus.Registry
-	log     *slog.Logger
-	opts    Options
-	pending chan struct{} // admission: one token per admitted placement
-	ready   atomic.Bool
+	store        *engine.Store // the backend's local store: snapshots are read here
+	backend      Backend
+	closeBackend func()
+	closeOnce    sync.Once
+	sched        *engine.Scheduler
+	reg          *prometheus.Registry
+	log          *slog.Logger
+	opts         Options
+	pending      chan struct{} // admission: one token per admitted placement
+	ready        atomic.Bool
 	// addMu makes POST /v1/hosts's existence check and the addition one
 	// step: two clients adding one host get 201 and 409.
 	addMu   sync.Mutex
@@ -95,6 +131,36 @@ type Server struct {
 // New builds the Store of cloud (engine.NewStore validates it), the
 // Scheduler and the metrics. Close stops the Scheduler.
 func New(cloud engine.Cloud, opts Options) (*Server, error) {
+	return newServer(opts, func(m *engine.Metrics, _ prometheus.Registerer) (Backend, func(), error) {
+		store, err := engine.NewStore(cloud, engine.StoreOptions{Metrics: m})
+		if err != nil {
+			return nil, nil, err
+		}
+		return localBackend{store}, func() {}, nil
+	})
+}
+
+// NewEtcd serves the cloud shared through etcd under eopts.Prefix (loaded
+// there before: etcdstore.Load), on the client cli (the caller's; Close
+// does not close it): an etcdstore.Store, whose etcd metrics join the
+// registry, and the Scheduler over it. Close stops the Scheduler, then
+// the store's watch.
+func NewEtcd(ctx context.Context, cli *clientv3.Client, eopts etcdstore.Options, opts Options) (*Server, error) {
+	return newServer(opts, func(m *engine.Metrics, reg prometheus.Registerer) (Backend, func(), error) {
+		em, err := etcdstore.NewMetrics(reg)
+		if err != nil {
+			return nil, nil, err
+		}
+		eopts.Local.Metrics, eopts.Metrics = m, em
+		st, err := etcdstore.Open(ctx, cli, eopts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	})
+}
+
+func newServer(opts Options, backend func(*engine.Metrics, prometheus.Registerer) (Backend, func(), error)) (*Server, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = defaultWorkers()
 	}
@@ -122,13 +188,13 @@ func New(cloud engine.Cloud, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := engine.NewStore(cloud, engine.StoreOptions{Metrics: m})
+	b, closeBackend, err := backend(m, reg)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		store: store,
-		sched: engine.NewScheduler(store, engine.SchedulerOptions{
+		store: b.Local(), backend: b, closeBackend: closeBackend,
+		sched: engine.NewSchedulerOn(b, engine.SchedulerOptions{
 			Workers: opts.Workers, QueueSize: opts.QueueSize, RetryBudget: opts.RetryBudget, Metrics: m,
 		}),
 		reg: reg, log: opts.Logger, opts: opts,
@@ -140,8 +206,11 @@ func New(cloud engine.Cloud, opts Options) (*Server, error) {
 }
 
 // Store is the server's store (to inspect it, or to change it besides the
-// API).
+// API); with etcd, the local mirror (change the cloud through Backend).
 func (s *Server) Store() *engine.Store { return s.store }
+
+// Backend is the server's commit layer.
+func (s *Server) Backend() Backend { return s.backend }
 
 // Scheduler is the server's scheduler.
 func (s *Server) Scheduler() *engine.Scheduler { return s.sched }
@@ -156,7 +225,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // requests it holds are done. Place requests after it answer 503.
 func (s *Server) Close() error {
 	s.ready.Store(false)
-	return s.sched.Close()
+	err := s.sched.Close()
+	s.closeOnce.Do(s.closeBackend)
+	return err
 }
 
 // Serve serves the API on ln until ctx ends, then shuts down gracefully:

@@ -1,0 +1,458 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/engine/etcdstore"
+	"github.com/placer/placer/internal/etcdtest"
+	"github.com/placer/placer/internal/synth"
+	"github.com/placer/placer/internal/verify"
+)
+
+// etcdSim are the etcd options of placer simulate.
+type etcdSim struct {
+	members, placers int
+	faults           bool
+}
+
+// plantEtcdFault, when set (tests), changes etcd's state before the run
+// is verified.
+var plantEtcdFault func(ctx context.Context, cli *clientv3.Client) error
+
+// etcdPlacer is one placer process of the etcd simulation: its own etcd
+// client, store (mirror) and Scheduler.
+type etcdPlacer struct {
+	cli   *clientv3.Client
+	store *etcdstore.Store
+	sched *engine.Scheduler
+}
+
+func (p *etcdPlacer) close() {
+	p.sched.Close()
+	p.store.Close()
+	p.cli.Close()
+}
+
+// runEtcdSimulation is placer simulate against an embedded etcd cluster
+// of o.members members on loopback, with o.placers placer stores of
+// workers workers each sharing the request stream, a background stream of
+// outside changes through etcd and, with o.faults, the etcd leader killed
+// and restarted and one placer replaced by a fresh one mid-run. It
+// verifies the run from etcd's final state alone (verifyEtcd).
+func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, o etcdSim, progress io.Writer) (*simReport, error) {
+	gen := synth.New(synth.Options{Hosts: nHosts, Seed: seed, Profile: synth.Basic})
+	cloud := gen.Cloud()
+	reqs := gen.Requests(nReq)
+	cl, err := etcdtest.Start(etcdtest.Options{Members: o.members, LogOutput: io.Discard})
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	admin, err := cl.NewClient()
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	if _, err := etcdstore.Load(ctx, admin, "", cloud, 0); err != nil {
+		return nil, err
+	}
+	var stats []*etcdstore.Store
+	var scheds []*engine.Scheduler
+	newPlacer := func() (*etcdPlacer, error) {
+		cli, err := cl.NewClient()
+		if err != nil {
+			return nil, err
+		}
+		st, err := etcdstore.Open(ctx, cli, etcdstore.Options{})
+		if err != nil {
+			cli.Close()
+			return nil, err
+		}
+		sc := engine.NewSchedulerOn(st, engine.SchedulerOptions{Workers: workers})
+		stats, scheds = append(stats, st), append(scheds, sc)
+		return &etcdPlacer{cli: cli, store: st, sched: sc}, nil
+	}
+	slots := make([]atomic.Pointer[etcdPlacer], o.placers)
+	for i := range slots {
+		p, err := newPlacer()
+		if err != nil {
+			return nil, err
+		}
+		slots[i].Store(p)
+	}
+	rep := &simReport{Hosts: nHosts, Workers: workers, Requests: nReq, FilterRemoved: map[string]int64{},
+		EtcdMembers: o.members, Placers: o.placers}
+	rep.UtilizationBefore = slots[0].Load().store.Local().Snapshot().Utilization().Map()
+
+	var (
+		mu        sync.Mutex
+		committed []string
+		done      atomic.Int64
+		other     atomic.Int64
+		unavail   atomic.Int64
+		latency   = make([]float64, nReq)
+		plans     = make([]engine.Plan, nReq)
+		events    []verify.Event
+		faults    []string
+	)
+	bgCtx, stopBg := context.WithCancel(ctx)
+	var bg sync.WaitGroup
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		events = etcdUpdates(bgCtx, admin, &slots[0], seed, &mu, &committed, &done, nReq)
+	}()
+	var replaced []*etcdPlacer
+	if o.faults {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			faults, replaced = injectFaults(bgCtx, cl, slots, newPlacer, &done, nReq, &mu)
+		}()
+	}
+
+	start := time.Now()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 2 * workers * o.placers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t0 := time.Now()
+				var plan engine.Plan
+				var err error
+				for {
+					plan, err = slots[i%o.placers].Load().sched.Place(ctx, reqs[i])
+					if !errors.Is(err, engine.ErrClosed) || ctx.Err() != nil {
+						break // ErrClosed: the placer was replaced; the new one takes it
+					}
+				}
+				latency[i] = time.Since(t0).Seconds()
+				var nvh *engine.NoValidHostError
+				switch {
+				case err == nil:
+					plans[i] = plan
+					mu.Lock()
+					for _, p := range plan.Placements {
+						committed = append(committed, p.InstanceUUID)
+					}
+					mu.Unlock()
+				case errors.As(err, &nvh):
+					mu.Lock()
+					for _, f := range nvh.Filters {
+						rep.FilterRemoved[f.Name] += int64(f.Start - f.End)
+					}
+					mu.Unlock()
+				case errors.Is(err, engine.ErrConflict):
+				case errors.Is(err, engine.ErrUnavailable):
+					unavail.Add(1)
+				default:
+					other.Add(1)
+				}
+				done.Add(1)
+			}
+		}()
+	}
+feed:
+	for i := range reqs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+	stopBg()
+	bg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), time.Minute)
+	if p := slots[0].Load(); p.store.Sync(sctx) == nil {
+		rep.UtilizationAfter = p.store.Local().Snapshot().Utilization().Map()
+	}
+	scancel()
+	for i := range slots {
+		slots[i].Load().close()
+	}
+	for _, p := range replaced {
+		p.store.Close()
+		p.cli.Close()
+	}
+	for _, sc := range scheds {
+		st := sc.Stats()
+		rep.Placed += st.Placed
+		rep.Placements += st.Instances
+		rep.NoValidHost += st.NoValidHost
+		rep.ConflictRetries += st.ConflictRetries
+		rep.ConflictFailures += st.ConflictFailures
+		rep.WarmStarts += st.WarmStarts
+	}
+	for _, st := range stats {
+		s := st.Stats()
+		rep.EtcdCommits += s.Commits
+		rep.EtcdFailedTxns += s.FailedTxns
+		rep.EtcdResends += s.Resends
+		rep.EtcdRelists += s.Relists
+		rep.WatchLagMaxSeconds = max(rep.WatchLagMaxSeconds, s.WatchLagMaxSeconds)
+	}
+	rep.OtherErrors, rep.Unavailable = other.Load(), unavail.Load()
+	rep.ExternalUpdates = int64(len(events))
+	rep.Faults = faults
+	rep.Seconds = elapsed.Seconds()
+	rep.PlacementsPerSecond = float64(rep.Placements) / elapsed.Seconds()
+	slices.Sort(latency)
+	rep.LatencyP50, rep.LatencyP95, rep.LatencyP99 = quantile(latency, 0.50), quantile(latency, 0.95), quantile(latency, 0.99)
+
+	t0 := time.Now()
+	vctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if plantEtcdFault != nil {
+		if err := plantEtcdFault(vctx, admin); err != nil {
+			return nil, err
+		}
+	}
+	if err := verifyEtcd(vctx, admin, cloud, reqs, plans, events, rep); err != nil {
+		return nil, err
+	}
+	rep.VerifySeconds = time.Since(t0).Seconds()
+	rep.Verified = rep.OvercommittedHosts == 0 && rep.UsageMismatches == 0 && rep.LostClaims == 0 &&
+		rep.DoubledClaims == 0 && rep.UnclaimedCommits == 0 && rep.MisplacedClaims == 0 && rep.OtherErrors == 0
+	return rep, nil
+}
+
+// etcdUpdates is the background stream of outside changes through etcd
+// until ctx ends: compute node reports (each a compare-and-swap of the
+// node's usage key with its I/O operations done, so that the report
+// races the commits on the node at etcd), deletions of committed
+// instances (through a placer's store), and once each a dead node, a new
+// node and an aggregate metadata change.
+func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer[etcdPlacer], seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) []verify.Event {
+	r := rand.New(rand.NewPCG(seed, 99))
+	var evs []verify.Event
+	removed, added, aggregated := false, false, false
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return evs
+		case <-tick.C:
+		}
+		st := slot.Load().store
+		snap := st.Local().Snapshot()
+		progress := float64(done.Load()) / float64(max(total, 1))
+		var ev verify.Event
+		var err error
+		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		switch {
+		case !removed && progress > 0.25 && snap.Len() > 3:
+			removed = true
+			ev = verify.Event{Kind: verify.RemoveHost, Host: snap.HostNode(uint32(r.IntN(snap.Len())))}
+			_, err = st.RemoveHosts(octx, ev.Host)
+		case !added && progress > 0.5:
+			added = true
+			ev = verify.Event{Kind: verify.AddHost, NewHost: engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
+				FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}}
+			_, err = st.AddHosts(octx, ev.NewHost)
+		case !aggregated && progress > 0.75:
+			aggregated = true
+			ev = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance", Set: map[string]string{"note": "window"}}
+			_, err = st.SetAggregateMetadata(octx, ev.Aggregate, ev.Set, nil)
+		case r.IntN(3) == 0:
+			mu.Lock()
+			var u string
+			if k := len(*committed); k > 0 {
+				i := r.IntN(k)
+				u = (*committed)[i]
+				(*committed)[i] = (*committed)[k-1]
+				*committed = (*committed)[:k-1]
+			}
+			mu.Unlock()
+			if u != "" {
+				ev = verify.Event{Kind: verify.Delete, Instance: u}
+				_, err = st.DeleteInstance(octx, u)
+			}
+		default:
+			hn := snap.HostNode(uint32(r.IntN(snap.Len())))
+			ev = verify.Event{Kind: verify.Report, Host: hn}
+			err = reportIOOpsDone(octx, cli, hn)
+		}
+		cancel()
+		if err == nil && ev.Kind != 0 {
+			evs = append(evs, ev)
+		}
+	}
+}
+
+// reportIOOpsDone is a compute node's report that its I/O operations are
+// done: its usage key rewritten with num_io_ops 0, compared on the mod
+// revision it was read at (a commit in between makes it a no-op).
+func reportIOOpsDone(ctx context.Context, cli *clientv3.Client, hn engine.HostNode) error {
+	st, err := etcdstore.ReadUsage(ctx, cli, "", hn)
+	if err != nil {
+		return err
+	}
+	u := st.Usage
+	u.NumIOOps = 0
+	return etcdstore.CompareAndSetUsage(ctx, cli, "", hn, st.ModRevision, u)
+}
+
+// injectFaults kills the etcd leader at a third of the run and restarts
+// it at a half, and replaces the last placer by a fresh one (which
+// catches up from etcd) at two thirds. It returns what it did, and the
+// placers replaced (to close once the run is over).
+func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Pointer[etcdPlacer], newPlacer func() (*etcdPlacer, error),
+	done *atomic.Int64, total int, mu *sync.Mutex) (faults []string, replaced []*etcdPlacer) {
+	at := func(frac float64) bool {
+		for float64(done.Load()) < frac*float64(total) {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(time.Millisecond):
+			}
+		}
+		return true
+	}
+	if !at(1.0 / 3) {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	lead, err := cl.LeaderIndex(lctx)
+	cancel()
+	if err != nil {
+		return append(faults, "finding the leader failed: "+err.Error()), nil
+	}
+	if err := cl.KillMember(lead); err != nil {
+		return append(faults, "killing the leader failed: "+err.Error()), nil
+	}
+	faults = append(faults, fmt.Sprintf("killed etcd leader m%d at %d requests", lead, done.Load()))
+	if !at(0.5) {
+		cl.RestartMember(lead)
+		return
+	}
+	if err := cl.RestartMember(lead); err != nil {
+		return append(faults, "restarting it failed: "+err.Error()), nil
+	}
+	faults = append(faults, fmt.Sprintf("restarted m%d at %d requests", lead, done.Load()))
+	if !at(2.0/3) || len(slots) < 2 {
+		return
+	}
+	mu.Lock()
+	p, err := newPlacer()
+	mu.Unlock()
+	if err != nil {
+		return append(faults, "starting a fresh placer failed: "+err.Error()), nil
+	}
+	old := slots[len(slots)-1].Swap(p)
+	old.sched.Close() // its requests in flight finish; new ones go to p
+	replaced = append(replaced, old)
+	faults = append(faults, fmt.Sprintf("replaced placer %d by a fresh one at %d requests", len(slots)-1, done.Load()))
+	return faults, replaced
+}
+
+// verifyEtcd checks the run from etcd's final state alone: every node's
+// usage is its record's consumed by the claims of the instance keys on it
+// (num_io_ops aside: reports reset it), within the limits of the cloud
+// (forced placements aside); every instance a caller was told of is in
+// etcd on its host, unless deleted or its node removed; every instance in
+// etcd was told to exactly one caller.
+func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, reqs []engine.Request, plans []engine.Plan, events []verify.Event, rep *simReport) error {
+	st, err := etcdstore.ReadState(ctx, cli, "")
+	if err != nil {
+		return err
+	}
+	hosts, err := verify.NewHosts(cloud)
+	if err != nil {
+		return err
+	}
+	deleted, removed := map[string]bool{}, map[engine.HostNode]bool{}
+	for _, ev := range events {
+		switch ev.Kind {
+		case verify.Delete:
+			deleted[ev.Instance] = true
+		case verify.RemoveHost:
+			removed[ev.Host] = true
+		case verify.AddHost:
+			if err := hosts.Add(ev.NewHost); err != nil {
+				return err
+			}
+		}
+	}
+	problem := func(kind, format string, args ...any) {
+		if len(rep.Problems) < 40 {
+			rep.Problems = append(rep.Problems, kind+": "+fmt.Sprintf(format, args...))
+		}
+	}
+	told := map[string]engine.HostNode{}
+	for i := range plans {
+		for _, p := range plans[i].Placements {
+			hn := engine.HostNode{Host: p.Host, Node: p.Node}
+			if _, dup := told[p.InstanceUUID]; dup {
+				rep.DoubledClaims++
+				problem("doubled_claim", "%s told to two callers", p.InstanceUUID)
+			}
+			told[p.InstanceUUID] = hn
+			rep.VerifiedPlacements++
+			in, ok := st.Instances[p.InstanceUUID]
+			switch {
+			case !ok && !deleted[p.InstanceUUID] && !removed[hn]:
+				rep.LostClaims++
+				problem("lost_claim", "%s placed on %v, not in etcd", p.InstanceUUID, hn)
+			case ok && in.Host != hn:
+				rep.MisplacedClaims++
+				problem("misplaced_claim", "%s placed on %v, in etcd on %v", p.InstanceUUID, hn, in.Host)
+			}
+		}
+	}
+	want := map[engine.HostNode]engine.HostUsage{}
+	forced := map[engine.HostNode]bool{}
+	for hn, h := range st.Hosts {
+		want[hn] = etcdstore.InitialUsage(h)
+	}
+	for uuid, in := range st.Instances {
+		if _, ok := told[uuid]; !ok {
+			rep.UnclaimedCommits++
+			problem("unclaimed_commit", "%s in etcd on %v, told to no caller", uuid, in.Host)
+		}
+		want[in.Host] = want[in.Host].Consume(in.Claim)
+		forced[in.Host] = forced[in.Host] || in.Forced
+	}
+	for hn, w := range want {
+		got, ok := st.Usage[hn]
+		w.NumIOOps, got.NumIOOps = 0, 0
+		if !ok || got != w {
+			rep.UsageMismatches++
+			problem("usage_mismatch", "%v: %+v in etcd, %+v from its record and its instances", hn, got, w)
+			continue
+		}
+		if over, _ := hosts.OverLimits(hn, st.Usage[hn]); len(over) > 0 {
+			init, _ := hosts.Initial(hn)
+			if initOver, _ := hosts.OverLimits(hn, init); len(initOver) > 0 {
+				continue // over from the start: nothing was placed there by filters
+			}
+			if forced[hn] {
+				rep.ForcedOverLimits++
+				continue
+			}
+			rep.OvercommittedHosts++
+			problem("overcommitted", "%v: %v", hn, over)
+		}
+	}
+	rep.VerifiedEvents = len(events)
+	return nil
+}

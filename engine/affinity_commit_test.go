@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestCommitAffinity: two requests of one hard-affinity group planned on
+// the same snapshot, before any member is placed, may choose different
+// hosts; the commit of the second must then be refused
+// (ServerGroupAffinityFilter), as the anti-affinity rule is, or the group
+// ends up on two hosts.
+func TestCommitAffinity(t *testing.T) {
+	g := &InstanceGroup{UUID: "g", Policy: PolicyAffinity}
+	planTwo := func(t *testing.T, s *Store) (Plan, Plan) {
+		r1, r2 := req("a"), req("b")
+		r1.InstanceGroup, r2.InstanceGroup = g, g
+		snap := s.Snapshot()
+		// Each request ignores the host the other lands on: both plans
+		// are valid on the snapshot, on two hosts.
+		r1.IgnoreHosts = []string{snap.HostNode(1).Host}
+		p1 := mustPlan(t, snap, r1)
+		r2.IgnoreHosts = []string{p1.Placements[0].Host}
+		p2 := mustPlan(t, snap, r2)
+		if p1.Placements[0].Host == p2.Placements[0].Host {
+			t.Fatal("want the plans on two hosts")
+		}
+		return p1, p2
+	}
+	t.Run("gang", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		p1, p2 := planTwo(t, s)
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Commit(p2)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Reasons[0] != ServerGroupAffinityFilter {
+			t.Fatalf("want an affinity conflict, got %v", err)
+		}
+		if s.Instances() != 1 {
+			t.Errorf("%d instances committed, want 1", s.Instances())
+		}
+	})
+	t.Run("same host accepted", func(t *testing.T) {
+		// A member already committed on the plan's host: accepted.
+		s := mustStore(t, tightCloud(4))
+		r1, r2 := req("a"), req("b")
+		r1.InstanceGroup, r2.InstanceGroup = g, g
+		snap := s.Snapshot()
+		p1, p2 := mustPlan(t, snap, r1), mustPlan(t, snap, r2)
+		if p1.Placements[0].Host != p2.Placements[0].Host {
+			t.Fatal("want both plans on one host")
+		}
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(p2); err != nil {
+			t.Fatalf("second member on the first one's host: %v", err)
+		}
+	})
+	t.Run("filter disabled", func(t *testing.T) {
+		// Without ServerGroupAffinityFilter the rule is not enforced at
+		// planning, nor at commit.
+		c := tightCloud(4)
+		c.Config.Filters = []string{RamFilter, CoreFilter, DiskFilter}
+		s := mustStore(t, c)
+		p1, p2 := planTwo(t, s)
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(p2); err != nil {
+			t.Fatalf("affinity re-checked without its filter: %v", err)
+		}
+	})
+	t.Run("partial", func(t *testing.T) {
+		s := mustStore(t, tightCloud(4))
+		p1, p2 := planTwo(t, s)
+		if _, err := s.Commit(p1); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Commit(p2, Partial())
+		if err != nil || len(res.Accepted) != 0 || len(res.Rejected) != 1 || res.Reasons[0] != ServerGroupAffinityFilter {
+			t.Fatalf("partial: %+v %v", res, err)
+		}
+	})
+}

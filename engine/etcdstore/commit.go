@@ -1,0 +1,368 @@
+package etcdstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/placer/placer/engine"
+)
+
+// ReasonContention is the ConflictError reason of a plan whose
+// transaction kept failing its compares (Options.Rebases times) although
+// the plan still fitted the mirror: other processes kept changing its
+// hosts or its group first. The Scheduler places such a request again.
+const ReasonContention = "EtcdContention"
+
+// txn is one plan's transaction, as prepare built it.
+type txn struct {
+	cmps  []clientv3.Cmp
+	thens []clientv3.Op
+	elses []clientv3.Op
+	hosts []engine.HostNode // the usage keys compared, in cmps order
+	revs  []int64
+	insts []string // accepted instance uuids
+	host  []engine.HostNode
+	group string
+	grev  int64
+	// resent: an earlier send's outcome is unknown.
+	resent bool
+}
+
+func (t *txn) ops() int { return max(len(t.cmps), len(t.thens), len(t.elses)) }
+
+// CommitPlan commits plan (made on a snapshot of Local()) through etcd,
+// with engine.Store.Commit's contract: the same checks (on the mirror,
+// with engine.DryRun), all or nothing unless engine.Partial(), a
+// *engine.ConflictError when a placement no longer fits (or, after
+// Options.Rebases failed transactions, ReasonContention), an
+// *engine.ValidationError for an instance already committed or a gang
+// plan past etcd's --max-txn-ops (a partial one is committed in pieces
+// that fit, each all or nothing by itself), and an error matching engine.ErrUnavailable
+// when etcd did not answer. ctx bounds the wait before the transaction
+// is sent; once sent, a commit is seen through to a known outcome within
+// Options.CommitTimeout. It returns once the mirror has applied the
+// commit (CommitResult.Version is the mirror's version then).
+func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine.CommitOption) (engine.CommitResult, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.CommitResult{}, err
+	}
+	start := time.Now()
+	var res engine.CommitResult
+	var err error
+	if chunks := s.chunks(&plan); len(chunks) > 1 && engine.IsPartial(opts...) {
+		res, err = s.commitChunks(plan, chunks, opts)
+	} else {
+		res, err = s.commit(plan, opts)
+	}
+	if m := s.opts.Metrics; m != nil {
+		m.commitSeconds.Observe(time.Since(start).Seconds())
+	}
+	if lm := s.opts.Local.Metrics; lm != nil {
+		lm.ObserveCommit(res, err)
+	}
+	return res, err
+}
+
+func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.CommitResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommitTimeout)
+	defer cancel()
+	for round := 0; ; round++ {
+		t, res, busy, err := s.prepare(&plan, opts)
+		if busy != nil {
+			// A commit of this process on one of the hosts is under way:
+			// sent now, this one would fail its compare. Wait for it and
+			// check again (not a rebase: nothing was sent).
+			select {
+			case <-busy:
+				round--
+				continue
+			case <-ctx.Done():
+				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts: %w", ctx.Err()))
+			}
+		}
+		if err != nil || t == nil {
+			return res, err
+		}
+		if m := s.opts.Metrics; m != nil {
+			m.txnOps.Observe(float64(t.ops()))
+		}
+		resp, err := s.send(ctx, t)
+		if err != nil {
+			s.release(t)
+			return engine.CommitResult{}, err
+		}
+		if !resp.Succeeded && t.resent && s.appliedEarlier(resp, t) {
+			resp.Succeeded = true
+		}
+		if resp.Succeeded {
+			s.commits.Add(1)
+			sent := time.Now()
+			err := s.waitApplied(ctx, resp.Header.Revision)
+			s.release(t)
+			if err == nil {
+				lag := time.Since(sent)
+				for old := s.lagMax.Load(); int64(lag) > old && !s.lagMax.CompareAndSwap(old, int64(lag)); old = s.lagMax.Load() {
+				}
+				if m := s.opts.Metrics; m != nil {
+					m.watchLag.Observe(lag.Seconds())
+				}
+			}
+			res.Version = s.local.Version()
+			return res, nil
+		}
+		s.release(t)
+		s.failed.Add(1)
+		s.countConflict(resp, t)
+		if round >= s.opts.Rebases {
+			ce := &engine.ConflictError{Version: s.local.Version()}
+			for _, i := range res.Accepted {
+				ce.Rejected = append(ce.Rejected, i)
+				ce.Reasons = append(ce.Reasons, ReasonContention)
+			}
+			return engine.CommitResult{Version: ce.Version}, ce
+		}
+		if m := s.opts.Metrics; m != nil {
+			m.rebases.Inc()
+		}
+		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
+		}
+	}
+}
+
+// prepare checks plan on the mirror and builds the transaction of what it
+// accepts (nil when nothing is, or on an error).
+func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, engine.CommitResult, <-chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var pend engine.PendingUsage
+	res, err := s.local.Commit(*plan, append(opts[:len(opts):len(opts)], engine.DryRun(&pend))...)
+	if err != nil || len(res.Accepted) == 0 {
+		return nil, res, nil, err
+	}
+	for _, h := range pend.Hosts {
+		if s.inflight[h] > 0 {
+			return nil, res, s.inflightCh, nil
+		}
+	}
+	t := &txn{}
+	for i, h := range pend.Hosts {
+		rev := s.revs[h]
+		t.hosts, t.revs = append(t.hosts, h), append(t.revs, rev)
+		key := s.k.usage(h)
+		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev))
+		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(toRecord(pend.Usage[i]))))
+		t.elses = append(t.elses, clientv3.OpGet(key))
+	}
+	var group string
+	if plan.Group != nil {
+		group = plan.Group.UUID
+	}
+	for _, i := range res.Accepted {
+		p := &plan.Placements[i]
+		key := s.k.inst(p.InstanceUUID)
+		hn := engine.HostNode{Host: p.Host, Node: p.Node}
+		t.insts, t.host = append(t.insts, p.InstanceUUID), append(t.host, hn)
+		t.cmps = append(t.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
+		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(instRecord{Host: p.Host, Node: p.Node, Claim: plan.Claim, Group: group, Forced: plan.Forced})))
+		t.elses = append(t.elses, clientv3.OpGet(key))
+	}
+	if plan.Group != nil {
+		g := s.groups[group]
+		members := maps.Clone(g.Members)
+		if members == nil {
+			members = map[string]string{}
+		}
+		for j, u := range t.insts {
+			members[u] = t.host[j].Host
+		}
+		key := s.k.group(group)
+		t.group, t.grev = group, s.groupRevs[group]
+		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", t.grev))
+		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(groupRecord{Policy: plan.Group.Policy, Members: members})))
+		t.elses = append(t.elses, clientv3.OpGet(key))
+	}
+	if n := t.ops(); n > s.opts.MaxTxnOps {
+		return nil, engine.CommitResult{Version: res.Version}, nil, &engine.ValidationError{Field: "plan.placements",
+			Msg: fmt.Sprintf("the commit needs %d etcd transaction operations (one per host, instance and group); etcd allows %d (--max-txn-ops)", n, s.opts.MaxTxnOps)}
+	}
+	for _, h := range t.hosts {
+		s.inflight[h]++
+	}
+	return t, res, nil, nil
+}
+
+// release ends t's claim on its hosts (prepare's in-flight marks) and wakes
+// the commits waiting for them.
+func (s *Store) release(t *txn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range t.hosts {
+		if s.inflight[h]--; s.inflight[h] <= 0 {
+			delete(s.inflight, h)
+		}
+	}
+	close(s.inflightCh)
+	s.inflightCh = make(chan struct{})
+}
+
+// send sends t until etcd answers. A send that failed without an answer
+// (a timeout, a lost leader) may still have applied: t.resent records it.
+// Errors that say the request itself is refused are returned as they
+// are; after ctx ends the error matches engine.ErrUnavailable.
+func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error) {
+	backoff := 10 * time.Millisecond
+	for {
+		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), 5*time.Second)
+		resp, err := s.cli.Txn(rctx).If(t.cmps...).Then(t.thens...).Else(t.elses...).Commit()
+		cancel()
+		if s.afterSend != nil {
+			resp, err = s.afterSend(resp, err)
+		}
+		if err == nil {
+			return resp, nil
+		}
+		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
+		}
+		t.resent = true
+		s.resends.Add(1)
+		if m := s.opts.Metrics; m != nil {
+			m.resends.Inc()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, unavailable(fmt.Errorf("etcdstore: commit outcome unknown (the instances' keys tell): %w", err))
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}
+
+// appliedEarlier reports whether a failed answer to a resent transaction
+// shows that an earlier send applied it: every instance key is there, on
+// the plan's host.
+func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
+	off := len(t.hosts)
+	for j := range t.insts {
+		r := resp.Responses[off+j].GetResponseRange()
+		if r == nil || len(r.Kvs) != 1 {
+			return false
+		}
+		var in instRecord
+		if json.Unmarshal(r.Kvs[0].Value, &in) != nil || in.Host != t.host[j].Host || in.Node != t.host[j].Node {
+			return false
+		}
+	}
+	return true
+}
+
+// countConflict counts a failed transaction by cause: an instance already
+// there, a removed host, a host's usage or the group changed.
+func (s *Store) countConflict(resp *clientv3.TxnResponse, t *txn) {
+	m := s.opts.Metrics
+	if m == nil {
+		return
+	}
+	cause := ""
+	for j := range t.hosts {
+		r := resp.Responses[j].GetResponseRange()
+		switch {
+		case r == nil || len(r.Kvs) == 0:
+			cause = "host_removed"
+		case r.Kvs[0].ModRevision != t.revs[j] && cause == "":
+			cause = "usage"
+		}
+	}
+	off := len(t.hosts)
+	for j := range t.insts {
+		if r := resp.Responses[off+j].GetResponseRange(); r != nil && len(r.Kvs) > 0 {
+			cause = "instance"
+		}
+	}
+	if cause == "" && t.group != "" {
+		cause = "group"
+	}
+	if cause == "" {
+		cause = "usage"
+	}
+	m.conflicts.WithLabelValues(cause).Inc()
+}
+
+// chunks splits plan's placements (their indexes) into pieces whose
+// transactions stay within Options.MaxTxnOps: one operation per host, per
+// instance and for the group. A plan that fits is one piece.
+func (s *Store) chunks(plan *engine.Plan) [][]int {
+	budget := s.opts.MaxTxnOps
+	if plan.Group != nil {
+		budget--
+	}
+	var out [][]int
+	var cur []int
+	hosts := map[engine.HostNode]bool{}
+	for i, p := range plan.Placements {
+		hn := engine.HostNode{Host: p.Host, Node: p.Node}
+		need := 1
+		if !hosts[hn] {
+			need++
+		}
+		if len(cur)+len(hosts)+need > budget && len(cur) > 0 {
+			out = append(out, cur)
+			cur, hosts = nil, map[engine.HostNode]bool{}
+		}
+		cur = append(cur, i)
+		hosts[hn] = true
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// commitChunks commits a partial plan too large for one transaction in
+// pieces, each a partial commit of its own, and merges their results
+// (indexes into plan.Placements). A piece failing with an error after
+// others were committed has its placements, and those of the later
+// pieces, rejected with the error's text as the reason.
+func (s *Store) commitChunks(plan engine.Plan, chunks [][]int, opts []engine.CommitOption) (engine.CommitResult, error) {
+	var res engine.CommitResult
+	for c, idx := range chunks {
+		sub := plan
+		sub.Placements = make([]engine.Placement, len(idx))
+		for j, i := range idx {
+			sub.Placements[j] = plan.Placements[i]
+		}
+		r, err := s.commit(sub, opts)
+		if err != nil {
+			if len(res.Accepted) == 0 {
+				return res, err
+			}
+			// Earlier pieces are committed: report them, and this
+			// piece and the later ones as rejected, with the error.
+			for _, rest := range chunks[c:] {
+				for _, i := range rest {
+					res.Rejected = append(res.Rejected, i)
+					res.Reasons = append(res.Reasons, err.Error())
+				}
+			}
+			return res, nil
+		}
+		for _, j := range r.Accepted {
+			res.Accepted = append(res.Accepted, idx[j])
+		}
+		for k, j := range r.Rejected {
+			res.Rejected = append(res.Rejected, idx[j])
+			res.Reasons = append(res.Reasons, r.Reasons[k])
+		}
+		res.Rechecked += r.Rechecked
+		res.Version = r.Version
+	}
+	return res, nil
+}

@@ -1,0 +1,528 @@
+package etcdstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/etcdtest"
+)
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// tightCloud: n hosts of 4 vCPUs and 8 GiB at allocation ratio 1, so
+// that a host takes exactly 4 "small" instances.
+func tightCloud(n int) engine.Cloud {
+	cfg := engine.DefaultConfig()
+	cfg.RAMAllocationRatio, cfg.CPUAllocationRatio, cfg.DiskAllocationRatio = 1, 1, 1
+	c := engine.Cloud{Config: cfg}
+	for i := range n {
+		c.Hosts = append(c.Hosts, engine.Host{
+			Host: fmt.Sprintf("h%03d", i), MemoryMB: 8192, FreeRAMMB: 8192,
+			VCPUs: 4, LocalGB: 100, FreeDiskGB: 100,
+		})
+	}
+	return c
+}
+
+var small = engine.Flavor{Name: "small", MemoryMB: 2048, VCPUs: 1, RootGB: 10}
+
+func req(uuids ...string) engine.Request {
+	return engine.Request{InstanceUUIDs: uuids, Flavor: small}
+}
+
+// open loads cloud into a fresh prefix of the cluster (when load) and
+// opens a Store on it, closed at cleanup.
+func open(t *testing.T, cli *clientv3.Client, prefix string, opts Options) *Store {
+	t.Helper()
+	opts.Prefix = prefix
+	s, err := Open(ctxT(t, 30*time.Second), cli, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func load(t *testing.T, cli *clientv3.Client, prefix string, c engine.Cloud) {
+	t.Helper()
+	if _, err := Load(ctxT(t, 30*time.Second), cli, prefix, c, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func place(t *testing.T, s *Store, r engine.Request) engine.Plan {
+	t.Helper()
+	p, err := engine.PlaceBatch(context.Background(), s.Local().Snapshot(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// verify checks etcd's final state alone against the cloud it was loaded
+// with: every host's usage is its loaded usage consumed by the claims of
+// the instance keys on it (no lost or doubled claim), within the limits
+// of the cloud (no overcommit). It returns the instances by uuid.
+func verify(t *testing.T, cli *clientv3.Client, prefix string, c engine.Cloud) map[string]instRecord {
+	t.Helper()
+	k := newKeys(prefix)
+	resp, err := cli.Get(ctxT(t, 30*time.Second), k.p, clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := map[engine.HostNode]engine.HostUsage{}
+	insts := map[string]instRecord{}
+	for _, kv := range resp.Kvs {
+		kind, names := k.parse(string(kv.Key))
+		switch kind {
+		case kindUsage:
+			var r usageRecord
+			json.Unmarshal(kv.Value, &r)
+			usage[engine.HostNode{Host: names[0], Node: names[1]}] = r.usage()
+		case kindInst:
+			var r instRecord
+			json.Unmarshal(kv.Value, &r)
+			insts[names[0]] = r
+		}
+	}
+	want := map[engine.HostNode]engine.HostUsage{}
+	limit := map[engine.HostNode]*engine.Host{}
+	for i := range c.Hosts {
+		want[nodeOf(&c.Hosts[i])] = hostUsage(&c.Hosts[i])
+		limit[nodeOf(&c.Hosts[i])] = &c.Hosts[i]
+	}
+	for _, in := range insts {
+		hn := engine.HostNode{Host: in.Host, Node: in.Node}
+		want[hn] = want[hn].Consume(in.Claim)
+	}
+	for hn, w := range want {
+		got := usage[hn]
+		if got != w {
+			t.Errorf("%v: usage %+v in etcd, %+v from the cloud and the instances", hn, got, w)
+		}
+		h := limit[hn]
+		if got.FreeRAMMB < 0 || got.VCPUsUsed > h.VCPUs || got.FreeDiskMB < 0 {
+			t.Errorf("%v overcommitted: %+v", hn, got)
+		}
+	}
+	return insts
+}
+
+// sameMirror checks that s's mirror has etcd's usage on every host.
+func sameMirror(t *testing.T, s *Store, cli *clientv3.Client, prefix string) {
+	t.Helper()
+	if err := s.waitApplied(ctxT(t, 30*time.Second), mustRev(t, cli)); err != nil {
+		t.Fatal(err)
+	}
+	k := newKeys(prefix)
+	resp, err := cli.Get(ctxT(t, 30*time.Second), k.p+"usage/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := s.Local().Snapshot()
+	ids := map[engine.HostNode]uint32{}
+	for id := range uint32(snap.Len()) {
+		ids[snap.HostNode(id)] = id
+	}
+	if len(resp.Kvs) != snap.Len() {
+		t.Errorf("mirror has %d hosts, etcd %d", snap.Len(), len(resp.Kvs))
+	}
+	for _, kv := range resp.Kvs {
+		_, names := k.parse(string(kv.Key))
+		var r usageRecord
+		json.Unmarshal(kv.Value, &r)
+		hn := engine.HostNode{Host: names[0], Node: names[1]}
+		id, ok := ids[hn]
+		if !ok {
+			t.Errorf("mirror lacks %v", hn)
+			continue
+		}
+		if got := snap.Usage(id); got != r.usage() {
+			t.Errorf("mirror %v: %+v, etcd %+v", hn, got, r.usage())
+		}
+	}
+}
+
+func mustRev(t *testing.T, cli *clientv3.Client) int64 {
+	resp, err := cli.Get(ctxT(t, 10*time.Second), "rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header.Revision
+}
+
+// TestLoadOpen: a loaded cloud opens as the same snapshot.
+func TestLoadOpen(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(300) // more puts than one transaction holds
+	cloud.Hosts[7].Node = "n/7"
+	cloud.Aggregates = []engine.Aggregate{{Name: "a b", Hosts: []string{"h001"}, Metadata: map[string]string{"availability_zone": "z1"}}}
+	load(t, cli, "/p/", cloud)
+	s := open(t, cli, "/p/", Options{})
+	want, err := engine.NewSnapshot(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Local().Snapshot()
+	if got.Len() != want.Len() {
+		t.Fatalf("%d hosts, want %d", got.Len(), want.Len())
+	}
+	for id := range uint32(want.Len()) {
+		if got.HostNode(id) != want.HostNode(id) || got.Usage(id) != want.Usage(id) {
+			t.Fatalf("host %d: %v %+v, want %v %+v", id, got.HostNode(id), got.Usage(id), want.HostNode(id), want.Usage(id))
+		}
+	}
+	if _, err := Open(ctxT(t, 10*time.Second), cli, Options{Prefix: "/empty/"}); err == nil {
+		t.Fatal("opened an empty prefix")
+	}
+}
+
+// TestConcurrentPlacers: several processes' Schedulers (one Store each)
+// fill a small cloud past its capacity through one etcd: no host is
+// overcommitted, every placed instance is in etcd on its host, nothing
+// else is, and every mirror ends with etcd's state.
+func TestConcurrentPlacers(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		members    int
+		killLeader bool
+	}{{"members=1", 1, false}, {"members=3/leader-killed", 3, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := etcdtest.New(t, etcdtest.Options{Members: tc.members})
+			cloud := tightCloud(10) // 40 small instances fit
+			load(t, c.Client(t), "/p/", cloud)
+			const placers, perPlacer = 3, 20
+			var stores []*Store
+			var scheds []*engine.Scheduler
+			for range placers {
+				st := open(t, c.Client(t), "/p/", Options{})
+				sc := engine.NewSchedulerOn(st, engine.SchedulerOptions{Workers: 3, RetryBudget: 20})
+				t.Cleanup(func() { sc.Close() })
+				stores, scheds = append(stores, st), append(scheds, sc)
+			}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			placed := map[string]engine.HostNode{}
+			var nvh, failed int
+			for p := range placers {
+				for i := range perPlacer {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						uuid := fmt.Sprintf("i-%d-%d", p, i)
+						plan, err := scheds[p].Place(ctxT(t, 60*time.Second), req(uuid))
+						mu.Lock()
+						defer mu.Unlock()
+						switch {
+						case err == nil:
+							placed[uuid] = engine.HostNode{Host: plan.Placements[0].Host, Node: plan.Placements[0].Node}
+						case errors.Is(err, engine.ErrNoValidHost):
+							nvh++
+						default:
+							failed++
+							t.Logf("%s: %v", uuid, err)
+						}
+					}()
+					if tc.killLeader && p == 1 && i == perPlacer/2 {
+						c.Kill(t, c.Leader(t))
+					}
+				}
+			}
+			wg.Wait()
+			insts := verify(t, c.Client(t), "/p/", cloud)
+			for uuid, hn := range placed {
+				if in, ok := insts[uuid]; !ok || in.Host != hn.Host || in.Node != hn.Node {
+					t.Errorf("%s placed on %v, etcd has %+v (%v)", uuid, hn, in, ok)
+				}
+			}
+			for uuid := range insts {
+				if _, ok := placed[uuid]; !ok {
+					t.Errorf("%s in etcd, not placed", uuid)
+				}
+			}
+			if len(placed) != 40 {
+				t.Errorf("%d placed, want the cloud's 40 (%d NoValidHost, %d failed)", len(placed), nvh, failed)
+			}
+			if !tc.killLeader && failed > 0 {
+				t.Errorf("%d requests failed", failed)
+			}
+			var retries int64
+			for i, st := range stores {
+				sameMirror(t, st, c.Client(t), "/p/")
+				retries += scheds[i].Stats().ConflictRetries
+			}
+			t.Logf("%d placed, %d NoValidHost, %d failed, %d conflict retries", len(placed), nvh, failed, retries)
+		})
+	}
+}
+
+// TestCommitRacesReport: a compute node report between a plan and its
+// commit: the commit's compare fails, the plan is checked again on the
+// report, accepted when it still fits (on the reported usage) and
+// refused when it does not.
+func TestCommitRacesReport(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, cli, "/p/", cloud)
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+
+	plan := place(t, a, req("x"))
+	hn := engine.HostNode{Host: plan.Placements[0].Host, Node: plan.Placements[0].Node}
+	report := engine.HostUsage{FreeRAMMB: 4096, FreeDiskMB: 50 * 1024, VCPUsUsed: 2, NumInstances: 2}
+	if _, err := b.UpdateHost(ctx, hn, report); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CommitPlan(ctx, plan); err != nil {
+		t.Fatalf("a plan that still fits the report: %v", err)
+	}
+	got := verifyUsage(t, cli, hn)
+	if want := report.Consume(plan.Claim); got != want {
+		t.Fatalf("usage %+v, want the report's plus the claim %+v", got, want)
+	}
+
+	plan = place(t, a, req("y"))
+	hn = engine.HostNode{Host: plan.Placements[0].Host, Node: plan.Placements[0].Node}
+	if _, err := b.UpdateHost(ctx, hn, engine.HostUsage{VCPUsUsed: 4, NumInstances: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CommitPlan(ctx, plan); !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("a plan on a host reported full: %v", err)
+	}
+	if _, ok := a.Instances()["y"]; ok {
+		t.Fatal("refused instance committed")
+	}
+}
+
+func verifyUsage(t *testing.T, cli *clientv3.Client, hn engine.HostNode) engine.HostUsage {
+	t.Helper()
+	resp, err := cli.Get(ctxT(t, 10*time.Second), newKeys("/p/").usage(hn))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("usage of %v: %v", hn, err)
+	}
+	var r usageRecord
+	json.Unmarshal(resp.Kvs[0].Value, &r)
+	return r.usage()
+}
+
+// TestDuplicateAcrossStores: one instance committed by two processes is
+// committed once; the second commit is a ValidationError.
+func TestDuplicateAcrossStores(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, cli, "/p/", cloud)
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	pa, pb := place(t, a, req("x")), place(t, b, engine.Request{InstanceUUIDs: []string{"x"}, Flavor: small, IgnoreHosts: []string{"h000", "h001"}})
+	// b's mirror does not see a's commit before b sends its own: etcd's
+	// compare of the instance key refuses it, and b's watch, resumed,
+	// then brings the instance (a ValidationError on the mirror).
+	b.Close()
+	if _, err := a.CommitPlan(ctx, pa); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		b.start()
+	}()
+	var ve *engine.ValidationError
+	if _, err := b.CommitPlan(ctx, pb); !errors.As(err, &ve) {
+		t.Fatalf("second commit of x: %v", err)
+	}
+	if insts := verify(t, cli, "/p/", cloud); len(insts) != 1 {
+		t.Fatalf("%d instances", len(insts))
+	}
+}
+
+// TestAffinityAcrossStores: the first members of one affinity group,
+// planned by two processes on two hosts, end on one host: the group key's
+// compare makes the second commit check the group again.
+func TestAffinityAcrossStores(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(4))
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	g := &engine.InstanceGroup{UUID: "g", Policy: engine.PolicyAffinity}
+	r1, r2 := req("m1"), req("m2")
+	r1.InstanceGroup, r2.InstanceGroup = g, g
+	r2.IgnoreHosts = []string{"h000", "h001"}
+	r1.IgnoreHosts = []string{"h002", "h003"}
+	p1, p2 := place(t, a, r1), place(t, b, r2)
+	if _, err := a.CommitPlan(ctx, p1); err != nil {
+		t.Fatal(err)
+	}
+	var ce *engine.ConflictError
+	if _, err := b.CommitPlan(ctx, p2); !errors.As(err, &ce) || ce.Reasons[0] != engine.ServerGroupAffinityFilter {
+		t.Fatalf("second member on another host: %v", err)
+	}
+}
+
+// TestTxnLimit: a plan whose transaction would pass --max-txn-ops is
+// refused before it is sent.
+func TestTxnLimit(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(4))
+	s := open(t, cli, "/p/", Options{MaxTxnOps: 5})
+	ctx := ctxT(t, 30*time.Second)
+	plan := place(t, s, engine.Request{InstanceUUIDs: []string{"a", "b", "c"}, Flavor: engine.Flavor{Name: "big", MemoryMB: 8192, VCPUs: 4, RootGB: 10}})
+	var ve *engine.ValidationError
+	if _, err := s.CommitPlan(ctx, plan); !errors.As(err, &ve) {
+		t.Fatalf("6 operations past a limit of 5: %v", err)
+	}
+	// A partial commit of the big plan goes in two pieces.
+	res, err := s.CommitPlan(ctx, plan, engine.Partial())
+	if err != nil || len(res.Accepted) != 3 || s.Stats().Commits != 2 {
+		t.Fatalf("partial past the limit: %+v %v, %+v", res, err, s.Stats())
+	}
+	if _, err := s.CommitPlan(ctx, place(t, s, req("d", "e"))); err != nil {
+		t.Fatalf("3 operations: %v", err)
+	}
+	if insts := s.Instances(); len(insts) != 5 {
+		t.Fatalf("%d instances", len(insts))
+	}
+}
+
+// TestResumeAndRelist: a mirror whose watch stopped catches up when it
+// resumes, and re-lists when the revisions it missed were compacted;
+// cloud changes (hosts, aggregates, deletions) reach it.
+func TestResumeAndRelist(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(4))
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	commit := func(s *Store, uuid string) {
+		t.Helper()
+		if _, err := s.CommitPlan(ctx, place(t, s, req(uuid))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Close()
+	commit(b, "x1")
+	a.start() // resumes from its revision
+	sameMirror(t, a, cli, "/p/")
+	if a.Relists() != 0 || a.Local().Instances() != 1 {
+		t.Fatalf("resume: %d relists, %d instances", a.Relists(), a.Local().Instances())
+	}
+
+	a.Close()
+	commit(b, "x2")
+	if _, err := b.AddHosts(ctx, engine.Host{Host: "new", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DeleteInstance(ctx, "x1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CompactAt(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	a.start()
+	sameMirror(t, a, cli, "/p/")
+	if a.Relists() != 1 || a.Local().Instances() != 1 || a.Local().Snapshot().Len() != 5 {
+		t.Fatalf("relist: %d relists, %d instances, %d hosts", a.Relists(), a.Local().Instances(), a.Local().Snapshot().Len())
+	}
+	// A live change of the cloud.
+	if _, err := b.RemoveHosts(ctx, engine.HostNode{Host: "h000", Node: "h000"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SetAggregateMetadata(ctx, "agg", map[string]string{"availability_zone": "z"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameMirror(t, a, cli, "/p/")
+	if a.Local().Snapshot().Len() != 4 {
+		t.Fatalf("%d hosts after a removal", a.Local().Snapshot().Len())
+	}
+}
+
+// TestLostAnswer: a commit applied by etcd whose answer is lost is sent
+// again; the second answer fails its compares, and its Else branch shows
+// the first applied: the commit is reported done, once.
+func TestLostAnswer(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, cli, "/p/", cloud)
+	s := open(t, cli, "/p/", Options{})
+	lost := 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if err == nil && resp.Succeeded && lost == 0 {
+			lost++
+			return nil, errors.New("answer lost")
+		}
+		return resp, err
+	}
+	plan := place(t, s, req("a", "b"))
+	res, err := s.CommitPlan(ctxT(t, 30*time.Second), plan)
+	if err != nil || len(res.Accepted) != 2 || lost != 1 || s.Stats().Resends != 1 {
+		t.Fatalf("commit with its answer lost: %+v %v (lost %d, stats %+v)", res, err, lost, s.Stats())
+	}
+	if insts := verify(t, cli, "/p/", cloud); len(insts) != 2 {
+		t.Fatalf("%d instances in etcd, want 2", len(insts))
+	}
+}
+
+// TestLateStore: a store opened after others committed starts from
+// etcd's state, and its commits are checked against it.
+func TestLateStore(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2)) // room for 8
+	a := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	for i := range 6 {
+		if _, err := a.CommitPlan(ctx, place(t, a, req(fmt.Sprint("a", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late := open(t, cli, "/p/", Options{})
+	if late.Local().Instances() != 6 {
+		t.Fatalf("late store: %d instances, want 6", late.Local().Instances())
+	}
+	sameMirror(t, late, cli, "/p/")
+	if _, err := engine.PlaceBatch(context.Background(), late.Local().Snapshot(), req("x", "y", "z")); !errors.Is(err, engine.ErrNoValidHost) {
+		t.Fatalf("3 more on a cloud with room for 2: %v", err)
+	}
+}
+
+// TestWatchAcrossMemberRestart: a store whose client reaches one member
+// only keeps placing after that member is stopped and restarted, and
+// catches up with the commits made meanwhile through the others.
+func TestWatchAcrossMemberRestart(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{Members: 3})
+	load(t, c.Client(t), "/p/", tightCloud(4))
+	lone := open(t, c.Client(t, 2), "/p/", Options{})
+	other := open(t, c.Client(t, 0, 1), "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	c.Stop(t, 2)
+	for i := range 3 {
+		if _, err := other.CommitPlan(ctx, place(t, other, req(fmt.Sprint("o", i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Restart(t, 2)
+	sameMirror(t, lone, c.Client(t, 2), "/p/")
+	if lone.Local().Instances() != 3 {
+		t.Fatalf("after the restart: %d instances, want 3", lone.Local().Instances())
+	}
+	if _, err := lone.CommitPlan(ctx, place(t, lone, req("l"))); err != nil {
+		t.Fatal(err)
+	}
+	sameMirror(t, other, c.Client(t, 0), "/p/")
+}

@@ -1,0 +1,243 @@
+package etcdstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/placer/placer/engine"
+)
+
+// Load writes cloud under prefix (DefaultPrefix when ""), replacing what
+// was there: its configuration, aggregates, hosts and their usage, in
+// transactions of at most maxTxnOps operations (0 means 128) and about
+// 1 MiB. It is for seeding a cluster; processes already watching the
+// prefix see it as a sequence of changes. It returns the last revision
+// written.
+func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine.Cloud, maxTxnOps int) (int64, error) {
+	if _, err := engine.NewSnapshot(cloud); err != nil {
+		return 0, err // the cloud is validated before anything is written
+	}
+	if maxTxnOps <= 0 {
+		maxTxnOps = 128
+	}
+	k := newKeys(prefix)
+	if _, err := cli.Delete(ctx, k.p, clientv3.WithPrefix()); err != nil {
+		return 0, unavailable(err)
+	}
+	const maxBytes = 1 << 20
+	var ops []clientv3.Op
+	size := 0
+	var rev int64
+	flush := func() error {
+		if len(ops) == 0 {
+			return nil
+		}
+		resp, err := cli.Txn(ctx).Then(ops...).Commit()
+		if err != nil {
+			return unavailable(err)
+		}
+		rev = resp.Header.Revision
+		ops, size = ops[:0], 0
+		return nil
+	}
+	put := func(key, val string) error {
+		if len(ops) == maxTxnOps || size+len(key)+len(val) > maxBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		ops = append(ops, clientv3.OpPut(key, val))
+		size += len(key) + len(val)
+		return nil
+	}
+	for _, a := range cloud.Aggregates {
+		if err := put(k.aggregate(a.Name), mustJSON(a)); err != nil {
+			return 0, err
+		}
+	}
+	for i := range cloud.Hosts {
+		h := &cloud.Hosts[i]
+		hn := nodeOf(h)
+		if err := put(k.host(hn), mustJSON(hostRecord{Order: int64(i), Host: *h})); err != nil {
+			return 0, err
+		}
+		if err := put(k.usage(hn), mustJSON(toRecord(hostUsage(h)))); err != nil {
+			return 0, err
+		}
+	}
+	// The configuration last: a Store opened before it finds no cloud
+	// rather than half of one.
+	if err := put(k.config(), mustJSON(cloud.Config)); err != nil {
+		return 0, err
+	}
+	return rev, flush()
+}
+
+// retry runs a read-modify-write f (built on the mirror's state, under
+// s.mu) until its transaction succeeds, waiting for the watch to catch up
+// after each failure. It returns the mirror's version once the mirror has
+// applied the change (Revision gives etcd's).
+func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		cmps, ops, err := f()
+		s.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		resp, err := s.cli.Txn(clientv3.WithRequireLeader(ctx)).If(cmps...).Then(ops...).Commit()
+		if err != nil {
+			return 0, unavailable(err)
+		}
+		if resp.Succeeded {
+			err := s.waitApplied(ctx, resp.Header.Revision)
+			return s.local.Version(), err
+		}
+		if attempt >= 100 {
+			return 0, unavailable(fmt.Errorf("etcdstore: update kept conflicting"))
+		}
+		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+			return 0, unavailable(err)
+		}
+	}
+}
+
+func noHost(hn engine.HostNode) error {
+	return &engine.ValidationError{Field: "host", Msg: fmt.Sprintf("no host %q node %q", hn.Host, hn.Node)}
+}
+
+// The changes below return the mirror's version once it has applied them.
+
+// UpdateHost records a compute node's usage report: its usage becomes u
+// (replacing what commits left, as engine.Store.UpdateHost does). A
+// commit racing it fails its compare and is checked again on u.
+func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
+	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
+		return 0, &engine.ValidationError{Field: "usage", Msg: "want vcpus_used, num_instances and num_io_ops >= 0"}
+	}
+	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		if _, ok := s.hosts[hn]; !ok {
+			return nil, nil, noHost(hn)
+		}
+		return []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), ">", 0)},
+			[]clientv3.Op{clientv3.OpPut(s.k.usage(hn), mustJSON(toRecord(u)))}, nil
+	})
+}
+
+// AddHosts adds compute nodes (their usage from their records); a node
+// already there is a *engine.ValidationError.
+func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
+	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		var order int64
+		for _, r := range s.hosts {
+			order = max(order, r.Order+1)
+		}
+		var cmps []clientv3.Cmp
+		var ops []clientv3.Op
+		for i := range hosts {
+			h := &hosts[i]
+			hn := nodeOf(h)
+			if _, ok := s.hosts[hn]; ok || h.Host == "" {
+				return nil, nil, &engine.ValidationError{Field: fmt.Sprintf("hosts[%d]", i), Msg: fmt.Sprintf("host %q node %q exists or has no name", hn.Host, hn.Node)}
+			}
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), "=", 0))
+			ops = append(ops, clientv3.OpPut(s.k.host(hn), mustJSON(hostRecord{Order: order + int64(i), Host: *h})),
+				clientv3.OpPut(s.k.usage(hn), mustJSON(toRecord(hostUsage(h)))))
+		}
+		return cmps, ops, nil
+	})
+}
+
+// RemoveHosts removes compute nodes and the instances committed on them.
+func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
+	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		var cmps []clientv3.Cmp
+		var ops []clientv3.Op
+		drop := map[engine.HostNode]bool{}
+		for _, hn := range nodes {
+			if _, ok := s.hosts[hn]; !ok {
+				return nil, nil, noHost(hn)
+			}
+			drop[hn] = true
+			// The usage compare makes the mirror's instances on the node
+			// all of etcd's: a commit it has not seen fails the removal.
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), ">", 0),
+				clientv3.Compare(clientv3.ModRevision(s.k.usage(hn)), "=", s.revs[hn]))
+			ops = append(ops, clientv3.OpDelete(s.k.usage(hn)), clientv3.OpDelete(s.k.host(hn)))
+		}
+		for uuid, in := range s.insts {
+			if drop[engine.HostNode{Host: in.Host, Node: in.Node}] {
+				ops = append(ops, clientv3.OpDelete(s.k.inst(uuid)))
+			}
+		}
+		return cmps, ops, nil
+	})
+}
+
+// DeleteInstance releases an instance committed through placer (as
+// engine.Store.DeleteInstance does: num_io_ops excepted) and removes its
+// key; other instances are a *engine.ValidationError.
+func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error) {
+	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		in, ok := s.insts[uuid]
+		if !ok {
+			return nil, nil, &engine.ValidationError{Field: "instance_uuid", Msg: fmt.Sprintf("instance %q was not committed through placer", uuid)}
+		}
+		hn := engine.HostNode{Host: in.Host, Node: in.Node}
+		ik, uk := s.k.inst(uuid), s.k.usage(hn)
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(ik), ">", 0)}
+		ops := []clientv3.Op{clientv3.OpDelete(ik)}
+		if u, ok := s.usage[hn]; ok {
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(uk), "=", s.revs[hn]))
+			ops = append(ops, clientv3.OpPut(uk, mustJSON(toRecord(u.usage().Release(in.Claim)))))
+		}
+		if g, ok := s.groups[in.Group]; ok && in.Group != "" {
+			members := maps.Clone(g.Members)
+			delete(members, uuid)
+			gk := s.k.group(in.Group)
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(gk), "=", s.groupRevs[in.Group]))
+			ops = append(ops, clientv3.OpPut(gk, mustJSON(groupRecord{Policy: g.Policy, Members: members})))
+		}
+		return cmps, ops, nil
+	})
+}
+
+// SetAggregateMetadata changes aggregate name's metadata (keys of set set,
+// keys of del removed), creating it without hosts when it does not exist.
+func (s *Store) SetAggregateMetadata(ctx context.Context, name string, set map[string]string, del []string) (uint64, error) {
+	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		key := s.k.aggregate(name)
+		a, ok := s.aggregates[name]
+		a.Name = name
+		a.Metadata = maps.Clone(a.Metadata)
+		if a.Metadata == nil {
+			a.Metadata = map[string]string{}
+		}
+		maps.Copy(a.Metadata, set)
+		for _, d := range del {
+			delete(a.Metadata, d)
+		}
+		var cmp clientv3.Cmp
+		if ok {
+			cmp = clientv3.Compare(clientv3.ModRevision(key), "=", s.aggRevs[name])
+		} else {
+			cmp = clientv3.Compare(clientv3.CreateRevision(key), "=", 0)
+		}
+		return []clientv3.Cmp{cmp}, []clientv3.Op{clientv3.OpPut(key, mustJSON(a))}, nil
+	})
+}
+
+// Instances is the instances committed through placer, as the mirror
+// has them: uuid -> host and node.
+func (s *Store) Instances() map[string]engine.HostNode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]engine.HostNode, len(s.insts))
+	for u, in := range s.insts {
+		out[u] = engine.HostNode{Host: in.Host, Node: in.Node}
+	}
+	return out
+}

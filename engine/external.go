@@ -1,0 +1,173 @@
+package engine
+
+import "slices"
+
+// A Store can mirror a commit layer shared by several processes
+// (engine/etcdstore): plans are made on its snapshots and checked against
+// its newest state with DryRun, committed elsewhere, and what was
+// committed (here or by the other processes) comes back through
+// ApplyExternal.
+
+// PendingUsage is what a commit would apply: the new usage of every host
+// its accepted placements touch, in the order they were first touched.
+type PendingUsage struct {
+	Hosts []HostNode
+	Usage []HostUsage
+}
+
+func (p *PendingUsage) fill(snap *Snapshot, ov *pendingUsage) {
+	p.Hosts, p.Usage = p.Hosts[:0], p.Usage[:0]
+	for _, id := range ov.ids {
+		r := ov.res[id]
+		p.Hosts = append(p.Hosts, HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)})
+		p.Usage = append(p.Usage, HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps})
+	}
+}
+
+// DryRun makes Commit check the plan exactly as it would commit it (the
+// same re-checks, conflicts and CommitResult) and apply nothing: into
+// receives the usage the accepted placements would leave on their hosts
+// (nothing when none is accepted). The Store's metrics do not count it.
+func DryRun(into *PendingUsage) CommitOption { return func(o *commitOpts) { o.dry = into } }
+
+// Consume returns u after one instance of claim c: Nova's
+// consume_from_request, as a commit applies it.
+func (u HostUsage) Consume(c Claim) HostUsage {
+	r := consumeClaim(hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps}, &c)
+	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
+}
+
+// Release returns u without one instance of claim c, as DeleteInstance
+// gives it back (num_io_ops excepted).
+func (u HostUsage) Release(c Claim) HostUsage {
+	r := releaseClaim(hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps}, &c)
+	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
+}
+
+// HostUsageOf is one host's usage.
+type HostUsageOf struct {
+	Host  HostNode
+	Usage HostUsage
+}
+
+// Instance is an instance committed through a commit layer: where, what
+// it claimed, and its server group ("" without one).
+type Instance struct {
+	UUID  string
+	Host  HostNode
+	Claim Claim
+	Group string
+}
+
+// ExternalChange is state committed outside the Store, by the commit
+// layer it mirrors. ApplyExternal applies it as one change.
+type ExternalChange struct {
+	// Cloud, when set, replaces the hosts (their static data), the
+	// aggregates and the configuration: the snapshot is rebuilt from it as
+	// AddHosts rebuilds it (surviving hosts keep their usage, new ones
+	// start from their Host fields), and the instances of the nodes it
+	// drops are forgotten.
+	Cloud *Cloud
+	// Reset forgets every committed instance first (a re-list: Placed is
+	// then the whole set).
+	Reset bool
+	// Usage sets hosts' usage. Hosts the snapshot does not have are
+	// skipped.
+	Usage []HostUsageOf
+	// Placed instances join the committed instances (an instance already
+	// held, or on a host the snapshot does not have, is skipped): they
+	// count as server group members and, from the next rebuild, in their
+	// hosts' instance lists. Their usage comes with Usage.
+	Placed []Instance
+	// Deleted instances leave the committed instances (their usage comes
+	// with Usage).
+	Deleted []string
+}
+
+// ApplyExternal applies ch to the Store: the rebuild first (ch.Cloud),
+// then the instances and the usage, published as one snapshot (two with
+// a rebuild). It returns the newest version. Hosts whose usage changed
+// get a new generation, so plans made before are re-checked on them, and
+// enter the change log (warm starts stay warm). ApplyExternal does not
+// journal: the commit layer it mirrors keeps the record.
+func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ch.Reset {
+		s.ledger = map[string]ledgerEntry{}
+		s.byGroup = map[string]map[string]int{}
+	}
+	if ch.Cloud != nil {
+		keep := make(map[HostNode]bool, len(ch.Cloud.Hosts))
+		for i := range ch.Cloud.Hosts {
+			keep[HostNode{ch.Cloud.Hosts[i].Host, nodeName(&ch.Cloud.Hosts[i])}] = true
+		}
+		for uuid, e := range s.ledger {
+			if !keep[e.host] {
+				s.forgetLocked(uuid, e)
+			}
+		}
+		c := *ch.Cloud
+		c.Hosts = slices.Clone(c.Hosts)
+		c.Aggregates = cloneAggregates(c.Aggregates)
+		if _, err := s.rebuildLocked(c); err != nil {
+			return 0, err
+		}
+	}
+	st := s.cur.Load()
+	snap := st.snap
+	groups := snap.groupPlaced
+	if ch.Reset && ch.Cloud == nil {
+		groups = nil
+	}
+	groupsChanged := ch.Reset && ch.Cloud == nil && len(snap.groupPlaced) > 0
+	for _, uuid := range ch.Deleted {
+		e, ok := s.ledger[uuid]
+		if !ok {
+			continue
+		}
+		s.forgetLocked(uuid, e)
+		if e.group != "" {
+			groups = setGroupPlaced(groups, snap.groupPlaced, e.group, uuid, "")
+			groupsChanged = true
+		}
+	}
+	for _, in := range ch.Placed {
+		if _, dup := s.ledger[in.UUID]; dup {
+			continue
+		}
+		if _, ok := snap.info.byHostNode(in.Host); !ok {
+			continue
+		}
+		s.ledger[in.UUID] = ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group}
+		if in.Group != "" {
+			s.joinGroupLocked(in.Group, in.Host.Host)
+			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, in.Host.Host)
+			groupsChanged = true
+		}
+	}
+	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
+	for _, u := range ch.Usage {
+		if id, ok := snap.info.byHostNode(u.Host); ok {
+			ov.set(id, hostRes{u.Usage.FreeRAMMB, u.Usage.FreeDiskMB, u.Usage.VCPUsUsed, u.Usage.NumInstances, u.Usage.NumIOOps})
+		}
+	}
+	if len(ov.ids) == 0 && !groupsChanged {
+		return snap.version, nil
+	}
+	next := s.applyLocked(st, &ov)
+	next.snap.groupPlaced = groups
+	s.publish(next)
+	return next.snap.version, nil
+}
+
+// joinGroupLocked counts a member of group committed on host (name), for
+// the commit checks of the group's later plans.
+func (s *Store) joinGroupLocked(group, host string) {
+	m := s.byGroup[group]
+	if m == nil {
+		m = map[string]int{}
+		s.byGroup[group] = m
+	}
+	m[host]++
+}

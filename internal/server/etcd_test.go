@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/placer/placer/engine/etcdstore"
+	"github.com/placer/placer/internal/etcdtest"
+	"github.com/placer/placer/internal/scenario"
+)
+
+// newEtcdServer serves the cloud under /placer/ of c through its own etcd
+// client.
+func newEtcdServer(t *testing.T, c *etcdtest.Cluster) (*Server, *httptest.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := NewEtcd(ctx, c.Client(t), etcdstore.Options{}, Options{Workers: 2, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+	})
+	return s, ts
+}
+
+// TestEtcdTwoServers: two servers on one cloud in etcd see each other's
+// placements, releases and host changes, and together place exactly what
+// the cloud holds.
+func TestEtcdTwoServers(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := etcdstore.Load(ctx, c.Client(t), "", testCloud(2), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, a := newEtcdServer(t, c)
+	_, b := newEtcdServer(t, c)
+
+	code, body := call(t, "POST", a.URL+"/v1/place", `{"instance_uuids": ["vm-1"], `+smallFlavor+`}`)
+	wantStatus(t, "place on a", code, http.StatusOK, body)
+	res, _ := scenario.DecodeResult(strings.NewReader(body))
+	p := res.Placements[0]
+	// b shows the claim at once (a answered after its own mirror had
+	// it; b's watch follows within moments).
+	var n NodeDoc
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		code, body = call(t, "GET", b.URL+"/v1/hosts/"+p.Host+"/"+p.Node, "")
+		wantStatus(t, "get on b", code, http.StatusOK, body)
+		if n = decode[NodeDoc](t, body); n.NumInstances == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if n.FreeRAMMB != 8192-2048 || n.VCPUsUsed != 1 {
+		t.Fatalf("b's view of a's placement: %+v", n)
+	}
+	code, body = call(t, "POST", b.URL+"/v1/place", `{"instance_uuids": ["vm-1"], `+smallFlavor+`}`)
+	wantStatus(t, "vm-1 again on b", code, http.StatusBadRequest, body)
+	code, body = call(t, "DELETE", b.URL+"/v1/instances/vm-1", "")
+	wantStatus(t, "release on b", code, http.StatusOK, body)
+	code, body = call(t, "POST", b.URL+"/v1/hosts", `{"host": "h9", "memory_mb": 8192, "free_ram_mb": 8192, "vcpus": 4, "vcpus_used": 0, "local_gb": 100, "free_disk_gb": 100}`)
+	wantStatus(t, "add on b", code, http.StatusCreated, body)
+	code, body = call(t, "DELETE", b.URL+"/v1/hosts/h9", "")
+	wantStatus(t, "remove on b", code, http.StatusOK, body)
+
+	// 3 instances of 4 GiB fit a host (RAM ratio 1.5): 6 on the cloud.
+	// Ten clients, half on each server.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := range 10 {
+		url := a.URL
+		if i%2 == 1 {
+			url = b.URL
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, _ := call(t, "POST", url+"/v1/place", `{"flavor": {"memory_mb": 4096, "vcpus": 1, "root_gb": 10}}`)
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[http.StatusOK] != 6 || codes[http.StatusConflict] != 4 {
+		t.Fatalf("statuses %v, want 6 placed and 4 NoValidHost", codes)
+	}
+	for _, ts := range []*httptest.Server{a, b} {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			_, body = call(t, "GET", ts.URL+"/v1/stats", "")
+			st := decode[StatsDoc](t, body)
+			if st.Instances == 6 && st.Hosts == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s stats %+v", ts.URL, st)
+			}
+		}
+	}
+	_, body = call(t, "GET", a.URL+"/metrics", "")
+	if !strings.Contains(body, "placer_etcd_commit_seconds_count") || !strings.Contains(body, "placer_commits_total") {
+		t.Error("etcd and commit metrics missing from /metrics")
+	}
+}
