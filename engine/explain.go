@@ -188,7 +188,10 @@ func reportSet(s *Snapshot, hosts []HostNode) (*bitmap.Set, error) {
 			}
 		}
 		if !found {
-			return nil, invalid(sprintf("hosts[%d]", i), "no host %q node %q in the snapshot", hn.Host, hn.Node)
+			if hn.Node != "" {
+				return nil, invalid(sprintf("hosts[%d]", i), "no node %q of host %q in the snapshot", hn.Node, hn.Host)
+			}
+			return nil, invalid(sprintf("hosts[%d]", i), "no host %q in the snapshot", hn.Host)
 		}
 	}
 	return set, nil

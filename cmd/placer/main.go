@@ -9,6 +9,7 @@
 //	placer soak [--addr URL] [--duration 60s] [--clients 32] [--hosts 2000] ...
 //	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
 //	placer plot [--data DIR] [--out DIR]
+//	placer explain [-f FILE|-] [--host HOST[/NODE]]...
 //
 // Run "placer help" for the exit statuses.
 package main
@@ -44,7 +45,7 @@ Usage:
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree
-  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + soakUsage + `  ` + plotUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + soakUsage + `  ` + plotUsage + `  ` + explainUsage + `  placer help
       This text.
 
 Exit status:
@@ -85,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return soakCmd(rest, stdout, stderr)
 	case "plot":
 		return plot(rest, stdout, stderr)
+	case "explain":
+		return explainCmd(rest, stdin, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "placer: unknown command %q (try placer help)\n", cmd)
 		return exitBadInput
