@@ -31,7 +31,7 @@
 //  2. Column types: hostinfo.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
-//  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go
+//  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go
 //  7. The scheduler: scheduler.go, warm.go
 //
@@ -93,6 +93,7 @@
 //   - evaluate.go: FilterHosts and WeighHosts, one filter or weigher pass.
 //   - explain.go: Explain, instance 0 filter by filter and weigher by weigher: each host's rejection or weight terms, rank and the choice.
 //   - explain_reasons.go: the reasons Explain gives, Nova's log lines where placer can write them word for word.
+//   - whatif.go: Capacity, how many instances of a request fit one request after another, with hosts drained; aggregate changes to a cloud.
 //
 // Commits and metrics:
 //   - store.go: Store, its states, leases and the derivation of the next snapshot.

@@ -155,7 +155,7 @@ func Explain(ctx context.Context, s *Snapshot, req Request, opts ExplainOptions)
 		return nil, err
 	}
 	defer b.release()
-	report, err := reportSet(s, opts.Hosts)
+	report, err := hostsSet(s, opts.Hosts, "hosts")
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +173,9 @@ func Explain(ctx context.Context, s *Snapshot, req Request, opts ExplainOptions)
 	return e, nil
 }
 
-// reportSet is the set of the hosts hosts name (nil: every host).
-func reportSet(s *Snapshot, hosts []HostNode) (*bitmap.Set, error) {
+// hostsSet is the set of the hosts hosts name (nil: none); an unknown one
+// is a ValidationError on field[i].
+func hostsSet(s *Snapshot, hosts []HostNode, field string) (*bitmap.Set, error) {
 	if len(hosts) == 0 {
 		return nil, nil
 	}
@@ -189,9 +190,9 @@ func reportSet(s *Snapshot, hosts []HostNode) (*bitmap.Set, error) {
 		}
 		if !found {
 			if hn.Node != "" {
-				return nil, invalid(sprintf("hosts[%d]", i), "no node %q of host %q in the snapshot", hn.Node, hn.Host)
+				return nil, invalid(sprintf("%s[%d]", field, i), "no node %q of host %q in the snapshot", hn.Node, hn.Host)
 			}
-			return nil, invalid(sprintf("hosts[%d]", i), "no host %q in the snapshot", hn.Host)
+			return nil, invalid(sprintf("%s[%d]", field, i), "no host %q in the snapshot", hn.Host)
 		}
 	}
 	return set, nil
