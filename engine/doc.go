@@ -32,7 +32,7 @@
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go, whatif.go
-//  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go
+//  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go
 //
 // The column types are the package engine/internal/hostcols (compact,
@@ -101,6 +101,7 @@
 //   - store_update.go: compute node reports, deletions, host and aggregate changes, the journal.
 //   - changes.go: the log of the hosts each commit changed.
 //   - metrics.go: the Prometheus metrics of a Store and a Scheduler.
+//   - whatif_store.go: Store.Preview, the snapshot an aggregate change would publish, unpublished.
 //
 // The scheduler:
 //   - scheduler.go: Scheduler, the worker pool placing and committing.

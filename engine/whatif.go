@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func Capacity(ctx context.Context, s *Snapshot, req Request, opts CapacityOption
 	}
 	for i, h := range opts.Drain {
 		if s.info.byHostLower(strings.ToLower(h)).Len() == 0 {
-			return nil, invalid(sprintf("drain[%d]", i), "no host %q in the snapshot", h)
+			return nil, invalid(fmt.Sprintf("drain[%d]", i), "no host %q in the snapshot", h)
 		}
 	}
 	req.IgnoreHosts = append(slices.Clone(req.IgnoreHosts), opts.Drain...)

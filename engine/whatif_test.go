@@ -169,3 +169,59 @@ func TestWithAggregates(t *testing.T) {
 		t.Errorf("lowering rack12's ram ratio: %d fit before, %d after", before, after)
 	}
 }
+
+// TestStorePreview: Preview's snapshot is the one SetAggregateMetadata
+// publishes (the same capacity on both, after commits), and the store it
+// previews does not change.
+func TestStorePreview(t *testing.T) {
+	ctx := context.Background()
+	c := smallCloud()
+	c.Config.Filters = []string{engine.AggregateRamFilter, engine.CoreFilter}
+	c.Aggregates = []engine.Aggregate{{Name: "rack12", Hosts: []string{c.Hosts[0].Host, c.Hosts[1].Host, c.Hosts[7].Host},
+		Metadata: map[string]string{"ram_allocation_ratio": "2.0"}}}
+	var stores [2]*engine.Store
+	for k := range stores {
+		st, err := engine.NewStore(c, engine.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			plan, err := engine.PlaceBatch(ctx, st.Snapshot(), engine.Request{NumInstances: 3,
+				InstanceUUIDs: []string{fmt.Sprint("a", i), fmt.Sprint("b", i), fmt.Sprint("c", i)}, Flavor: engine.Flavor{MemoryMB: 4096, VCPUs: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Commit(plan); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stores[k] = st
+	}
+	change := []engine.AggregateChange{{Name: "rack12", Set: map[string]string{"ram_allocation_ratio": "1.25"}}}
+	before, version := stores[0].Snapshot(), stores[0].Version()
+	preview, err := stores[0].Preview(change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stores[0].Snapshot() != before || stores[0].Version() != version {
+		t.Errorf("Preview changed the store")
+	}
+	if _, err := stores[1].SetAggregateMetadata("rack12", change[0].Set, nil); err != nil {
+		t.Fatal(err)
+	}
+	req := engine.Request{Flavor: engine.Flavor{MemoryMB: 8192, VCPUs: 1}}
+	capOf := func(s *engine.Snapshot) *engine.CapacityReport {
+		rep, err := engine.Capacity(ctx, s, req, engine.CapacityOptions{Max: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	got, want, old := capOf(preview), capOf(stores[1].Snapshot()), capOf(before)
+	if !reflect.DeepEqual(got.PerHost, want.PerHost) || got.Fit != want.Fit {
+		t.Errorf("Preview: %d fit, %v; SetAggregateMetadata: %d, %v", got.Fit, got.PerHost, want.Fit, want.PerHost)
+	}
+	if got.Fit == old.Fit {
+		t.Errorf("the change changed nothing (%d fit): the test tests nothing", got.Fit)
+	}
+}
