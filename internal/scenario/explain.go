@@ -186,3 +186,5 @@ func DecodeHostList(field string, raw json.RawMessage) ([]engine.HostNode, error
 	}
 	return out, nil
 }
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
