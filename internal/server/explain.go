@@ -78,3 +78,69 @@ func writeQueryAnswer(w http.ResponseWriter, err error, doc func() any) {
 		writeEngineError(w, err, false)
 	}
 }
+
+// defaultCapacityMax is POST /v1/capacity's max when the body gives none.
+const defaultCapacityMax = 1000
+
+// capacity is POST /v1/capacity: {"request": {...}, "max": N, "drain":
+// ["H"], "aggregates": [{"name", "set", "delete"}]} answered with
+// {"now": CapacityDoc} and, with a drain or aggregate changes, "after".
+func (s *Server) capacity(w http.ResponseWriter, r *http.Request) {
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	q, err := scenario.DecodeQuery(bytes.NewReader(data), "max", "drain", "aggregates")
+	if err != nil {
+		badBody(w, err)
+		return
+	}
+	max := defaultCapacityMax
+	var drain []string
+	var changes []engine.AggregateChange
+	if raw, ok := q.Fields["max"]; ok && err == nil {
+		max, err = scenario.DecodeInt("max", raw)
+	}
+	if raw, ok := q.Fields["drain"]; ok && err == nil {
+		drain, err = scenario.DecodeNames("drain", raw)
+	}
+	if raw, ok := q.Fields["aggregates"]; ok && err == nil {
+		changes, err = scenario.DecodeAggregateChanges("aggregates", raw)
+	}
+	if err != nil {
+		badBody(w, err)
+		return
+	}
+	release, ok := s.admit(w, "capacity")
+	if !ok {
+		return
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	out := map[string]scenario.CapacityDoc{}
+	answer := func(key string, snap *engine.Snapshot, opts engine.CapacityOptions) {
+		if err != nil {
+			return
+		}
+		var rep *engine.CapacityReport
+		if rep, err = engine.Capacity(ctx, snap, q.Request, opts); err == nil {
+			out[key] = scenario.CapacityOf(rep)
+		}
+	}
+	s.store.View(func(snap *engine.Snapshot) {
+		answer("now", snap, engine.CapacityOptions{Max: max})
+		if len(drain) > 0 && len(changes) == 0 {
+			answer("after", snap, engine.CapacityOptions{Max: max, Drain: drain})
+		}
+	})
+	if len(changes) > 0 && err == nil {
+		// A private snapshot: the store's rebuild with the changes, not
+		// published.
+		var after *engine.Snapshot
+		if after, err = s.store.Preview(changes); err == nil {
+			answer("after", after, engine.CapacityOptions{Max: max, Drain: drain})
+		}
+	}
+	writeQueryAnswer(w, err, func() any { return out })
+}

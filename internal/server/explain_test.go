@@ -69,3 +69,57 @@ func TestExplainEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityEndpoint: POST /v1/capacity on six hosts whose capacity is
+// counted by hand, now and after a drain and an aggregate's ratio change
+// (the store itself unchanged); bad bodies are 400s naming the field.
+func TestCapacityEndpoint(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Filters = []string{engine.ComputeFilter, engine.AggregateRamFilter, engine.CoreFilter, engine.DiskFilter}
+	cloud := testCloudWith(6, cfg)
+	cloud.Aggregates = []engine.Aggregate{{Name: "rack", Hosts: []string{"h1", "h2"},
+		Metadata: map[string]string{"ram_allocation_ratio": "1.0"}}}
+	s, ts := newTestServerOn(t, cloud, Options{})
+	version := s.store.Version()
+	// 2048 MB, 1 vCPU, 10 GB on 8192 MB, 4 vCPU, 100 GB hosts: RAM bounds
+	// it, 8192 × ratio / 2048 per host (disk: 10, vCPUs: 64). Now: h0, h3,
+	// h4, h5 at 1.5 take 6 each, h1 and h2 at 1.0 take 4: 32. After
+	// draining h0 and setting rack's ratio to 2.0: 3 × 6 + 2 × 8 = 34.
+	body := `{"request": {` + smallFlavor + `}, "max": 100, "drain": ["h0"],
+		"aggregates": [{"name": "rack", "set": {"ram_allocation_ratio": "2.0"}}]}`
+	code, out := call(t, "POST", ts.URL+"/v1/capacity", body)
+	wantStatus(t, "capacity", code, http.StatusOK, out)
+	got := decode[map[string]scenario.CapacityDoc](t, out)
+	now, after := got["now"], got["after"]
+	if now.Fit != 32 || !now.Full || after.Fit != 34 || !after.Full || now.Stop == nil {
+		t.Errorf("capacity: now %d (full %v), after %d (full %v); want 32 and 34, full", now.Fit, now.Full, after.Fit, after.Full)
+	}
+	for _, h := range after.PerHost {
+		if h.Host == "h0" || (h.Host == "h1" || h.Host == "h2") != (h.Count == 8) {
+			t.Errorf("after: %d on %s", h.Count, h.Host)
+		}
+	}
+	if s.store.Version() != version {
+		t.Errorf("capacity changed the store: version %d, was %d", s.store.Version(), version)
+	}
+	code, out = call(t, "POST", ts.URL+"/v1/capacity", `{"request": {`+smallFlavor+`}, "max": 10}`)
+	wantStatus(t, "capacity max 10", code, http.StatusOK, out)
+	if got := decode[map[string]scenario.CapacityDoc](t, out); got["now"].Fit != 10 || got["now"].Full || len(got) != 1 {
+		t.Errorf("capacity max 10: %s", out)
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"request": {` + smallFlavor + `}, "max": "x"}`, "max"},
+		{`{"request": {` + smallFlavor + `}, "max": 0}`, "max"},
+		{`{"request": {` + smallFlavor + `}, "drain": ["h1", ""]}`, "drain[1]"},
+		{`{"request": {` + smallFlavor + `}, "drain": ["h1", "nope"]}`, "drain[1]"},
+		{`{"request": {` + smallFlavor + `}, "aggregates": [{"nam": "rack"}]}`, "aggregates[0]"},
+		{`{"request": {` + smallFlavor + `}, "drains": []}`, "drains"},
+		{`{"request": {"flavor": {"vcpus": "two"}}}`, "request.flavor.vcpus"},
+	} {
+		code, out = call(t, "POST", ts.URL+"/v1/capacity", tc.body)
+		wantStatus(t, tc.body, code, http.StatusBadRequest, out)
+		if d := decode[ErrorDoc](t, out); d.Error.Field != tc.field {
+			t.Errorf("%s: field %q, want %q (%s)", tc.body, d.Error.Field, tc.field, out)
+		}
+	}
+}

@@ -205,6 +205,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/place", s.place)
 	mux.HandleFunc("POST /v1/explain", s.explain)
+	mux.HandleFunc("POST /v1/capacity", s.capacity)
 	mux.HandleFunc("GET /v1/hosts/{host}", s.getHost)
 	mux.HandleFunc("GET /v1/hosts/{host}/{node}", s.getHost)
 	mux.HandleFunc("PUT /v1/hosts/{host}", s.putHost)
