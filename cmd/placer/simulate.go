@@ -24,7 +24,7 @@ import (
 	"github.com/placer/placer/internal/verify"
 )
 
-const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
+const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE] [--report FILE.html]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
@@ -40,6 +40,10 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
         --cpuprofile F write a CPU profile of the run to F (go tool pprof)
+        --report F     write an HTML page of SVG charts to F: utilization,
+                       latency and throughput over the run, and how many more
+                       of the first request's flavor fit after it, as hosts
+                       filling (docs/simulate.md)
 `
 
 // simReport is the report of placer simulate; its JSON form is --json.
@@ -102,6 +106,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "")
 	asJSON := fs.Bool("json", false, "")
 	cpuProfile := fs.String("cpuprofile", "", "")
+	report := fs.String("report", "", "")
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
@@ -124,7 +129,14 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr)
+	var trace *simTrace
+	if *report != "" {
+		trace = newSimTrace(*requests)
+	}
+	rep, err := runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr, trace)
+	if err == nil && trace != nil {
+		err = writeSimReport(*report, rep, trace)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)
 		return exitFailure
@@ -142,7 +154,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, progress io.Writer) (*simReport, error) {
+// runSimulation runs the simulation; trace, when not nil, records what
+// --report draws.
+func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, progress io.Writer, trace *simTrace) (*simReport, error) {
 	gen := synth.New(synth.Options{Hosts: nHosts, Seed: seed, Profile: synth.Basic})
 	cloud := gen.Cloud()
 	reqs := gen.Requests(nReq)
@@ -176,6 +190,11 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	go func() { defer bg.Done(); showProgress(updCtx, progress, &done, nReq, sc) }()
 
 	start := time.Now()
+	if trace != nil {
+		trace.start = start
+		bg.Add(1)
+		go func() { defer bg.Done(); trace.sample(updCtx, store, sc) }()
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range 2 * workers { // submitters keep the queue full
@@ -186,6 +205,9 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 				t0 := time.Now()
 				plan, err := sc.Place(ctx, reqs[i])
 				latency[i] = time.Since(t0).Seconds()
+				if trace != nil {
+					trace.finished[i], trace.latency[i] = time.Since(start).Seconds(), latency[i]
+				}
 				calls[i] = verify.FromPlace(reqs[i], plan, err)
 				var nvh *engine.NoValidHostError
 				switch {
@@ -237,6 +259,9 @@ feed:
 	slices.Sort(latency)
 	rep.LatencyP50, rep.LatencyP95, rep.LatencyP99 = quantile(latency, 0.50), quantile(latency, 0.95), quantile(latency, 0.99)
 	final := store.Snapshot()
+	if trace != nil && len(reqs) > 0 {
+		trace.final, trace.req = final, reqs[0]
+	}
 	rep.UtilizationAfter = final.Utilization().Map()
 	journal := store.Journal()
 	rep.JournalEntries = len(journal)
