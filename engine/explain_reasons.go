@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/placer/placer/internal/nova"
 	"github.com/placer/placer/internal/pyval"
 )
 
@@ -83,6 +85,8 @@ func (b *batch) rejection(f *filterImpl, id uint32) HostRejection {
 		h.Reason = sprintf("%s does not have the following metrics: %s", hs, strings.Join(unavail, ", "))
 	case ImagePropertiesFilter:
 		h.Reason = hs + " does not support requested instance_properties"
+	case AggregateInstanceExtraSpecsFilter:
+		h.Reason, h.NovaLog = b.extraSpecsReason(id, hs)
 	default:
 		h.NovaLog = false
 		h.Reason = hs + " " + otherReasons[f.name]
@@ -95,7 +99,6 @@ func (b *batch) rejection(f *filterImpl, id uint32) HostRejection {
 var otherReasons = map[string]string{
 	ComputeFilter:                     "is disabled or its service is down (Nova logs \"is disabled, reason: ...\" or \"has not been heard from in a while\")",
 	ComputeCapabilitiesFilter:         "fails the flavor's extra_specs against its capabilities",
-	AggregateInstanceExtraSpecsFilter: "fails the flavor's extra_specs against its aggregates' metadata",
 	AggregateImagePropertiesIsolation: "fails the image's properties against its aggregates' metadata",
 	AggregateTypeAffinityFilter:       "is in an aggregate whose instance_type does not name the flavor",
 	IsolatedHostsFilter:               "fails host and image isolation (isolated_hosts, isolated_images)",
@@ -106,6 +109,32 @@ var otherReasons = map[string]string{
 	SimpleCIDRAffinityFilter:          "has a host_ip outside build_near_host_ip/cidr",
 	JsonFilter:                        "does not satisfy the query scheduler hint",
 	RetryFilter:                       "was already tried (the request's retry hosts)",
+}
+
+// extraSpecsReason is AggregateInstanceExtraSpecsFilter's line for host
+// id: the first extra spec, in key order (nova.AggregateInstanceExtraSpecsCheck's),
+// that its aggregates' metadata lacks or no value of which matches.
+func (b *batch) extraSpecsReason(id uint32, hs string) (string, bool) {
+	meta := b.s.info.classes[b.s.info.class.At(id)].meta
+	specs := b.req.Flavor.ExtraSpecs
+	for _, full := range slices.Sorted(maps.Keys(specs)) {
+		key := full
+		if scope, rest, ok := strings.Cut(full, ":"); ok {
+			if scope != "aggregate_instance_extra_specs" {
+				continue
+			}
+			key = rest
+		}
+		vals := meta[key]
+		if len(vals) == 0 {
+			return sprintf("%s fails flavor extra_specs requirements. Extra_spec %s is not in aggregate.", hs, key), true
+		}
+		if !slices.ContainsFunc(vals, func(v string) bool { ok, err := nova.MatchErr(v, specs[full]); return ok && err == nil }) {
+			distinct := slices.Compact(slices.Sorted(slices.Values(vals)))
+			return sprintf("%s fails flavor extra_specs requirements. '%s' do not match '%s'", hs, pySet(distinct), specs[full]), len(distinct) <= 1
+		}
+	}
+	return hs + " fails the flavor's extra_specs against its aggregates' metadata", false
 }
 
 // resourceReason is why resource rule r rejected host id (hs its repr):
