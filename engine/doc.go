@@ -31,8 +31,8 @@
 //  2. Column types: hostinfo.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
-//  5. The placement loop: chain.go, place.go, evaluate.go
-//  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go
+//  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go, whatif.go
+//  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go
 //
 // The column types are the package engine/internal/hostcols (compact,
@@ -91,6 +91,9 @@
 //   - chain.go: the filter chain driver: prefiltering, the whole chain for instance 0, the changed hosts after.
 //   - place.go: PlaceBatch, the placement loop, the choice and the alternates.
 //   - evaluate.go: FilterHosts and WeighHosts, one filter or weigher pass.
+//   - explain.go: Explain, instance 0 filter by filter and weigher by weigher: each host's rejection or weight terms, rank and the choice.
+//   - explain_reasons.go: the reasons Explain gives, Nova's log lines where placer can write them word for word.
+//   - whatif.go: Capacity, how many instances of a request fit one request after another, with hosts drained; aggregate changes to a cloud.
 //
 // Commits and metrics:
 //   - store.go: Store, its states, leases and the derivation of the next snapshot.
@@ -100,6 +103,7 @@
 //   - metrics.go: the Prometheus metrics of a Store and a Scheduler.
 //   - backend.go: Backend, the commit layer a Scheduler uses (a Store, or one shared through etcd), and ErrUnavailable.
 //   - external.go: a Store as the mirror of a shared commit layer: DryRun checks, ApplyExternal, usage arithmetic.
+//   - whatif_store.go: Store.Preview, the snapshot an aggregate change would publish, unpublished.
 //
 // The scheduler:
 //   - scheduler.go: Scheduler, the worker pool placing and committing.

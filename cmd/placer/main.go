@@ -9,6 +9,8 @@
 //	placer soak [--addr URL] [--duration 60s] [--clients 32] [--hosts 2000] ...
 //	placer gen [--hosts N] [--instances K] [--seed S] [--profile basic|rich|edge] [-o FILE]
 //	placer plot [--data DIR] [--out DIR]
+//	placer explain [-f FILE|-] [--host HOST[/NODE]]...
+//	placer capacity [-f FILE|-] [--flavor JSON] [--max N] [--drain HOST]... [--aggregate NAME:KEY=VALUE,...]...
 //
 // Run "placer help" for the exit statuses.
 package main
@@ -44,7 +46,7 @@ Usage:
                            snapshot (placing never changes it) and print the
                            median, as "oracle time -n" does; the first run is
                            the cold one; every run must agree
-  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + etcdUsage + `  ` + soakUsage + `  ` + plotUsage + `  placer help
+  ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + etcdUsage + `  ` + soakUsage + `  ` + plotUsage + `  ` + explainUsage + `  ` + capacityUsage + `  placer help
       This text.
 
 Exit status:
@@ -87,6 +89,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return etcdCmd(rest, stdout, stderr)
 	case "plot":
 		return plot(rest, stdout, stderr)
+	case "explain":
+		return explainCmd(rest, stdin, stdout, stderr)
+	case "capacity":
+		return capacityCmd(rest, stdin, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "placer: unknown command %q (try placer help)\n", cmd)
 		return exitBadInput

@@ -25,7 +25,7 @@ import (
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
-                [--etcd-members N [--placers P] [--faults]]
+                [--report FILE.html] [--etcd-members N [--placers P] [--faults]]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
@@ -41,6 +41,10 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
         --cpuprofile F write a CPU profile of the run to F (go tool pprof)
+        --report F     write an HTML page of SVG charts to F: utilization,
+                       latency and throughput over the run, and how many more
+                       of the first request's flavor fit after it, as hosts
+                       filling (docs/simulate.md)
         --etcd-members N
                        run against an embedded etcd cluster of N members on
                        loopback (docs/etcd.md) instead of one in-process
@@ -131,6 +135,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	members := fs.Int("etcd-members", 0, "")
 	placers := fs.Int("placers", 1, "")
 	faults := fs.Bool("faults", false, "")
+	report := fs.String("report", "", "")
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
@@ -159,10 +164,21 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	}
 	var rep *simReport
 	var err error
+	var trace *simTrace
+	if *report != "" {
+		if *members > 0 {
+			fmt.Fprintln(stderr, "placer simulate: --report is not available with --etcd-members yet")
+			return exitBadInput
+		}
+		trace = newSimTrace(*requests)
+	}
 	if *members > 0 {
 		rep, err = runEtcdSimulation(ctx, *hosts, *requests, *workers, *seed, etcdSim{members: *members, placers: *placers, faults: *faults}, stderr)
 	} else {
-		rep, err = runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr)
+		rep, err = runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr, trace)
+	}
+	if err == nil && trace != nil {
+		err = writeSimReport(*report, rep, trace)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)
@@ -181,7 +197,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, progress io.Writer) (*simReport, error) {
+// runSimulation runs the simulation; trace, when not nil, records what
+// --report draws.
+func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, progress io.Writer, trace *simTrace) (*simReport, error) {
 	gen := synth.New(synth.Options{Hosts: nHosts, Seed: seed, Profile: synth.Basic})
 	cloud := gen.Cloud()
 	reqs := gen.Requests(nReq)
@@ -215,6 +233,11 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	go func() { defer bg.Done(); showProgress(updCtx, progress, &done, nReq, sc) }()
 
 	start := time.Now()
+	if trace != nil {
+		trace.start = start
+		bg.Add(1)
+		go func() { defer bg.Done(); trace.sample(updCtx, store, sc) }()
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range 2 * workers { // submitters keep the queue full
@@ -225,6 +248,9 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 				t0 := time.Now()
 				plan, err := sc.Place(ctx, reqs[i])
 				latency[i] = time.Since(t0).Seconds()
+				if trace != nil {
+					trace.finished[i], trace.latency[i] = time.Since(start).Seconds(), latency[i]
+				}
 				calls[i] = verify.FromPlace(reqs[i], plan, err)
 				var nvh *engine.NoValidHostError
 				switch {
@@ -276,6 +302,9 @@ feed:
 	slices.Sort(latency)
 	rep.LatencyP50, rep.LatencyP95, rep.LatencyP99 = quantile(latency, 0.50), quantile(latency, 0.95), quantile(latency, 0.99)
 	final := store.Snapshot()
+	if trace != nil && len(reqs) > 0 {
+		trace.final, trace.req = final, reqs[0]
+	}
 	rep.UtilizationAfter = final.Utilization().Map()
 	journal := store.Journal()
 	rep.JournalEntries = len(journal)

@@ -275,6 +275,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/place", s.place)
+	mux.HandleFunc("POST /v1/explain", s.explain)
+	mux.HandleFunc("POST /v1/capacity", s.capacity)
 	mux.HandleFunc("GET /v1/hosts/{host}", s.getHost)
 	mux.HandleFunc("GET /v1/hosts/{host}/{node}", s.getHost)
 	mux.HandleFunc("PUT /v1/hosts/{host}", s.putHost)
