@@ -57,6 +57,25 @@ func TestExplainCommand(t *testing.T) {
 	if status != exitBadInput || !strings.Contains(errs, `--host[1]: no host "nope"`) {
 		t.Errorf("explain --host nope: status %d, %q", status, errs)
 	}
+	// No host passes: exit 3, every host rejected.
+	var doc map[string]any
+	if err := json.Unmarshal(defaultScenario, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["request"].(map[string]any)["flavor"].(map[string]any)["memory_mb"] = 1 << 30
+	big, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, out, errs = placer(t, string(big), "explain", "-f", "-")
+	var none scenario.ExplainDoc
+	if err := json.Unmarshal([]byte(out), &none); status != exitNoValidHost || err != nil {
+		t.Fatalf("explain, nothing fits: status %d, %v, %s", status, err, errs)
+	}
+	if none.Candidates != 0 || none.Chosen != nil || len(none.Rejected) != none.Hosts || none.Filters[len(none.Filters)-1].End != 0 {
+		t.Errorf("explain, nothing fits: %d candidates, %d of %d rejected, filters %v", none.Candidates, len(none.Rejected), none.Hosts, none.Filters)
+	}
+
 	status, _, errs = placer(t, "", "explain", "extra")
 	if status != exitBadInput || !strings.Contains(errs, `unexpected argument "extra"`) {
 		t.Errorf("explain extra: status %d, %q", status, errs)
