@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -21,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/oracletest"
 	"github.com/placer/placer/internal/reference"
 	"github.com/placer/placer/internal/synth"
 )
@@ -252,19 +252,20 @@ var explainOracle = flag.Int("explain.oracle", 0, "explain oracle test: compare 
 // for every rejection Explain gives as Nova's log line, that very line
 // among those the filter logged. The resource filters Nova 26 no longer
 // ships are the oracle's re-implementations, which log nothing: their
-// lines are checked by TestExplainResourceReasons. Slow (a Python start
-// per scenario); off by default.
+// lines are checked by TestExplainResourceReasons. It needs Nova (a
+// Python start per scenario, for Nova's debug log), so it is opt-in;
+// .ci/run runs it. Asked for, it fails when the oracle or Nova is missing.
 func TestExplainOracleLog(t *testing.T) {
 	n := *explainOracle
 	if n == 0 {
-		t.Skip("-explain.oracle N not given")
+		t.Skip("opt-in, needs Nova: -explain.oracle N compares N scenarios with Nova's debug log (.ci/run does)")
 	}
 	bin, err := filepath.Abs(*diffOracleBin)
 	if err == nil {
-		_, err = os.Stat(bin)
+		err = oracletest.Ready(bin)
 	}
 	if err != nil {
-		t.Skipf("no oracle: %v", err)
+		t.Fatalf("-explain.oracle %d: %v", n, err)
 	}
 	dir := t.TempDir()
 	checked, lines := 0, map[string]int{}
