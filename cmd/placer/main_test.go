@@ -58,7 +58,7 @@ func TestCommands(t *testing.T) {
 		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
 		{"soak extra", []string{"soak", "extra"}, exitBadInput, "", "placer soak: want"},
-		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE and --synthetic N"},
+		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS"},
 		{"serve both", []string{"serve", "--cloud", "x.json", "--synthetic", "3"}, exitBadInput, "", "want exactly one"},
 		{"serve log", []string{"serve", "--synthetic", "3", "--log", "xml"}, exitBadInput, "", `unknown --log "xml"`},
 		{"serve missing cloud", []string{"serve", "--cloud", "/nonexistent.json"}, exitBadInput, "", "cannot read /nonexistent.json"},
