@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/bits"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/engine/internal/hostcols"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -124,8 +126,10 @@ type outcome struct {
 
 // staticVerdict is the verdict of eval, an outcome that depends on
 // nothing but the static values parts names (eval(id) judges host id),
-// memoised under key: eval runs once per distinct hostKey in each shard,
-// or once per host when parts holds partHost or too many parts.
+// memoised under key: eval runs once per distinct combination of codes
+// when every part is dictionary-coded (comboVerdictInto), else once per
+// distinct hostKey in each shard, or once per host when parts holds
+// partHost or too many parts.
 func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (bool, error)) *verdict {
 	return memoVerdict(b, key, func(pass, raise *bitmap.Set) {
 		mark := func(id uint32, o outcome) {
@@ -143,6 +147,10 @@ func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (b
 			})
 			return
 		}
+		if cols, total, ok := b.codedParts(parts); ok {
+			comboVerdictInto(b, pass, raise, cols, total, eval)
+			return
+		}
 		forHosts(b, func() map[hostKey]outcome { return map[hostKey]outcome{} }, func(seen map[hostKey]outcome, id uint32) {
 			k := b.hostKey(parts, id)
 			o, ok := seen[k]
@@ -152,5 +160,97 @@ func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (b
 			}
 			mark(id, o)
 		})
+	})
+}
+
+// maxCombos bounds the combinations of codes comboVerdictInto judges.
+const maxCombos = 1 << 16
+
+// codedCol is a dictionary-coded column of the static host data and its
+// number of codes.
+type codedCol struct {
+	col *hostcols.Idx
+	n   int
+}
+
+// codedParts returns the columns of parts, and the number of their codes'
+// combinations, when every part is dictionary-coded (the hypervisor
+// model, the signature, the stats, the cell) and the combinations number
+// at most maxCombos; no part at all is one combination.
+func (b *batch) codedParts(parts keyParts) ([]codedCol, int, bool) {
+	info := b.s.info
+	var cols []codedCol
+	total := 1
+	for p := parts; p != 0; p &= p - 1 {
+		var c codedCol
+		switch p & -p {
+		case partHVModel:
+			c = codedCol{&info.hvModel, len(info.hvModels)}
+		case partSig:
+			c = codedCol{&info.hvSig, len(info.hvSigHost)}
+		case partStats:
+			c = codedCol{&info.stats, len(info.statsTab)}
+		case partCell:
+			c = codedCol{&info.cell, len(info.cells)}
+		default:
+			return nil, 0, false
+		}
+		c.n = max(c.n, 1)
+		if total *= c.n; total > maxCombos {
+			return nil, 0, false
+		}
+		cols = append(cols, c)
+	}
+	return cols, total, true
+}
+
+// comboVerdictInto adds to pass and raise each host by eval's outcome for
+// its combination of codes of cols, eval judging each combination once,
+// on its first host: a pass over the columns, then one over the hosts'
+// combinations (no call, no map, per host).
+func comboVerdictInto(b *batch, pass, raise *bitmap.Set, cols []codedCol, total int, eval func(id uint32) (bool, error)) {
+	n := b.s.n
+	combo := make([]uint32, n)
+	first := make([]int32, total)
+	for i := range first {
+		first[i] = -1
+	}
+	for id := range uint32(n) {
+		c := uint64(0)
+		for _, col := range cols {
+			c = c*uint64(col.n) + col.col.At(id)
+		}
+		combo[id] = uint32(c)
+		if first[c] < 0 {
+			first[c] = int32(id)
+		}
+	}
+	p, r := make([]uint64, total), make([]uint64, total)
+	for c, id := range first {
+		if id < 0 {
+			continue
+		}
+		ok, err := eval(uint32(id))
+		switch {
+		case err != nil:
+			r[c] = 1
+		case ok:
+			p[c] = 1
+		}
+	}
+	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), n, func(k int) error {
+		lo := k * bitmap.ShardSize
+		ids := combo[lo:min(lo+bitmap.ShardSize, n)]
+		pw, rw := pass.ShardWordsOf(k), raise.ShardWordsOf(k)
+		for wi := range pw {
+			var wp, wr uint64
+			for t, c := range ids[wi*64 : min(wi*64+64, len(ids))] {
+				wp |= p[c] << t
+				wr |= r[c] << t
+			}
+			pw[wi] |= wp
+			rw[wi] |= wr
+		}
+		return nil
 	})
 }
