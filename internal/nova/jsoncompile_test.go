@@ -98,6 +98,18 @@ func randomQuery(r *rand.Rand, b *strings.Builder, depth int) {
 	b.WriteString("]")
 }
 
+// compileFixed are hand-picked queries: a nested not whose value hides a raising static
+// operand; ranges at the int32 and int64 edges; floats and bools.
+var compileFixed = []string{
+	`["or", ["not", ["<", "$cpu_info", 1], "$free_ram_mb"]]`,
+	`["and", ["not", ["<", "$hypervisor_type", 1]], [">", "$free_ram_mb", 0]]`,
+	`["and", [">=", "$free_ram_mb", 2147483648], ["<", "$free_disk_mb", -2147483649]]`,
+	`["or", [">", "$num_io_ops", 1.5], ["=", "$vcpus_used", 1024.0], ["=", "$num_instances", true]]`,
+	`["<", "$free_ram_mb", 99999999999999999999]`,
+	`[">", -1e30, "$free_ram_mb"]`,
+	`["not", [">=", "$free_ram_mb", 1024], ["=", "$stats.opt1", "1"]]`,
+}
+
 // TestQueryCompileMatchesEval holds Query.Compile to Query.Eval, the
 // transcription of Nova's JsonFilter: on every host where no static part
 // of the compiled query raises, the compiled query's outcome is Eval's and
@@ -110,17 +122,7 @@ func TestQueryCompileMatchesEval(t *testing.T) {
 		n = 4000
 	}
 	compiled, ranges, judged := 0, 0, 0
-	// Hand-picked first: a nested not whose value hides a raising static
-	// operand; ranges at the int32 and int64 edges; floats and bools.
-	fixed := []string{
-		`["or", ["not", ["<", "$cpu_info", 1], "$free_ram_mb"]]`,
-		`["and", ["not", ["<", "$hypervisor_type", 1]], [">", "$free_ram_mb", 0]]`,
-		`["and", [">=", "$free_ram_mb", 2147483648], ["<", "$free_disk_mb", -2147483649]]`,
-		`["or", [">", "$num_io_ops", 1.5], ["=", "$vcpus_used", 1024.0], ["=", "$num_instances", true]]`,
-		`["<", "$free_ram_mb", 99999999999999999999]`,
-		`[">", -1e30, "$free_ram_mb"]`,
-		`["not", [">=", "$free_ram_mb", 1024], ["=", "$stats.opt1", "1"]]`,
-	}
+	fixed := compileFixed
 	n += len(fixed)
 	for i := range n {
 		var b strings.Builder
@@ -231,4 +233,34 @@ func TestAttrKindsCoverAttr(t *testing.T) {
 	if want := []string{"free_disk_mb", "free_ram_mb", "num_instances", "num_io_ops", "vcpus_used"}; !slices.Equal(usage, want) {
 		t.Errorf("usage integers %v, want %v", usage, want)
 	}
+}
+
+// FuzzQueryCompile holds Query.Compile to Query.Eval on any query text, as
+// TestQueryCompileMatchesEval does on generated ones.
+func FuzzQueryCompile(f *testing.F) {
+	for _, q := range compileFixed {
+		f.Add(q)
+	}
+	f.Add(`["and", [">=", "$free_ram_mb", 1024], ["<", "$num_instances", 3]]`)
+	hosts := compileHosts(rand.New(rand.NewPCG(18, 3)), 32)
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := ParseQuery(text)
+		if err != nil {
+			return
+		}
+		node, ok := q.Compile()
+		if !ok {
+			return
+		}
+		for _, h := range hosts {
+			got, gerr := evalCompiled(t, node, h)
+			if gerr != nil {
+				continue
+			}
+			if want, werr := q.Eval(h); werr != nil || got != want {
+				t.Fatalf("query %s on host (free_ram_mb %d, num_instances %d): compiled %v, Eval %v, %v",
+					text, h.FreeRAMMB, h.NumInstances, got, want, werr)
+			}
+		}
+	})
 }
