@@ -16,6 +16,13 @@
 // and the next, and the ratio of the median passes (speedup-p50), which
 // the passes a stalled second processor drags out do not move.
 //
+// BenchmarkRequestStream places a synth profile's varied requests (basic:
+// placer simulate's stream; rich: the whole filter catalogue) on one
+// 50,000-host snapshot without a Store, op=filter the filter pass of each,
+// op=place its whole PlaceBatch: the cost of varied requests apart from
+// commits, after one untimed round has memoised the static filters'
+// verdicts as a long-running Store's lineage holds them.
+//
 //	go test ./bench -run '^$' -bench 'PlaceBatch/impl=engine/filters=default/hosts=50000'
 //
 // Names are key=value so that benchstat can slice them.

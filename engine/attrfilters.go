@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"cmp"
-	"fmt"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/placer/placer/bitmap"
@@ -26,118 +26,110 @@ func imagePropsKeepAll(b *batch) bool {
 	return nova.ImageRequestsNothing(b.img, b.cfg.ImagePropertiesDefaultArchitecture)
 }
 
-// isolatedPasses is IsolatedHostsFilter on host id.
-func isolatedPasses(b *batch, id uint32) (bool, error) {
+// isolatedMask is IsolatedHostsFilter's mask (nil: every host passes):
+// whether the image is isolated is the request's, whether a host is the
+// snapshot's (a memoised mask of the isolated hosts).
+func isolatedMask(b *batch) *bitmap.Set {
 	cfg := b.cfg
-	hostIso := slices.Contains(cfg.IsolatedHosts, b.s.info.hostOf(id))
-	if len(cfg.IsolatedImages) == 0 {
-		return !cfg.RestrictIsolatedHostsToIsolatedImages || !hostIso, nil
-	}
 	imgIso := b.req.Image.ID != nil && slices.Contains(cfg.IsolatedImages, *b.req.Image.ID)
-	if cfg.RestrictIsolatedHostsToIsolatedImages {
-		return imgIso == hostIso, nil
+	var keepIso, keepOther bool // which hosts pass: isolated ones, others
+	switch {
+	case len(cfg.IsolatedImages) == 0:
+		keepIso, keepOther = !cfg.RestrictIsolatedHostsToIsolatedImages, true
+	case cfg.RestrictIsolatedHostsToIsolatedImages:
+		keepIso, keepOther = imgIso, !imgIso
+	default:
+		keepIso, keepOther = true, !imgIso
 	}
-	return !imgIso || hostIso, nil
+	switch {
+	case keepIso && keepOther:
+		return nil
+	case keepIso:
+		return isolatedHosts(b, true)
+	case keepOther:
+		return isolatedHosts(b, false)
+	}
+	return b.set() // none
 }
 
-// imagePropsApply evaluates ImagePropertiesFilter once per distinct
-// (supported_instances, hypervisor_version) signature, on a host of it
-// that is in play, and removes the hosts of the failing signatures through
-// the signature index. Nova evaluates hosts in order and raises at the
-// first that raises; signatures are tried in order of their first host in
-// play, so the same exception surfaces.
+// isolatedHosts is the memoised set of the hosts named in isolated_hosts
+// (Nova compares host names exactly), or with !in its complement.
+func isolatedHosts(b *batch, in bool) *bitmap.Set {
+	key := "isolated\x00out"
+	if in {
+		key = "isolated\x00in"
+	}
+	return memoMask(b, key, func(m *bitmap.Set) {
+		info := b.s.info
+		for _, name := range b.cfg.IsolatedHosts {
+			for id := range info.byHostLower(strings.ToLower(name)).All() {
+				if info.hostOf(id) == name {
+					m.Add(id)
+				}
+			}
+		}
+		if !in {
+			all := bitmap.NewSet(b.s.n)
+			all.Fill()
+			all.AndNot(m)
+			m.CopyFrom(all)
+		}
+	})
+}
+
+// imagePropsVerdict is ImagePropertiesFilter's verdict for b's image,
+// judged once per distinct (supported_instances, hypervisor_version)
+// signature on a host of it and memoised by what the filter reads of the
+// image.
+func imagePropsVerdict(b *batch) *verdict {
+	info := b.s.info
+	def := b.cfg.ImagePropertiesDefaultArchitecture
+	key := "image\x00" + nova.ImagePropertiesSignature(b.img, def)
+	return memoVerdict(b, key, func(pass, raise *bitmap.Set) {
+		codeVerdictInto(b, pass, raise, &info.hvSig, len(info.hvSigHost), func(sig int) (bool, bool, error) {
+			rep := info.hvSigRep[sig]
+			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(rep), info.hvVersion(rep))
+			return true, ok, err
+		})
+	})
+}
+
+// imagePropsPlan is ImagePropertiesFilter's fused stage: its verdict's
+// mask, unless it raises somewhere.
+func imagePropsPlan(b *batch) (stage, bool) {
+	if imagePropsKeepAll(b) {
+		return stage{}, true
+	}
+	return imagePropsVerdict(b).stage()
+}
+
+// imagePropsApply is ImagePropertiesFilter over set: Nova evaluates hosts
+// in order and raises at the first that raises.
 func imagePropsApply(b *batch, set *bitmap.Set) error {
 	if imagePropsKeepAll(b) {
 		return nil
 	}
-	info := b.s.info
-	def := b.cfg.ImagePropertiesDefaultArchitecture
-	key := fmt.Sprintf("image\x00%#v\x00%#v", def != nil, b.req.Image.Properties)
-	if def != nil {
-		key += "\x00" + *def
-	}
-	if m := memoMask(b, key, func(m *bitmap.Set) bool {
-		// Every signature passes or fails whichever of its hosts is
-		// asked; if none raises, the mask of the passing ones is the
-		// filter's whole effect.
-		pass := make([]uint64, len(info.hvSigHost))
-		for sig, rep := range info.hvSigRep {
-			ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(rep), info.hvVersion(rep))
-			if err != nil {
-				return false
-			}
-			if ok {
-				pass[sig] = 1
-			}
-		}
-		columnMaskInto(b, m, &info.hvSig, pass)
-		return true
-	}); m != nil {
-		set.And(m)
+	id, raised := imagePropsVerdict(b).keep(set)
+	if !raised {
 		return nil
 	}
-	type trial struct {
-		sig   int
-		first uint32
+	info := b.s.info
+	_, err := nova.ImagePropertiesCheck(b.img, b.cfg.ImagePropertiesDefaultArchitecture, info.supported(id), info.hvVersion(id))
+	return raisedAt(ImagePropertiesFilter, err)
+}
+
+// raisedAt is the error of a filter whose verdict raises at a host: err,
+// Nova's exception there, which a verdict's build saw (nil would be a
+// bug).
+func raisedAt(filter string, err error) error {
+	if err == nil {
+		return errors.New("engine: " + filter + ": no exception at the host where it raises")
 	}
-	var trials []trial
-	for sig, hosts := range info.hvSigHost {
-		it := hosts.Iterator()
-		for it.HasNext() {
-			if id := it.Next(); set.Has(id) {
-				trials = append(trials, trial{sig, id})
-				break
-			}
-		}
-	}
-	slices.SortFunc(trials, func(x, y trial) int { return cmp.Compare(x.first, y.first) })
-	for _, t := range trials {
-		ok, err := nova.ImagePropertiesCheck(b.img, def, info.supported(t.first), info.hvVersion(t.first))
-		if err != nil {
-			return pyError(err)
-		}
-		if !ok {
-			it := info.hvSigHost[t.sig].Iterator()
-			for it.HasNext() {
-				set.Remove(it.Next())
-			}
-		}
-	}
-	return nil
+	return pyError(err)
 }
 
 // attrsPool keeps the host views jsonPasses fills.
 var attrsPool = sync.Pool{New: func() any { return new(nova.HostAttrs) }}
-
-// capabilitiesApply is ComputeCapabilitiesFilter over set: integer
-// comparisons on the columns, else host by host on its view.
-func capabilitiesApply(b *batch, set *bitmap.Set) error {
-	if noExtraSpecs(b) {
-		return nil
-	}
-	specs := b.req.Flavor.ExtraSpecs
-	if caps, ok := nova.IntCapabilities(specs); ok {
-		// Numeric comparisons of integer attributes: read the columns,
-		// no host view, no text.
-		return bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
-			for _, c := range caps {
-				intCapPass(b, c, k, set.ShardWordsOf(k))
-			}
-			return nil
-		})
-	}
-	// Host by host, with one memo per shard: hosts of one hardware model
-	// share their cpu_info text and matches.
-	return applyHostWith(b, set, func() func(*batch, uint32) (bool, error) {
-		cache := nova.NewCapCache(specs)
-		var h nova.HostAttrs
-		return func(b *batch, id uint32) (bool, error) {
-			b.attrs(id, &h)
-			ok, err := nova.CapabilitiesCheckCached(cache, &h)
-			return ok, pyError(err)
-		}
-	})
-}
 
 // jsonPasses is JsonFilter's query on host id's view.
 func jsonPasses(b *batch, id uint32) (bool, error) {

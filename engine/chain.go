@@ -111,28 +111,44 @@ func (b *batch) filterFirstCounts() ([]FilterCount, error) {
 // ones only when first), recording (name, start, end) and stopping at the
 // first filter that leaves no host, as nova/filters.py does.
 //
-// A run of consecutive mask and column filters (ComputeFilter,
-// AvailabilityZoneFilter, RamFilter, CoreFilter, ...) is one pass over the
-// shards, each shard going through every filter of the run (applyFused),
+// A run of consecutive filters that each have a column form for this
+// request (ComputeFilter, AvailabilityZoneFilter, RamFilter, CoreFilter,
+// the static filters' memoised masks, ...: stageOf) is one pass over the
+// shards, each shard going through every stage of the run (applyFused),
 // which counts too; the counts after each are the same as filter by
 // filter, and a filter after the one that emptied the set changes
-// nothing. A filter that keeps every host for this request (keepsAll) is
-// recorded without a pass.
+// nothing. No stage can raise: a filter from which a Nova exception may
+// surface runs alone, in its place, through apply. A filter that keeps
+// every host for this request (keepsAll) is recorded without a pass.
 func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 	counts := make([]FilterCount, 0, len(b.filters))
 	start := -1 // the set's count, taken when first needed
 	chain := b.filters
+	var run []stage
+	var runBuf [catalogueSize]stage
 	for i := 0; i < len(chain); i++ {
 		f := chain[i]
 		if later && f.once {
 			continue
 		}
-		if f.fusable() {
-			j := i + 1
-			for j < len(chain) && chain[j].fusable() && !(later && chain[j].once) {
-				j++
+		run = runBuf[:0]
+		j := i
+		for ; j < len(chain); j++ {
+			g := chain[j]
+			if later && g.once {
+				continue
 			}
-			first, ends, err := b.applyFused(set, chain[i:j])
+			if !g.fusable() {
+				break
+			}
+			st, ok := b.stageOf(g)
+			if !ok {
+				break
+			}
+			run = append(run, st)
+		}
+		if len(run) > 0 {
+			first, ends, err := b.applyFused(set, run)
 			if err != nil {
 				return nil, err
 			}
@@ -140,7 +156,7 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 				start = first
 			}
 			for x, end := range ends {
-				counts = append(counts, FilterCount{Name: chain[i+x].name, Start: start, End: end})
+				counts = append(counts, FilterCount{Name: run[x].f.name, Start: start, End: end})
 				if end == 0 {
 					return counts, nil
 				}
@@ -228,14 +244,14 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 }
 
 // refilter runs instance 0's filters over set, which holds ids: the
-// per-host test of the column filters (what applyFused runs on the
-// overlay's hosts), the others' set-wide pass.
+// per-host test of the filters that have one (what later instances run on
+// the hosts a placement changed), the others' set-wide pass.
 func (b *batch) refilter(set *bitmap.Set, ids []uint32) error {
 	for _, f := range b.filters {
 		if set.Count() == 0 {
 			return nil
 		}
-		if f.kernel == nil {
+		if f.host == nil {
 			if err := f.apply(b, set); err != nil {
 				return err
 			}

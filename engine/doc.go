@@ -28,9 +28,9 @@
 // levels deep, at most 10 uses running up a layer, none over 500 lines.
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
-//  2. Column types: hostinfo.go
+//  2. Column types: hostinfo.go, memo.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
-//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go
@@ -52,6 +52,7 @@
 //
 // Column types:
 //   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.
+//   - memo.go: memoTable, what a hostInfo memoises for the static filters (masks, verdicts, indexes), least recently used first out.
 //
 // The snapshot:
 //   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
@@ -70,8 +71,13 @@
 //   - group.go: the server group as a batch changes it, and the group filters.
 //   - hostattrs.go: the host view Nova's JsonFilter and capability checks read.
 //   - filters.go: the filter catalogue and how a filter runs over a set.
-//   - masks.go: the static filters' host masks, memoised per snapshot.
+//   - masks.go: the static filters' host masks, memoised per snapshot lineage.
+//   - verdict.go: a static filter's verdict (the hosts that pass, those where Nova raises), judged once per distinct value and memoised.
+//   - statickeys.go: a host's static values as a small key, so that an outcome depending on them alone is judged once per key.
 //   - attrfilters.go: the filters reading what a host reports (image properties, capabilities, JsonFilter, isolated hosts).
+//   - capfilter.go: ComputeCapabilitiesFilter spec by spec: static specs as verdicts, usage integers as column passes.
+//   - cidrfilter.go: SimpleCIDRAffinityFilter through an index of the hosts' IPv4 addresses.
+//   - jsoncols.go: JsonFilter's query compiled to column predicates and memoised static parts.
 //   - intattrs.go: integer capabilities judged on the columns.
 //   - fused.go: one pass over the shards running a run of mask and column filters.
 //   - weigh.go: the weighers' raw values and the baseline weighing of every candidate.

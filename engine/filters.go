@@ -20,25 +20,30 @@ import (
 // set-wide update later instances need (the affinity filter's group.hosts);
 // it reports whether it may have removed hosts.
 //
-// mask and kernel are the two forms runChain fuses into one pass over the
-// shards (applyFused). mask, for filters that read only the snapshot's
-// static host data, returns the set of the hosts that pass (nil: all);
-// kernel is the column version of host. keepsAll, when set, reports that
-// the filter keeps every host for b's request (Nova's filter returns
-// before looking at a host), so runChain records it without a pass.
+// mask, kernel and plan are the forms runChain fuses into one pass over
+// the shards (applyFused, stageOf). mask, for filters that read only the
+// snapshot's static host data, returns the set of the hosts that pass
+// (nil: all); kernel is the column version of host; plan, for filters
+// whose form depends on the request, returns the stage it takes for b's
+// request, or false when the filter must run through apply. keepsAll,
+// when set, reports that the filter keeps every host for b's request
+// (Nova's filter returns before looking at a host), so runChain records
+// it without a pass.
 type filterImpl struct {
 	name     string
 	once     bool
 	mask     func(b *batch) *bitmap.Set
 	kernel   shardKernel
+	plan     func(b *batch) (stage, bool)
 	keepsAll func(b *batch) bool
 	apply    func(b *batch, set *bitmap.Set) error
 	host     func(b *batch, id uint32) (bool, error)
 	whole    func(b *batch, set *bitmap.Set) bool
 }
 
-// fusable reports whether runChain can run f inside a fused pass.
-func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil }
+// fusable reports whether runChain may run f inside a fused pass (a plan
+// may still refuse for a request: see stageOf).
+func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil || f.plan != nil }
 
 // filterByName holds the catalogue's filters by name.
 var filterByName = map[string]*filterImpl{}
@@ -60,7 +65,7 @@ func register(f *filterImpl) {
 		// runChain runs column filters in fused runs; alone, one is a run
 		// of one.
 		f.apply = func(b *batch, set *bitmap.Set) error {
-			_, _, err := b.applyFused(set, []*filterImpl{f})
+			_, _, err := b.applyFused(set, []stage{{f: f, kernel: f.kernel, retest: f.host}})
 			return err
 		}
 	}
@@ -132,34 +137,11 @@ func init() {
 	register(&filterImpl{name: AvailabilityZoneFilter, mask: azMask})
 	register(&filterImpl{name: AggregateMultiTenancyIsolation, mask: tenantMask})
 	register(&filterImpl{name: AggregateTypeAffinityFilter, mask: typeAffinityMask})
-	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, keepsAll: noExtraSpecs, apply: func(b *batch, set *bitmap.Set) error {
-		if noExtraSpecs(b) {
-			return nil
-		}
-		specs := b.req.Flavor.ExtraSpecs
-		var err error
-		m := classMask(b, func(c *aggClass) bool {
-			if !bitmap.IntersectsRoaring(set, c.hosts) {
-				return false // no host in play: Nova never evaluates it
-			}
-			ok, e := nova.AggregateInstanceExtraSpecsCheck(specs, c.meta)
-			if e != nil && err == nil {
-				err = e
-			}
-			return ok
-		})
-		set.And(m)
-		return pyError(err)
-	}})
-	register(&filterImpl{name: AggregateImagePropertiesIsolation, mask: func(b *batch) *bitmap.Set {
-		ns, sep := b.cfg.AggregateImagePropertiesIsolationNS, b.cfg.AggregateImagePropertiesIsolationSep
-		return classMask(b, func(c *aggClass) bool {
-			return nova.AggregateImagePropertiesIsolationPass(b.img, c.meta, ns, sep)
-		})
-	}})
-	register(&filterImpl{name: IsolatedHostsFilter, host: isolatedPasses})
-	register(&filterImpl{name: ImagePropertiesFilter, keepsAll: imagePropsKeepAll, apply: imagePropsApply})
-	register(&filterImpl{name: ComputeCapabilitiesFilter, keepsAll: noExtraSpecs, apply: capabilitiesApply})
+	register(&filterImpl{name: AggregateInstanceExtraSpecsFilter, keepsAll: noExtraSpecs, plan: aggSpecsPlan, apply: aggSpecsApply})
+	register(&filterImpl{name: AggregateImagePropertiesIsolation, mask: aggImagePropsMask})
+	register(&filterImpl{name: IsolatedHostsFilter, mask: isolatedMask})
+	register(&filterImpl{name: ImagePropertiesFilter, keepsAll: imagePropsKeepAll, plan: imagePropsPlan, apply: imagePropsApply})
+	register(&filterImpl{name: ComputeCapabilitiesFilter, keepsAll: noExtraSpecs, plan: capPlan, apply: capApply})
 	register(&filterImpl{name: SameHostFilter, mask: func(b *batch) *bitmap.Set {
 		if !hintGiven(b.req.SchedulerHints.SameHost) {
 			return nil
@@ -172,26 +154,8 @@ func init() {
 		}
 		return nil
 	}})
-	register(&filterImpl{name: SimpleCIDRAffinityFilter, apply: func(b *batch, set *bitmap.Set) error {
-		hints := &b.req.SchedulerHints
-		if hints.BuildNearHostIP == "" {
-			return nil
-		}
-		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			ok, err := nova.SimpleCIDRCheck(b.s.info.hostIP(id), hints.BuildNearHostIP, hints.CIDR)
-			return ok, pyError(err)
-		})
-	}})
-	register(&filterImpl{name: MetricsFilter, apply: func(b *batch, set *bitmap.Set) error {
-		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
-			for _, mw := range b.cfg.MetricsWeightSetting {
-				if _, ok := b.s.info.metrics.Get(id, mw.Name); !ok {
-					return false, nil
-				}
-			}
-			return true, nil
-		})
-	}})
+	register(&filterImpl{name: SimpleCIDRAffinityFilter, keepsAll: noNearHost, plan: cidrPlan, apply: cidrApply})
+	register(&filterImpl{name: MetricsFilter, mask: metricsMask})
 	register(&filterImpl{name: RetryFilter, apply: func(b *batch, set *bitmap.Set) error {
 		if r := b.req.Retry; r != nil {
 			for _, hn := range r.Hosts {
@@ -202,13 +166,7 @@ func init() {
 		}
 		return nil
 	}})
-	register(&filterImpl{name: JsonFilter,
-		apply: func(b *batch, set *bitmap.Set) error {
-			if b.query == nil {
-				return nil
-			}
-			return applyHost(b, set, jsonPasses)
-		},
+	register(&filterImpl{name: JsonFilter, keepsAll: noQuery, plan: jsonPlan, apply: jsonApply,
 		host: func(b *batch, id uint32) (bool, error) {
 			if b.query == nil {
 				return true, nil
@@ -223,7 +181,7 @@ func init() {
 func registerResource(name string) {
 	rule := resourceRules[name]
 	register(&filterImpl{name: name,
-		kernel: func(b *batch, sh *shard, words []uint64) { rule.pass(sh, &b.claim, b.cfg, words) },
+		kernel: func(b *batch, k int, words []uint64) { rule.pass(b.s.shards[k], &b.claim, b.cfg, words) },
 		host: func(b *batch, id uint32) (bool, error) {
 			sh, j := b.s.at(id)
 			r := b.cur(id)

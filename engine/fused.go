@@ -6,20 +6,48 @@ import (
 	"github.com/placer/placer/bitmap"
 )
 
-// A shardKernel clears, in words (one shard of a candidate set), the bits
-// of the hosts that fail a filter, reading the snapshot's columns of shard
-// sh directly: one tight loop per 64 hosts, no call per host. It sees the
-// snapshot's state only; applyFused re-tests the hosts of the batch's
-// overlay.
-type shardKernel func(b *batch, sh *shard, words []uint64)
+// A shardKernel clears, in words (shard k of a candidate set), the bits
+// of the hosts that fail a filter, reading the snapshot's columns of the
+// shard directly: one tight loop per 64 hosts, no call per host. It sees
+// the snapshot's state only, unless its stage says otherwise (see stage).
+type shardKernel func(b *batch, k int, words []uint64)
 
-// applyFused runs the filters of run (each with a mask or a kernel; see
-// filterImpl), in order, over set in one pass: every shard goes through
-// all of them, ANDing a mask's words or running a kernel and then
-// re-testing the hosts of the overlay that were still in the set. It
-// returns the number of hosts in the set before the run and after each
-// filter; the masks are built before the pass.
-func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, error) {
+// stage is one filter of a fused run in the form it takes for the batch's
+// request: a mask ANDed into the set (nil: every host passes it), then a
+// kernel (nil: none). retest, when set, re-tests after the kernel the
+// hosts of the batch's overlay that were in the set before it (the kernel
+// read the snapshot's columns, not their usage now); a kernel without
+// retest judges them itself.
+type stage struct {
+	f      *filterImpl
+	mask   *bitmap.Set
+	kernel shardKernel
+	retest func(b *batch, id uint32) (bool, error)
+}
+
+// stageOf returns f's stage for b's request, or false when f must run
+// through its apply (it has no column form, or a Nova exception may
+// surface from it for this request).
+func (b *batch) stageOf(f *filterImpl) (stage, bool) {
+	switch {
+	case f.kernel != nil:
+		return stage{f: f, kernel: f.kernel, retest: f.host}, true
+	case f.mask != nil:
+		return stage{f: f, mask: f.mask(b)}, true
+	case f.plan != nil:
+		st, ok := f.plan(b)
+		st.f = f
+		return st, ok
+	}
+	return stage{}, false
+}
+
+// applyFused runs the stages of run, in order, over set in one pass:
+// every shard goes through all of them, ANDing a stage's mask, running its
+// kernel and then re-testing the hosts of the overlay that were still in
+// the set. It returns the number of hosts in the set before the run and
+// after each stage.
+func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
 	nShards := set.Shards()
 	var touchedOf [][]uint32 // per shard, the overlay's hosts
 	if len(b.ov.ids) > 0 {
@@ -27,12 +55,6 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, erro
 		for _, id := range b.ov.ids {
 			k := int(id >> bitmap.ShardBits)
 			touchedOf[k] = append(touchedOf[k], id)
-		}
-	}
-	masks := make([]*bitmap.Set, len(run))
-	for x, f := range run {
-		if f.mask != nil {
-			masks[x] = f.mask(b)
 		}
 	}
 	stride := len(run) + 1
@@ -43,32 +65,27 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, erro
 		if touchedOf != nil {
 			mine = touchedOf[k]
 		}
-		was := make([]bool, len(mine))
+		var was []bool
 		counts[k*stride] = popCount(words)
-		for x, f := range run {
-			if f.kernel == nil {
-				if m := masks[x]; m != nil {
-					andWords(words, m.ShardWordsOf(k))
-				}
-				counts[k*stride+x+1] = popCount(words)
-				continue
+		for x := range run {
+			st := &run[x]
+			if st.mask != nil {
+				andWords(words, st.mask.ShardWordsOf(k))
 			}
-			for i, id := range mine {
-				was[i] = set.Has(id)
-			}
-			f.kernel(b, b.s.shards[k], words)
-			for i, id := range mine {
-				if !was[i] {
-					continue
+			if st.kernel != nil {
+				if st.retest != nil && len(mine) > 0 {
+					if was == nil {
+						was = make([]bool, len(mine))
+					}
+					for i, id := range mine {
+						was[i] = set.Has(id)
+					}
 				}
-				ok, err := f.host(b, id)
-				if err != nil {
-					return err
-				}
-				if ok {
-					set.Add(id)
-				} else {
-					set.Remove(id)
+				st.kernel(b, k, words)
+				if st.retest != nil {
+					if err := retestHosts(b, set, mine, was, st.retest); err != nil {
+						return err
+					}
 				}
 			}
 			counts[k*stride+x+1] = popCount(words)
@@ -86,6 +103,26 @@ func (b *batch) applyFused(set *bitmap.Set, run []*filterImpl) (int, []int, erro
 		}
 	}
 	return start, ends, nil
+}
+
+// retestHosts re-tests with test the hosts of ids that was marks (those in
+// set before a kernel ran), in order, setting their bits to the verdict.
+func retestHosts(b *batch, set *bitmap.Set, ids []uint32, was []bool, test func(*batch, uint32) (bool, error)) error {
+	for i, id := range ids {
+		if !was[i] {
+			continue
+		}
+		ok, err := test(b, id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			set.Add(id)
+		} else {
+			set.Remove(id)
+		}
+	}
+	return nil
 }
 
 // popCount is the number of bits set in words.

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
@@ -19,7 +16,7 @@ import (
 // index; Names and NameIndex elide what is the identity); an index column's
 // values index its table (cell: cells and cellUUID, hvModel: hvModels,
 // stats: statsTab, hvSig: hvSigHost, hvSigRep and sigSupported, class:
-// classes). Never modified once built, but for the memoised masks.
+// classes). Never modified once built, but for memo.
 type hostInfo struct {
 	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
 	// cloud gives none; empty when it gives none at all (hostUUID makes
@@ -63,11 +60,9 @@ type hostInfo struct {
 	class   hostcols.Idx // index into classes
 	classes []aggClass
 
-	// masks memoises the host masks of the request-independent class
-	// predicates (memoMask): key -> *bitmap.Set, never modified once
-	// stored; at most maxMasks of them.
-	masks  sync.Map
-	nMasks atomic.Int32
+	// memo holds the static filters' masks, verdicts and indexes
+	// (masks.go), shared by the snapshots a Store derives by commits.
+	memo memoTable
 }
 
 // aggClass is one distinct set of aggregates.

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine/internal/hostcols"
+	"github.com/placer/placer/internal/nova"
 )
 
 // The host masks of the static filters: sets of the hosts that pass,
@@ -59,39 +61,22 @@ func columnMaskInto(b *batch, m *bitmap.Set, col *hostcols.Idx, pass []uint64) {
 	})
 }
 
-// maxMasks bounds the masks a hostInfo memoises.
-const maxMasks = 256
-
 // memoMask returns the mask of key, built by build into an empty set on
 // first use, for masks that depend on nothing but the snapshot's static
 // host data and key (the request's parameters they read, spelled out):
 // built once per hostInfo (every snapshot a Store derives by commits
-// shares it) and shared, read-only, by every batch after. build returns
-// false when the mask cannot stand for the filter (a Nova exception would
-// surface); memoMask then returns nil, and remembers that too.
-func memoMask(b *batch, key string, build func(m *bitmap.Set) bool) *bitmap.Set {
-	info := b.s.info
-	if m, ok := info.masks.Load(key); ok {
-		return m.(*bitmap.Set)
-	}
-	m := bitmap.NewSet(b.s.n)
-	if !build(m) {
-		m = nil
-	}
-	if info.nMasks.Add(1) <= maxMasks {
-		if prev, loaded := info.masks.LoadOrStore(key, m); loaded {
-			return prev.(*bitmap.Set)
-		}
-	}
-	return m
+// shares it) and shared, read-only, by every batch after.
+func memoMask(b *batch, key string, build func(m *bitmap.Set)) *bitmap.Set {
+	return b.s.info.memo.get(key, func() any {
+		m := bitmap.NewSet(b.s.n)
+		build(m)
+		return m
+	}).(*bitmap.Set)
 }
 
 // memoClassMask is classMask, memoised under key (memoMask).
 func memoClassMask(b *batch, key string, pred func(c *aggClass) bool) *bitmap.Set {
-	return memoMask(b, key, func(m *bitmap.Set) bool {
-		classMaskInto(b, m, pred)
-		return true
-	})
+	return memoMask(b, key, func(m *bitmap.Set) { classMaskInto(b, m, pred) })
 }
 
 // hintGiven is Nova's truth test of a uuid-list hint: RequestSpec's
@@ -165,3 +150,83 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 // noDifferentHost reports that the request gives no different_host hint,
 // which DifferentHostFilter passes without looking at a host.
 func noDifferentHost(b *batch) bool { return !hintGiven(b.req.SchedulerHints.DifferentHost) }
+
+// aggSpecsVerdict is AggregateInstanceExtraSpecsFilter's verdict for the
+// flavor's extra specs, judged once per aggregate class and memoised by
+// the specs.
+func aggSpecsVerdict(b *batch) *verdict {
+	specs := b.req.Flavor.ExtraSpecs
+	return classVerdict(b, "aggspecs\x00"+specsKey(specs), func(c *aggClass) (bool, error) {
+		return nova.AggregateInstanceExtraSpecsCheck(specs, c.meta)
+	})
+}
+
+// aggSpecsPlan is AggregateInstanceExtraSpecsFilter's fused stage.
+func aggSpecsPlan(b *batch) (stage, bool) {
+	if noExtraSpecs(b) {
+		return stage{}, true
+	}
+	return aggSpecsVerdict(b).stage()
+}
+
+// aggSpecsApply is AggregateInstanceExtraSpecsFilter over set: the
+// exception, if any, is that of the first host in play that raises.
+func aggSpecsApply(b *batch, set *bitmap.Set) error {
+	if noExtraSpecs(b) {
+		return nil
+	}
+	id, raised := aggSpecsVerdict(b).keep(set)
+	if !raised {
+		return nil
+	}
+	info := b.s.info
+	_, err := nova.AggregateInstanceExtraSpecsCheck(b.req.Flavor.ExtraSpecs, info.classes[info.class.At(id)].meta)
+	return raisedAt(AggregateInstanceExtraSpecsFilter, err)
+}
+
+// aggImagePropsMask is AggregateImagePropertiesIsolation's mask, judged
+// once per aggregate class and memoised by what it reads of the image.
+func aggImagePropsMask(b *batch) *bitmap.Set {
+	ns, sep := b.cfg.AggregateImagePropertiesIsolationNS, b.cfg.AggregateImagePropertiesIsolationSep
+	key := "aggimage\x00" + strconv.Quote(sep)
+	if ns != nil {
+		key += strconv.Quote(*ns)
+	}
+	return memoClassMask(b, key+"\x00"+nova.AggregateImagePropertiesIsolationSignature(b.img), func(c *aggClass) bool {
+		return nova.AggregateImagePropertiesIsolationPass(b.img, c.meta, ns, sep)
+	})
+}
+
+// metricsMask is MetricsFilter's mask: the hosts that report every metric
+// of metrics_weight_setting (memoised: they are the snapshot's).
+func metricsMask(b *batch) *bitmap.Set {
+	if len(b.cfg.MetricsWeightSetting) == 0 {
+		return nil
+	}
+	return memoMask(b, "metrics", func(m *bitmap.Set) {
+		info := b.s.info
+		forHosts(b, func() struct{} { return struct{}{} }, func(_ struct{}, id uint32) {
+			for _, mw := range b.cfg.MetricsWeightSetting {
+				if _, ok := info.metrics.Get(id, mw.Name); !ok {
+					return
+				}
+			}
+			m.Add(id)
+		})
+	})
+}
+
+// specsKey is extra specs as a memo key: sorted, each part quoted.
+func specsKey(specs map[string]string) string {
+	keys := make([]string, 0, len(specs))
+	for k := range specs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var s strings.Builder
+	for _, k := range keys {
+		s.WriteString(strconv.Quote(k))
+		s.WriteString(strconv.Quote(specs[k]))
+	}
+	return s.String()
+}

@@ -423,3 +423,64 @@ func (st *capStep) outcome(h *HostAttrs, scope []string) capOutcome {
 	}
 	return o
 }
+
+// CapabilitySpec is one extra spec as ComputeCapabilitiesFilter walks it,
+// for callers that judge one spec on many hosts (CapabilitiesCheck walks
+// them all on one host).
+type CapabilitySpec struct {
+	Key, Req string
+	scope    []string
+}
+
+// CapabilitySpecs returns the extra specs in the order CapabilitiesCheck
+// walks them (sorted by key).
+func CapabilitySpecs(extraSpecs map[string]string) []CapabilitySpec {
+	out := make([]CapabilitySpec, 0, len(extraSpecs))
+	for k, v := range extraSpecs {
+		out = append(out, CapabilitySpec{Key: k, Req: v, scope: splitScope(k)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Reads says what the spec reads of a host. skipped: the filter skips it
+// on every host (a scope other than "capabilities"). Otherwise first is the
+// first step of its walk: an attribute of the host state (AttrKindOf), or
+// a stat where no attribute of that name exists or its value is None; and
+// bare reports a key without scope, which the filter evaluates only on
+// the hosts that have that attribute or stat.
+func (s *CapabilitySpec) Reads() (first string, bare, skipped bool) {
+	if len(s.scope) == 1 {
+		return s.scope[0], true, false
+	}
+	if s.scope[0] != "capabilities" {
+		return "", false, true
+	}
+	return s.scope[1], false, false
+}
+
+// Check is the spec on h: true when it passes or the filter skips it on
+// h; an *ErrPython where Nova raises. CapabilitiesCheck is Check of each
+// spec in order, stopping at the first that does not pass.
+func (s *CapabilitySpec) Check(h *HostAttrs) (bool, error) {
+	scope, evaluated := specScope(s.Key, s.scope, h)
+	if !evaluated {
+		return true, nil
+	}
+	cap, found := h.capability(scope)
+	if !found {
+		return false, nil
+	}
+	return MatchErr(pyval.Str(cap), s.Req)
+}
+
+// Int returns the spec as an IntCapability (a numeric comparison of an
+// integer attribute of the host state, which never raises), when it is
+// one.
+func (s *CapabilitySpec) Int() (IntCapability, bool) {
+	caps, ok := IntCapabilities(map[string]string{s.Key: s.Req})
+	if !ok || len(caps) != 1 {
+		return IntCapability{}, false
+	}
+	return caps[0], true
+}

@@ -264,3 +264,33 @@ func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string
 	}
 	return width - low, true
 }
+
+// CIDRNetwork is the network SimpleCIDRAffinityFilter tests hosts
+// against. When V4, an IPv4 host address is inside iff it is within
+// Lo..Hi; an IPv6 network holds no IPv4 address.
+type CIDRNetwork struct {
+	V4     bool
+	Lo, Hi uint32
+}
+
+// ParseCIDRAffinity is the network of SimpleCIDRCheck's nearIP and cidr
+// ("" = "/24"), with the error Nova raises (at every host) where netaddr
+// refuses it.
+func ParseCIDRAffinity(nearIP, cidr string) (CIDRNetwork, error) {
+	if cidr == "" {
+		cidr = "/24"
+	}
+	net, err := parseIPNetwork(nearIP + cidr)
+	if err != nil {
+		return CIDRNetwork{}, err
+	}
+	if net.ip.Version != 4 {
+		return CIDRNetwork{}, nil
+	}
+	v := uint32(net.ip.Value.Uint64())
+	mask := uint32(0)
+	if net.prefix > 0 {
+		mask = ^uint32(0) << (32 - net.prefix)
+	}
+	return CIDRNetwork{V4: true, Lo: v & mask, Hi: v | ^mask}, nil
+}

@@ -3,6 +3,7 @@ package nova
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/placer/placer/internal/pyval"
@@ -184,4 +185,36 @@ func imageWants(img ImageRequest, defaultArch *string) ([3]string, error) {
 func ImageRequestsNothing(img ImageRequest, defaultArch *string) bool {
 	want, err := imageWants(img, defaultArch)
 	return err == nil && want == [3]string{}
+}
+
+// ImagePropertiesSignature is what ImagePropertiesCheck reads of img and
+// defaultArch, as a text: requests whose signatures are equal get the same
+// outcome from every host.
+func ImagePropertiesSignature(img ImageRequest, defaultArch *string) string {
+	want, err := imageWants(img, defaultArch)
+	if err != nil {
+		return "!" + err.Error()
+	}
+	required, _ := img.Props["img_hv_requested_version"].(string)
+	return strconv.Quote(want[0]) + strconv.Quote(want[1]) + strconv.Quote(want[2]) + strconv.Quote(required)
+}
+
+// AggregateImagePropertiesIsolationSignature is what
+// AggregateImagePropertiesIsolationPass reads of img, as a text: requests
+// whose signatures are equal get the same outcome from every aggregate
+// metadata (with the same namespace and separator).
+func AggregateImagePropertiesIsolationSignature(img ImageRequest) string {
+	keys := make([]string, 0, len(img.Props))
+	for k, v := range img.Props {
+		if _, isField := imageFields[k]; isField && pyval.Truthy(v) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(strconv.Quote(k))
+		b.WriteString(strconv.Quote(pyval.Str(img.Props[k])))
+	}
+	return b.String()
 }
