@@ -28,10 +28,10 @@
 // levels deep, at most 10 uses running up a layer, none over 500 lines.
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
-//  2. Column types: hostinfo.go
+//  2. Column types: hostinfo.go, ironic.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
-//  5. The placement loop: chain.go, place.go, evaluate.go
+//  5. The placement loop: chain.go, place.go, evaluate.go, chance.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go
 //  7. The scheduler: scheduler.go, warm.go
 //
@@ -52,11 +52,12 @@
 //
 // Column types:
 //   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.
+//   - ironic.go: the ironic host manager's nodes and their instance dicts of their own (instance keys).
 //
 // The snapshot:
 //   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
 //   - shard.go: a shard's columns and the weigher multipliers' summary.
-//   - usage.go: a host's usage (hostRes), consuming a claim, the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
+//   - usage.go: a host's usage (hostRes), consuming a claim (an ironic node whole), the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
 //   - delta.go: the snapshot's usage delta and its compaction into shard copies.
 //   - rawcols.go: the column weighers' raw values as the kernels read them, and their per-block summaries.
 //   - resources.go: Nova's resource filters as one rule each, read by the filters, the commit check and the capacity.
@@ -91,6 +92,7 @@
 //   - chain.go: the filter chain driver: prefiltering, the whole chain for instance 0, the changed hosts after.
 //   - place.go: PlaceBatch, the placement loop, the choice and the alternates.
 //   - evaluate.go: FilterHosts and WeighHosts, one filter or weigher pass.
+//   - chance.go: the chance scheduler, PlaceBatch's other driver.
 //
 // Commits and metrics:
 //   - store.go: Store, its states, leases and the derivation of the next snapshot.

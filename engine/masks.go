@@ -154,7 +154,7 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	var one [1]uint32
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.NamesOf(u) {
-			for _, id := range b.s.info.nodesOf(nid, &one) {
+			for _, id := range b.s.info.instNodes(nid, &one) {
 				m.Add(id)
 			}
 		}

@@ -188,7 +188,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 		snap, release := s.store.acquire()
 		var plan Plan
 		var err error
-		if s.opts.ColdStart {
+		if s.opts.ColdStart || snap.chance() { // the chance scheduler keeps no batch
 			plan, err = PlaceBatch(ctx, snap, req)
 		} else {
 			var warm bool
