@@ -33,7 +33,7 @@
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, attrfilters.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go
-//  7. The scheduler: scheduler.go, warm.go
+//  7. The scheduler: scheduler.go, warm.go, caching.go
 //
 // The column types are the package engine/internal/hostcols (compact,
 // read-only per-host columns that import nothing from engine), and
@@ -104,6 +104,7 @@
 // The scheduler:
 //   - scheduler.go: Scheduler, the worker pool placing and committing.
 //   - warm.go: a worker's last batch, brought up to date for its next alike request.
+//   - caching.go: the caching mode, a worker's own view of the Store refreshed on an interval (CachingScheduler).
 //
 // And doc.go, this map.
 //
