@@ -113,11 +113,11 @@ func (b *batch) cur(id uint32) hostRes { return b.ov.usage(b.s, id) }
 // host id in the overlay, and returns the hosts whose filter results or
 // weights may have changed.
 func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
-	b.ov.set(id, consumeClaim(b.cur(id), &b.claim))
+	b.ov.set(id, b.s.consumeOn(id, b.cur(id), &b.claim))
 	dirty = append(dirty, id)
 	if g := b.group; g != nil {
 		info := b.s.info
-		nid := info.nameOf(id)
+		nid := info.instKey(id)
 		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
 			g.added[nid] = append(g.added[nid], uuid)
@@ -126,7 +126,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 			}
 		}
 		var one [1]uint32
-		for _, other := range info.nodesOf(nid, &one) {
+		for _, other := range info.instNodes(nid, &one) {
 			if other != id {
 				dirty = append(dirty, other)
 			}

@@ -21,15 +21,12 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 	if err := ValidateCloud(&c); err != nil {
 		return nil, err
 	}
-	if err := checkImplemented(&c.Config); err != nil {
-		return nil, err
-	}
 	cfg := c.Config.clone()
 
 	n := len(c.Hosts)
 	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
-	for _, name := range cfg.Filters {
-		s.chain = append(s.chain, uint8(slices.Index(FilterCatalogue, name)))
+	for _, name := range cfg.LoadFilters() {
+		s.chain = append(s.chain, uint8(slices.Index(KnownFilters, name)))
 		if r, ok := resourceRules[name]; ok {
 			s.rules = append(s.rules, r)
 		}
@@ -63,8 +60,13 @@ func NewSnapshot(c Cloud) (*Snapshot, error) {
 func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
-		serviceUp:  bitmap.NewSet(n),
-		diskGBUsed: hostcols.NewInts(n, func(i int) int64 { return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB }),
+		serviceUp: bitmap.NewSet(n),
+		diskGBUsed: hostcols.NewInts(n, func(i int) int64 {
+			if isIronic(&c.Config, &c.Hosts[i]) { // disk_mb_used is never set
+				return 0
+			}
+			return c.Hosts[i].LocalGB - c.Hosts[i].FreeDiskGB
+		}),
 	}
 	cells, hvModel, stats, hvSig := hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n)
 	cellIDs := map[string]int32{}
@@ -86,6 +88,13 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		h := &c.Hosts[i]
 		id := uint32(i)
 		host[i], node[i] = h.Host, nodeName(h)
+		ironic := isIronic(&c.Config, h)
+		if ironic {
+			if info.ironic == nil {
+				info.ironic = bitmap.NewSet(n)
+			}
+			info.ironic.Add(id)
+		}
 		switch {
 		case !info.uuid.Kept():
 		case h.UUID == "":
@@ -110,7 +119,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			instancesOf = append(instancesOf, nil)
 		}
 		for _, u := range h.Instances {
-			if !slices.Contains(instancesOf[nid], u) {
+			if !ironic && !slices.Contains(instancesOf[nid], u) { // an ironic node's dict is its own, empty
 				instancesOf[nid] = append(instancesOf[nid], u)
 			}
 		}
@@ -118,7 +127,9 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			info.serviceUp.Add(id)
 		}
 		hvModel.Set(id, uint64(models.Of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
-		hostIPs.Set(id, h.HostIP)
+		if !ironic { // an IronicNodeState's host_ip is None
+			hostIPs.Set(id, h.HostIP)
+		}
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.Set(id, p)
 		}
@@ -149,7 +160,9 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if err != nil {
 			return nil, invalid(fmt.Sprintf("hosts[%d].metrics", i), "%v", err)
 		}
-		info.metrics.Add(n, id, m)
+		if !ironic { // an IronicNodeState's metrics are None
+			info.metrics.Add(n, id, m)
+		}
 	}
 	info.cell, info.hvModel, info.stats, info.hvSig = cells.Done(), hvModel.Done(), stats.Done(), hvSig.Done()
 	info.statsTab = statsIn.maps
@@ -344,11 +357,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
 		cl := &info.classes[info.class.At(uint32(lo+j))]
-		freeGB := h.FreeDiskGB
-		if h.DiskAvailableLeast != nil {
-			freeGB = min(freeGB, *h.DiskAvailableLeast)
-		}
-		if r := (hostRes{h.FreeRAMMB, freeGB * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}); !sh.setUsage(j, r) {
+		if r := usageOf(cfg, h); !sh.setUsage(j, r) {
 			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)
 		}
 		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs

@@ -24,7 +24,8 @@ type HostCapacity struct {
 	MemoryMB, VCPUs, LocalGB int64
 	// RAMRatio, CPURatio and DiskRatio are the allocation ratios the
 	// enabled filters use (the smaller one when both the plain and the
-	// Aggregate* filter are enabled).
+	// Aggregate* filter are enabled; 1 for an Exact* filter, whose limit
+	// is the total).
 	RAMRatio, CPURatio, DiskRatio float64
 	// MaxIOOps and MaxInstances are the io-ops and instance limits.
 	MaxIOOps, MaxInstances int64
@@ -56,6 +57,12 @@ func (s *Snapshot) Capacity(id uint32) HostCapacity {
 			lowerInt(&c.MaxIOOps, r.limit(sh, j, &s.cfg))
 		case resInstances:
 			lowerInt(&c.MaxInstances, r.limit(sh, j, &s.cfg))
+		case resExactRAM: // its limit is the total
+			lower(&c.RAMRatio, 1)
+		case resExactCore:
+			lower(&c.CPURatio, 1)
+		case resExactDisk:
+			lower(&c.DiskRatio, 1)
 		}
 	}
 	return c

@@ -203,7 +203,7 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 		for _, u := range [2]string{prevUUID, b.uuid} {
 			for nid := range b.s.info.instances.NamesOf(u) {
 				var one [1]uint32
-				dirty = append(dirty, b.s.info.nodesOf(nid, &one)...)
+				dirty = append(dirty, b.s.info.instNodes(nid, &one)...)
 			}
 		}
 	}

@@ -71,14 +71,16 @@ type CommitResult struct {
 // anti-affinity group's members per host, and an affinity group's host,
 // which members committed since the plan was made (by a concurrent
 // request of the group) pin. A Forced plan
-// (force_hosts/force_nodes) skipped the filters and is not re-checked. All-or-nothing unless
+// (force_hosts/force_nodes, or the chance scheduler) skipped the filters
+// and is not re-checked. All-or-nothing unless
 // Partial() is given: on a conflict nothing is committed and the error is
 // a *ConflictError (errors.Is(err, ErrConflict)).
 //
 // An accepted placement is consumed as Nova's consume_from_request does
 // (free_ram_mb -= memory, free_disk_mb -= (root+ephemeral)×1024, vcpus_used
-// += vcpus, num_instances and num_io_ops + 1) and its instance uuid joins
-// the store's ledger (DeleteInstance gives the resources back). Committing
+// += vcpus, num_instances and num_io_ops + 1; an ironic node whole: free
+// RAM and disk 0, every vCPU used) and its instance uuid joins the
+// store's ledger (DeleteInstance gives the resources back). Committing
 // an instance uuid the ledger already holds is a *ValidationError.
 func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
 	var o commitOpts
@@ -110,11 +112,15 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	remap := plan.BaseVersion < st.rebuilt
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(plan.Placements))}
 	ids := make([]uint32, len(plan.Placements))
+	var taken []Claim // what each consumed on an ironic node (all of it)
+	if snap.info.ironic != nil {
+		taken = make([]Claim, len(plan.Placements))
+	}
 	var groupCount map[string]int // host name -> members, anti-affinity only
 	// The group rule is re-checked only when the configuration enables the
 	// filter that enforces it, as for the resource filters.
 	antiAffinity := plan.Group != nil && plan.Group.Policy == PolicyAntiAffinity && !plan.Forced &&
-		slices.Contains(snap.cfg.Filters, ServerGroupAntiAffinityFilter)
+		slices.Contains(snap.cfg.LoadFilters(), ServerGroupAntiAffinityFilter)
 	if antiAffinity {
 		groupCount = s.groupCountLocked(snap, plan.Group)
 	}
@@ -152,11 +158,13 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		if antiAffinity && !snap.info.instances.Has(snap.info.nameOf(id), p.InstanceUUID) {
+		if antiAffinity && !snap.info.isIronic(id) && !snap.info.instHas(snap.info.nameOf(id), p.InstanceUUID) {
 			// The group rule is checked on every placement: other nodes of
 			// the same host name and other requests of the group count. A
 			// host already listing the instance's own uuid passes, as in
-			// the filter.
+			// the filter. An ironic node's instances are its own and
+			// start empty for every request (ironic.go): nothing of
+			// another request counts there.
 			if groupCount[p.Host] >= plan.Group.MaxServerPerHost {
 				reject(i, ServerGroupAntiAffinityFilter)
 				continue
@@ -174,7 +182,11 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		}
-		ov.set(id, consumeClaim(r, &plan.Claim))
+		after := snap.consumeOn(id, r, &plan.Claim)
+		ov.set(id, after)
+		if taken != nil {
+			taken[i] = takenBy(r, after)
+		}
 		res.Accepted = append(res.Accepted, i)
 	}
 	if len(conflict.Rejected) > 0 && !o.partial {
@@ -195,16 +207,21 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	for _, i := range res.Accepted {
 		p := &plan.Placements[i]
 		e := ledgerEntry{host: HostNode{p.Host, p.Node}, claim: plan.Claim}
+		if e.whole = snap.info.isIronic(ids[i]); e.whole {
+			e.claim = taken[i]
+		}
 		if plan.Group != nil {
 			e.group = plan.Group.UUID
-			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, p.Host)
-			s.joinGroupLocked(e.group, p.Host)
+			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, placedAt(p.Host, e.whole))
+			if !e.whole { // an ironic node's members count for no other request (ironic.go)
+				s.joinGroupLocked(e.group, p.Host)
+			}
 		}
 		s.ledger[p.InstanceUUID] = e
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{
 				Version: res.Version, Kind: JournalPlace, Host: e.host,
-				InstanceUUID: p.InstanceUUID, Claim: plan.Claim, Forced: plan.Forced,
+				InstanceUUID: p.InstanceUUID, Claim: e.claim, Forced: plan.Forced, Whole: e.whole,
 			})
 		}
 	}
@@ -275,7 +292,7 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 	count := map[string]int{}
 	for _, m := range g.Members {
 		if e, committed := s.ledger[m]; committed {
-			if e.group != g.UUID { // else counted below, under its group
+			if e.group != g.UUID && !e.whole { // else counted below, under its group; none on an ironic node
 				count[e.host.Host]++
 			}
 			continue

@@ -54,7 +54,10 @@ type diffCase struct {
 
 // diffCaseOf derives scenario i: about 70% edge, 20% rich, 10% basic;
 // small clouds, mostly 1-8 instances, now and then up to 20, and now and
-// then a cloud of several thousand hosts.
+// then a cloud of several thousand hosts. One in 13 of every profile is
+// scheduled by the chance scheduler, and one in 13 has half its nodes
+// ironic nodes under the ironic host manager (the drivers of older
+// releases, issue 20; TestDifferential checks their share).
 func diffCaseOf(seed uint64) diffCase {
 	profile := *diffProfile
 	if profile == "" {
@@ -85,7 +88,25 @@ func diffCaseOf(seed uint64) diffCase {
 		o.Hosts = 30 + int(seed*7919%121)    // 30..150
 		o.Instances = 1 + int(seed*104729%8) // 1..8
 	}
+	switch seed % 13 {
+	case 4:
+		o.SchedulerDriver = engine.DriverChanceScheduler
+	case 9:
+		o.IronicNodes = 0.5
+	}
 	return diffCase{seed: seed, profile: profile, opts: o}
+}
+
+// driver names c's driver of an older release: "chance", "ironic" or ""
+// (the filter scheduler, as Nova has it today).
+func (c diffCase) driver() string {
+	switch {
+	case c.opts.SchedulerDriver == engine.DriverChanceScheduler:
+		return "chance"
+	case c.opts.IronicNodes > 0:
+		return "ironic"
+	}
+	return ""
 }
 
 func (c diffCase) String() string {
@@ -139,12 +160,17 @@ func TestDifferential(t *testing.T) {
 	outcomes := map[string]int{}
 	mix := map[string]int{}
 	kinds := map[string]int{}
+	drivers := map[string]int{}
 	bad := 0
 	for i := range results {
 		r := &results[i]
 		kind := plandiff.Kind(r.ref)
 		outcomes[r.c.profile+" "+kind]++
 		mix[plandiff.MixKind(r.ref)]++
+		if d := r.c.driver(); d != "" {
+			drivers[d+" "+kind]++
+			drivers[d]++
+		}
 		if *diffVerbose {
 			t.Logf("%v: engine %s, reference %s", r.c, plandiff.Kind(r.eng), kind)
 		}
@@ -166,6 +192,15 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d scenarios (seeds %d..%d) in %v; outcomes (reference): %v",
 		n, *diffSeed, *diffSeed+uint64(n)-1, time.Since(start).Round(time.Millisecond), sortedCounts(outcomes))
+	t.Logf("drivers of older releases: %v", sortedCounts(drivers))
+	if n >= 130 {
+		// One in 13 each, give or take a scenario: the mix holds them.
+		for _, d := range []string{"chance", "ironic"} {
+			if drivers[d] < n/13 || drivers[d] > n/13+1 || drivers[d+" ok"] == 0 {
+				t.Errorf("%s: %d of %d scenarios (%d placed), want about 1 in 13 and some placed", d, drivers[d], n, drivers[d+" ok"])
+			}
+		}
+	}
 	if bad > 0 {
 		t.Errorf("%d of %d scenarios differ (first difference by kind: %v)%s",
 			bad, n, sortedCounts(kinds), dumpNote())
@@ -292,6 +327,12 @@ func TestOracle(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				c := diffCaseOf(*diffSeed + uint64(i))
+				if c.driver() != "" {
+					// Nova's own code of today has neither driver: the
+					// reference and the Nova cases judge them.
+					results[i] = checked{c: c, kind: "skipped (" + c.driver() + ")"}
+					continue
+				}
 				g := synth.New(c.opts)
 				r := diffResult{c: c, cloud: g.Cloud(), req: g.Request()}
 				r.eng = plandiff.RunEngine(r.cloud, r.req)

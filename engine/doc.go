@@ -28,12 +28,12 @@
 // levels deep, at most 10 uses running up a layer, none over 500 lines.
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
-//  2. Column types: hostinfo.go, memo.go
+//  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
-//  5. The placement loop: chain.go, place.go, evaluate.go, explain.go, explain_reasons.go, whatif.go
+//  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
-//  7. The scheduler: scheduler.go, warm.go
+//  7. The scheduler: scheduler.go, warm.go, caching.go
 //
 // The column types are the package engine/internal/hostcols (compact,
 // read-only per-host columns that import nothing from engine), and
@@ -53,11 +53,12 @@
 // Column types:
 //   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.
 //   - memo.go: memoTable, what a hostInfo memoises for the static filters (masks, verdicts, indexes), least recently used first out.
+//   - ironic.go: the ironic host manager's nodes and their instance dicts of their own (instance keys).
 //
 // The snapshot:
 //   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
 //   - shard.go: a shard's columns and the weigher multipliers' summary.
-//   - usage.go: a host's usage (hostRes), consuming a claim, the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
+//   - usage.go: a host's usage (hostRes), consuming a claim (an ironic node whole), the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
 //   - delta.go: the snapshot's usage delta and its compaction into shard copies.
 //   - rawcols.go: the column weighers' raw values as the kernels read them, and their per-block summaries.
 //   - resources.go: Nova's resource filters as one rule each, read by the filters, the commit check and the capacity.
@@ -97,6 +98,7 @@
 //   - chain.go: the filter chain driver: prefiltering, the whole chain for instance 0, the changed hosts after.
 //   - place.go: PlaceBatch, the placement loop, the choice and the alternates.
 //   - evaluate.go: FilterHosts and WeighHosts, one filter or weigher pass.
+//   - chance.go: the chance scheduler, PlaceBatch's other driver.
 //   - explain.go: Explain, instance 0 filter by filter and weigher by weigher: each host's rejection or weight terms, rank and the choice.
 //   - explain_reasons.go: the reasons Explain gives, Nova's log lines where placer can write them word for word.
 //   - whatif.go: Capacity, how many instances of a request fit one request after another, with hosts drained; aggregate changes to a cloud.
@@ -114,6 +116,7 @@
 // The scheduler:
 //   - scheduler.go: Scheduler, the worker pool placing and committing.
 //   - warm.go: a worker's last batch, brought up to date for its next alike request.
+//   - caching.go: the caching mode, a worker's own view of the Store refreshed on an interval (CachingScheduler).
 //
 // And doc.go, this map.
 //

@@ -80,6 +80,14 @@ func explainAgreement(cloud engine.Cloud, req engine.Request) (diffs []string) {
 		return nil // an invalid cloud: nothing to explain
 	}
 	e, err := engine.Explain(ctx, s, req, engine.ExplainOptions{})
+	if cloud.Config.SchedulerDriver == engine.DriverChanceScheduler {
+		// No filter or weigher runs: Explain refuses, naming the field.
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "config.scheduler_driver" {
+			bad("chance_scheduler: Explain gave %v, want a ValidationError on config.scheduler_driver", err)
+		}
+		return diffs
+	}
 	plan, perr := engine.PlaceBatch(ctx, s, req)
 	var first *engine.Placement
 	var nvh *engine.NoValidHostError

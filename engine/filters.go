@@ -48,10 +48,11 @@ func (f *filterImpl) fusable() bool { return f.kernel != nil || f.mask != nil ||
 // filterByName holds the catalogue's filters by name.
 var filterByName = map[string]*filterImpl{}
 
-// catalogueSize is the number of filters of FilterCatalogue.
-const catalogueSize = 28
+// catalogueSize is the number of filters of KnownFilters (FilterCatalogue
+// and BaremetalFilters).
+const catalogueSize = 31
 
-// filterTable holds the catalogue's filters by index in FilterCatalogue.
+// filterTable holds the known filters by index in KnownFilters.
 var filterTable [catalogueSize]*filterImpl
 
 // register adds f to the catalogue, completing the forms of it that can
@@ -74,7 +75,7 @@ func register(f *filterImpl) {
 		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
 	}
 	filterByName[f.name] = f
-	filterTable[slices.Index(FilterCatalogue, f.name)] = f
+	filterTable[slices.Index(KnownFilters, f.name)] = f
 }
 
 // applyHost runs a per-host predicate over set, shard by shard in
@@ -155,7 +156,19 @@ func init() {
 		return nil
 	}})
 	register(&filterImpl{name: SimpleCIDRAffinityFilter, keepsAll: noNearHost, plan: cidrPlan, apply: cidrApply})
-	register(&filterImpl{name: MetricsFilter, mask: metricsMask})
+	register(&filterImpl{name: MetricsFilter, plan: metricsPlan, apply: func(b *batch, set *bitmap.Set) error {
+		return applyHost(b, set, func(b *batch, id uint32) (bool, error) {
+			if b.s.info.isIronic(id) { // metrics None: iterating them raises
+				return false, &NovaError{Kind: "TypeError", Msg: "'NoneType' object is not iterable"}
+			}
+			for _, mw := range b.cfg.MetricsWeightSetting {
+				if _, ok := b.s.info.metrics.Get(id, mw.Name); !ok {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+	}})
 	register(&filterImpl{name: RetryFilter, apply: func(b *batch, set *bitmap.Set) error {
 		if r := b.req.Retry; r != nil {
 			for _, hn := range r.Hosts {

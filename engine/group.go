@@ -16,7 +16,7 @@ type groupState struct {
 	members    map[string]bool
 	hostNames  map[string]bool // group.hosts
 	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
-	count      map[int32]int   // host name id -> |instances ∩ members|
+	count      map[int32]int   // instance key (ironic.go) -> |instances ∩ members|
 	added      map[int32][]string
 }
 
@@ -54,9 +54,10 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 			gs.count[nid]++
 		}
 	}
-	for _, host := range placed {
+	for _, at := range placed {
+		host, whole := placedOn(at) // on an ironic node: counted nowhere
 		for id := range s.info.byHostLower(strings.ToLower(host)).All() {
-			if s.info.hostOf(id) == host {
+			if s.info.hostOf(id) == host && !whole {
 				gs.count[s.info.nameOf(id)]++
 				break
 			}
@@ -79,9 +80,10 @@ func (g *groupState) addHost(s *Snapshot, name string) {
 	}
 }
 
-// hasInstance reports whether uuid is among host name nid's instances.
+// hasInstance reports whether uuid is among the instances of instance
+// key nid (ironic.go: a host name, or an ironic node).
 func (b *batch) hasInstance(nid int32, uuid string) bool {
-	if b.s.info.instances.Has(nid, uuid) {
+	if b.s.info.instHas(nid, uuid) {
 		return true
 	}
 	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
@@ -97,7 +99,7 @@ func antiAffinityPasses(b *batch, id uint32) (bool, error) {
 	if g == nil || g.policy != PolicyAntiAffinity {
 		return true, nil
 	}
-	nid := b.s.info.nameOf(id)
+	nid := b.s.info.instKey(id)
 	if b.hasInstance(nid, b.uuid) {
 		return true, nil
 	}
@@ -141,7 +143,7 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	var one [1]uint32
 	for nid, c := range g.count {
 		if c >= g.maxPerHost && !b.hasInstance(nid, b.uuid) {
-			for _, id := range b.s.info.nodesOf(nid, &one) {
+			for _, id := range b.s.info.instNodes(nid, &one) {
 				set.Remove(id)
 			}
 		}

@@ -44,8 +44,8 @@ func (b *batch) HostMetrics(id uint32) map[string]int64 {
 // HostInstances is host id's instance uuids now: the snapshot's, then
 // those of the batch's group placed there (nova.HostExtras).
 func (b *batch) HostInstances(id uint32) []string {
-	nid := b.s.info.nameOf(id)
-	us := b.s.info.instances.Of(nid)
+	nid := b.s.info.instKey(id)
+	us := b.s.info.instOf(nid)
 	if b.group != nil {
 		us = append(us, b.group.added[nid]...)
 	}

@@ -38,6 +38,7 @@ type hostInfo struct {
 	instances hostcols.Instances
 
 	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
+	ironic    *bitmap.Set // IronicNodeStates (ironic.go); nil: none
 
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
 	// MetricsFilter and SimpleCIDR read (see the accessors below).
@@ -76,6 +77,11 @@ type aggClass struct {
 	raw           map[string][]string
 	instanceTypes []string
 	hosts         *roaring.Bitmap // the inverted index entry: class -> its hosts
+}
+
+// isIronic reports whether host id is an IronicNodeState.
+func (info *hostInfo) isIronic(id uint32) bool {
+	return info.ironic != nil && info.ironic.Has(id)
 }
 
 // nameOf is host id's host name id (hosts whose nodes share a host name

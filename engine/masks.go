@@ -139,7 +139,7 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	var one [1]uint32
 	for _, u := range uuids {
 		for nid := range b.s.info.instances.NamesOf(u) {
-			for _, id := range b.s.info.nodesOf(nid, &one) {
+			for _, id := range b.s.info.instNodes(nid, &one) {
 				m.Add(id)
 			}
 		}
@@ -199,6 +199,16 @@ func aggImagePropsMask(b *batch) *bitmap.Set {
 
 // metricsMask is MetricsFilter's mask: the hosts that report every metric
 // of metrics_weight_setting (memoised: they are the snapshot's).
+// metricsPlan is MetricsFilter's column form: the memoised mask, unless
+// the snapshot has ironic nodes, whose metrics (None) make the filter raise
+// (its apply tests host by host).
+func metricsPlan(b *batch) (stage, bool) {
+	if b.s.info.ironic != nil {
+		return stage{}, false
+	}
+	return stage{mask: metricsMask(b)}, true
+}
+
 func metricsMask(b *batch) *bitmap.Set {
 	if len(b.cfg.MetricsWeightSetting) == 0 {
 		return nil

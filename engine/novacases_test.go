@@ -13,11 +13,8 @@ import (
 // paths.
 func TestNovaCases(t *testing.T) {
 	t.Parallel()
-	// The drivers of older releases (issue 20) are in the reference only
-	// so far; their cases must fail with ErrNotImplemented until the
-	// engine has them. Remove a feature here when the engine implements it.
-	skip := novacases.SkipFeatures("not implemented by the engine yet (issue 20)",
-		novacases.FeatureChance, novacases.FeatureIronic, novacases.FeatureExactFilters)
+	// The cases of the drivers of older releases (issue 20: Case.Feature)
+	// run too: the engine implements them.
 	for _, tc := range []struct {
 		name string
 		r    engine.Ranking
@@ -30,7 +27,7 @@ func TestNovaCases(t *testing.T) {
 					return engine.Plan{}, err
 				}
 				return engine.PlaceBatchWith(ctx, s, r, tc.r)
-			}, skip)
+			})
 		})
 	}
 }

@@ -8,7 +8,9 @@ import (
 // PlaceBatch places every instance of req against s, one after another, as
 // Nova's FilterScheduler does: filter the hosts still in play, weigh them,
 // choose at random among the best host_subset_size, consume the flavor on
-// the chosen host, go on with the hosts that passed.
+// the chosen host, go on with the hosts that passed. With the chance
+// scheduler configured, it draws hosts as Nova's ChanceScheduler does
+// (chance.go).
 //
 // s is never modified: consumption lives in a private overlay, so many
 // goroutines may call PlaceBatch on one snapshot. The result is a pure
@@ -31,6 +33,9 @@ func placeBatch(ctx context.Context, s *Snapshot, req Request, opts rankOptions)
 	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {
 		return Plan{}, err
+	}
+	if s.chance() {
+		return chancePlace(ctx, s, &r)
 	}
 	b := newBatch(ctx, s, &r, p, opts)
 	defer b.release()

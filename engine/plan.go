@@ -20,9 +20,10 @@ type Plan struct {
 	// Group is the request's server group as the commit layer needs it
 	// (nil when the request has none). PlaceBatch sets it.
 	Group *GroupClaim
-	// Forced is true when force_hosts or force_nodes made every filter be
-	// skipped (Nova's admin override): Store.Commit then does not re-check
-	// the resource filters either. PlaceBatch sets it.
+	// Forced is true when no filter ran: force_hosts or force_nodes made
+	// every filter be skipped (Nova's admin override), or the chance
+	// scheduler, which runs none, made the plan. Store.Commit then does not
+	// re-check the resource filters either. PlaceBatch sets it.
 	Forced bool
 }
 

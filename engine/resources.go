@@ -1,9 +1,14 @@
 package engine
 
-import "github.com/placer/placer/internal/kernels"
+import (
+	"math/bits"
+
+	"github.com/placer/placer/internal/kernels"
+)
 
 // Nova's resource filters (RamFilter, CoreFilter, DiskFilter, IoOpsFilter,
-// NumInstancesFilter and their Aggregate* variants) are the rules a
+// NumInstancesFilter and their Aggregate* variants, and Queens'
+// ExactRamFilter, ExactCoreFilter and ExactDiskFilter) are the rules a
 // placement and a commit must both hold. Each is one resourceRule, the
 // one source of its arithmetic: the filter's test of one host and its
 // column pass (filters.go), the Store's commit-time re-check (claimFits),
@@ -20,6 +25,9 @@ const (
 	resDisk                          // free_disk_mb against total × ratio
 	resIOOps                         // num_io_ops below a limit
 	resInstances                     // num_instances below a limit
+	resExactRAM                      // free_ram_mb equal to the request
+	resExactCore                     // vcpus_total - vcpus_used equal to the request
+	resExactDisk                     // free_disk_mb equal to the request, swap included
 )
 
 // resourceRule is one resource filter: the resource it checks and where
@@ -58,6 +66,11 @@ var resourceRules = map[string]*resourceRule{
 	NumInstancesFilter: {name: NumInstancesFilter, res: resInstances},
 	AggregateNumInstancesFilter: {name: AggregateNumInstancesFilter, res: resInstances,
 		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }},
+	// The Exact* filters (queens-eol) read no ratio: their limits are the
+	// totals.
+	ExactRamFilter:  {name: ExactRamFilter, res: resExactRAM},
+	ExactCoreFilter: {name: ExactCoreFilter, res: resExactCore},
+	ExactDiskFilter: {name: ExactDiskFilter, res: resExactDisk},
 }
 
 // configLimit is the configured limit of a plain io-ops or instance rule.
@@ -88,6 +101,13 @@ func (r *resourceRule) fits(sh *shard, j int, u *hostRes, c *Claim, cfg *Config)
 		return kernels.DiskPasses(sh.totalDiskGB.At(j), u.freeDiskMB, r.ratio(sh).At(j), c.DiskRequestMB)
 	case resIOOps:
 		return u.numIOOps < r.limit(sh, j, cfg)
+	case resExactRAM:
+		return c.MemoryMB == u.freeRAM
+	case resExactCore:
+		total := sh.vcpusTotal.At(j)
+		return total != 0 && c.VCPUs == total-u.vcpusUsed
+	case resExactDisk:
+		return c.DiskRequestMB == u.freeDiskMB
 	}
 	return u.numInstances < r.limit(sh, j, cfg)
 }
@@ -103,6 +123,12 @@ func (r *resourceRule) pass(sh *shard, c *Claim, cfg *Config, words []uint64) {
 		kernels.CorePass(words, &sh.vcpusTotal, sh.vcpusUsed, r.ratio(sh), c.VCPUs)
 	case resDisk:
 		kernels.DiskPass(words, &sh.totalDiskGB, sh.freeDiskMB, r.ratio(sh), c.DiskRequestMB)
+	case resExactRAM:
+		equalPass(words, sh.freeRAM, c.MemoryMB)
+	case resExactDisk:
+		equalPass(words, sh.freeDiskMB, c.DiskRequestMB)
+	case resExactCore:
+		exactCorePass(words, sh, c.VCPUs)
 	default:
 		counter := sh.numIOOps
 		if r.res == resInstances {
@@ -130,9 +156,37 @@ func (s *Snapshot) claimFits(id uint32, r hostRes, c *Claim) (bool, string) {
 	return true, ""
 }
 
+// equalPass clears in words the bits of the hosts whose value in col is
+// not want (an Exact* filter on a usage column).
+func equalPass(words []uint64, col []int32, want int64) {
+	lo, hi := int32(1), int32(0) // lo > hi: every host fails
+	if fits32(want) {
+		lo, hi = int32(want), int32(want)
+	}
+	kernels.RangePass(words, col, lo, hi, false)
+}
+
+// exactCorePass clears in words the bits of the hosts of sh failing
+// ExactCoreFilter for vcpus: no vcpus_total, or vcpus_total - vcpus_used
+// not vcpus.
+func exactCorePass(words []uint64, sh *shard, vcpus int64) {
+	for wi, w := range words {
+		for w != 0 {
+			t := bits.TrailingZeros64(w)
+			w &= w - 1
+			j := wi*64 + t
+			if total := sh.vcpusTotal.At(j); total == 0 || vcpus != total-int64(sh.vcpusUsed[j]) {
+				words[wi] &^= 1 << t
+			}
+		}
+	}
+}
+
 // limitInto sets in l what the rule leaves in HostState.limits for host
 // j of sh when it passed: RAM, disk and core rules set their key (nothing
-// else does).
+// else does). The Exact* rules set the totals, without a ratio, "so that
+// if multiple instances are scheduled to a single host, then all after
+// the first will fail in the claim" (exact_ram_filter.py).
 func (r *resourceRule) limitInto(l *Limits, sh *shard, j int) {
 	switch r.res {
 	case resRAM:
@@ -146,5 +200,14 @@ func (r *resourceRule) limitInto(l *Limits, sh *shard, j int) {
 			l.Set |= HasVCPU
 			l.VCPU = t
 		}
+	case resExactRAM:
+		l.Set |= HasMemoryMB
+		l.MemoryMB = float64(sh.totalRAM.At(j))
+	case resExactDisk:
+		l.Set |= HasDiskGB
+		l.DiskGB = float64(sh.totalDiskGB.At(j))
+	case resExactCore:
+		l.Set |= HasVCPU
+		l.VCPU = float64(sh.vcpusTotal.At(j))
 	}
 }

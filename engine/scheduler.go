@@ -38,6 +38,13 @@ type SchedulerOptions struct {
 	// worker keeps its last batch to start the next alike request from
 	// (see Scheduler). For comparison; the plans are the same.
 	ColdStart bool
+	// CacheInterval, when positive, is the caching mode (caching.go,
+	// Nova's CachingScheduler): each worker places on its own view of
+	// the Store, refreshed from it when the view is CacheInterval old or
+	// after a conflict, rather than on the newest snapshot; its own
+	// commits apply to its view at once. Commits are re-checked as ever:
+	// staleness costs conflicts and retries, never an overcommitment.
+	CacheInterval time.Duration
 }
 
 // SchedulerStats are a Scheduler's counters since it started.
@@ -55,6 +62,9 @@ type SchedulerStats struct {
 	// WarmStarts is how many placements (retries included) started from
 	// their worker's previous batch rather than from scratch.
 	WarmStarts int64
+	// CacheRefreshes is how many times a worker's view was refreshed
+	// from the Store (the caching mode; 0 without it).
+	CacheRefreshes int64
 }
 
 // Scheduler is an embedded pool of placement workers over a Store.
@@ -73,7 +83,7 @@ type Scheduler struct {
 	close bool
 	g     errgroup.Group
 
-	requests, placed, instances, nvh, retries, failures, warm atomic.Int64
+	requests, placed, instances, nvh, retries, failures, warm, refreshes atomic.Int64
 }
 
 // job states.
@@ -114,10 +124,12 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	for range opts.Workers {
 		s.g.Go(func() error {
 			var w warmBatch
+			c := s.newCache()
 			for j := range s.queue {
-				s.run(j, &w)
+				s.run(j, &w, c)
 			}
 			w.drop(nil)
+			c.drop()
 			return nil
 		})
 	}
@@ -174,8 +186,9 @@ func (s *Scheduler) gaugeQueue(d float64) {
 	}
 }
 
-// run is one worker's handling of a job; w is the worker's kept batch.
-func (s *Scheduler) run(j *job, w *warmBatch) {
+// run is one worker's handling of a job; w is the worker's kept batch, c
+// its view in the caching mode (nil without it).
+func (s *Scheduler) run(j *job, w *warmBatch, c *cachedView) {
 	s.gaugeQueue(-1)
 	if !j.state.CompareAndSwap(jobQueued, jobStarted) {
 		return // abandoned: Place has returned
@@ -186,21 +199,23 @@ func (s *Scheduler) run(j *job, w *warmBatch) {
 		// passes run on its own worker rather than be handed out.
 		ctx = bitmap.Sequential(ctx)
 	}
-	j.plan, j.err = s.placeAndCommit(ctx, j.req, w)
+	j.plan, j.err = s.placeAndCommit(ctx, j.req, w, c)
 	close(j.done)
 }
 
-func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch) (Plan, error) {
+func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch, c *cachedView) (Plan, error) {
 	for attempt := 0; ; attempt++ {
-		local := s.store.Local()
-		snap, release := local.acquire()
+		snap, release, refreshed := c.acquire(s, time.Now())
+		if refreshed {
+			w.drop(snap) // its changes since are not in the view's (caching.go)
+		}
 		var plan Plan
 		var err error
-		if s.opts.ColdStart {
+		if s.opts.ColdStart || snap.chance() { // the chance scheduler keeps no batch
 			plan, err = PlaceBatch(ctx, snap, req)
 		} else {
 			var warm bool
-			plan, warm, err = w.place(ctx, snap, req, &local.changes)
+			plan, warm, err = w.place(ctx, snap, req, &s.store.Local().changes)
 			if warm {
 				s.warm.Add(1)
 			}
@@ -212,7 +227,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 		if err := ctx.Err(); err != nil {
 			return Plan{}, err
 		}
-		_, err = s.store.CommitPlan(ctx, plan)
+		err = c.commit(ctx, s.store, &plan)
 		if err == nil {
 			return plan, nil
 		}
@@ -248,7 +263,7 @@ func (s *Scheduler) Stats() SchedulerStats {
 	return SchedulerStats{
 		Requests: s.requests.Load(), Placed: s.placed.Load(), Instances: s.instances.Load(),
 		NoValidHost: s.nvh.Load(), ConflictRetries: s.retries.Load(), ConflictFailures: s.failures.Load(),
-		WarmStarts: s.warm.Load(),
+		WarmStarts: s.warm.Load(), CacheRefreshes: s.refreshes.Load(),
 	}
 }
 

@@ -79,6 +79,9 @@ type ledgerEntry struct {
 	host  HostNode
 	claim Claim
 	group string // group uuid, "" without one
+	// whole marks an instance on an ironic node (ironic.go), consumed
+	// whole: claim is what it took, and no group count holds it.
+	whole bool
 }
 
 // NewStore builds the first snapshot of c (see NewSnapshot) and returns a

@@ -38,8 +38,14 @@ type JournalEntry struct {
 	Claim        Claim
 	Usage        HostUsage
 	// Forced marks a placement made with force_hosts/force_nodes, which
-	// skip every filter (Nova's admin override): it may exceed limits.
+	// skip every filter (Nova's admin override), or by the chance
+	// scheduler, which runs none: it may exceed limits.
 	Forced bool
+	// Whole marks a placement on an ironic node, consumed whole, and its
+	// deletion: Claim is what the placement took (the node's free RAM and
+	// disk then, and the vCPUs it did not use), and num_instances and
+	// num_io_ops do not change.
+	Whole bool
 }
 
 // Journal returns a copy of the changes committed so far (empty unless
@@ -115,13 +121,13 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 		return 0, fmt.Errorf("engine: instance %s on unknown host %v", uuid, e.host)
 	}
 	ov := pendingUsage{res: map[uint32]hostRes{}}
-	ov.set(id, releaseClaim(ov.get(st.snap, id), &e.claim))
+	ov.set(id, releaseOn(ov.get(st.snap, id), &e.claim, e.whole))
 	next := s.applyLocked(st, &ov)
 	if e.group != "" {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")
 	}
 	s.forgetLocked(uuid, e)
-	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim})
+	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim, Whole: e.whole})
 	s.publish(next)
 	return next.snap.version, nil
 }
@@ -143,14 +149,14 @@ func (s *Store) groupPlacedLocked(snap *Snapshot) map[string]map[string]string {
 		if out[e.group] == nil {
 			out[e.group] = map[string]string{}
 		}
-		out[e.group][uuid] = e.host.Host
+		out[e.group][uuid] = placedAt(e.host.Host, e.whole)
 	}
 	return out
 }
 
 func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 	delete(s.ledger, uuid)
-	if m := s.byGroup[e.group]; m != nil && m[e.host.Host] > 0 {
+	if m := s.byGroup[e.group]; m != nil && !e.whole && m[e.host.Host] > 0 {
 		if m[e.host.Host]--; m[e.host.Host] == 0 {
 			delete(m, e.host.Host)
 		}
@@ -175,12 +181,9 @@ func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 	}
 	for i := range hosts {
 		h := &hosts[i]
-		free := h.FreeDiskGB
-		if h.DiskAvailableLeast != nil {
-			free = min(free, *h.DiskAvailableLeast)
-		}
+		r := usageOf(&s.cloud.Config, h)
 		s.record(JournalEntry{Version: v, Kind: JournalAddHost, Host: HostNode{h.Host, nodeName(h)},
-			Usage: HostUsage{h.FreeRAMMB, free * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}})
+			Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
 	}
 	return v, nil
 }

@@ -66,6 +66,42 @@ func consumeClaim(r hostRes, c *Claim) hostRes {
 	return r
 }
 
+// consumeOn is consume_from_request on host id of s, whose usage is r: an
+// ironic node is consumed whole (free_ram_mb and free_disk_mb 0,
+// vcpus_used vcpus_total, the counters unchanged), any other host by the
+// claim (consumeClaim).
+func (s *Snapshot) consumeOn(id uint32, r hostRes, c *Claim) hostRes {
+	if !s.info.isIronic(id) {
+		return consumeClaim(r, c)
+	}
+	sh, j := s.at(id)
+	r.freeRAM, r.freeDiskMB, r.vcpusUsed = 0, 0, sh.vcpusTotal.At(j)
+	return r
+}
+
+// takenBy is what consumeOn took from a host whose usage went from
+// before to after, as a Claim (free RAM and disk given up, vCPUs added;
+// DiskRequestMB is DiskMB): what giving the instance back returns
+// (releaseClaim, with whole set so that the counters stay).
+func takenBy(before, after hostRes) Claim {
+	disk := before.freeDiskMB - after.freeDiskMB
+	return Claim{MemoryMB: before.freeRAM - after.freeRAM, VCPUs: after.vcpusUsed - before.vcpusUsed,
+		DiskMB: disk, DiskRequestMB: disk}
+}
+
+// releaseOn gives back what claim c took from a host whose usage is r:
+// releaseClaim, but for an instance on an ironic node (whole), which gives
+// back what it took (takenBy) and leaves the counters alone.
+func releaseOn(r hostRes, c *Claim, whole bool) hostRes {
+	if !whole {
+		return releaseClaim(r, c)
+	}
+	r.freeRAM += c.MemoryMB
+	r.freeDiskMB += c.DiskMB
+	r.vcpusUsed -= c.VCPUs
+	return r
+}
+
 // releaseClaim undoes consumeClaim (an instance deleted). num_io_ops is not
 // given back: in Nova it falls when the build task ends, which the compute
 // node reports (UpdateHost).
@@ -176,4 +212,29 @@ func (o *overlay) raw(s *Snapshot, w int, id uint32) float64 {
 	}
 	col := sh.rawCol(w)
 	return col.At(j)
+}
+
+// The usage of an IronicNodeState (ironic.go) as the snapshot reads it;
+// consumeOn, takenBy and releaseOn above change it.
+
+// isIronic reports whether h is an IronicNodeState under cfg
+// (IronicHostManager.host_state_cls: hypervisor_type compared exactly).
+func isIronic(cfg *Config, h *Host) bool {
+	return cfg.HostManager == HostManagerIronic && h.HypervisorType != nil && *h.HypervisorType == HVTypeIronic
+}
+
+// usageOf is host h's usage as the scheduler reads it from the compute
+// node under cfg: HostState's free_disk_mb is min(free_disk_gb,
+// disk_available_least) × 1024 and its counters the node's; an
+// IronicNodeState's free_disk_mb is free_disk_gb × 1024 and its
+// num_instances and num_io_ops stay 0.
+func usageOf(cfg *Config, h *Host) hostRes {
+	if isIronic(cfg, h) {
+		return hostRes{h.FreeRAMMB, h.FreeDiskGB * 1024, h.VCPUsUsed, 0, 0}
+	}
+	freeGB := h.FreeDiskGB
+	if h.DiskAvailableLeast != nil {
+		freeGB = min(freeGB, *h.DiskAvailableLeast)
+	}
+	return hostRes{h.FreeRAMMB, freeGB * 1024, h.VCPUsUsed, h.NumInstances, h.NumIOOps}
 }

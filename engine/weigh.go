@@ -66,7 +66,7 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 		for k, id := range cands {
 			raw[k] = 0
 			if g != nil && g.policy == want {
-				raw[k] = sign * float64(g.count[b.s.info.nameOf(id)])
+				raw[k] = sign * float64(g.count[b.s.info.instKey(id)])
 			}
 		}
 	case wMetrics:

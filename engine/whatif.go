@@ -63,14 +63,18 @@ type HostCount struct {
 // in its ignore_hosts. s is not changed.
 //
 // A request with a server group is refused (the group's members would
-// grow with each instance); so is a bad Max or an unknown drained host
-// (field "drain[i]").
+// grow with each instance); so is a cloud under the chance scheduler
+// (nothing to count: it places at random among the hosts that are up), a
+// bad Max or an unknown drained host (field "drain[i]").
 func Capacity(ctx context.Context, s *Snapshot, req Request, opts CapacityOptions) (*CapacityReport, error) {
 	if s == nil {
 		return nil, invalid("", "nil snapshot")
 	}
 	if req.InstanceGroup != nil {
 		return nil, invalid("request.instance_group", "capacity places one request after another; a server group is not supported")
+	}
+	if s.chance() {
+		return nil, invalid("config.scheduler_driver", "capacity needs the filter scheduler (%s places at random among the hosts that are up)", DriverChanceScheduler)
 	}
 	if opts.Max < 1 || opts.Max > MaxCapacityCount {
 		return nil, invalid("max", "want an integer from 1 to %d, got %d", MaxCapacityCount, opts.Max)
@@ -137,7 +141,7 @@ func placeOneAfter(ctx context.Context, s *Snapshot, req Request, used *overlay)
 	}
 	c := b.choose(best, ties)
 	p := b.placement(c.id, c.score, b.candidates)
-	used.set(c.id, consumeClaim(b.cur(c.id), &b.claim))
+	used.set(c.id, s.consumeOn(c.id, b.cur(c.id), &b.claim)) // an ironic node whole
 	return p, nil, nil
 }
 

@@ -51,6 +51,13 @@ func capacityAgrees(cloud engine.Cloud, req engine.Request, max int) error {
 		}
 	}
 	rep, err := engine.Capacity(ctx, s, req, engine.CapacityOptions{Max: max, Drain: drain})
+	if cloud.Config.SchedulerDriver == engine.DriverChanceScheduler {
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "config.scheduler_driver" {
+			return fmt.Errorf("chance_scheduler: Capacity gave %v, want a ValidationError on config.scheduler_driver", err)
+		}
+		return nil
+	}
 
 	// The oracle.
 	st, serr := engine.NewStore(cloud, engine.StoreOptions{})

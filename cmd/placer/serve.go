@@ -39,6 +39,13 @@ const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synth
                         beyond workers + queue, POST /v1/place answers 503
         --max-body B    request body limit in bytes (default 1048576; 413)
         --timeout D     one placement's time limit (default 30s)
+        --cache-interval D
+                        the caching mode (Nova's CachingScheduler): each
+                        worker places on its own view of the hosts,
+                        refreshed when it is D old or after a conflict,
+                        rather than on the newest state; commits are still
+                        re-checked (no overcommitment), staleness costs
+                        retries. Default 0: off (docs/concurrency.md)
         --log F         log format: text (default) or json, on stderr
         --tls-cert F    serve HTTPS with the certificate (chain) of PEM file F
         --tls-key F     and the private key of PEM file F
@@ -74,6 +81,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	queue := fs.Int("queue", 0, "")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "")
+	cacheInterval := fs.Duration("cache-interval", 0, "")
 	logFormat := fs.String("log", "text", "")
 	tlsCert := fs.String("tls-cert", "", "")
 	tlsKey := fs.String("tls-key", "", "")
@@ -94,8 +102,8 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
-	case *synthetic < 0 || *workers < 0 || *queue < 0 || *maxBody <= 0 || *timeout <= 0:
-		fmt.Fprintln(stderr, "placer serve: want --synthetic, --workers, --queue >= 0 and --max-body, --timeout > 0")
+	case *synthetic < 0 || *workers < 0 || *queue < 0 || *cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
+		fmt.Fprintln(stderr, "placer serve: want --synthetic, --workers, --queue, --cache-interval >= 0 and --max-body, --timeout > 0")
 		return exitBadInput
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
@@ -143,7 +151,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 
 	sopts := server.Options{
 		Workers: *workers, QueueSize: *queue, MaxBodyBytes: *maxBody, RequestTimeout: *timeout, Logger: log,
-		Tokens: tokens,
+		Tokens: tokens, CacheInterval: *cacheInterval,
 	}
 	start := time.Now()
 	var srv *server.Server
@@ -178,6 +186,9 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		}
 	}
 	log.Info("cloud loaded", "hosts", srv.Store().Snapshot().Len(), "seconds", time.Since(start).Seconds())
+	if *cacheInterval > 0 {
+		log.Info("caching mode: host state refreshed per worker on an interval", "interval", cacheInterval.String())
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		srv.Close()

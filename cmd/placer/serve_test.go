@@ -99,6 +99,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--tls-cert", certs.ServerCertFile, "--tls-key", certs.ServerKeyFile, "--client-ca", certs.ServerKeyFile}, "no PEM certificate"},
 		{[]string{"--token-file", empty}, "no token in it"},
 		{[]string{"--token-file", empty + ".missing"}, "token file"},
+		{[]string{"--cache-interval", "-1s"}, "--cache-interval >= 0"},
 	} {
 		args := append([]string{"--synthetic", "3", "--addr", "127.0.0.1:0"}, tc.args...)
 		addr, status, stderr, _ := startServe(t, args...)

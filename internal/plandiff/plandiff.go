@@ -159,6 +159,7 @@ func CompareErrors(e, r error) []string {
 		d.eq("error.in_play", ee.InPlay, re.InPlay)
 		d.eq("error.prefiltered", ee.Prefiltered, re.Prefiltered)
 		d.eq("error.filters", FormatFilters(ee.Filters), FormatFilters(re.Filters))
+		d.eq("error.reason", ee.Reason, re.Reason)
 	case *engine.MetricNotFoundError:
 		re := r.(*engine.MetricNotFoundError)
 		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)

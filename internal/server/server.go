@@ -52,6 +52,12 @@ type Options struct {
 	// Workers, QueueSize and RetryBudget configure the Scheduler (see
 	// engine.SchedulerOptions; 0 means its defaults).
 	Workers, QueueSize, RetryBudget int
+	// CacheInterval, when positive, runs the Scheduler in its caching
+	// mode (engine.SchedulerOptions.CacheInterval, Nova's
+	// CachingScheduler): each worker places on a view of the hosts
+	// refreshed at most this often; commits are re-checked as ever
+	// (docs/concurrency.md).
+	CacheInterval time.Duration
 	// MaxPending bounds the placement requests admitted at once (waiting
 	// in the Scheduler's queue or being placed); one more is answered 503
 	// at once. 0 means Workers + QueueSize as the Scheduler resolves them.
@@ -196,6 +202,7 @@ func newServer(opts Options, backend func(*engine.Metrics, prometheus.Registerer
 		store: b.Local(), backend: b, closeBackend: closeBackend,
 		sched: engine.NewSchedulerOn(b, engine.SchedulerOptions{
 			Workers: opts.Workers, QueueSize: opts.QueueSize, RetryBudget: opts.RetryBudget, Metrics: m,
+			CacheInterval: opts.CacheInterval,
 		}),
 		reg: reg, log: opts.Logger, opts: opts,
 		pending: make(chan struct{}, opts.MaxPending),

@@ -469,3 +469,20 @@ func TestAddHostConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestCachingMode: Options.CacheInterval runs the Scheduler in its caching
+// mode: the one worker's view is refreshed once for two placements within
+// the interval, and the second sees the first (no conflict).
+func TestCachingMode(t *testing.T) {
+	for _, interval := range []time.Duration{0, time.Hour} {
+		s, ts := newTestServer(t, 3, Options{Workers: 1, CacheInterval: interval})
+		for range 2 {
+			code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 1, `+smallFlavor+`}`)
+			wantStatus(t, "place", code, http.StatusOK, body)
+		}
+		want := map[time.Duration]int64{0: 0, time.Hour: 1}[interval]
+		if st := s.Scheduler().Stats(); st.CacheRefreshes != want || st.ConflictRetries != 0 || st.Placed != 2 {
+			t.Errorf("interval %v: stats %+v, want %d refreshes, no conflict", interval, st, want)
+		}
+	}
+}

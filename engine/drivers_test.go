@@ -1,0 +1,107 @@
+package engine_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/plandiff"
+	"github.com/placer/placer/internal/synth"
+)
+
+// driverVariant is one way TestDifferentialDrivers turns a generated
+// scenario into one of the drivers of older releases (issue 20).
+type driverVariant struct {
+	name string
+	opts func(o *synth.Options)
+	// edit changes the cloud after synth made it (nil: nothing).
+	edit func(c *engine.Cloud, req *engine.Request)
+}
+
+var driverVariants = []driverVariant{
+	{name: "chance", opts: func(o *synth.Options) { o.SchedulerDriver = engine.DriverChanceScheduler }},
+	{name: "chance+ironic", opts: func(o *synth.Options) {
+		o.SchedulerDriver, o.IronicNodes = engine.DriverChanceScheduler, 0.5
+	}},
+	{name: "ironic", opts: func(o *synth.Options) { o.IronicNodes = 0.5 }},
+	{name: "ironic+exact", opts: func(o *synth.Options) { o.IronicNodes = 0.5 },
+		edit: func(c *engine.Cloud, req *engine.Request) {
+			c.Config.Filters = append(slices.Clone(c.Config.Filters), engine.ExactRamFilter, engine.ExactCoreFilter, engine.ExactDiskFilter)
+			matchFlavor(c, req)
+		}},
+	{name: "ironic+baremetal", opts: func(o *synth.Options) { o.IronicNodes = 0.7 },
+		edit: func(c *engine.Cloud, req *engine.Request) {
+			c.Config.UseBaremetalFilters = true
+			matchFlavor(c, req)
+		}},
+	{name: "exact", opts: func(o *synth.Options) {},
+		edit: func(c *engine.Cloud, req *engine.Request) {
+			c.Config.Filters = append([]string{engine.ExactDiskFilter, engine.ExactCoreFilter},
+				append(slices.Clone(c.Config.Filters), engine.ExactRamFilter)...)
+			matchFlavor(c, req)
+		}},
+}
+
+// matchFlavor makes every third host's free resources the request's
+// flavor exactly (free RAM, free vCPUs, free disk with swap, when swap is
+// whole GB), so that the Exact* filters pass some hosts.
+func matchFlavor(c *engine.Cloud, req *engine.Request) {
+	f := req.Flavor
+	c.Hosts = slices.Clone(c.Hosts)
+	for i := range c.Hosts {
+		if i%3 != 0 {
+			continue
+		}
+		h := &c.Hosts[i]
+		h.MemoryMB, h.FreeRAMMB = max(h.MemoryMB, f.MemoryMB), f.MemoryMB
+		h.VCPUs = max(h.VCPUs, f.VCPUs)
+		h.VCPUsUsed = h.VCPUs - f.VCPUs
+		if f.Swap%1024 == 0 {
+			gb := f.RootGB + f.EphemeralGB + f.Swap/1024
+			h.LocalGB, h.FreeDiskGB, h.DiskAvailableLeast = max(h.LocalGB, gb), gb, nil
+		}
+	}
+}
+
+// TestDifferentialDrivers is the differential test (engine against
+// internal/reference) on the drivers of older releases: synth's chance
+// and ironic clouds (synth.Options.SchedulerDriver, IronicNodes), the
+// Exact* filters and use_baremetal_filters, over the differential test's
+// generated scenarios. It also requires each variant to place somewhere
+// and to fail somewhere, so that it compares both outcomes.
+func TestDifferentialDrivers(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	bad := 0
+	for _, v := range driverVariants {
+		outcomes := map[string]int{}
+		for i := range n {
+			c := diffCaseOf(*diffSeed + uint64(i))
+			v.opts(&c.opts)
+			g := synth.New(c.opts)
+			cloud, req := g.Cloud(), g.Request()
+			if v.edit != nil {
+				v.edit(&cloud, &req)
+			}
+			eng, ref := plandiff.RunEngine(cloud, req), plandiff.RunReference(cloud, req)
+			outcomes[plandiff.Kind(ref)]++
+			if diffs := plandiff.Compare(eng, ref); len(diffs) > 0 {
+				if bad++; bad <= *diffReport {
+					t.Errorf("%s %v (%d hosts, %d instances): %d difference(s):\n\t%s", v.name, c,
+						len(cloud.Hosts), instances(req), len(diffs), strings.Join(capLines(diffs, 8), "\n\t"))
+				}
+			}
+		}
+		t.Logf("%s: %d scenarios; outcomes (reference): %v", v.name, n, sortedCounts(outcomes))
+		if outcomes["ok"] == 0 || outcomes["ok"] == n {
+			t.Errorf("%s: %s: want some placed and some not", v.name, fmt.Sprint(outcomes))
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d scenarios differ", bad)
+	}
+}
