@@ -20,8 +20,6 @@ import (
 type Ranking struct {
 	// Baseline ranks with the literal per-instance rescoring.
 	Baseline bool
-	// Gathered forbids the dense ranker.
-	Gathered bool
 	// Scaled, when set, turns the dense ranker's scaled weights on or off.
 	Scaled *bool
 	// DenseBatches, when set, counts the batches ranked by the dense
@@ -38,7 +36,7 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, gathered: r.Gathered}
+	o := rankOptions{baseline: r.Baseline}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
@@ -112,7 +110,7 @@ func (rk *denseRanker) checkInvariants() error {
 					return fmt.Errorf("host %d is a candidate of the ranker, not of the batch", id)
 				}
 				for a, wi := range rk.act {
-					x := rk.v.raw(wi, id)
+					x := rk.raw(wi, id)
 					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 				}
 				want := rk.weightOf(id)
