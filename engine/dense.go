@@ -108,6 +108,7 @@ type denseRanker struct {
 	// differs from the base.
 	scaled   bool
 	scaledOK bool // scaled weights may be used (rankOptions.scaled)
+	noCache  bool // rankOptions.noScoreCache
 	eps      float64
 	cols     []int
 	scale    []float64
@@ -128,7 +129,7 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
 	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
-		trackMissing: trackMissing, soft: -1}
+		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()
 	}

@@ -22,6 +22,13 @@ type Ranking struct {
 	Baseline bool
 	// Scaled, when set, turns the dense ranker's scaled weights on or off.
 	Scaled *bool
+	// NoScoreCache keeps the dense ranker from the full rescorings kept
+	// across batches.
+	NoScoreCache bool
+	// CopiedShards and WeighedShards, when set, count the shards the
+	// dense ranker's full rescorings copied from a kept rescoring and
+	// those they weighed (without scaled weights).
+	CopiedShards, WeighedShards *int
 	// DenseBatches, when set, counts the batches ranked by the dense
 	// ranker.
 	DenseBatches *int
@@ -36,17 +43,27 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil {
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil {
 		return o
 	}
 	h := &rankHooks{}
+	if r.CopiedShards != nil || r.WeighedShards != nil {
+		h.afterRescore = func(copied, weighed int) {
+			if r.CopiedShards != nil {
+				*r.CopiedShards += copied
+			}
+			if r.WeighedShards != nil {
+				*r.WeighedShards += weighed
+			}
+		}
+	}
 	if n := r.DenseBatches; n != nil {
 		h.onDense = func() { *n++ }
 	}

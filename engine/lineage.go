@@ -10,8 +10,9 @@ import (
 )
 
 // The static ranking data of a snapshot lineage: what the dense ranker
-// reads that depends on the static host data and the configuration alone,
-// built on first use and shared by every snapshot holding the same
+// reads that depends on the static host data and the configuration alone
+// (and its kept full rescorings, which name the shards they read), built
+// on first use and shared by every snapshot holding the same
 // hostInfo (a Store's snapshots share it from one rebuild to the next).
 // It is kept beside the hostInfo, not in it: a registry keyed by a weak
 // pointer to the hostInfo, whose entry goes when the hostInfo does.
@@ -20,6 +21,8 @@ import (
 type lineage struct {
 	mu      sync.Mutex
 	metrics *metricsCol
+	// scores are the dense ranker's full rescorings (rankcache.go).
+	scores scoreCache
 }
 
 // lineages maps weak.Pointer[hostInfo] to *lineage.

@@ -49,6 +49,9 @@ type rankOptions struct {
 	scaled int8
 	// hooks, when set, are called as the rankers work.
 	hooks *rankHooks
+	// noScoreCache keeps the dense ranker from the kept full rescorings
+	// (rankcache.go): every full rescoring weighs every shard.
+	noScoreCache bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -64,6 +67,10 @@ type rankHooks struct {
 	// afterSearchBest is called with what the dense ranker's searchBest
 	// offered c, to compare with searchScan's.
 	afterSearchBest func(rk *denseRanker, c *collector, wantTies bool)
+	// afterRescore is called after every full rescoring without scaled
+	// weights with the number of shards copied from a kept rescoring and
+	// the number weighed.
+	afterRescore func(copied, weighed int)
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight

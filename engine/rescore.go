@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -40,22 +41,42 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // of the exceptions in play (the overlay's and sparse hosts), and every
 // block's best: shard by shard, in parallel (each writes only its own
 // hosts and blocks).
+//
+// Without scaled weights, the shards a kept full rescoring under the same
+// bounds read are copied from it (rankcache.go) rather than weighed, and
+// a rescoring that weighed any shard is kept for the next.
 func (rk *denseRanker) rescoreAll() {
 	s := rk.v.snap()
 	rk.scaledPlan()
+	var cache *scoreCache
+	var kept *scoreEntry
+	if !rk.scaled && !rk.noCache {
+		cache = &lineageOf(s.info).scores
+		kept = cache.lookup(rk)
+	}
+	var weighed atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
-		if rk.scaled {
+		switch {
+		case rk.scaled:
 			rk.weighScaled(k, score)
-		} else {
+		case kept.cachedShard(s, k, score):
+		default:
 			rk.weigh(k, score)
+			weighed.Add(1)
 		}
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			rk.best(q)
 		}
 		return nil
 	})
+	if cache != nil && weighed.Load() > 0 {
+		cache.store(rk, s)
+	}
+	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
+		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))
+	}
 	rk.eachException(func(id uint32) {
 		if rk.v.alive().Has(id) {
 			rk.score[id] = rk.weightOf(id)
