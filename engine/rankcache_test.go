@@ -27,8 +27,9 @@ func TestScoreCacheMatchesBaseline(t *testing.T) {
 		t.Helper()
 		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Baseline: true})
 		c0, w0 := copied, weighed
+		exact := false // the kept rescorings serve exact weights only
 		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{
-			CopiedShards: &copied, WeighedShards: &weighed,
+			Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed,
 			Check: func(err error) {
 				if violations++; violations <= 5 {
 					t.Errorf("%s: %v", name, err)
