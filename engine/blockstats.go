@@ -38,42 +38,42 @@ func (rk *denseRanker) words(q int) []uint64 {
 	return rk.in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(rk.in))]
 }
 
-// restat recomputes block q's statistics: from the shard's block
-// summaries when the block's candidates are all of its hosts, its raw
-// values are one value or hosts holding its extremes are candidates, else
-// the kernel over the candidates the batch did not consume on; then those
-// it did, from the overlay.
+// restat recomputes block q's statistics: from the block's summaries
+// (rk.summary) when its candidates are all of its hosts, its raw values
+// are one value or hosts holding its extremes are candidates, else the
+// kernel over the candidates whose columns hold their raw values; then
+// the exceptions (the overlay's and sparse hosts), one by one.
 func (rk *denseRanker) restat(q int) {
-	sh, off, m := rk.block(q)
+	_, off, m := rk.block(q)
+	k := q / blocksPerShard
 	words := rk.words(q)
-	var clean [wordsPerBlock]uint64
-	var dirty []uint64
-	if rk.v.overlaid() {
-		touched := rk.v.overlayWords()[q*wordsPerBlock:]
-		for k, w := range words {
-			clean[k] = w &^ touched[k]
-		}
-		dirty = touched[:len(words)]
-		words = clean[:len(words)]
+	var clean, exBuf [wordsPerBlock]uint64
+	ex := rk.exceptionWords(q, &exBuf)
+	for i, w := range words {
+		ex[i] &= w
+		clean[i] = w &^ ex[i]
 	}
+	words = clean[:len(words)]
 	some, full := false, true
-	for k, w := range words {
+	for i, w := range words {
 		some = some || w != 0
-		full = full && w == fullWord(m-k*64)
+		full = full && w == fullWord(m-i*64)
 	}
-	// The overlay's candidates of the block, each looked up once for
+	// The block's exceptions, each looked up once in the overlay for
 	// every weigher.
+	var idBuf [8]uint32
 	var resBuf [8]*hostRes
-	var idxBuf [8]int
-	overRes, overIdx := resBuf[:0], idxBuf[:0]
-	for k, t := range dirty {
-		for t &= rk.in[q*wordsPerBlock+k]; t != 0; t &= t - 1 {
-			id := uint32(q*kernels.Block + k*64 + bits.TrailingZeros64(t))
-			overRes = append(overRes, rk.v.usageOf(id))
-			overIdx = append(overIdx, int(id)-q*kernels.Block+off)
+	exIDs, exRes := idBuf[:0], resBuf[:0]
+	for i, t := range ex {
+		for ; t != 0; t &= t - 1 {
+			id := uint32(q*kernels.Block + i*64 + bits.TrailingZeros64(t))
+			var r *hostRes
+			if rk.v.overlaid() && rk.v.overlayWords()[id/64]&(1<<(id%64)) != 0 {
+				r = rk.v.usageOf(id)
+			}
+			exIDs, exRes = append(exIDs, id), append(exRes, r)
 		}
 	}
-	qs := q % blocksPerShard
 	for a, w := range rk.act {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		// A weigher whose minval is 0 takes 0 as its lower bound (bounds):
@@ -82,18 +82,22 @@ func (rk *denseRanker) restat(q int) {
 		hiOnly := minvalZero(w)
 		switch {
 		case !some:
-		case full || sh.blk.rawConst[w][qs] ||
-			hasBit(words, sh.blk.rawHiAt[w][qs]) && (hiOnly || hasBit(words, sh.blk.rawLoAt[w][qs])):
-			// Every host is a candidate, or all hold one value, or the
-			// block's extremes (its largest, for hiOnly) are candidates':
-			// no candidate lies beyond the block's extremes.
-			lo, hi = sh.blk.rawLo[w][qs], sh.blk.rawHi[w][qs]
+		case sparseWeigher(w):
+			lo, hi = sparseDefault(w), sparseDefault(w)
 		default:
-			kernels.MinMaxMasked(sh.rawCol(w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			sLo, sHi, cnst, loAt, hiAt := rk.summary(w, q)
+			if full || cnst || hasBit(words, hiAt) && (hiOnly || hasBit(words, loAt)) {
+				// Every host is a candidate, or all hold one value, or
+				// the block's extremes (its largest, for hiOnly) are
+				// candidates': no candidate lies beyond them.
+				lo, hi = sLo, sHi
+				break
+			}
+			kernels.MinMaxMasked(rk.col(k, w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
 		}
-		for i, r := range overRes {
-			x := sh.rawRes(w, overIdx[i], r)
+		for i, id := range exIDs {
+			x := rk.rawWith(w, id, exRes[i])
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi

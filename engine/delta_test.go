@@ -62,9 +62,9 @@ func TestDeltaSnapshotPlacesAsRebuilt(t *testing.T) {
 		for i := range 6 {
 			req := request(100+i, 1+i*7)
 			want, wantErr := engine.PlaceBatch(context.Background(), rebuilt, req)
-			for _, mode := range []string{"dense", "gathered", "baseline"} {
+			for _, mode := range []string{"dense", "baseline"} {
 				got, gotErr := engine.PlaceBatchWith(context.Background(), derived, req,
-					engine.Ranking{Gathered: mode != "dense", Baseline: mode == "baseline"})
+					engine.Ranking{Baseline: mode == "baseline"})
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got.Placements, want.Placements) {
 					t.Fatalf("seed %d request %d (%s): derived snapshot places\n%+v %v\nrebuilt places\n%+v %v",
 						seed, i, mode, got.Placements, gotErr, want.Placements, wantErr)

@@ -3,15 +3,17 @@ package engine
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
 )
 
-// denseRanker ranks the candidates of a batch whose contributing weighers
-// are all column weighers (colWeigher), over host-indexed columns: the
-// shards' raw columns (shard.rawCol) and multipliers, read in place with the
-// candidate set as a mask, so that nothing is gathered per candidate.
+// denseRanker ranks the candidates of a batch over host-indexed columns:
+// the shards' raw columns (shard.rawCol) and multipliers, MetricsWeigher's
+// column and the soft (anti-)affinity weighers' sparse values
+// (denseraw.go), read in place with the candidate set as a mask, so that
+// nothing is gathered per candidate.
 //
 // It works on blocks of kernels.Block hosts (eight words of the candidate
 // set): per block and weigher, the minimum and maximum raw value over the
@@ -35,9 +37,9 @@ import (
 //
 // After a placement only the hosts it changed and the blocks whose
 // candidates changed are recomputed; when no normalisation bound moves,
-// every other weight stays what it was (as in the gathered ranker,
-// gathered.go). Hosts the batch consumed on (the overlay) are read from it,
-// never from the snapshot's columns. Every weight is computed with the
+// every other weight stays what it was. Hosts the batch consumed on (the
+// overlay) are read from it, never from the snapshot's columns, and the
+// hosts holding a member of a soft group from the group's counts. Every weight is computed with the
 // baseline's operations in its order (weigh.go), so it is bit for bit the
 // baseline's.
 //
@@ -64,6 +66,16 @@ type denseRanker struct {
 	in    []uint64 // inSet's words
 	inSet *bitmap.Set
 	count int
+
+	// metrics is the lineage's MetricsWeigher column (nil unless it
+	// contributes or its missing metrics raise: trackMissing).
+	metrics      *metricsCol
+	trackMissing bool
+	// soft is the contributing sparse weigher (-1: none); sparse and
+	// sparseIDs the hosts whose raw value for it is not the default.
+	soft      int
+	sparse    *bitmap.Set
+	sparseIDs []uint32
 
 	lo, hi   []float64
 	bLo, bHi [][]float64 // the leaves of loTree, hiTree
@@ -96,6 +108,7 @@ type denseRanker struct {
 	// differs from the base.
 	scaled   bool
 	scaledOK bool // scaled weights may be used (rankOptions.scaled)
+	noCache  bool // rankOptions.noScoreCache
 	eps      float64
 	cols     []int
 	scale    []float64
@@ -109,11 +122,17 @@ type denseRanker struct {
 const wordsPerBlock = kernels.Block / 64
 
 // newDenseRanker starts a dense ranker for the active weighers act over
-// the hosts in play of the batch v views, with the batch's options o.
-func newDenseRanker(v rankView, act []int, o *rankOptions) *denseRanker {
+// the hosts in play of the batch v views, with the batch's options o;
+// trackMissing says that a candidate lacking a weighed metric raises
+// (check).
+func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *denseRanker {
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
-	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights}
+	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
+		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache}
+	if trackMissing || slices.Contains(act, wMetrics) {
+		rk.metrics = s.metricsCol()
+	}
 	nA := len(act)
 	rk.lo, rk.hi = make([]float64, nA), make([]float64, nA)
 	// The block statistics in one column from the scratch: every block
@@ -149,19 +168,33 @@ func newDenseRanker(v rankView, act []int, o *rankOptions) *denseRanker {
 	rk.in = rk.inSet.Words()
 	copy(rk.in, v.alive().Words())
 	rk.count = v.alive().Count()
+	rk.startSparse()
 	return rk
 }
 
 func (rk *denseRanker) size() int { return rk.count }
 
-// check has nothing to raise: the column weighers raise nothing.
-func (rk *denseRanker) check() error { return nil }
+// check raises what Nova's weighers would raise for this instance: the
+// ComputeHostMetricNotFound of the first candidate lacking a weighed
+// metric, when there is more than one candidate (else no weigher runs).
+func (rk *denseRanker) check() error {
+	if !rk.trackMissing || !rk.metrics.anyMissing || rk.count <= 1 {
+		return nil
+	}
+	for k, w := range rk.metrics.missing.Words() {
+		if w &= rk.in[k]; w != 0 {
+			_, err := rk.v.metricsValue(uint32(k*64 + bits.TrailingZeros64(w)))
+			return err
+		}
+	}
+	return nil
+}
 
 // release has nothing to give back but the sets and columns the batch
 // gives back itself.
 func (rk *denseRanker) release(*scratch) {}
 
-func (rk *denseRanker) holds(st *bitmap.Set) bool { return st == rk.inSet }
+func (rk *denseRanker) holds(st *bitmap.Set) bool { return st == rk.inSet || st == rk.sparse }
 
 // carries is true: the dense ranker's state is the hosts in play and the
 // snapshot's and overlay's columns, which update brings up to date.
@@ -192,6 +225,7 @@ func (rk *denseRanker) update(dirty []uint32) {
 	}
 	v.synced()
 	for _, id := range dirty {
+		rk.addSparse(id)
 		if v.alive().Has(id) {
 			rk.moved = append(rk.moved, id)
 			rk.markStale(int(id) / kernels.Block)

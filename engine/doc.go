@@ -30,7 +30,7 @@
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go
-//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, gathered.go, dense.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, dense.go, denseraw.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go, caching.go
@@ -86,8 +86,10 @@
 //   - rank.go: the ranking interface, the rankers' options and the choice of a ranker.
 //   - rankview.go: rankView, what a ranker reads of its batch.
 //   - baseline.go: the baseline ranker, Nova's loop as written.
-//   - gathered.go: the gathered ranker, for any weigher.
-//   - dense.go: the dense ranker, for column weighers: its state, update and top.
+//   - lineage.go: the static ranking data shared by the snapshots of one host data (MetricsWeigher's column), built on first use.
+//   - rankcache.go: the dense ranker's full rescorings, kept per lineage and copied shard by shard into batches with the same bounds.
+//   - dense.go: the dense ranker: its state, update and top.
+//   - denseraw.go: the dense ranker's raw values: columns, the metrics column, the sparse soft-affinity weighers.
 //   - blockstats.go: the dense ranker's per-block statistics and bounds.
 //   - trees.go: tournament trees and the heap of blocks.
 //   - scaled.go: the dense ranker's scaled weights and their error bound.

@@ -20,10 +20,15 @@ import (
 type Ranking struct {
 	// Baseline ranks with the literal per-instance rescoring.
 	Baseline bool
-	// Gathered forbids the dense ranker.
-	Gathered bool
 	// Scaled, when set, turns the dense ranker's scaled weights on or off.
 	Scaled *bool
+	// NoScoreCache keeps the dense ranker from the full rescorings kept
+	// across batches.
+	NoScoreCache bool
+	// CopiedShards and WeighedShards, when set, count the shards the
+	// dense ranker's full rescorings copied from a kept rescoring and
+	// those they weighed (without scaled weights).
+	CopiedShards, WeighedShards *int
 	// DenseBatches, when set, counts the batches ranked by the dense
 	// ranker.
 	DenseBatches *int
@@ -38,17 +43,27 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, gathered: r.Gathered}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil {
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil {
 		return o
 	}
 	h := &rankHooks{}
+	if r.CopiedShards != nil || r.WeighedShards != nil {
+		h.afterRescore = func(copied, weighed int) {
+			if r.CopiedShards != nil {
+				*r.CopiedShards += copied
+			}
+			if r.WeighedShards != nil {
+				*r.WeighedShards += weighed
+			}
+		}
+	}
 	if n := r.DenseBatches; n != nil {
 		h.onDense = func() { *n++ }
 	}
@@ -112,7 +127,7 @@ func (rk *denseRanker) checkInvariants() error {
 					return fmt.Errorf("host %d is a candidate of the ranker, not of the batch", id)
 				}
 				for a, wi := range rk.act {
-					x := rk.v.raw(wi, id)
+					x := rk.raw(wi, id)
 					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 				}
 				want := rk.weightOf(id)

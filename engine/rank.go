@@ -5,13 +5,11 @@ import (
 )
 
 // ranking is what the placement loop asks of a ranker: the best
-// candidates of each instance, by Nova's weights. Three implement it: the
+// candidates of each instance, by Nova's weights. Two implement it: the
 // baseline (baseline.go: every candidate weighed afresh for every
-// instance, the literal Nova loop), the gathered ranker (gathered.go:
-// gathered columns, any weigher) and the dense ranker (dense.go:
-// host-indexed columns under a candidate mask, column weighers only).
-// Each reads its batch through a rankView; all three make the same
-// choices, bit for bit.
+// instance, the literal Nova loop) and the dense ranker (dense.go:
+// host-indexed columns under a candidate mask). Each reads its batch
+// through a rankView; both make the same choices, bit for bit.
 type ranking interface {
 	// update notes the hosts that left play and those the last placement
 	// changed (dirty).
@@ -46,13 +44,14 @@ type ranking interface {
 type rankOptions struct {
 	// baseline ranks with the baseline ranker, whatever the weighers.
 	baseline bool
-	// gathered forbids the dense ranker.
-	gathered bool
 	// scaled turns the dense ranker's scaled weights on (1) or off (-1);
 	// 0 leaves them where they pay (useScaledWeights).
 	scaled int8
 	// hooks, when set, are called as the rankers work.
 	hooks *rankHooks
+	// noScoreCache keeps the dense ranker from the kept full rescorings
+	// (rankcache.go): every full rescoring weighs every shard.
+	noScoreCache bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -68,6 +67,10 @@ type rankHooks struct {
 	// afterSearchBest is called with what the dense ranker's searchBest
 	// offered c, to compare with searchScan's.
 	afterSearchBest func(rk *denseRanker, c *collector, wantTies bool)
+	// afterRescore is called after every full rescoring without scaled
+	// weights with the number of shards copied from a kept rescoring and
+	// the number weighed.
+	afterRescore func(copied, weighed int)
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight
@@ -112,9 +115,7 @@ func (b *batch) rank(dirty []uint32) (best, ties []scored, err error) {
 }
 
 // newRanker starts the batch's ranking on instance 0's candidates: with
-// the baseline when its options ask for it, else with the dense ranker
-// when every contributing weigher is a column weigher (and the options
-// allow it), else with the gathered ranker.
+// the baseline when its options ask for it, else with the dense ranker.
 func (b *batch) newRanker() error {
 	v := rankView{b}
 	if b.opts.baseline {
@@ -123,24 +124,18 @@ func (b *batch) newRanker() error {
 		return rk.weigh()
 	}
 	var act []int
-	trackMissing, cols := false, !b.opts.gathered
+	trackMissing := false
 	for _, w := range b.weighers {
 		if w == wMetrics && len(b.cfg.MetricsWeightSetting) > 0 && b.cfg.MetricsRequired {
 			trackMissing = true // Nova raises even when the multiplier is 0
 		}
 		if b.contributes(w) {
 			act = append(act, w)
-			cols = cols && colWeigher(w)
 		}
 	}
-	if cols && !trackMissing {
-		if h := b.opts.hooks; h != nil && h.onDense != nil {
-			h.onDense()
-		}
-		b.rk = newDenseRanker(v, act, &b.opts)
-		return nil
+	if h := b.opts.hooks; h != nil && h.onDense != nil {
+		h.onDense()
 	}
-	rk := newGatheredRanker(v, b.sc, act, trackMissing)
-	b.rk = rk
-	return rk.fill()
+	b.rk = newDenseRanker(v, act, &b.opts, trackMissing)
+	return nil
 }

@@ -10,16 +10,20 @@ import (
 	"github.com/placer/placer/internal/synth"
 )
 
-// TestRankerMatchesBaseline checks that both incremental rankers make
-// exactly the baseline's decisions: the gathered-column ranker (cached
-// weights, block statistics, rescoring only what moved) and the dense
-// ranker (host-indexed columns under a candidate mask). The baseline
+// TestRankerMatchesBaseline checks that the dense ranker (host-indexed
+// columns under a candidate mask, block statistics, rescoring only what
+// moved), with and without scaled weights, makes exactly the baseline's
+// decisions, for every weigher (metrics and soft groups included). The baseline
 // rescores every candidate for every instance, as Nova does. Every search
 // of the dense ranker on its best tree is also compared with the scan
 // over the blocks it stands for.
 func TestRankerMatchesBaseline(t *testing.T) {
 	t.Parallel()
 	cases, denseBatches := 0, 0
+	// The cases weighing metrics (with metrics_required, where Nova
+	// raises for a host lacking one) and soft groups with members placed:
+	// the dense ranker's non-column weighers.
+	metrics, required, soft := 0, 0, 0
 	violations, current, scaled, searchBestChecked := 0, "", 0, 0
 	check := func(err error) {
 		if violations++; violations <= 5 {
@@ -44,13 +48,22 @@ func TestRankerMatchesBaseline(t *testing.T) {
 				t.Fatalf("%s/%d: %v", profile, seed, err)
 			}
 			want, wantErr := engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Baseline: true})
-			for _, v := range []struct{ dense, scaled bool }{{false, false}, {true, false}, {true, true}} {
+			if len(cloud.Config.MetricsWeightSetting) > 0 {
+				metrics++
+				if cloud.Config.MetricsRequired {
+					required++
+				}
+			}
+			if g := req.InstanceGroup; g != nil && (g.Policy == engine.PolicySoftAffinity || g.Policy == engine.PolicySoftAntiAffinity) && len(g.Hosts) > 0 {
+				soft++
+			}
+			for _, v := range []struct{ scaled bool }{{false}, {true}} {
 				current = fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
 				got, gotErr := engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{
-					Gathered: !v.dense, Scaled: &v.scaled, DenseBatches: &denseBatches,
+					Scaled: &v.scaled, DenseBatches: &denseBatches,
 					Check: check, ScaledRefreshes: &scaled, SearchBestChecked: &searchBestChecked,
 				})
-				name := fmt.Sprintf("%s/seed=%d/dense=%v/scaled=%v", profile, seed, v.dense, v.scaled)
+				name := fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
 				}
@@ -64,11 +77,15 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	if denseBatches < cases/3 {
 		t.Fatalf("the dense ranker ranked only %d of %d batches", denseBatches, cases)
 	}
+	if metrics < 20 || required < 5 || soft < 20 {
+		t.Fatalf("too few cases weigh metrics (%d, %d required) or soft groups (%d)", metrics, required, soft)
+	}
 	if scaled == 0 {
 		t.Fatal("no refresh of the dense ranker used scaled weights")
 	}
 	if searchBestChecked < cases {
 		t.Fatalf("only %d searches on the best tree were compared with the scan", searchBestChecked)
 	}
-	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights", cases, denseBatches, scaled)
+	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights; %d weigh metrics (%d required), %d soft groups",
+		cases, denseBatches, scaled, metrics, required, soft)
 }

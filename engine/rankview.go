@@ -49,9 +49,30 @@ func (v rankView) usageOf(id uint32) *hostRes { return v.b.ov.at(id) }
 // raw is column weigher w's raw value for host id on the batch's state.
 func (v rankView) raw(w int, id uint32) float64 { return v.b.ov.raw(v.b.s, w, id) }
 
-// rawValues fills raw with weigher w's raw value for every host of ids.
-func (v rankView) rawValues(w int, ids []uint32, raw []float64) error {
-	return v.b.rawValues(w, ids, raw)
+// groupRaw is soft (anti-)affinity weigher w's raw value for host id on
+// the batch's state: the number of the group's members on its host,
+// negated for anti-affinity (weigh.go's rawValues). Only for a weigher
+// that contributes (the group's policy is w's).
+func (v rankView) groupRaw(w int, id uint32) float64 {
+	return softSign(w) * float64(v.b.group.count[v.b.s.info.instKey(id)])
+}
+
+// groupHosts calls f with every host holding a member of the batch's
+// group (a node sharing an instance dict with a non-zero count: a host
+// name's nodes, or one ironic node), maybe more than once.
+func (v rankView) groupHosts(f func(id uint32)) {
+	g := v.b.group
+	if g == nil {
+		return
+	}
+	var one [1]uint32
+	for key, c := range g.count {
+		if c != 0 {
+			for _, id := range v.b.s.info.instNodes(key, &one) {
+				f(id)
+			}
+		}
+	}
 }
 
 // metricsValue is MetricsWeigher's raw value for host id, or the error

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -31,51 +32,77 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w].At(j) * ((rk.v.raw(w, id) - lo) / (hi - lo))
+		s += sh.mult[w].At(j) * ((rk.raw(w, id) - lo) / (hi - lo))
 	}
 	return s
 }
 
 // rescoreAll recomputes every weight with the column kernels, then those
-// of the candidates the batch consumed on, and every block's best: shard
-// by shard, in parallel (each writes only its own hosts and blocks).
+// of the exceptions in play (the overlay's and sparse hosts), and every
+// block's best: shard by shard, in parallel (each writes only its own
+// hosts and blocks).
+//
+// Without scaled weights, the shards a kept full rescoring under the same
+// bounds read are copied from it (rankcache.go) rather than weighed, and
+// a rescoring that weighed any shard is kept for the next.
 func (rk *denseRanker) rescoreAll() {
 	s := rk.v.snap()
 	rk.scaledPlan()
+	var cache *scoreCache
+	var kept *scoreEntry
+	if !rk.scaled && !rk.noCache {
+		cache = &lineageOf(s.info).scores
+		kept = cache.lookup(rk)
+	}
+	var weighed atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
-		if rk.scaled {
-			rk.weighScaled(sh, score)
-		} else {
-			rk.weigh(sh, score)
+		switch {
+		case rk.scaled:
+			rk.weighScaled(k, score)
+		case kept.cachedShard(s, k, score):
+		default:
+			rk.weigh(k, score)
+			weighed.Add(1)
 		}
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			rk.best(q)
 		}
 		return nil
 	})
-	for _, id := range rk.v.overlayIDs() {
+	if cache != nil && weighed.Load() > 0 {
+		cache.store(rk, s)
+	}
+	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
+		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))
+	}
+	rk.eachException(func(id uint32) {
 		if rk.v.alive().Has(id) {
 			rk.score[id] = rk.weightOf(id)
 			rk.best(int(id) / kernels.Block)
 		}
-	}
+	})
 	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
 }
 
-// weigh sets the shard's hosts' weights (score) with Nova's operations.
-func (rk *denseRanker) weigh(sh *shard, score []float64) {
+// weigh sets shard k's hosts' weights (score) with Nova's operations. A
+// sparse weigher whose default lies at its lower bound adds 0 to every
+// host but the sparse ones: its pass is left out (a weight is never -0,
+// so adding a zero leaves it as it is).
+func (rk *denseRanker) weigh(k int, score []float64) {
 	s := rk.v.snap()
+	sh := s.shards[k]
 	clear(score)
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
 		case lo == hi:
+		case sparseWeigher(w) && sparseDefault(w)-lo == 0:
 		case s.mults.uniform(w):
-			kernels.AccumulateScalar(score, sh.rawCol(w), s.mults.base[w], lo, hi-lo)
+			kernels.AccumulateScalar(score, rk.col(k, w), s.mults.base[w], lo, hi-lo)
 		default:
-			kernels.AccumulateCoded(score, sh.rawCol(w), &sh.mult[w], lo, hi-lo)
+			kernels.AccumulateCoded(score, rk.col(k, w), &sh.mult[w], lo, hi-lo)
 		}
 	}
 }

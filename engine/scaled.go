@@ -86,7 +86,7 @@ func (rk *denseRanker) scaledPlan() {
 func (rk *denseRanker) scaledOf(id uint32) float64 {
 	s := 0.0
 	for t, w := range rk.cols {
-		if p := rk.v.raw(w, id) * rk.scale[t]; t == 0 {
+		if p := rk.raw(w, id) * rk.scale[t]; t == 0 {
 			s = p
 		} else {
 			s += float64(p)
@@ -95,7 +95,7 @@ func (rk *denseRanker) scaledOf(id uint32) float64 {
 	sh, j := rk.v.snap().at(id)
 	for t, w := range rk.terms {
 		if m, base := sh.mult[w].At(j), rk.tbase[t]; base == 0 || math.Float64bits(m) != math.Float64bits(base) {
-			s += float64(float64((rk.v.raw(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
+			s += float64(float64((rk.raw(w, id)-rk.tlo[t])*(m-base)) * rk.inv[t])
 		}
 	}
 	return s
@@ -108,14 +108,15 @@ func manyOver(s *Snapshot, w int) bool { return s.mults.overs[w]*16 > s.n }
 
 // weighScaled sets the shard's hosts' scaled weights (score), as
 // scaledOf computes one.
-func (rk *denseRanker) weighScaled(sh *shard, score []float64) {
+func (rk *denseRanker) weighScaled(k int, score []float64) {
+	sh := rk.v.snap().shards[k]
 	var cols [numWeighers]kernels.Col
 	for t, w := range rk.cols {
-		cols[t] = sh.rawCol(w)
+		cols[t] = rk.col(k, w)
 	}
 	kernels.WeighScaled(score, cols[:len(rk.cols)], rk.scale)
 	for t, w := range rk.terms {
-		raw, mult, base, lo, inv := sh.rawCol(w), &sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
+		raw, mult, base, lo, inv := rk.col(k, w), &sh.mult[w], rk.tbase[t], rk.tlo[t], rk.inv[t]
 		if base == 0 {
 			kernels.AccumulateScaledCoded(score, raw, mult, lo, 0, inv)
 			continue

@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // weighScratch holds one instance's weighing: the candidates in id order
 // and their total weights, plus reusable buffers.
 type weighScratch struct {
@@ -59,14 +61,13 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 	case wSoftAffinity, wSoftAntiAffinity:
 		g := b.group
 		want := PolicySoftAffinity
-		sign := 1.0
 		if wi == wSoftAntiAffinity {
-			want, sign = PolicySoftAntiAffinity, -1.0
+			want = PolicySoftAntiAffinity
 		}
 		for k, id := range cands {
 			raw[k] = 0
 			if g != nil && g.policy == want {
-				raw[k] = sign * float64(g.count[b.s.info.instKey(id)])
+				raw[k] = softSign(wi) * float64(g.count[b.s.info.instKey(id)])
 			}
 		}
 	case wMetrics:
@@ -83,27 +84,49 @@ func (b *batch) rawValues(wi int, cands []uint32, raw []float64) error {
 	return nil
 }
 
-// metricsValue is MetricsWeigher._weigh_object.
+// metricsValue is MetricsWeigher._weigh_object: host id's raw value, or
+// the ComputeHostMetricNotFound Nova raises for it.
 func (b *batch) metricsValue(id uint32) (float64, error) {
+	x, miss := b.s.metricsRaw(id)
+	if miss < 0 {
+		return x, nil
+	}
+	return 0, &MetricNotFoundError{
+		InstanceIndex: b.index, InstanceUUID: b.uuid,
+		Host: b.s.info.hostOf(id), Node: b.s.info.nodeOf(id), Metric: b.cfg.MetricsWeightSetting[miss].Name,
+	}
+}
+
+// metricsRaw is MetricsWeigher._weigh_object for host id: its value, or,
+// when Nova raises ComputeHostMetricNotFound (metrics_required and a
+// weighed metric the host does not report), the index of that metric in
+// the setting (else -1).
+func (s *Snapshot) metricsRaw(id uint32) (v float64, missing int) {
 	value := 0.0
-	for _, mw := range b.cfg.MetricsWeightSetting {
-		v, ok := b.s.info.metrics.Get(id, mw.Name)
+	for k, mw := range s.cfg.MetricsWeightSetting {
+		x, ok := s.info.metrics.Get(id, mw.Name)
 		if ok {
-			value += float64(v) * mw.Ratio
+			value += float64(x) * mw.Ratio
 			continue
 		}
-		if b.cfg.MetricsRequired {
-			return 0, &MetricNotFoundError{
-				InstanceIndex: b.index, InstanceUUID: b.uuid,
-				Host: b.s.info.hostOf(id), Node: b.s.info.nodeOf(id), Metric: mw.Name,
-			}
+		if s.cfg.MetricsRequired {
+			return math.NaN(), k
 		}
-		sh, j := b.s.at(id)
+		sh, j := s.at(id)
 		if mw.Ratio*sh.mult[wMetrics].At(j) != 0 {
-			return b.cfg.MetricsWeightOfUnavailable, nil
+			return s.cfg.MetricsWeightOfUnavailable, -1
 		}
 	}
-	return value, nil
+	return value, -1
+}
+
+// softSign is the sign of soft (anti-)affinity weigher w's raw values:
+// ServerGroupSoftAntiAffinityWeigher negates the member count.
+func softSign(w int) float64 {
+	if w == wSoftAntiAffinity {
+		return -1
+	}
+	return 1
 }
 
 func grow(s []float64, n int) []float64 {

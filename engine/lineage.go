@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
+)
+
+// The static ranking data of a snapshot lineage: what the dense ranker
+// reads that depends on the static host data and the configuration alone
+// (and its kept full rescorings, which name the shards they read), built
+// on first use and shared by every snapshot holding the same
+// hostInfo (a Store's snapshots share it from one rebuild to the next).
+// It is kept beside the hostInfo, not in it: a registry keyed by a weak
+// pointer to the hostInfo, whose entry goes when the hostInfo does.
+
+// lineage is the static ranking data of one hostInfo.
+type lineage struct {
+	mu      sync.Mutex
+	metrics *metricsCol
+	// scores are the dense ranker's full rescorings (rankcache.go).
+	scores scoreCache
+}
+
+// lineages maps weak.Pointer[hostInfo] to *lineage.
+var lineages sync.Map
+
+// lineageOf returns info's static ranking data, made empty on first use.
+func lineageOf(info *hostInfo) *lineage {
+	k := weak.Make(info)
+	if l, ok := lineages.Load(k); ok {
+		return l.(*lineage)
+	}
+	l, loaded := lineages.LoadOrStore(k, &lineage{})
+	if !loaded {
+		runtime.AddCleanup(info, func(k weak.Pointer[hostInfo]) { lineages.Delete(k) }, k)
+	}
+	return l.(*lineage)
+}
+
+// metricsCol is MetricsWeigher's raw value for every host, as the dense
+// ranker's kernels read it, with its per-block summaries (as a shard's
+// blockStats, over the global blocks of kernels.Block hosts).
+//
+// Invariants: raw[id] is host id's raw value (batch.metricsValue), 0
+// where Nova raises for it; missing holds exactly the hosts for which it
+// raises (metrics_required and a weighed metric not reported); lo, hi,
+// loAt, hiAt and cnst[q] summarise raw over block q as blockStats does.
+type metricsCol struct {
+	n          int // the number of hosts it was built for
+	raw        []float64
+	missing    *bitmap.Set
+	anyMissing bool
+	lo, hi     []float64
+	loAt, hiAt []uint16
+	cnst       []bool
+}
+
+// metricsCol returns the snapshot's MetricsWeigher column, built once per
+// lineage (its hosts' metrics, multipliers and configuration never
+// change without a new hostInfo). A column built for another number of
+// hosts is built again: a snapshot that shares its hostInfo with one of
+// fewer hosts must not read past the column.
+func (s *Snapshot) metricsCol() *metricsCol {
+	l := lineageOf(s.info)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.metrics == nil || l.metrics.n != s.n {
+		l.metrics = buildMetricsCol(s)
+	}
+	return l.metrics
+}
+
+func buildMetricsCol(s *Snapshot) *metricsCol {
+	nb := (s.n + kernels.Block - 1) / kernels.Block
+	m := &metricsCol{
+		n:   s.n,
+		raw: make([]float64, s.n), missing: bitmap.NewSet(s.n),
+		lo: make([]float64, nb), hi: make([]float64, nb),
+		loAt: make([]uint16, nb), hiAt: make([]uint16, nb), cnst: make([]bool, nb),
+	}
+	for id := range uint32(s.n) {
+		x, miss := s.metricsRaw(id)
+		if miss >= 0 {
+			m.missing.Add(id)
+			m.anyMissing = true
+			continue
+		}
+		m.raw[id] = x
+	}
+	for q := range nb {
+		xs := kernels.Floats(m.raw[q*kernels.Block : min((q+1)*kernels.Block, s.n)])
+		m.lo[q], m.hi[q], m.loAt[q], m.hiAt[q] = floatRange(xs)
+		m.cnst[q] = allBits(xs)
+	}
+	return m
+}

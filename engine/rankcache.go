@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/placer/placer/bitmap"
+)
+
+// The dense ranker's full rescorings, kept across batches. A full
+// rescoring (rescoreAll) weighs every host of every shard with the column
+// kernels; what it writes for the hosts of shard k is a function of the
+// shard's columns and multipliers, the snapshot's summary of the
+// multipliers, the active weighers, Nova's bounds (lo, hi) and
+// MetricsWeigher's column alone (the exceptions, the hosts
+// the batch consumed on and those of a soft group, are weighed one by one
+// afterwards). Requests of one flavor and filter recipe tend to have the
+// same candidates' extremes, hence the same bounds, from one request to
+// the next; and a published shard never changes (commits add to the
+// snapshot's delta, compactions copy the shards they cover). So a batch
+// whose bounds are those of an earlier full rescoring copies the weights
+// of every shard the two snapshots share instead of weighing them again.
+//
+// The cache lives in the snapshots' lineage (lineage.go). An entry holds
+// the shards it was computed from: holding them keeps their structs
+// alive, so a shard of a later snapshot equals one of them (as a pointer)
+// only if it is that shard, whose columns are what they were (a retired
+// shard's columns may be recycled, but a retired shard is in no later
+// snapshot). Entries are never modified once stored; a batch that weighs
+// some shards afresh stores a new entry in place of the old one.
+
+// maxScoreEntries bounds the full rescorings kept per lineage.
+const maxScoreEntries = 8
+
+// scoreCache is a lineage's kept full rescorings, most recently used
+// last.
+type scoreCache struct {
+	mu      sync.Mutex
+	entries []*scoreEntry
+}
+
+// scoreEntry is one full rescoring.
+//
+// Invariants: for every k < len(shards), score[k*bitmap.ShardSize:][:n_k]
+// is what weigh writes for shards[k]'s n_k hosts under act, lo, hi,
+// metrics and mults; it is never written once the entry is stored.
+type scoreEntry struct {
+	mults   multipliers
+	act     []int
+	lo, hi  []float64
+	metrics *metricsCol
+	shards  []*shard
+	score   []float64
+}
+
+// matches reports whether e was computed under rk's weighers, bounds
+// (bit for bit: a signed zero or a NaN bound weighs as itself),
+// MetricsWeigher column and multiplier summary.
+func (e *scoreEntry) matches(rk *denseRanker) bool {
+	if e.metrics != rk.metrics || !slices.Equal(e.act, rk.act) || e.mults != rk.v.snap().mults {
+		return false
+	}
+	for a := range rk.act {
+		if math.Float64bits(e.lo[a]) != math.Float64bits(rk.lo[a]) ||
+			math.Float64bits(e.hi[a]) != math.Float64bits(rk.hi[a]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup returns the entry computed under rk's weighers and bounds (nil:
+// none), made the most recently used.
+func (c *scoreCache) lookup(rk *denseRanker) *scoreEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, e := range c.entries {
+		if e.matches(rk) {
+			c.entries = append(slices.Delete(c.entries, i, i+1), e)
+			return e
+		}
+	}
+	return nil
+}
+
+// store keeps the weights rk's full rescoring wrote for the shards of
+// snapshot s (before its exceptions), in place of any entry under the
+// same weighers and bounds.
+func (c *scoreCache) store(rk *denseRanker, s *Snapshot) {
+	e := &scoreEntry{
+		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
+		metrics: rk.metrics, shards: slices.Clone(s.shards), score: slices.Clone(rk.score[:s.n]),
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = slices.DeleteFunc(c.entries, func(o *scoreEntry) bool { return o.matches(rk) })
+	if len(c.entries) >= maxScoreEntries {
+		c.entries = slices.Delete(c.entries, 0, 1)
+	}
+	c.entries = append(c.entries, e)
+}
+
+// cachedShard copies into score the weights of shard k of s from e when
+// e was computed from that very shard, and reports whether it did.
+func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
+	if e == nil || k >= len(e.shards) || e.shards[k] != s.shards[k] {
+		return false
+	}
+	base := k * bitmap.ShardSize
+	if base+len(score) > len(e.score) {
+		return false
+	}
+	copy(score, e.score[base:base+len(score)])
+	return true
+}

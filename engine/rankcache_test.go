@@ -1,0 +1,136 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/synth"
+)
+
+// TestScoreCacheMatchesBaseline checks that the dense ranker's full
+// rescorings kept across batches (rankcache.go) change no decision and no
+// weight: batches placed again on one snapshot (every shard copied from
+// the first batch's rescoring) and a Store's stream of committed requests
+// (snapshots sharing some shards and not others after compactions) place
+// as the baseline ranker does, with the dense ranker's invariants checked
+// after every refresh (each candidate's weight against its own
+// computation).
+func TestScoreCacheMatchesBaseline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var copied, weighed, mixed, cases int
+	violations := 0
+	place := func(name string, snap *engine.Snapshot, req engine.Request) (engine.Plan, error) {
+		t.Helper()
+		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Baseline: true})
+		c0, w0 := copied, weighed
+		exact := false // the kept rescorings serve exact weights only
+		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{
+			Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed,
+			Check: func(err error) {
+				if violations++; violations <= 5 {
+					t.Errorf("%s: %v", name, err)
+				}
+			},
+		})
+		if copied > c0 && weighed > w0 {
+			mixed++
+		}
+		cases++
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: dense ranker with kept rescorings differs from baseline\n got %+v %v\nwant %+v %v",
+				name, got.Placements, gotErr, want.Placements, wantErr)
+		}
+		return got, gotErr
+	}
+	// One snapshot, the same request twice (and a third time).
+	for _, profile := range synth.Profiles {
+		for seed := uint64(1); seed <= 8; seed++ {
+			opts := synth.Options{Hosts: 300 + int(seed%3)*4096, Instances: 1 + int(seed%4)*10, Seed: seed, Profile: profile}
+			if profile == synth.Edge {
+				opts.Hosts = 30 + int(seed)
+			}
+			cloud, req := synth.Scenario(opts)
+			snap, err := engine.NewSnapshot(cloud)
+			if err != nil {
+				t.Fatalf("%s/%d: %v", profile, seed, err)
+			}
+			for round := range 3 {
+				place(fmt.Sprintf("%s/seed=%d/round=%d", profile, seed, round), snap, req)
+			}
+		}
+	}
+	copiedSame := copied
+	// A Store's stream: commits add to the snapshot's delta and, past it,
+	// compact the shards they touch.
+	for _, profile := range []string{synth.Basic, synth.Rich} {
+		for seed := uint64(1); seed <= 1; seed++ {
+			gen := synth.New(synth.Options{Hosts: 2*4096 + 500, Seed: seed, Profile: profile})
+			st, err := engine.NewStore(gen.Cloud(), engine.StoreOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := gen.Requests(50)
+			// The first request again and again (fresh uuids): its bounds
+			// stay put while commits fill the delta and compact shards.
+			for i := range 40 {
+				req := reqs[0]
+				req.InstanceUUIDs = nil
+				for j := range 10 {
+					req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("again-%d-%d", i, j))
+				}
+				req.NumInstances = len(req.InstanceUUIDs)
+				reqs = append(reqs, req)
+			}
+			for i, req := range reqs {
+				plan, err := place(fmt.Sprintf("stream %s/seed=%d/request=%d", profile, seed, i), st.Snapshot(), req)
+				if err == nil {
+					if _, err := st.Commit(plan); err != nil {
+						t.Fatalf("stream %s/seed=%d/request=%d: commit: %v", profile, seed, i, err)
+					}
+				}
+			}
+		}
+	}
+	// Identical hosts, one request again and again: after the first
+	// commits the bounds no longer move, so batches after a compaction
+	// find the rescoring of batches before it, whose shards the
+	// compaction replaced.
+	cloud := engine.Cloud{Config: engine.DefaultConfig()}
+	for i := range 2*4096 + 300 {
+		cloud.Hosts = append(cloud.Hosts, engine.Host{
+			Host: fmt.Sprintf("same%05d", i), MemoryMB: 65536, FreeRAMMB: 65536,
+			VCPUs: 32, LocalGB: 1000, FreeDiskGB: 1000,
+		})
+	}
+	st, err := engine.NewStore(cloud, engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copiedBefore := copied
+	for i := range 45 {
+		req := engine.Request{Flavor: engine.Flavor{Name: "small", MemoryMB: 2048, VCPUs: 1, RootGB: 10}}
+		for j := range 10 {
+			req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("same-%d-%d", i, j))
+		}
+		plan, err := place(fmt.Sprintf("identical hosts/request=%d", i), st.Snapshot(), req)
+		if err != nil {
+			t.Fatalf("identical hosts/request=%d: %v", i, err)
+		}
+		if _, err := st.Commit(plan); err != nil {
+			t.Fatalf("identical hosts/request=%d: commit: %v", i, err)
+		}
+	}
+	if copied == copiedBefore {
+		t.Fatal("no rescoring on identical hosts copied a kept one")
+	}
+	t.Logf("%d batches; shards copied %d (%d on repeated snapshots), weighed %d; %d rescorings did both",
+		cases, copied, copiedSame, weighed, mixed)
+	if copiedSame == 0 || copied == copiedSame || weighed == 0 || mixed == 0 {
+		t.Fatalf("the kept rescorings were not exercised: copied %d (%d on repeated snapshots), weighed %d, mixed %d",
+			copied, copiedSame, weighed, mixed)
+	}
+}
