@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -75,13 +76,16 @@ func TestCachingWorkersDoNotSeeEachOther(t *testing.T) {
 // report made after its refresh (it keeps choosing the host that had the
 // most free RAM), until its view is CacheInterval old.
 func TestCachingStaleUntilRefresh(t *testing.T) {
-	const interval = 50 * time.Millisecond
+	const interval = time.Minute
 	for _, cached := range []bool{false, true} {
 		c := tightCloud(2)
 		c.Config.Weighers = []string{RAMWeigher}
 		c.Hosts[0].FreeRAMMB = 4000 // h0001 has the most free RAM
 		s := mustStore(t, c)
-		opts := SchedulerOptions{Workers: 1}
+		var clock atomic.Int64 // minutes since the start
+		start := time.Now()
+		now := func() time.Time { return start.Add(time.Duration(clock.Load()) * time.Minute) }
+		opts := SchedulerOptions{Workers: 1, clock: now}
 		if cached {
 			opts.CacheInterval = interval
 		}
@@ -94,7 +98,6 @@ func TestCachingStaleUntilRefresh(t *testing.T) {
 			}
 			return plan.Placements[0].Host
 		}
-		start := time.Now()
 		if got := place("a"); got != "h0001" {
 			t.Fatalf("a on %s, want h0001", got)
 		}
@@ -102,17 +105,14 @@ func TestCachingStaleUntilRefresh(t *testing.T) {
 		if _, err := s.UpdateHost(HostNode{"h0000", "h0000"}, HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 * 1024}); err != nil {
 			t.Fatal(err)
 		}
-		got := place("b")
-		if stale := time.Since(start) < interval; stale || !cached {
-			want := "h0000"
-			if cached {
-				want = "h0001" // the cached view has h0000 at 4000 MB and h0001 at 6144
-			}
-			if got != want {
-				t.Errorf("cached %v: b on %s, want %s", cached, got, want)
-			}
+		want := "h0000"
+		if cached {
+			want = "h0001" // the cached view has h0000 at 4000 MB and h0001 at 6144
 		}
-		time.Sleep(interval)
+		if got := place("b"); got != want {
+			t.Errorf("cached %v: b on %s, want %s", cached, got, want)
+		}
+		clock.Add(1) // the view is now CacheInterval old
 		if got := place("c"); got != "h0000" {
 			t.Errorf("cached %v: after the interval, c on %s, want h0000", cached, got)
 		}
@@ -265,12 +265,15 @@ func TestCachingLongView(t *testing.T) {
 // after the refresh must be the one PlaceBatch makes on the refreshed
 // snapshot (h0003, now the freest).
 func TestCachingRefreshDropsWarmBatch(t *testing.T) {
-	const interval = 300 * time.Millisecond
+	const interval = time.Minute
+	var clock atomic.Int64 // minutes since the start
+	start := time.Now()
+	now := func() time.Time { return start.Add(time.Duration(clock.Load()) * time.Minute) }
 	c := tightCloud(4)
 	c.Config.Weighers = []string{RAMWeigher}
 	c.Hosts[3].FreeRAMMB = 1024 // fails RamFilter for small
 	s := mustStore(t, c)
-	sc := NewScheduler(s, SchedulerOptions{Workers: 1, CacheInterval: interval})
+	sc := NewScheduler(s, SchedulerOptions{Workers: 1, CacheInterval: interval, clock: now})
 	defer sc.Close()
 	place := func(uuid string) string {
 		t.Helper()
@@ -280,7 +283,6 @@ func TestCachingRefreshDropsWarmBatch(t *testing.T) {
 		}
 		return plan.Placements[0].Host
 	}
-	start := time.Now()
 	place("a0") // the view is taken now
 	if _, err := s.UpdateHost(HostNode{"h0003", "h0003"}, HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 * 1024}); err != nil {
 		t.Fatal(err)
@@ -290,10 +292,7 @@ func TestCachingRefreshDropsWarmBatch(t *testing.T) {
 			t.Fatalf("%s on h0003: the view saw the report", u)
 		}
 	}
-	if time.Since(start) >= interval {
-		t.Skip("too slow a machine: the view was refreshed before a2")
-	}
-	time.Sleep(interval)
+	clock.Add(1) // the view is now CacheInterval old
 	want := mustPlan(t, s.Snapshot(), req("a3")).Placements[0].Host
 	if got := place("a3"); got != want || got != "h0003" {
 		t.Errorf("a3 after the refresh on %s, want %s (PlaceBatch's) and h0003", got, want)

@@ -45,6 +45,10 @@ type SchedulerOptions struct {
 	// commits apply to its view at once. Commits are re-checked as ever:
 	// staleness costs conflicts and retries, never an overcommitment.
 	CacheInterval time.Duration
+
+	// clock is the caching mode's clock in tests (nil: time.Now), so
+	// that a test decides when a view is old instead of racing a timer.
+	clock func() time.Time
 }
 
 // SchedulerStats are a Scheduler's counters since it started.
@@ -100,6 +104,14 @@ type job struct {
 	plan  Plan
 	err   error
 	done  chan struct{}
+}
+
+// now is the caching mode's clock.
+func (s *Scheduler) now() time.Time {
+	if s.opts.clock != nil {
+		return s.opts.clock()
+	}
+	return time.Now()
 }
 
 // NewScheduler starts the workers of a Scheduler over store.
@@ -205,7 +217,7 @@ func (s *Scheduler) run(j *job, w *warmBatch, c *cachedView) {
 
 func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch, c *cachedView) (Plan, error) {
 	for attempt := 0; ; attempt++ {
-		snap, release, refreshed := c.acquire(s, time.Now())
+		snap, release, refreshed := c.acquire(s, s.now())
 		if refreshed {
 			w.drop(snap) // its changes since are not in the view's (caching.go)
 		}
