@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/verify"
+)
+
+// externalUpdates is the background stream of outside changes until ctx
+// ends: compute node reports (usage unchanged but for finished I/O: the
+// host's generation moves, so concurrent plans on it are re-checked),
+// deletions of committed instances, and once each a dead node, a new node
+// and an aggregate metadata change (whole-snapshot rebuilds). It returns
+// the changes the store accepted, each with the version it answered.
+func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) []verify.Event {
+	r := rand.New(rand.NewPCG(seed, 99))
+	var evs []verify.Event
+	removed, added, aggregated := false, false, false
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return evs
+		case <-tick.C:
+		}
+		var (
+			err  error
+			ev   verify.Event
+			stop bool
+		)
+		// A lease, not Snapshot(): the store may then reuse the memory
+		// its compactions free.
+		s.View(func(snap *engine.Snapshot) {
+			progress := float64(done.Load()) / float64(max(total, 1))
+			switch {
+			case !removed && progress > 0.25 && snap.Len() > 3:
+				removed = true
+				ev = verify.Event{Kind: verify.RemoveHost, Host: snap.HostNode(uint32(r.IntN(snap.Len())))}
+				ev.Version, err = s.RemoveHosts(ev.Host)
+			case !added && progress > 0.5:
+				added = true
+				ev = verify.Event{Kind: verify.AddHost, NewHost: engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
+					FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}}
+				ev.Version, err = s.AddHosts(ev.NewHost)
+			case !aggregated && progress > 0.75:
+				aggregated = true
+				ev = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance", Set: map[string]string{"note": "window"}}
+				ev.Version, err = s.SetAggregateMetadata(ev.Aggregate, ev.Set, nil)
+			case r.IntN(3) == 0:
+				mu.Lock()
+				var u string
+				if k := len(*committed); k > 0 {
+					i := r.IntN(k)
+					u = (*committed)[i]
+					(*committed)[i] = (*committed)[k-1]
+					*committed = (*committed)[:k-1]
+				}
+				mu.Unlock()
+				if u == "" {
+					return
+				}
+				ev = verify.Event{Kind: verify.Delete, Instance: u}
+				ev.Version, err = s.DeleteInstance(u)
+				if err != nil && !errors.Is(err, engine.ErrInvalid) {
+					stop = true // gone with a removed node: ErrInvalid, fine
+				}
+			default:
+				id := uint32(r.IntN(snap.Len()))
+				ev = verify.Event{Kind: verify.Report, Host: snap.HostNode(id), Usage: snap.Usage(id)}
+				ev.Usage.NumIOOps = 0
+				ev.Version, err = s.UpdateHost(ev.Host, ev.Usage)
+			}
+		})
+		if stop {
+			return evs
+		}
+		if err == nil && ev.Kind != 0 {
+			evs = append(evs, ev)
+		}
+	}
+}

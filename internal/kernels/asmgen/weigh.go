@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// ---- accumulations ----
+
+type accOp int
+
+const (
+	opScalar      accOp = iota // s += m * ((x - lo) / span)
+	opMult                     // s += mult[i] * ((x - lo) / span)
+	opCoded                    // s += tab[code i] * ((x - lo) / span)
+	opScaled                   // s += ((x - lo) * (mult[i] - base)) * inv
+	opScaledCoded              // s += ((x - lo) * (tab[code i] - base)) * inv
+)
+
+var accNames = [...]string{"accScalar", "accMult", "accCoded", "accScaled", "accScaledCoded"}
+var accDocs = [...]string{
+	"score[i] += p.m * ((x[i] - p.lo) / p.span)",
+	"score[i] += p.mult[i] * ((x[i] - p.lo) / p.span)",
+	"score[i] += p.tab[code i] * ((x[i] - p.lo) / p.span)",
+	"score[i] += ((x[i] - p.lo) * (p.mult[i] - p.base)) * p.inv",
+	"score[i] += ((x[i] - p.lo) * (p.tab[code i] - p.base)) * p.inv",
+}
+
+func accumulate(s isa, op accOp) {
+	TEXT(accNames[op]+s.name, NOSPLIT, "func(score []float64, c colArg, p opArg)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s%s sets, for x the column c, %s, each operation rounded on its own; len(score) is a multiple of 8.", accNames[op], s.name, accDocs[op]))
+	score, n := GP64(), GP64()
+	Load(Param("score").Base(), score)
+	Load(Param("score").Len(), n)
+	TESTQ(n, n)
+	JZ(LabelRef("ret"))
+	p := Param("p")
+	vlo := bcast(s, addr(p.Field("lo")))
+	var vspan, vm, vbase, vinv VecVirtual
+	var mult GPVirtual
+	var mt *table
+	switch op {
+	case opScalar:
+		vm, vspan = bcast(s, addr(p.Field("m"))), bcast(s, addr(p.Field("span")))
+	case opMult, opCoded:
+		vspan = bcast(s, addr(p.Field("span")))
+	case opScaled, opScaledCoded:
+		vbase, vinv = bcast(s, addr(p.Field("base"))), bcast(s, addr(p.Field("inv")))
+	}
+	switch op {
+	case opMult, opScaled:
+		mult = GP64()
+		Load(p.Field("mult"), mult)
+	case opCoded, opScaledCoded:
+		mt = newTable(s, p)
+	}
+	kindSwitch(Param("c"), func(kind int) {
+		l := newCol(s, kind, Param("c"))
+		loop8(n, l.t != nil || mt != nil, func(e, ci GPVirtual) {
+			for part := 0; part < s.parts(); part++ {
+				x := l.load(e, ci, 0, part)
+				t := s.vec()
+				VSUBPD(vlo, x, t)
+				var m VecVirtual
+				switch op {
+				case opMult, opScaled:
+					m = s.vec()
+					VMOVUPD(Mem{Base: mult, Index: e, Scale: 8, Disp: 32 * part}, m)
+				case opCoded, opScaledCoded:
+					m = mt.decode(ci, 0, part)
+				}
+				switch op {
+				case opScalar:
+					VDIVPD(vspan, t, t)
+					VMULPD(vm, t, t)
+				case opMult, opCoded:
+					VDIVPD(vspan, t, t)
+					VMULPD(m, t, t)
+				case opScaled, opScaledCoded:
+					VSUBPD(vbase, m, m)
+					VMULPD(m, t, t)
+					VMULPD(vinv, t, t)
+				}
+				sm := Mem{Base: score, Index: e, Scale: 8, Disp: 32 * part}
+				VADDPD(sm, t, t)
+				VMOVUPD(t, sm)
+			}
+		})
+	})
+	Label("ret")
+	epilogue()
+}
+
+// weigh writes WeighScaled's pass over one column: score[i] = x[i] * scale
+// (set) or score[i] += x[i] * scale.
+func weigh(s isa, set bool) {
+	name := "weighAdd" + s.name
+	doc := "score[i] += x[i] * scale"
+	if set {
+		name, doc = "weighSet"+s.name, "score[i] = x[i] * scale"
+	}
+	TEXT(name, NOSPLIT, "func(score []float64, c colArg, scale float64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s sets, for x the column c, %s (product and sum rounded on their own); len(score) is a multiple of 8.", name, doc))
+	score, n := GP64(), GP64()
+	Load(Param("score").Base(), score)
+	Load(Param("score").Len(), n)
+	TESTQ(n, n)
+	JZ(LabelRef("ret"))
+	vc := bcast(s, addr(Param("scale")))
+	kindSwitch(Param("c"), func(kind int) {
+		l := newCol(s, kind, Param("c"))
+		loop8(n, l.t != nil, func(e, ci GPVirtual) {
+			for part := 0; part < s.parts(); part++ {
+				x := l.load(e, ci, 0, part)
+				VMULPD(vc, x, x)
+				sm := Mem{Base: score, Index: e, Scale: 8, Disp: 32 * part}
+				if !set {
+					VADDPD(sm, x, x)
+				}
+				VMOVUPD(x, sm)
+			}
+		})
+	})
+	Label("ret")
+	epilogue()
+}
