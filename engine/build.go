@@ -261,6 +261,7 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 			}
 			info.classes = append(info.classes, aggClass{
 				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
+				limitFrom: limitsFrom(c, aggs, raw),
 			})
 		}
 		class.Set(uint32(i), uint64(cid))
@@ -270,6 +271,44 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 	for i := range info.classes {
 		info.classes[i].hosts.RunOptimize()
 	}
+}
+
+// limitsFrom is an aggregate class's aggClass.limitFrom: for each
+// Aggregate* rule's key, the aggregates (of aggs, raw the class's raw
+// values) holding the value the rule applies.
+func limitsFrom(c *Cloud, aggs []int, raw map[string][]string) map[string][]string {
+	var from map[string][]string
+	for _, r := range resourceRules {
+		if r.aggKey == "" || len(raw[r.aggKey]) == 0 {
+			continue
+		}
+		// value is what the rule applies given vals and its default def,
+		// as buildShard computes it; two defaults tell a fallback.
+		value := func(vals []string, def float64) float64 {
+			if r.limits != nil {
+				return float64(nova.AggregateIntValue(vals, int64(def)))
+			}
+			return nova.AggregateNumValue(vals, def)
+		}
+		applied := value(raw[r.aggKey], 0)
+		if applied != value(raw[r.aggKey], 1) {
+			continue // a value did not parse: the default applies
+		}
+		var names []string
+		for _, a := range aggs {
+			if v, ok := c.Aggregates[a].Metadata[r.aggKey]; ok && value([]string{v}, 0) == applied {
+				names = append(names, strings.Clone(c.Aggregates[a].Name))
+			}
+		}
+		if names != nil {
+			if from == nil {
+				from = map[string][]string{}
+			}
+			slices.Sort(names)
+			from[r.aggKey] = names
+		}
+	}
+	return from
 }
 
 // cloneSpecs copies canonical supported_instances, so that the snapshot

@@ -104,6 +104,13 @@ type ResourceCheck struct {
 	// Limit is Total × Ratio (or the counting filter's maximum); Usable
 	// is Limit − Used.
 	Limit, Usable float64
+	// SetBy names the aggregates whose metadata set Ratio (Limit for
+	// the Aggregate I/O-ops and instance filters): those of the host's
+	// aggregates holding the minimum, Nova's choice among their values.
+	// Empty for the other filters, and when the Aggregate* filter fell
+	// back to the host's or the configuration's value (no aggregate has
+	// the key, or one value does not parse).
+	SetBy []string
 }
 
 // HostWeight is one candidate's weight, term by term.

@@ -140,6 +140,16 @@ func (b *batch) extraSpecsReason(id uint32, hs string) (string, bool) {
 // resourceReason is why resource rule r rejected host id (hs its repr):
 // the line the filter logs, and the values it compared.
 func (b *batch) resourceReason(r *resourceRule, id uint32, hs string) (string, bool, *ResourceCheck) {
+	line, nova, rc := b.resourceLine(r, id, hs)
+	if r.aggKey != "" {
+		rc.SetBy = b.s.info.classes[b.s.info.class.At(id)].limitFrom[r.aggKey]
+	}
+	return line, nova, rc
+}
+
+// resourceLine is resourceReason but for the aggregates that set the
+// ratio or limit.
+func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, bool, *ResourceCheck) {
 	sh, j := b.s.at(id)
 	u := b.cur(id)
 	c := &b.claim

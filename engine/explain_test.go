@@ -451,3 +451,63 @@ func TestExplainResourceReasons(t *testing.T) {
 		t.Errorf("unknown host: %v, want a ValidationError on hosts[1]", err)
 	}
 }
+
+// TestExplainSetBy: an Aggregate* filter's rejection names the aggregates
+// whose metadata set the ratio or limit it applied (those holding the
+// minimum), and none when it fell back to the host's or the
+// configuration's value.
+func TestExplainSetBy(t *testing.T) {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	c.Config.Filters = []string{engine.AggregateRamFilter, engine.AggregateNumInstancesFilter}
+	c.Config.RAMAllocationRatio, c.Config.MaxInstancesPerHost = 1.0, 50
+	for _, name := range []string{"a", "b", "c", "d", "e", "f"} {
+		c.Hosts = append(c.Hosts, engine.Host{Host: name, MemoryMB: 4096, FreeRAMMB: 1024, VCPUs: 8, LocalGB: 100, FreeDiskGB: 100})
+	}
+	// e and f fail the instance limit, not RAM.
+	c.Hosts[4].FreeRAMMB, c.Hosts[4].NumInstances = 4096, 4
+	c.Hosts[5].FreeRAMMB, c.Hosts[5].NumInstances = 4096, 50
+	c.Aggregates = []engine.Aggregate{
+		// a: 1.0 from half and low; b: 1.2 from half alone.
+		{Name: "half", Hosts: []string{"a", "b"}, Metadata: map[string]string{"ram_allocation_ratio": "1.2"}},
+		{Name: "low", Hosts: []string{"a"}, Metadata: map[string]string{"ram_allocation_ratio": "1.0"}},
+		{Name: "lower", Hosts: []string{"a"}, Metadata: map[string]string{"ram_allocation_ratio": "1"}},
+		// c: a value that does not parse, so the configured ratio applies.
+		{Name: "bad", Hosts: []string{"c"}, Metadata: map[string]string{"ram_allocation_ratio": "x"}},
+		// e: the smaller of two limits; f: "4.0" is not an int to Nova
+		// (int("4.0") raises), so the configured 50 applies.
+		{Name: "cap4", Hosts: []string{"e"}, Metadata: map[string]string{"max_instances_per_host": "4"}},
+		{Name: "cap9", Hosts: []string{"e"}, Metadata: map[string]string{"max_instances_per_host": "9"}},
+		{Name: "cap4.0", Hosts: []string{"f"}, Metadata: map[string]string{"max_instances_per_host": "4.0"}},
+	}
+	s, err := engine.NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2048 MB > free 1024 + 4096 × (ratio − 1) for ratios below 1.25.
+	req := engine.Request{Flavor: engine.Flavor{MemoryMB: 2048, VCPUs: 1, RootGB: 1}}
+	e, err := engine.Explain(context.Background(), s, req, engine.ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		filter string
+		ratio  float64
+		setBy  []string
+	}{
+		"a": {engine.AggregateRamFilter, 1.0, []string{"low", "lower"}},
+		"b": {engine.AggregateRamFilter, 1.2, []string{"half"}},
+		"c": {engine.AggregateRamFilter, 1.0, nil},
+		"d": {engine.AggregateRamFilter, 1.0, nil},
+		"e": {engine.AggregateNumInstancesFilter, 0, []string{"cap4"}},
+		"f": {engine.AggregateNumInstancesFilter, 0, nil},
+	}
+	if len(e.Rejected) != len(want) {
+		t.Fatalf("rejected %d hosts, want %d: %+v", len(e.Rejected), len(want), e.Rejected)
+	}
+	for _, r := range e.Rejected {
+		w := want[r.Host]
+		if r.Filter != w.filter || r.Check == nil || r.Check.Ratio != w.ratio || !slices.Equal(r.Check.SetBy, w.setBy) {
+			t.Errorf("%s: %s %+v, want %s ratio %v set by %v", r.Host, r.Filter, r.Check, w.filter, w.ratio, w.setBy)
+		}
+	}
+}

@@ -77,6 +77,12 @@ type aggClass struct {
 	raw           map[string][]string
 	instanceTypes []string
 	hosts         *roaring.Bitmap // the inverted index entry: class -> its hosts
+	// limitFrom names, per Aggregate* rule's metadata key (aggKey), the
+	// aggregates whose value is the ratio or limit the rule applies (the
+	// minimum); a key is absent when the rule falls back to its default
+	// (no aggregate has it, or a value does not parse). Explain reports
+	// them.
+	limitFrom map[string][]string
 }
 
 // isIronic reports whether host id is an IronicNodeState.

@@ -44,27 +44,30 @@ type resourceRule struct {
 	// instance rule; nil for the plain ones, which read the
 	// configuration (configLimit).
 	limits func(sh *shard) *kernels.Coded[int64]
+	// aggKey is the aggregate metadata key an Aggregate* rule reads its
+	// ratio or limit from; "" for the others.
+	aggKey string
 }
 
 // resourceRules are the resource filters by name.
 var resourceRules = map[string]*resourceRule{
 	RamFilter: {name: RamFilter, res: resRAM,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.ramRatio }},
-	AggregateRamFilter: {name: AggregateRamFilter, res: resRAM,
+	AggregateRamFilter: {name: AggregateRamFilter, aggKey: "ram_allocation_ratio", res: resRAM,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggRAMRatio }},
 	CoreFilter: {name: CoreFilter, res: resCore,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.cpuRatio }},
-	AggregateCoreFilter: {name: AggregateCoreFilter, res: resCore,
+	AggregateCoreFilter: {name: AggregateCoreFilter, aggKey: "cpu_allocation_ratio", res: resCore,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggCPURatio }},
 	DiskFilter: {name: DiskFilter, res: resDisk,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.diskRatio }},
-	AggregateDiskFilter: {name: AggregateDiskFilter, res: resDisk,
+	AggregateDiskFilter: {name: AggregateDiskFilter, aggKey: "disk_allocation_ratio", res: resDisk,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.aggDiskRatio }},
 	IoOpsFilter: {name: IoOpsFilter, res: resIOOps},
-	AggregateIoOpsFilter: {name: AggregateIoOpsFilter, res: resIOOps,
+	AggregateIoOpsFilter: {name: AggregateIoOpsFilter, aggKey: "max_io_ops_per_host", res: resIOOps,
 		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxIOOps }},
 	NumInstancesFilter: {name: NumInstancesFilter, res: resInstances},
-	AggregateNumInstancesFilter: {name: AggregateNumInstancesFilter, res: resInstances,
+	AggregateNumInstancesFilter: {name: AggregateNumInstancesFilter, aggKey: "max_instances_per_host", res: resInstances,
 		limits: func(sh *shard) *kernels.Coded[int64] { return &sh.maxInstances }},
 	// The Exact* filters (queens-eol) read no ratio: their limits are the
 	// totals.

@@ -58,6 +58,9 @@ type ResourceCheckDoc struct {
 	Ratio     float64 `json:"ratio"`
 	Limit     float64 `json:"limit"`
 	Usable    float64 `json:"usable"`
+	// SetBy names the aggregates whose metadata set ratio (limit for
+	// the Aggregate I/O-ops and instance filters); absent when none did.
+	SetBy []string `json:"set_by,omitempty"`
 }
 
 // HostWeightDoc is one candidate's weight, term by term.
@@ -93,7 +96,7 @@ func ExplainOf(e *engine.Explanation) ExplainDoc {
 	for _, r := range e.Rejected {
 		rd := HostRejectionDoc{Host: r.Host, Node: r.Node, Filter: r.Filter, Reason: r.Reason, NovaLog: r.NovaLog}
 		if c := r.Check; c != nil {
-			rd.Check = &ResourceCheckDoc{c.Requested, c.Total, c.Used, c.Ratio, c.Limit, c.Usable}
+			rd.Check = &ResourceCheckDoc{c.Requested, c.Total, c.Used, c.Ratio, c.Limit, c.Usable, c.SetBy}
 		}
 		d.Rejected = append(d.Rejected, rd)
 	}
