@@ -279,8 +279,8 @@ func TestExplainOracleLog(t *testing.T) {
 	checked, lines := 0, map[string]int{}
 	for seed := *diffSeed; checked < n; seed++ {
 		c := diffCaseOf(seed)
-		if c.profile == synth.Edge || c.opts.Hosts > 1000 {
-			continue
+		if c.profile == synth.Edge || c.opts.Hosts > 1000 || c.driver() != "" {
+			continue // Nova 26 has neither older driver: no log to compare
 		}
 		checked++
 		g := synth.New(c.opts)
