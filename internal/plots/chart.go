@@ -443,7 +443,9 @@ func render(w io.Writer, newCanvas canvasMaker, p *plot.Plot, leg plot.Legend, c
 		YAlign:  draw.YBottom,
 		Handler: plot.DefaultTextHandler,
 	}
-	capText := strings.Join(wrap(capSty, caption, width-2*pad), "\n")
+	// Wrapped with a fifth of the width to spare: an SVG viewer without
+	// the font measured here draws the text in a wider one.
+	capText := strings.Join(wrap(capSty, caption, (width-2*pad)*4/5), "\n")
 	var capH vg.Length
 	if capText != "" {
 		capH = capSty.Height(capText) + pad

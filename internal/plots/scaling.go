@@ -261,10 +261,10 @@ func WorkersChart(d *Data) (*LineChart, error) {
 	c := &LineChart{
 		Title:  "Scheduler throughput against workers",
 		X:      Axis{Label: "workers", Log: true, AtData: true},
-		Y:      Axis{Label: "placements/s (instances committed per second)", Log: true, Format: FormatCount},
+		Y:      Axis{Label: "placements/s", Log: true, Format: FormatCount},
 		Series: series,
 	}
-	what := "go test ./bench -bench '" + strings.Join(bases(d.Results, "workers"), "|") + "'; each point the median of its results"
+	what := "go test ./bench -bench '" + strings.Join(bases(d.Results, "workers"), "|") + "'; each point the median of its results, in instances committed per second"
 	if len(common) > 0 {
 		what += "; " + strings.Join(common, " ")
 	}
