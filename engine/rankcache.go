@@ -35,9 +35,49 @@ const maxScoreEntries = 8
 
 // scoreCache is a lineage's kept full rescorings, most recently used
 // last.
+//
+// A rescoring is kept only from the second time its weighers and bounds
+// turn up among the last len(seen) that missed (a doorkeeper, as in
+// TinyLFU): keeping one is a copy of every weight (8 bytes a host, a
+// fresh allocation), and in a varied stream of requests most bounds are
+// seen once and never again (the synthetic realistic stream: 60% of
+// lookups miss).
 type scoreCache struct {
 	mu      sync.Mutex
 	entries []*scoreEntry
+	seen    [64]uint64 // keys (boundsKey) of recent misses, a ring
+	next    int
+}
+
+// boundsKey hashes what an entry is matched on but for the pointers (the
+// MetricsWeigher column, the multiplier summary): a collision only keeps
+// a rescoring that may not be needed again.
+func boundsKey(rk *denseRanker) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x uint64) { h = (h ^ x) * 1099511628211 }
+	for a, w := range rk.act {
+		mix(uint64(w))
+		mix(math.Float64bits(rk.lo[a]))
+		mix(math.Float64bits(rk.hi[a]))
+	}
+	return h
+}
+
+// admit reports whether a rescoring under rk's weighers and bounds,
+// which missed the cache, is worth keeping: whether they missed already
+// among the recent misses. It records them otherwise.
+func (c *scoreCache) admit(rk *denseRanker) bool {
+	k := boundsKey(rk)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, x := range c.seen {
+		if x == k {
+			return true
+		}
+	}
+	c.seen[c.next] = k
+	c.next = (c.next + 1) % len(c.seen)
+	return false
 }
 
 // scoreEntry is one full rescoring.

@@ -44,7 +44,9 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 //
 // Without scaled weights, the shards a kept full rescoring under the same
 // bounds read are copied from it (rankcache.go) rather than weighed, and
-// a rescoring that weighed any shard is kept for the next.
+// a rescoring that weighed any shard is kept for the next: in place of
+// the one it started from, or, when none matched, if its bounds missed
+// recently already (scoreCache.admit).
 func (rk *denseRanker) rescoreAll() {
 	s := rk.v.snap()
 	rk.scaledPlan()
@@ -71,7 +73,7 @@ func (rk *denseRanker) rescoreAll() {
 		}
 		return nil
 	})
-	if cache != nil && weighed.Load() > 0 {
+	if cache != nil && weighed.Load() > 0 && (kept != nil || cache.admit(rk)) {
 		cache.store(rk, s)
 	}
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
