@@ -82,16 +82,17 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 
 // scoreEntry is one full rescoring.
 //
-// Invariants: for every k < len(shards), score[k*bitmap.ShardSize:][:n_k]
-// is what weigh writes for shards[k]'s n_k hosts under act, lo, hi,
-// metrics and mults; it is never written once the entry is stored.
+// Invariants: for every k < len(shards), scores[k] is what weigh writes
+// for shards[k]'s hosts under act, lo, hi, metrics and mults; it is never
+// written once the entry is stored, so that a later entry shares the
+// slices of the shards it copied.
 type scoreEntry struct {
 	mults   multipliers
 	act     []int
 	lo, hi  []float64
 	metrics *metricsCol
 	shards  []*shard
-	score   []float64
+	scores  [][]float64
 }
 
 // matches reports whether e was computed under rk's weighers, bounds
@@ -126,11 +127,21 @@ func (c *scoreCache) lookup(rk *denseRanker) *scoreEntry {
 
 // store keeps the weights rk's full rescoring wrote for the shards of
 // snapshot s (before its exceptions), in place of any entry under the
-// same weighers and bounds.
-func (c *scoreCache) store(rk *denseRanker, s *Snapshot) {
+// same weighers and bounds. The shards the rescoring copied from kept
+// (its entry, nil when none) share kept's weights; the others are copied
+// from rk.
+func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 	e := &scoreEntry{
 		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
-		metrics: rk.metrics, shards: slices.Clone(s.shards), score: slices.Clone(rk.score[:s.n]),
+		metrics: rk.metrics, shards: slices.Clone(s.shards), scores: make([][]float64, len(s.shards)),
+	}
+	for k, sh := range s.shards {
+		if kept.has(s, k) {
+			e.scores[k] = kept.scores[k]
+		} else {
+			base := k * bitmap.ShardSize
+			e.scores[k] = slices.Clone(rk.score[base : base+sh.hostCount()])
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -144,13 +155,15 @@ func (c *scoreCache) store(rk *denseRanker, s *Snapshot) {
 // cachedShard copies into score the weights of shard k of s from e when
 // e was computed from that very shard, and reports whether it did.
 func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
-	if e == nil || k >= len(e.shards) || e.shards[k] != s.shards[k] {
+	if !e.has(s, k) {
 		return false
 	}
-	base := k * bitmap.ShardSize
-	if base+len(score) > len(e.score) {
-		return false
-	}
-	copy(score, e.score[base:base+len(score)])
+	copy(score, e.scores[k])
 	return true
+}
+
+// has reports whether e holds the weights of shard k of s: whether it was
+// computed from that very shard.
+func (e *scoreEntry) has(s *Snapshot, k int) bool {
+	return e != nil && k < len(e.shards) && e.shards[k] == s.shards[k]
 }

@@ -74,7 +74,7 @@ func (rk *denseRanker) rescoreAll() {
 		return nil
 	})
 	if cache != nil && weighed.Load() > 0 && (kept != nil || cache.admit(rk)) {
-		cache.store(rk, s)
+		cache.store(rk, s, kept)
 	}
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))
