@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 )
 
@@ -227,39 +226,6 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	}
 	s.publish(next)
 	return res, nil
-}
-
-// setGroupPlaced returns groupPlaced with group's member uuid on host
-// (host "" removes it), copying what it changes: the outer map once per
-// derived snapshot (while it is still the parent's), and the group's map.
-func setGroupPlaced(cur, parent map[string]map[string]string, group, uuid, host string) map[string]map[string]string {
-	if cur == nil || sameMap(cur, parent) {
-		next := make(map[string]map[string]string, len(cur)+1)
-		for g, m := range cur {
-			next[g] = m
-		}
-		cur = next
-	}
-	m := make(map[string]string, len(cur[group])+1)
-	for u, h := range cur[group] {
-		m[u] = h
-	}
-	if host == "" {
-		delete(m, uuid)
-	} else {
-		m[uuid] = host
-	}
-	if len(m) == 0 {
-		delete(cur, group)
-	} else {
-		cur[group] = m
-	}
-	return cur
-}
-
-// sameMap reports whether two maps are the same map (not merely equal).
-func sameMap(a, b map[string]map[string]string) bool {
-	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // groupHostsLocked is the affinity group's host names: those the request

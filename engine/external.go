@@ -120,7 +120,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	if ch.Reset && ch.Cloud == nil {
 		groups = nil
 	}
-	groupsChanged := ch.Reset && ch.Cloud == nil && len(snap.groupPlaced) > 0
+	groupsChanged := ch.Reset && ch.Cloud == nil && snap.groupPlaced.len() > 0
 	for _, uuid := range ch.Deleted {
 		e, ok := s.ledger[uuid]
 		if !ok {

@@ -45,7 +45,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	// (as its commit-time check counts them), whether or not the request
 	// lists them, and their hosts join group.hosts (Nova derives it from
 	// the members' hosts); the others count where the snapshot lists them.
-	placed := s.groupPlaced[g.UUID]
+	placed := s.groupPlaced.members(g.UUID)
 	for m := range gs.members {
 		if _, ok := placed[m]; ok {
 			continue

@@ -40,8 +40,8 @@ type Snapshot struct {
 	// groupPlaced lists, per server group, the members a Store committed
 	// (instance uuid -> host name), so that the planner counts them as the
 	// Store's commit-time check does. Copy-on-write: never modified once
-	// the snapshot is published.
-	groupPlaced map[string]map[string]string
+	// the snapshot is published (grouptable.go).
+	groupPlaced *groupTable
 	// delta is the usage of the hosts Store commits changed since their
 	// shards were copied and of those the int32 columns cannot hold (nil:
 	// none); see usageDelta.

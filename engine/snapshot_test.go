@@ -23,7 +23,7 @@ func TestDeriveCopiesEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	parent.delta = &usageDelta{ids: []uint32{1}, res: []hostRes{{freeRAM: 512}}}
-	parent.groupPlaced = map[string]map[string]string{"g": {"inst": "h1"}}
+	parent.groupPlaced = setGroupPlaced(nil, nil, "g", "inst", "h1")
 	field := func(v reflect.Value, i int) any {
 		f := v.Field(i)
 		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()

@@ -134,8 +134,8 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 
 // groupPlacedLocked is the snapshot's view of the group members the store
 // committed on snap's hosts (a rebuild starts it afresh from the ledger).
-func (s *Store) groupPlacedLocked(snap *Snapshot) map[string]map[string]string {
-	var out map[string]map[string]string
+func (s *Store) groupPlacedLocked(snap *Snapshot) *groupTable {
+	var out *groupTable
 	for uuid, e := range s.ledger {
 		if e.group == "" {
 			continue
@@ -143,13 +143,7 @@ func (s *Store) groupPlacedLocked(snap *Snapshot) map[string]map[string]string {
 		if _, ok := snap.info.byHostNode(e.host); !ok {
 			continue
 		}
-		if out == nil {
-			out = map[string]map[string]string{}
-		}
-		if out[e.group] == nil {
-			out[e.group] = map[string]string{}
-		}
-		out[e.group][uuid] = placedAt(e.host.Host, e.whole)
+		out = setGroupPlaced(out, nil, e.group, uuid, placedAt(e.host.Host, e.whole))
 	}
 	return out
 }

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGroupTable: random adds and removals over a chain of derived
+// tables agree with a plain map of maps, and no table a later one was
+// derived from changes (they are published snapshots' tables).
+func TestGroupTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	type frozen struct {
+		t    *groupTable
+		want map[string]map[string]string
+	}
+	var past []frozen
+	var cur *groupTable
+	want := map[string]map[string]string{}
+	check := func(tb *groupTable, want map[string]map[string]string, what string) {
+		t.Helper()
+		got := map[string]map[string]string{}
+		for g, m := range tb.all() {
+			got[g] = maps.Clone(m)
+		}
+		if !maps.EqualFunc(got, want, maps.Equal) || tb.len() != len(want) {
+			t.Fatalf("%s: table %v (len %d), want %v", what, got, tb.len(), want)
+		}
+		for g, m := range want {
+			if !maps.Equal(tb.members(g), m) {
+				t.Fatalf("%s: members(%s) %v, want %v", what, g, tb.members(g), m)
+			}
+		}
+	}
+	for step := range 2000 {
+		parent := cur
+		if step%7 == 0 { // publish: the next change derives a new table
+			past = append(past, frozen{cur, cloneGroups(want)})
+		} else {
+			parent = nil // still building cur
+		}
+		g, u := fmt.Sprint("g", r.IntN(150)), fmt.Sprint("u", r.IntN(8))
+		placed := ""
+		if r.IntN(3) > 0 {
+			placed = fmt.Sprint("h", r.IntN(5))
+		}
+		next := setGroupPlaced(cur, parent, g, u, placed)
+		if parent != nil && next == parent {
+			t.Fatalf("step %d: a change to a published table made in place", step)
+		}
+		cur = next
+		if placed == "" {
+			delete(want[g], u)
+			if len(want[g]) == 0 {
+				delete(want, g)
+			}
+		} else {
+			if want[g] == nil {
+				want[g] = map[string]string{}
+			}
+			want[g][u] = placed
+		}
+		check(cur, want, fmt.Sprint("step ", step))
+	}
+	for i, f := range past {
+		check(f.t, f.want, fmt.Sprint("published table ", i))
+	}
+}
+
+func cloneGroups(m map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for g, mm := range m {
+		out[g] = maps.Clone(mm)
+	}
+	return out
+}
