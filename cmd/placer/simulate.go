@@ -104,9 +104,14 @@ type simReport struct {
 	// applied, failed on their compares and sent again after no answer,
 	// the mirrors' re-lists, the longest wait for a mirror to apply its
 	// own commit, and the faults injected.
-	EtcdMembers        int      `json:"etcd_members,omitempty"`
-	Placers            int      `json:"placers,omitempty"`
-	Unavailable        int64    `json:"unavailable,omitempty"`
+	EtcdMembers int   `json:"etcd_members,omitempty"`
+	Placers     int   `json:"placers,omitempty"`
+	Unavailable int64 `json:"unavailable,omitempty"`
+	// UnknownCommitted counts the instances of requests answered
+	// "unavailable" that etcd holds all the same (their commit applied
+	// but its answer was lost): the verification tells them to their
+	// callers, as a caller reading the instances' keys learns them.
+	UnknownCommitted   int      `json:"unknown_committed,omitempty"`
 	EtcdCommits        int64    `json:"etcd_commits,omitempty"`
 	EtcdFailedTxns     int64    `json:"etcd_failed_txns,omitempty"`
 	EtcdResends        int64    `json:"etcd_resends,omitempty"`
@@ -386,7 +391,7 @@ func printReport(w io.Writer, r *simReport) {
 			fmt.Fprintf(w, "  fault             %s\n", f)
 		}
 		if r.Unavailable > 0 {
-			fmt.Fprintf(w, "  unavailable       %d requests (etcd did not answer; retryable)\n", r.Unavailable)
+			fmt.Fprintf(w, "  unavailable       %d requests (etcd did not answer, or the placer crashed); %d of their instances are in etcd all the same, told from there\n", r.Unavailable, r.UnknownCommitted)
 		}
 	}
 	fmt.Fprintf(w, "  placed            %d requests, %d instances in %.2fs: %.0f placements/s\n", r.Placed, r.Placements, r.Seconds, r.PlacementsPerSecond)

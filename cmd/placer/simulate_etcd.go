@@ -69,6 +69,7 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 	}
 	var stats []*etcdstore.Store
 	var scheds []*engine.Scheduler
+	var pmu sync.Mutex // stats and scheds
 	newPlacer := func() (*etcdPlacer, error) {
 		cli, err := cl.NewClient()
 		if err != nil {
@@ -80,7 +81,9 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 			return nil, err
 		}
 		sc := engine.NewSchedulerOn(st, engine.SchedulerOptions{Workers: workers})
+		pmu.Lock()
 		stats, scheds = append(stats, st), append(scheds, sc)
+		pmu.Unlock()
 		return &etcdPlacer{cli: cli, store: st, sched: sc}, nil
 	}
 	slots := make([]atomic.Pointer[etcdPlacer], o.placers)
@@ -105,6 +108,7 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 		plans     = make([]engine.Plan, nReq)
 		events    []verify.Event
 		faults    []string
+		unknown   []int // requests answered ErrUnavailable
 	)
 	bgCtx, stopBg := context.WithCancel(ctx)
 	var bg sync.WaitGroup
@@ -118,7 +122,7 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
-			faults, replaced = injectFaults(bgCtx, cl, slots, newPlacer, &done, nReq, &mu)
+			faults, replaced = injectFaults(bgCtx, cl, slots, newPlacer, &done, nReq)
 		}()
 	}
 
@@ -157,7 +161,12 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 					mu.Unlock()
 				case errors.Is(err, engine.ErrConflict):
 				case errors.Is(err, engine.ErrUnavailable):
+					// A commit's outcome may be unknown (a crash, a lost
+					// leader): the instances' keys in etcd tell (verifyEtcd).
 					unavail.Add(1)
+					mu.Lock()
+					unknown = append(unknown, i)
+					mu.Unlock()
 				default:
 					other.Add(1)
 				}
@@ -226,7 +235,7 @@ feed:
 			return nil, err
 		}
 	}
-	if err := verifyEtcd(vctx, admin, cloud, reqs, plans, events, rep); err != nil {
+	if err := verifyEtcd(vctx, admin, cloud, reqs, plans, unknown, events, rep); err != nil {
 		return nil, err
 	}
 	rep.VerifySeconds = time.Since(t0).Seconds()
@@ -313,11 +322,12 @@ func reportIOOpsDone(ctx context.Context, cli *clientv3.Client, hn engine.HostNo
 }
 
 // injectFaults kills the etcd leader at a third of the run and restarts
-// it at a half, and replaces the last placer by a fresh one (which
-// catches up from etcd) at two thirds. It returns what it did, and the
+// it at a half, and at two thirds crashes the last placer (closes its
+// etcd client, commits in flight and all) and puts a fresh one in its
+// place, which catches up from etcd. It returns what it did, and the
 // placers replaced (to close once the run is over).
 func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Pointer[etcdPlacer], newPlacer func() (*etcdPlacer, error),
-	done *atomic.Int64, total int, mu *sync.Mutex) (faults []string, replaced []*etcdPlacer) {
+	done *atomic.Int64, total int) (faults []string, replaced []*etcdPlacer) {
 	at := func(frac float64) bool {
 		for float64(done.Load()) < frac*float64(total) {
 			select {
@@ -352,29 +362,46 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 	if !at(2.0/3) || len(slots) < 2 {
 		return
 	}
-	mu.Lock()
+	// Opened while every placer keeps placing, so that the crash below
+	// finds commits in flight.
 	p, err := newPlacer()
-	mu.Unlock()
 	if err != nil {
 		return append(faults, "starting a fresh placer failed: "+err.Error()), nil
 	}
-	old := slots[len(slots)-1].Swap(p)
-	old.sched.Close() // its requests in flight finish; new ones go to p
+	old := slots[len(slots)-1].Swap(p) // new requests go to p
+	// The crash: the old placer's etcd client goes at once, with its
+	// commits in flight (sent or not, applied or not: etcd alone knows).
+	// Its Scheduler then fails every request it holds, at once.
+	old.cli.Close()
+	old.sched.Close()
 	replaced = append(replaced, old)
-	faults = append(faults, fmt.Sprintf("replaced placer %d by a fresh one at %d requests", len(slots)-1, done.Load()))
+	faults = append(faults, fmt.Sprintf("crashed placer %d at %d requests (its etcd client closed mid-commit); a fresh one took its place", len(slots)-1, done.Load()))
 	return faults, replaced
 }
 
 // verifyEtcd checks the run from etcd's final state alone: every node's
 // usage is its record's consumed by the claims of the instance keys on it
 // (num_io_ops aside: reports reset it), within the limits of the cloud
-// (forced placements aside); every instance a caller was told of is in
+// (forced placements aside); the requests answered ErrUnavailable (unknown)
+// are told what etcd holds of their instances; every instance a caller
+// was told of is in
 // etcd on its host, unless deleted or its node removed; every instance in
 // etcd was told to exactly one caller.
-func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, reqs []engine.Request, plans []engine.Plan, events []verify.Event, rep *simReport) error {
+func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, reqs []engine.Request, plans []engine.Plan, unknown []int, events []verify.Event, rep *simReport) error {
 	st, err := etcdstore.ReadState(ctx, cli, "")
 	if err != nil {
 		return err
+	}
+	// The requests answered ErrUnavailable learn their outcome as a
+	// caller would, from their instances' keys: those in etcd are theirs,
+	// told now.
+	for _, i := range unknown {
+		for _, uuid := range reqs[i].InstanceUUIDs {
+			if in, ok := st.Instances[uuid]; ok {
+				plans[i].Placements = append(plans[i].Placements, engine.Placement{InstanceUUID: uuid, Host: in.Host.Host, Node: in.Host.Node})
+				rep.UnknownCommitted++
+			}
+		}
 	}
 	hosts, err := verify.NewHosts(cloud)
 	if err != nil {

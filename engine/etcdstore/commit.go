@@ -232,6 +232,11 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
 			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
 		}
+		if s.cli.Ctx().Err() != nil {
+			// The client is closed (its process going down): no send can
+			// succeed, and this one may have been applied.
+			return nil, unavailable(fmt.Errorf("etcdstore: the etcd client is closed; commit outcome unknown (the instances' keys tell): %w", err))
+		}
 		t.resent = true
 		s.resends.Add(1)
 		if m := s.opts.Metrics; m != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -475,6 +476,40 @@ func TestLostAnswer(t *testing.T) {
 	}
 	if insts := verify(t, cli, "/p/", cloud); len(insts) != 2 {
 		t.Fatalf("%d instances in etcd, want 2", len(insts))
+	}
+}
+
+// TestCrashMidCommit: a commit whose client is closed after etcd applied
+// it and before the answer came back (the placer process going down)
+// ends at once, not after Options.CommitTimeout, with an error matching
+// engine.ErrUnavailable that says the outcome is unknown; the instances'
+// keys tell it (here: applied, once).
+func TestCrashMidCommit(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	admin := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, admin, "/p/", cloud)
+	cli, err := c.NewClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	s := open(t, cli, "/p/", Options{CommitTimeout: time.Minute})
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if err == nil && resp.Succeeded {
+			cli.Close() // the crash: the answer never reaches the caller
+			return nil, errors.New("answer lost with the process")
+		}
+		return resp, err
+	}
+	plan := place(t, s, req("a", "b"))
+	start := time.Now()
+	_, err = s.CommitPlan(context.Background(), plan)
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "outcome unknown") || time.Since(start) > 10*time.Second {
+		t.Fatalf("commit on a client closed mid-send: %v after %v, want ErrUnavailable (outcome unknown) at once", err, time.Since(start))
+	}
+	if insts := verify(t, admin, "/p/", cloud); len(insts) != 2 {
+		t.Fatalf("%d instances in etcd, want the 2 the lost answer applied", len(insts))
 	}
 }
 

@@ -459,6 +459,8 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 			continue
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-s.cli.Ctx().Done():
+			return fmt.Errorf("etcdstore: the etcd client is closed before the mirror reached revision %d", rev)
 		case <-time.After(tick):
 		}
 		pctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), time.Second)
