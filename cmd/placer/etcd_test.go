@@ -12,7 +12,8 @@ import (
 )
 
 // TestEtcdLoadAndServe: placer etcd load seeds a TLS etcd (client
-// certificates required), two placer serve --etcd share it: an instance
+// certificates required), two placer serve --etcd share it, the second
+// serving HTTPS with client certificates required itself: an instance
 // placed on one is on the other, and the second cannot place it again.
 func TestEtcdLoadAndServe(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{TLS: true})
@@ -36,16 +37,29 @@ func TestEtcdLoadAndServe(t *testing.T) {
 		t.Errorf("without a client certificate: %q", stderr.String())
 	}
 
-	var addrs []string
-	for range 2 {
-		addr, status, errs, _ := startServe(t, append([]string{"--addr", "127.0.0.1:0"}, etcdArgs...)...)
+	// The first serves plain HTTP on loopback, the second HTTPS with
+	// client certificates (the etcd cluster's CA signs both sides).
+	tlsArgs := [][]string{nil, {"--tls-cert", certs.ServerCertFile, "--tls-key", certs.ServerKeyFile, "--client-ca", certs.CAFile}}
+	var urls []string
+	for _, extra := range tlsArgs {
+		addr, status, errs, _ := startServe(t, append(append([]string{"--addr", "127.0.0.1:0"}, etcdArgs...), extra...)...)
 		if addr == "" {
-			t.Fatalf("placer serve --etcd exited %d: %s", status, errs)
+			t.Fatalf("placer serve --etcd %q exited %d: %s", extra, status, errs)
 		}
-		addrs = append(addrs, addr)
+		scheme := "http://"
+		if extra != nil {
+			scheme = "https://"
+		}
+		urls = append(urls, scheme+addr)
 	}
-	post := func(addr, body string) int {
-		resp, err := http.Post("http://"+addr+"/v1/place", "application/json", strings.NewReader(body))
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: certs.ClientTLS()}}
+	noCert := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: certs.ClientTLSNoCert()}}
+	if resp, err := noCert.Get(urls[1] + "/v1/stats"); err == nil {
+		resp.Body.Close()
+		t.Errorf("the HTTPS server answered a client without a certificate: %d", resp.StatusCode)
+	}
+	post := func(url, body string) int {
+		resp, err := client.Post(url+"/v1/place", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,11 +67,11 @@ func TestEtcdLoadAndServe(t *testing.T) {
 		return resp.StatusCode
 	}
 	const vm = `{"instance_uuids": ["vm-1"], "flavor": {"memory_mb": 1024, "vcpus": 1, "root_gb": 1}}`
-	if code := post(addrs[0], vm); code != http.StatusOK {
+	if code := post(urls[0], vm); code != http.StatusOK {
 		t.Fatalf("place on the first: %d", code)
 	}
-	instances := func(addr string) int {
-		resp, err := http.Get("http://" + addr + "/v1/stats")
+	instances := func(url string) int {
+		resp, err := client.Get(url + "/v1/stats")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,12 +80,12 @@ func TestEtcdLoadAndServe(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&st)
 		return st.Instances
 	}
-	for deadline := time.Now().Add(10 * time.Second); instances(addrs[1]) != 1; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); instances(urls[1]) != 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the second server does not see the first one's instance")
 		}
 	}
-	if code := post(addrs[1], vm); code != http.StatusBadRequest {
+	if code := post(urls[1], vm); code != http.StatusBadRequest {
 		t.Errorf("vm-1 again on the second: %d, want 400", code)
 	}
 }
