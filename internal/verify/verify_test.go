@@ -36,6 +36,11 @@ func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify
 		wg     sync.WaitGroup
 		next   = make(chan int)
 		done   = make(chan struct{})
+		// structural asks the updater for the host removal (0), the
+		// host addition (1) and the aggregate change (2), sent by the
+		// feeder a quarter, a half and three quarters of the way: by
+		// progress, not by time, so that a fast run has them all.
+		structural = make(chan int)
 	)
 	for range 3 {
 		wg.Add(1)
@@ -60,26 +65,28 @@ func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify
 		r := rand.New(rand.NewPCG(seed, 7))
 		tick := time.NewTicker(200 * time.Microsecond)
 		defer tick.Stop()
-		for k := 0; ; k++ {
+		for {
+			kind := -1
 			select {
 			case <-done:
 				events <- evs
 				return
+			case kind = <-structural:
 			case <-tick.C:
 			}
 			snap := store.Snapshot()
 			switch {
-			case k == 20:
+			case kind == 0:
 				hn := snap.HostNode(uint32(r.IntN(snap.Len())))
 				if v, err := store.RemoveHosts(hn); err == nil {
 					evs = append(evs, verify.Event{Version: v, Kind: verify.RemoveHost, Host: hn})
 				}
-			case k == 40:
+			case kind == 1:
 				h := engine.Host{Host: "late-node", MemoryMB: 262144, FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}
 				if v, err := store.AddHosts(h); err == nil {
 					evs = append(evs, verify.Event{Version: v, Kind: verify.AddHost, NewHost: h})
 				}
-			case k == 60:
+			case kind == 2:
 				// Looser limits on the hosts of a real aggregate (rich:
 				// AggregateRamFilter and AggregateCoreFilter read them).
 				set := map[string]string{"ram_allocation_ratio": "6.0", "cpu_allocation_ratio": "64.0"}
@@ -115,6 +122,11 @@ func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify
 		}
 	}()
 	for i := range reqs {
+		for k := range 3 {
+			if i == (k+1)*len(reqs)/4 {
+				structural <- k
+			}
+		}
 		next <- i
 	}
 	close(next)
