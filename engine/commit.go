@@ -198,7 +198,12 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		return res, nil
 	}
 	if o.dry != nil {
-		o.dry.fill(snap, &ov)
+		o.dry.fill(snap, &ov, res.Accepted, func(i int) (Claim, bool) {
+			if snap.info.isIronic(ids[i]) {
+				return taken[i], true
+			}
+			return plan.Claim, false
+		})
 		return res, nil
 	}
 	next := s.applyLocked(st, &ov)

@@ -13,14 +13,25 @@ import "slices"
 type PendingUsage struct {
 	Hosts []HostNode
 	Usage []HostUsage
+	// Claims and Whole are, for each accepted placement in
+	// CommitResult.Accepted order, what it takes: the plan's claim, or,
+	// on an ironic node consumed whole (Whole), what it takes of the node
+	// (Instance.Whole says how such a claim is given back).
+	Claims []Claim
+	Whole  []bool
 }
 
-func (p *PendingUsage) fill(snap *Snapshot, ov *pendingUsage) {
+func (p *PendingUsage) fill(snap *Snapshot, ov *pendingUsage, accepted []int, claimOf func(i int) (Claim, bool)) {
 	p.Hosts, p.Usage = p.Hosts[:0], p.Usage[:0]
 	for _, id := range ov.ids {
 		r := ov.res[id]
 		p.Hosts = append(p.Hosts, HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)})
 		p.Usage = append(p.Usage, HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps})
+	}
+	p.Claims, p.Whole = p.Claims[:0], p.Whole[:0]
+	for _, i := range accepted {
+		c, whole := claimOf(i)
+		p.Claims, p.Whole = append(p.Claims, c), append(p.Whole, whole)
 	}
 }
 
@@ -44,6 +55,23 @@ func (u HostUsage) Release(c Claim) HostUsage {
 	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
 }
 
+// ConsumeWhole returns u after an instance that took an ironic node whole,
+// c being what it took (PendingUsage.Claims, Instance.Whole): free RAM
+// and disk less c's, vCPUs used plus c's, the counters unchanged, as
+// IronicNodeState's consume leaves them.
+func (u HostUsage) ConsumeWhole(c Claim) HostUsage {
+	u.FreeRAMMB -= c.MemoryMB
+	u.FreeDiskMB -= c.DiskMB
+	u.VCPUsUsed += c.VCPUs
+	return u
+}
+
+// ReleaseWhole undoes ConsumeWhole (the instance deleted).
+func (u HostUsage) ReleaseWhole(c Claim) HostUsage {
+	r := releaseOn(hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps}, &c, true)
+	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
+}
+
 // HostUsageOf is one host's usage.
 type HostUsageOf struct {
 	Host  HostNode
@@ -57,6 +85,11 @@ type Instance struct {
 	Host  HostNode
 	Claim Claim
 	Group string
+	// Whole marks an instance that took an ironic node whole: Claim is
+	// what it took (PendingUsage.Claims), its deletion gives that back
+	// with the counters unchanged, and as a group member it counts for no
+	// other request (each ironic node has its own instances).
+	Whole bool
 }
 
 // ExternalChange is state committed outside the Store, by the commit
@@ -139,10 +172,12 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		if _, ok := snap.info.byHostNode(in.Host); !ok {
 			continue
 		}
-		s.ledger[in.UUID] = ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group}
+		s.ledger[in.UUID] = ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole}
 		if in.Group != "" {
-			s.joinGroupLocked(in.Group, in.Host.Host)
-			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, in.Host.Host)
+			if !in.Whole {
+				s.joinGroupLocked(in.Group, in.Host.Host)
+			}
+			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, placedAt(in.Host.Host, in.Whole))
 			groupsChanged = true
 		}
 	}

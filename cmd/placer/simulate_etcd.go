@@ -456,7 +456,11 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 			rep.UnclaimedCommits++
 			problem("unclaimed_commit", "%s in etcd on %v, told to no caller", uuid, in.Host)
 		}
-		want[in.Host] = want[in.Host].Consume(in.Claim)
+		if in.Whole {
+			want[in.Host] = want[in.Host].ConsumeWhole(in.Claim)
+		} else {
+			want[in.Host] = want[in.Host].Consume(in.Claim)
+		}
 		forced[in.Host] = forced[in.Host] || in.Forced
 	}
 	for hn, w := range want {

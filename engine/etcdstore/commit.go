@@ -165,13 +165,14 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 	if plan.Group != nil {
 		group = plan.Group.UUID
 	}
-	for _, i := range res.Accepted {
+	for j, i := range res.Accepted {
 		p := &plan.Placements[i]
 		key := s.k.inst(p.InstanceUUID)
 		hn := engine.HostNode{Host: p.Host, Node: p.Node}
 		t.insts, t.host = append(t.insts, p.InstanceUUID), append(t.host, hn)
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
-		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(instRecord{Host: p.Host, Node: p.Node, Claim: plan.Claim, Group: group, Forced: plan.Forced})))
+		rec := instRecord{Host: p.Host, Node: p.Node, Claim: pend.Claims[j], Group: group, Forced: plan.Forced, Whole: pend.Whole[j]}
+		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(rec)))
 		t.elses = append(t.elses, clientv3.OpGet(key))
 	}
 	if plan.Group != nil {

@@ -106,7 +106,11 @@ func verify(t *testing.T, cli *clientv3.Client, prefix string, c engine.Cloud) m
 	}
 	for _, in := range insts {
 		hn := engine.HostNode{Host: in.Host, Node: in.Node}
-		want[hn] = want[hn].Consume(in.Claim)
+		if in.Whole {
+			want[hn] = want[hn].ConsumeWhole(in.Claim)
+		} else {
+			want[hn] = want[hn].Consume(in.Claim)
+		}
 	}
 	for hn, w := range want {
 		got := usage[hn]
@@ -511,6 +515,69 @@ func TestCrashMidCommit(t *testing.T) {
 	if insts := verify(t, admin, "/p/", cloud); len(insts) != 2 {
 		t.Fatalf("%d instances in etcd, want the 2 the lost answer applied", len(insts))
 	}
+}
+
+// TestIronicAcrossStores: an instance on an ironic node (ironic host
+// manager) takes the node whole through etcd: its record says so and
+// holds what it took, a second store sees the node full and cannot place
+// there, and deleting the instance from the second store frees the node
+// whole, its counters unchanged.
+func TestIronicAcrossStores(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(2)
+	cloud.Config.HostManager = engine.HostManagerIronic
+	cloud.Config.Weighers = []string{engine.RAMWeigher}
+	ironic := engine.HVTypeIronic
+	cloud.Hosts[0].HypervisorType = &ironic // h000: a bare-metal node
+	cloud.Hosts[1].FreeRAMMB = 4096         // h001: an ordinary host, less free
+	load(t, cli, "/p/", cloud)
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	plan := place(t, a, req("bm-1"))
+	if plan.Placements[0].Host != "h000" {
+		t.Fatalf("bm-1 on %s, want the ironic node h000", plan.Placements[0].Host)
+	}
+	if _, err := a.CommitPlan(ctxT(t, 30*time.Second), plan); err != nil {
+		t.Fatal(err)
+	}
+	insts := verify(t, cli, "/p/", cloud) // usage = the records' claims, whole or not
+	if r := insts["bm-1"]; !r.Whole || r.Claim.MemoryMB != 8192 || r.Claim.DiskMB != 100*1024 {
+		t.Fatalf("bm-1's record %+v, want whole, taking the node's 8192 MB and 100 GB", r)
+	}
+	if err := b.Sync(ctxT(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	hn := engine.HostNode{Host: "h000", Node: "h000"}
+	full := engine.HostUsage{VCPUsUsed: 4}
+	if u := usageOn(t, b, hn); u != full {
+		t.Errorf("the second store sees h000 at %+v, want consumed whole %+v", u, full)
+	}
+	if p := place(t, b, req("vm-1")); p.Placements[0].Host != "h001" {
+		t.Errorf("vm-1 on %s, want h001 (h000 is taken whole)", p.Placements[0].Host)
+	}
+	if _, err := b.DeleteInstance(ctxT(t, 30*time.Second), "bm-1"); err != nil {
+		t.Fatal(err)
+	}
+	verify(t, cli, "/p/", cloud)
+	if err := a.Sync(ctxT(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if u, free := usageOn(t, a, hn), (engine.HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 * 1024}); u != free {
+		t.Errorf("h000 after bm-1's deletion: %+v, want %+v", u, free)
+	}
+}
+
+// usageOn is hn's usage in s's mirror.
+func usageOn(t *testing.T, s *Store, hn engine.HostNode) engine.HostUsage {
+	t.Helper()
+	snap := s.Local().Snapshot()
+	for id := range uint32(snap.Len()) {
+		if snap.HostNode(id) == hn {
+			return snap.Usage(id)
+		}
+	}
+	t.Fatalf("no %v in the mirror", hn)
+	return engine.HostUsage{}
 }
 
 // TestLateStore: a store opened after others committed starts from

@@ -123,6 +123,9 @@ type instRecord struct {
 	Claim  engine.Claim `json:"claim"`
 	Group  string       `json:"group,omitempty"`
 	Forced bool         `json:"forced,omitempty"`
+	// Whole: the instance took its ironic node whole, Claim being what
+	// it took (engine.Instance.Whole).
+	Whole bool `json:"whole,omitempty"`
 }
 
 // groupRecord is the value of a groups/ key.

@@ -31,6 +31,9 @@ type StateInstance struct {
 	Claim  engine.Claim
 	Group  string
 	Forced bool
+	// Whole: the instance took its ironic node whole; Claim is what it
+	// took (engine.HostUsage.ConsumeWhole).
+	Whole bool
 }
 
 // ReadState reads the cloud under prefix ("" means DefaultPrefix) at
@@ -58,7 +61,7 @@ func ReadState(ctx context.Context, cli *clientv3.Client, prefix string) (*State
 		case kindInst:
 			var r instRecord
 			err = json.Unmarshal(kv.Value, &r)
-			st.Instances[names[0]] = StateInstance{Host: engine.HostNode{Host: r.Host, Node: r.Node}, Claim: r.Claim, Group: r.Group, Forced: r.Forced}
+			st.Instances[names[0]] = StateInstance{Host: engine.HostNode{Host: r.Host, Node: r.Node}, Claim: r.Claim, Group: r.Group, Forced: r.Forced, Whole: r.Whole}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("etcdstore: key %s: %w", kv.Key, err)

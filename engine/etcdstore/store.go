@@ -292,7 +292,7 @@ func (s *Store) applyKV(kv *mvccpb.KeyValue, deleted bool, ch *engine.ExternalCh
 			return bad(err)
 		}
 		s.insts[uuid] = r
-		ch.Placed = append(ch.Placed, engine.Instance{UUID: uuid, Host: engine.HostNode{Host: r.Host, Node: r.Node}, Claim: r.Claim, Group: r.Group})
+		ch.Placed = append(ch.Placed, engine.Instance{UUID: uuid, Host: engine.HostNode{Host: r.Host, Node: r.Node}, Claim: r.Claim, Group: r.Group, Whole: r.Whole})
 	case kindGroup:
 		if deleted {
 			delete(s.groups, names[0])

@@ -192,7 +192,11 @@ func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error)
 		ops := []clientv3.Op{clientv3.OpDelete(ik)}
 		if u, ok := s.usage[hn]; ok {
 			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(uk), "=", s.revs[hn]))
-			ops = append(ops, clientv3.OpPut(uk, mustJSON(toRecord(u.usage().Release(in.Claim)))))
+			after := u.usage().Release(in.Claim)
+			if in.Whole {
+				after = u.usage().ReleaseWhole(in.Claim)
+			}
+			ops = append(ops, clientv3.OpPut(uk, mustJSON(toRecord(after))))
 		}
 		if g, ok := s.groups[in.Group]; ok && in.Group != "" {
 			members := maps.Clone(g.Members)
