@@ -371,7 +371,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	m := hi - lo
 	sh := &shard{
 		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
-		numInstances: make([]int32, m), numIOOps: make([]int32, m),
+		numInstances: make([]int32, m), numIOOps: make([]int32, m), twins: &twinMasks{},
 	}
 	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
 	// The resolved columns, in full while they are filled, then coded.

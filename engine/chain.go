@@ -126,6 +126,7 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 	chain := b.filters
 	var run []stage
 	var runBuf [catalogueSize]stage
+	var ran uint64 // the filters run on set so far (bits of filterImpl.idx)
 	for i := 0; i < len(chain); i++ {
 		f := chain[i]
 		if later && f.once {
@@ -145,7 +146,11 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 			if !ok {
 				break
 			}
+			if g.afterTwin != nil && ran&(1<<g.twinIdx) != 0 {
+				st.kernel = g.afterTwin // every host of set passed its twin
+			}
 			run = append(run, st)
+			ran |= 1 << g.idx
 		}
 		if len(run) > 0 {
 			first, ends, err := b.applyFused(set, run)
@@ -175,6 +180,7 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 			}
 			end = set.Count()
 		}
+		ran |= 1 << f.idx
 		counts = append(counts, FilterCount{Name: f.name, Start: start, End: end})
 		if end == 0 {
 			break

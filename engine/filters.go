@@ -30,15 +30,20 @@ import (
 // (Nova's filter returns before looking at a host), so runChain records
 // it without a pass.
 type filterImpl struct {
-	name     string
-	once     bool
-	mask     func(b *batch) *bitmap.Set
-	kernel   shardKernel
-	plan     func(b *batch) (stage, bool)
-	keepsAll func(b *batch) bool
-	apply    func(b *batch, set *bitmap.Set) error
-	host     func(b *batch, id uint32) (bool, error)
-	whole    func(b *batch, set *bitmap.Set) bool
+	name string
+	idx  int // in KnownFilters
+	// afterTwin, for a ratio rule, is its kernel for a set whose hosts all
+	// passed its twin (resources.go, twin ratio rules), twinIdx the twin's index.
+	afterTwin shardKernel
+	twinIdx   int
+	once      bool
+	mask      func(b *batch) *bitmap.Set
+	kernel    shardKernel
+	plan      func(b *batch) (stage, bool)
+	keepsAll  func(b *batch) bool
+	apply     func(b *batch, set *bitmap.Set) error
+	host      func(b *batch, id uint32) (bool, error)
+	whole     func(b *batch, set *bitmap.Set) bool
 }
 
 // fusable reports whether runChain may run f inside a fused pass (a plan
@@ -74,8 +79,9 @@ func register(f *filterImpl) {
 		host := f.host
 		f.apply = func(b *batch, set *bitmap.Set) error { return applyHost(b, set, host) }
 	}
+	f.idx = slices.Index(KnownFilters, f.name)
 	filterByName[f.name] = f
-	filterTable[slices.Index(KnownFilters, f.name)] = f
+	filterTable[f.idx] = f
 }
 
 // applyHost runs a per-host predicate over set, shard by shard in
@@ -193,13 +199,18 @@ func init() {
 // host the rule's on the batch's current usage of it.
 func registerResource(name string) {
 	rule := resourceRules[name]
-	register(&filterImpl{name: name,
+	f := &filterImpl{name: name,
 		kernel: func(b *batch, k int, words []uint64) { rule.pass(b.s.shards[k], &b.claim, b.cfg, words) },
 		host: func(b *batch, id uint32) (bool, error) {
 			sh, j := b.s.at(id)
 			r := b.cur(id)
 			return rule.fits(sh, j, &r, &b.claim, b.cfg), nil
-		}})
+		}}
+	if rule.twin != "" {
+		f.afterTwin = func(b *batch, k int, words []uint64) { rule.passAfterTwin(b.s.shards[k], &b.claim, b.cfg, words) }
+		f.twinIdx = slices.Index(KnownFilters, rule.twin)
+	}
+	register(f)
 }
 
 // pyError turns what a Nova helper reports as a Python exception into the

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"math"
 	"math/bits"
 
+	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
 )
 
@@ -47,10 +49,24 @@ type resourceRule struct {
 	// aggKey is the aggregate metadata key an Aggregate* rule reads its
 	// ratio or limit from; "" for the others.
 	aggKey string
+	// twin is the other rule of a ratio pair (resources.go, twin ratio rules), slot this rule's
+	// place in a shard's twinMasks; "" for the rules without one.
+	twin string
+	slot int
+}
+
+// withTwins pairs the ratio rules (resources.go, twin ratio rules) and returns rules.
+func withTwins(rules map[string]*resourceRule) map[string]*resourceRule {
+	for slot, pair := range [][2]string{{RamFilter, AggregateRamFilter}, {CoreFilter, AggregateCoreFilter}, {DiskFilter, AggregateDiskFilter}} {
+		a, b := rules[pair[0]], rules[pair[1]]
+		a.twin, a.slot = pair[1], 2*slot
+		b.twin, b.slot = pair[0], 2*slot+1
+	}
+	return rules
 }
 
 // resourceRules are the resource filters by name.
-var resourceRules = map[string]*resourceRule{
+var resourceRules = withTwins(map[string]*resourceRule{
 	RamFilter: {name: RamFilter, res: resRAM,
 		ratio: func(sh *shard) *kernels.Coded[float64] { return &sh.ramRatio }},
 	AggregateRamFilter: {name: AggregateRamFilter, aggKey: "ram_allocation_ratio", res: resRAM,
@@ -74,7 +90,7 @@ var resourceRules = map[string]*resourceRule{
 	ExactRamFilter:  {name: ExactRamFilter, res: resExactRAM},
 	ExactCoreFilter: {name: ExactCoreFilter, res: resExactCore},
 	ExactDiskFilter: {name: ExactDiskFilter, res: resExactDisk},
-}
+})
 
 // configLimit is the configured limit of a plain io-ops or instance rule.
 func (r *resourceRule) configLimit(cfg *Config) int64 {
@@ -212,5 +228,55 @@ func (r *resourceRule) limitInto(l *Limits, sh *shard, j int) {
 	case resExactCore:
 		l.Set |= HasVCPU
 		l.VCPU = float64(sh.vcpusTotal.At(j))
+	}
+}
+
+// Twin ratio rules. RamFilter and AggregateRamFilter (and the core and
+// disk pairs) check one inequality under two allocation-ratio columns,
+// the host's own and the aggregates' minimum. For ratios finite and
+// positive the check passes more hosts as the ratio grows (the limit is
+// total x ratio, rounded monotonically), so once one of a pair has run on
+// a candidate set, the other can only remove the hosts whose ratio under
+// it is not at least the first one's: a pass over those alone (a few
+// aggregates lower a ratio; most hosts have none or raise it). The rich
+// filter set runs both of every pair.
+
+// twinNeed is the hosts of sh that rule r (one of a twin pair) must judge
+// after its twin passed them: those whose ratio under r is not known to be
+// at least the twin's (NaN, infinite or not positive ratios included).
+func (sh *shard) twinNeed(r *resourceRule) []uint64 {
+	tm := sh.twins
+	tm.once[r.slot].Do(func() {
+		mine, other := r.ratio(sh), resourceRules[r.twin].ratio(sh)
+		var w []uint64
+		for j := range sh.hostCount() {
+			if a, b := mine.At(j), other.At(j); a >= b && b > 0 && !math.IsInf(a, 1) {
+				continue
+			}
+			if w == nil {
+				w = make([]uint64, (sh.hostCount()+63)/64)
+			}
+			w[j>>6] |= 1 << (j & 63)
+		}
+		tm.words[r.slot] = w
+	})
+	return tm.words[r.slot]
+}
+
+// passAfterTwin is pass for a set whose hosts all passed r's twin: it
+// judges only the hosts twinNeed names.
+func (r *resourceRule) passAfterTwin(sh *shard, c *Claim, cfg *Config, words []uint64) {
+	need := sh.twinNeed(r)
+	if need == nil {
+		return
+	}
+	var buf [bitmap.ShardWords]uint64
+	t := buf[:len(words)]
+	for i := range t {
+		t[i] = words[i] & need[i]
+	}
+	r.pass(sh, c, cfg, t)
+	for i := range words {
+		words[i] &^= need[i] &^ t[i]
 	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/placer/placer/internal/kernels"
 )
 
@@ -49,9 +51,24 @@ type shard struct {
 	// hosts.
 	blk *blockStats
 
+	// twins caches the ratio rules' hosts to judge after their twins
+	// (resources.go, twin ratio rules); shared with the shard's usage clones.
+	twins *twinMasks
+
 	// bornEscapes is the Store's escape count just before the snapshot
 	// that first held these usage columns was published (recycler).
 	bornEscapes uint64
+}
+
+// twinSlots numbers the six ratio rules (resourceRule.slot).
+const twinSlots = 6
+
+// twinMasks caches, per ratio rule, the shard's hosts that rule must
+// still judge after its twin (resources.go): computed on first use, from
+// static columns only, so a shard's usage clones share it.
+type twinMasks struct {
+	once  [twinSlots]sync.Once
+	words [twinSlots][]uint64 // nil: no host
 }
 
 // hostCount is the number of hosts of the shard.
