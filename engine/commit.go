@@ -197,23 +197,24 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	if len(res.Accepted) == 0 {
 		return res, nil
 	}
+	// claimOf is what placement i takes: the plan's claim, or on an
+	// ironic node, consumed whole, what it took of the node (whole).
+	claimOf := func(i int) (c Claim, whole bool) {
+		if snap.info.isIronic(ids[i]) {
+			return taken[i], true
+		}
+		return plan.Claim, false
+	}
 	if o.dry != nil {
-		o.dry.fill(snap, &ov, res.Accepted, func(i int) (Claim, bool) {
-			if snap.info.isIronic(ids[i]) {
-				return taken[i], true
-			}
-			return plan.Claim, false
-		})
+		o.dry.fill(snap, &ov, res.Accepted, claimOf)
 		return res, nil
 	}
 	next := s.applyLocked(st, &ov)
 	res.Version = next.snap.version
 	for _, i := range res.Accepted {
 		p := &plan.Placements[i]
-		e := ledgerEntry{host: HostNode{p.Host, p.Node}, claim: plan.Claim}
-		if e.whole = snap.info.isIronic(ids[i]); e.whole {
-			e.claim = taken[i]
-		}
+		e := ledgerEntry{host: HostNode{p.Host, p.Node}}
+		e.claim, e.whole = claimOf(i)
 		if plan.Group != nil {
 			e.group = plan.Group.UUID
 			next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, p.InstanceUUID, placedAt(p.Host, e.whole))

@@ -33,7 +33,8 @@ type filterImpl struct {
 	name string
 	idx  int // in KnownFilters
 	// afterTwin, for a ratio rule, is its kernel for a set whose hosts all
-	// passed its twin (resources.go, twin ratio rules), twinIdx the twin's index.
+	// passed its twin (resources.go, Twin ratio rules), twinIdx the twin's
+	// index.
 	afterTwin shardKernel
 	twinIdx   int
 	once      bool

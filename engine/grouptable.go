@@ -31,6 +31,23 @@ var groupSeed = maphash.MakeSeed()
 
 func groupBucket(group string) int { return int(maphash.String(groupSeed, group) % groupBuckets) }
 
+// newGroupTable is the table of groups (nil when empty); it takes the
+// maps over.
+func newGroupTable(groups map[string]map[string]string) *groupTable {
+	if len(groups) == 0 {
+		return nil
+	}
+	t := &groupTable{n: len(groups)}
+	for g, m := range groups {
+		k := groupBucket(g)
+		if t.buckets[k] == nil {
+			t.buckets[k] = map[string]map[string]string{}
+		}
+		t.buckets[k][g] = m
+	}
+	return t
+}
+
 // members is group's members (nil: none).
 func (t *groupTable) members(group string) map[string]string {
 	if t == nil {

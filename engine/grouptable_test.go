@@ -67,6 +67,7 @@ func TestGroupTable(t *testing.T) {
 	for i, f := range past {
 		check(f.t, f.want, fmt.Sprint("published table ", i))
 	}
+	check(newGroupTable(cloneGroups(want)), want, "newGroupTable")
 }
 
 func cloneGroups(m map[string]map[string]string) map[string]map[string]string {

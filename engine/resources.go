@@ -49,13 +49,14 @@ type resourceRule struct {
 	// aggKey is the aggregate metadata key an Aggregate* rule reads its
 	// ratio or limit from; "" for the others.
 	aggKey string
-	// twin is the other rule of a ratio pair (resources.go, twin ratio rules), slot this rule's
-	// place in a shard's twinMasks; "" for the rules without one.
+	// twin is the other rule of a ratio pair (Twin ratio rules, below),
+	// slot this rule's place in a shard's twinMasks; "" for the others.
 	twin string
 	slot int
 }
 
-// withTwins pairs the ratio rules (resources.go, twin ratio rules) and returns rules.
+// withTwins pairs the ratio rules (Twin ratio rules, below) and returns
+// rules.
 func withTwins(rules map[string]*resourceRule) map[string]*resourceRule {
 	for slot, pair := range [][2]string{{RamFilter, AggregateRamFilter}, {CoreFilter, AggregateCoreFilter}, {DiskFilter, AggregateDiskFilter}} {
 		a, b := rules[pair[0]], rules[pair[1]]

@@ -135,7 +135,7 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 // groupPlacedLocked is the snapshot's view of the group members the store
 // committed on snap's hosts (a rebuild starts it afresh from the ledger).
 func (s *Store) groupPlacedLocked(snap *Snapshot) *groupTable {
-	var out *groupTable
+	var groups map[string]map[string]string
 	for uuid, e := range s.ledger {
 		if e.group == "" {
 			continue
@@ -143,9 +143,15 @@ func (s *Store) groupPlacedLocked(snap *Snapshot) *groupTable {
 		if _, ok := snap.info.byHostNode(e.host); !ok {
 			continue
 		}
-		out = setGroupPlaced(out, nil, e.group, uuid, placedAt(e.host.Host, e.whole))
+		if groups == nil {
+			groups = map[string]map[string]string{}
+		}
+		if groups[e.group] == nil {
+			groups[e.group] = map[string]string{}
+		}
+		groups[e.group][uuid] = placedAt(e.host.Host, e.whole)
 	}
-	return out
+	return newGroupTable(groups)
 }
 
 func (s *Store) forgetLocked(uuid string, e ledgerEntry) {

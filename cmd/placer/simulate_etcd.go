@@ -384,9 +384,8 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 // (num_io_ops aside: reports reset it), within the limits of the cloud
 // (forced placements aside); the requests answered ErrUnavailable (unknown)
 // are told what etcd holds of their instances; every instance a caller
-// was told of is in
-// etcd on its host, unless deleted or its node removed; every instance in
-// etcd was told to exactly one caller.
+// was told of is in etcd on its host, unless deleted or its node removed;
+// every instance in etcd was told to exactly one caller.
 func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, reqs []engine.Request, plans []engine.Plan, unknown []int, events []verify.Event, rep *simReport) error {
 	st, err := etcdstore.ReadState(ctx, cli, "")
 	if err != nil {
