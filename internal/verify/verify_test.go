@@ -247,9 +247,24 @@ func TestPlantedFaults(t *testing.T) {
 
 	t.Run("doubled claim", func(t *testing.T) {
 		// The store committed an instance twice: its record holds it twice
-		// and the host's usage has the claim twice.
+		// and the host's usage has the claim twice. The instance is one
+		// whose host has room for the claim twice at the end, so that the
+		// second does not also overcommit it.
 		f := clone()
-		i, p := placedReq(t, f)
+		i, p := -1, verify.Placed{}
+		for j := len(f.Requests) - 1; j >= 0 && i < 0; j-- {
+			r := f.Requests[j]
+			if len(r.Placed) == 0 || r.Forced {
+				continue
+			}
+			u, fl := f.Final.Usage[r.Placed[0].Host], r.Flavor
+			if u.FreeRAMMB >= 2*fl.MemoryMB && u.FreeDiskMB >= 2*(fl.RootGB+fl.EphemeralGB)*1024 {
+				i, p = j, r.Placed[0]
+			}
+		}
+		if i < 0 {
+			t.Fatal("no placed instance's host has room for its claim twice: the fault is not planted")
+		}
 		c := f.Commits[commitOf(f, p.Instance)]
 		f.Commits = append(f.Commits, verify.Commit{Version: c.Version, Instance: c.Instance, Host: c.Host})
 		fl, u := f.Requests[i].Flavor, f.Final.Usage[p.Host]
@@ -287,15 +302,29 @@ func TestPlantedFaults(t *testing.T) {
 		// A caller was told of a plan the store never committed: place a
 		// request on the final snapshot and hand its plan to the caller
 		// without committing it.
+		// The first of another seed's requests that the final snapshot
+		// can place (its host-picking hints dropped: they may name a
+		// host the run removed).
 		f := clone()
-		req := synth.New(synth.Options{Hosts: 200, Seed: 2, Profile: synth.Basic}).Requests(1)[0]
-		for j := range req.InstanceUUIDs {
-			req.InstanceUUIDs[j] = "never-committed-" + req.InstanceUUIDs[j]
+		var req engine.Request
+		var plan engine.Plan
+		for _, r := range synth.New(synth.Options{Hosts: 200, Seed: 2, Profile: synth.Basic}).Requests(20) {
+			for j := range r.InstanceUUIDs {
+				r.InstanceUUIDs[j] = "never-committed-" + r.InstanceUUIDs[j]
+			}
+			r.ForceHosts, r.ForceNodes, r.IgnoreHosts, r.RequestedDestination = nil, nil, nil, nil
+			p, err := engine.PlaceBatch(context.Background(), store.Snapshot(), r)
+			if errors.Is(err, engine.ErrNoValidHost) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, plan = r, p
+			break
 		}
-		req.ForceHosts, req.ForceNodes = nil, nil
-		plan, err := engine.PlaceBatch(context.Background(), store.Snapshot(), req)
-		if err != nil {
-			t.Fatal(err)
+		if len(plan.Placements) == 0 {
+			t.Fatal("none of 20 requests fits the final snapshot: the fault is not planted")
 		}
 		f.Requests = append(f.Requests, verify.FromPlace(req, plan, nil))
 		wantOnly(t, check(t, f), verify.LostClaim, req.InstanceUUIDs[0], "never committed")
@@ -342,14 +371,29 @@ func TestPlantedFaults(t *testing.T) {
 	})
 
 	t.Run("misplaced", func(t *testing.T) {
+		// The caller is told another host, one the cloud has throughout
+		// the run (not removed, not added), so that the only problem is
+		// the claim on the wrong host.
 		f := clone()
 		i, p := placedReq(t, f)
-		other := f.Requests[0].Placed
+		changed := map[string]bool{}
+		for _, e := range f.Events {
+			switch e.Kind {
+			case verify.RemoveHost:
+				changed[e.Host.Host] = true
+			case verify.AddHost:
+				changed[e.NewHost.Host] = true
+			}
+		}
+		var other []verify.Placed
 		for j := range f.Requests {
-			if len(f.Requests[j].Placed) > 0 && f.Requests[j].Placed[0].Host != p.Host {
-				other = f.Requests[j].Placed
+			if pl := f.Requests[j].Placed; len(pl) > 0 && pl[0].Host != p.Host && !changed[pl[0].Host.Host] {
+				other = pl
 				break
 			}
+		}
+		if other == nil {
+			t.Fatal("no other host placed on that the run did not add or remove: the fault is not planted")
 		}
 		f.Requests[i].Placed = append([]verify.Placed(nil), f.Requests[i].Placed...)
 		f.Requests[i].Placed[0].Host = other[0].Host
