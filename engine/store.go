@@ -30,6 +30,9 @@ import (
 type Store struct {
 	mu  sync.Mutex // serializes commits and updates
 	cur atomic.Pointer[storeState]
+	// rebuildMu serializes the rebuilds (and ApplyExternal), which build
+	// their snapshot outside mu; it is taken before mu.
+	rebuildMu sync.Mutex
 
 	// Under mu: what a rebuild needs, and the committed instances.
 	cloud   Cloud                     // usage fields stale; Instances as given
@@ -41,6 +44,9 @@ type Store struct {
 	// beforeCommit, when set (tests), runs under mu before a commit is
 	// checked: it may call the *Locked update helpers to force conflicts.
 	beforeCommit func(s *Store, p *Plan)
+	// whileRebuilding, when set (tests), runs in a rebuild after the
+	// snapshot is built and before it is installed, without mu.
+	whileRebuilding func(s *Store)
 	// recent are the last snapshots published by usage commits, whose
 	// scratch pools handOverScratch drains into the next one.
 	recent []*Snapshot

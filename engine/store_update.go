@@ -168,95 +168,136 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 
 // AddHosts adds compute nodes. The host set changes, so the whole snapshot
 // is rebuilt with NewSnapshot (host ids are dense and aggregates are
-// resolved per host); plans made before it are re-checked host by host,
+// resolved per host), outside the store's mutex: commits go on while it
+// builds (see rebuild). Plans made before it are re-checked host by host,
 // by name. It returns the new version.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.cloud
-	c.Hosts = append(slices.Clone(c.Hosts), hosts...)
-	v, err := s.rebuildLocked(c)
-	if err != nil {
-		return 0, err
-	}
-	for i := range hosts {
-		h := &hosts[i]
-		r := usageOf(&s.cloud.Config, h)
-		s.record(JournalEntry{Version: v, Kind: JournalAddHost, Host: HostNode{h.Host, nodeName(h)},
-			Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
-	}
-	return v, nil
+	return s.rebuild(func(c Cloud) (Cloud, error) {
+		c.Hosts = append(slices.Clone(c.Hosts), hosts...)
+		return c, nil
+	}, func(v uint64) {
+		for i := range hosts {
+			h := &hosts[i]
+			r := usageOf(&s.cloud.Config, h)
+			s.record(JournalEntry{Version: v, Kind: JournalAddHost, Host: HostNode{h.Host, nodeName(h)},
+				Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
+		}
+	})
 }
 
 // RemoveHosts removes compute nodes (dead nodes); the instances the store
-// committed on them are forgotten. It rebuilds the snapshot, as AddHosts
-// does. Unknown nodes are a *ValidationError and nothing changes.
+// committed on them are forgotten, those committed while the snapshot was
+// rebuilt too. It rebuilds the snapshot, as AddHosts does. Unknown nodes
+// are a *ValidationError and nothing changes.
 func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	info := s.cur.Load().snap.info
 	drop := make(map[HostNode]bool, len(nodes))
-	for i, hn := range nodes {
-		if _, ok := info.byHostNode(hn); !ok {
-			return 0, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+	return s.rebuild(func(c Cloud) (Cloud, error) {
+		info := s.cur.Load().snap.info
+		for i, hn := range nodes {
+			if _, ok := info.byHostNode(hn); !ok {
+				return c, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+			}
+			drop[hn] = true
 		}
-		drop[hn] = true
-	}
-	c := s.cloud
-	c.Hosts = slices.DeleteFunc(slices.Clone(c.Hosts), func(h Host) bool { return drop[HostNode{h.Host, nodeName(&h)}] })
-	v, err := s.rebuildLocked(c)
-	if err != nil {
-		return 0, err
-	}
-	for uuid, e := range s.ledger {
-		if drop[e.host] {
-			s.forgetLocked(uuid, e)
+		c.Hosts = slices.DeleteFunc(slices.Clone(c.Hosts), func(h Host) bool { return drop[HostNode{h.Host, nodeName(&h)}] })
+		return c, nil
+	}, func(v uint64) {
+		for uuid, e := range s.ledger {
+			if drop[e.host] {
+				s.forgetLocked(uuid, e)
+			}
 		}
-	}
-	for _, hn := range nodes {
-		s.record(JournalEntry{Version: v, Kind: JournalRemoveHost, Host: hn})
-	}
-	return v, nil
+		for _, hn := range nodes {
+			s.record(JournalEntry{Version: v, Kind: JournalRemoveHost, Host: hn})
+		}
+	})
 }
 
 // SetAggregateMetadata changes aggregate name's metadata: keys of set are
 // set, keys of del removed. An aggregate that does not exist is created
 // with no hosts. Aggregate overrides are resolved per host at build time,
-// so the snapshot is rebuilt with NewSnapshot. It returns the new version.
+// so the snapshot is rebuilt with NewSnapshot, as AddHosts does. It
+// returns the new version.
 func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []string) (uint64, error) {
+	return s.rebuild(func(c Cloud) (Cloud, error) {
+		c.Aggregates = slices.Clone(c.Aggregates)
+		i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name })
+		if i < 0 {
+			c.Aggregates = append(c.Aggregates, Aggregate{Name: name})
+			i = len(c.Aggregates) - 1
+		}
+		a := &c.Aggregates[i]
+		meta := maps.Clone(a.Metadata)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		maps.Copy(meta, set)
+		for _, k := range del {
+			delete(meta, k)
+		}
+		a.Metadata = meta
+		return c, nil
+	}, func(v uint64) {
+		s.record(JournalEntry{Version: v, Kind: JournalAggregate})
+	})
+}
+
+// rebuild replaces the store's cloud by the one change derives from it
+// and publishes a whole new snapshot of it, then calls after with the
+// new version; both run under the mutex, and after only when the rebuild
+// succeeded. NewSnapshot, the expensive part (hundreds of milliseconds
+// at 50,000 hosts), runs outside the mutex, so that commits, deletions
+// and usage reports go on meanwhile: the snapshot is built from the
+// cloud and the committed instances as they were when the rebuild began,
+// and installLocked carries over the usage of the newest state when it
+// is published. Rebuilds are serialized among themselves (rebuildMu,
+// taken before mu), so the cloud does not change in between.
+//
+// What a caller sees: the usage committed while it built is in the new
+// snapshot; an instance committed (or deleted) while it built joins (or
+// leaves) its host's instance list at the next rebuild, as one committed
+// after it does.
+func (s *Store) rebuild(change func(c Cloud) (Cloud, error), after func(v uint64)) (uint64, error) {
+	s.rebuildMu.Lock()
+	defer s.rebuildMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.cloud
-	c.Aggregates = slices.Clone(c.Aggregates)
-	i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name })
-	if i < 0 {
-		c.Aggregates = append(c.Aggregates, Aggregate{Name: name})
-		i = len(c.Aggregates) - 1
+	c, err := change(s.cloud)
+	if err != nil {
+		s.mu.Unlock()
+		return 0, err
 	}
-	a := &c.Aggregates[i]
-	meta := maps.Clone(a.Metadata)
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	maps.Copy(meta, set)
-	for _, k := range del {
-		delete(meta, k)
-	}
-	a.Metadata = meta
-	v, err := s.rebuildLocked(c)
+	built := s.withCommittedLocked(c)
+	s.mu.Unlock()
+	snap, err := NewSnapshot(built)
 	if err != nil {
 		return 0, err
 	}
-	s.record(JournalEntry{Version: v, Kind: JournalAggregate})
+	if s.whileRebuilding != nil {
+		s.whileRebuilding(s)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.installLocked(c, snap)
+	after(v)
 	return v, nil
 }
 
-// rebuildLocked builds a whole new snapshot from c: the current usage of
-// every surviving host is carried over exactly, and the instances committed
-// through the store join their hosts' instance lists (so group filters and
+// rebuildLocked builds a whole new snapshot from c under the mutex (see
+// rebuild and installLocked): the current usage of every surviving host
+// is carried over exactly, and the instances committed through the store
+// join their hosts' instance lists (so group filters and
 // same_host/different_host hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
-	old := s.cur.Load().snap
+	snap, err := NewSnapshot(s.withCommittedLocked(c))
+	if err != nil {
+		return 0, err
+	}
+	return s.installLocked(c, snap), nil
+}
+
+// withCommittedLocked is c with the instances committed through the store
+// added to their hosts' instance lists (c itself is not changed).
+func (s *Store) withCommittedLocked(c Cloud) Cloud {
 	onHost := map[HostNode][]string{}
 	for uuid, e := range s.ledger {
 		onHost[e.host] = append(onHost[e.host], uuid)
@@ -270,10 +311,18 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 			h.Instances = append(slices.Clone(h.Instances), extra...)
 		}
 	}
-	snap, err := NewSnapshot(built)
-	if err != nil {
-		return 0, err
-	}
+	return built
+}
+
+// installLocked publishes snap, built from c (with the committed
+// instances), as the store's newest state: it takes a version after every
+// one published so far (commits may have published while it was built),
+// the usage of every surviving host is carried over exactly from the
+// newest state, and the group members committed through the store are
+// its groupPlaced. It returns the new version.
+func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
+	old := s.cur.Load().snap
+	snap.version = snapshotVersions.Add(1)
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
 	var wide usageDelta
@@ -299,5 +348,5 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	s.cloud = c
 	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
-	return snap.version, nil
+	return snap.version
 }

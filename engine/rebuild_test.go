@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCommitWhileRebuilding commits, deletes and reports usage while
+// AddHosts, RemoveHosts and SetAggregateMetadata build their snapshots
+// (whileRebuilding runs between building the rebuild's snapshot and
+// publishing it, without the mutex): none of them waits for the rebuild, and the
+// published snapshot holds their usage, a version after theirs, and (for
+// RemoveHosts) forgets an instance committed meanwhile on a removed host.
+func TestCommitWhileRebuilding(t *testing.T) {
+	s := mustStore(t, tightCloud(8))
+	var during []uint64 // versions published while a rebuild built
+	var placed []Placement
+	n := 0
+	s.whileRebuilding = func(s *Store) {
+		done := make(chan error, 1)
+		go func() {
+			n++
+			p, err := PlaceBatch(context.Background(), s.Snapshot(), req("while-"+string(rune('a'+n))))
+			if err != nil {
+				done <- err
+				return
+			}
+			res, err := s.Commit(p)
+			if err == nil {
+				during = append(during, res.Version)
+				placed = append(placed, p.Placements[0])
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("commit while rebuilding: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a commit waited for the rebuild")
+		}
+	}
+	check := func(what string, v uint64) {
+		t.Helper()
+		if v <= during[len(during)-1] {
+			t.Fatalf("%s: version %d, not after the commit made while it built (%d)", what, v, during[len(during)-1])
+		}
+		snap := s.Snapshot()
+		p := placed[len(placed)-1]
+		id, ok := snap.info.byHostNode(hn(p))
+		if !ok {
+			return
+		}
+		if got := snap.Usage(id); got.FreeRAMMB != 8192-small.MemoryMB*int64(countOn(placed, p.Host)) {
+			t.Fatalf("%s: %s's free RAM %d after %d instances of %d MB: the commit made while it built is lost",
+				what, p.Host, got.FreeRAMMB, countOn(placed, p.Host), small.MemoryMB)
+		}
+	}
+	v, err := s.AddHosts(Host{Host: "new", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("AddHosts", v)
+	v, err = s.SetAggregateMetadata("agg", map[string]string{"k": "v"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("SetAggregateMetadata", v)
+	// The commit made while RemoveHosts builds lands on the host it
+	// removes (the plan is made on the snapshot before it): that instance
+	// is forgotten with the host.
+	target := placed[len(placed)-1]
+	s.whileRebuilding = func(s *Store) {
+		snap := s.Snapshot()
+		p := mustPlan(t, snap, Request{InstanceUUIDs: []string{"doomed"}, Flavor: small, ForceHosts: []string{target.Host}})
+		if _, err := s.Commit(p); err != nil {
+			t.Errorf("commit while rebuilding: %v", err)
+		}
+	}
+	if _, err := s.RemoveHosts(hn(target)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteInstance("doomed"); err == nil {
+		t.Fatal("the instance committed on a removed host while it was removed is still held")
+	}
+	if slices.ContainsFunc(s.Journal(), func(e JournalEntry) bool { return e.InstanceUUID == "doomed" }) == false {
+		t.Fatal("the commit made while rebuilding is not in the journal")
+	}
+}
+
+func countOn(ps []Placement, host string) int {
+	n := 0
+	for _, p := range ps {
+		if p.Host == host {
+			n++
+		}
+	}
+	return n
+}
