@@ -23,7 +23,16 @@ import (
 var (
 	hasAVX2   = cpu.X86.HasAVX2
 	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+	// hasFMA is whether the AVX2 path may run the quotient kernels (the
+	// Q variants, quotient.go); AVX-512F has FMA.
+	hasFMA = cpu.X86.HasFMA
 )
+
+// quot reports whether the accumulation of (raw-lo)/span may run the
+// kernels without a division on the AVX-512 (z) or the AVX2 path.
+func quot(z bool, raw *Col, lo, span float64) bool {
+	return (z || hasFMA) && QuotientExact(raw, lo, span)
+}
 
 // The kinds of Col the assembly loads (colArg.kind).
 const (
@@ -142,10 +151,15 @@ func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64) 
 	n := len(score) &^ 7
 	if n > 0 {
 		var st splitTable
-		c, p := raw.arg(&st), opArg{m: m, lo: lo, span: span}
-		if z {
+		c, p := raw.arg(&st), opArg{m: m, lo: lo, span: span, inv: 1 / span}
+		switch q := quot(z, &raw, lo, span); {
+		case z && q:
+			accScalarQAVX512(score[:n], c, p)
+		case z:
 			accScalarAVX512(score[:n], c, p)
-		} else {
+		case q:
+			accScalarQAVX2(score[:n], c, p)
+		default:
 			accScalarAVX2(score[:n], c, p)
 		}
 	}
@@ -160,10 +174,15 @@ func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span fl
 	n := len(score) &^ 7
 	if n > 0 {
 		var st splitTable
-		c, p := raw.arg(&st), opArg{mult: &mult[0], lo: lo, span: span}
-		if z {
+		c, p := raw.arg(&st), opArg{mult: &mult[0], lo: lo, span: span, inv: 1 / span}
+		switch q := quot(z, &raw, lo, span); {
+		case z && q:
+			accMultQAVX512(score[:n], c, p)
+		case z:
 			accMultAVX512(score[:n], c, p)
-		} else {
+		case q:
+			accMultQAVX2(score[:n], c, p)
+		default:
 			accMultAVX2(score[:n], c, p)
 		}
 	}
@@ -196,10 +215,15 @@ func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], 
 	n := len(score) &^ 7
 	if n > 0 {
 		var st, mt splitTable
-		c, p := raw.arg(&st), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, split: mt.of(floatTable(mult.tab)), lo: lo, span: span}
-		if z {
+		c, p := raw.arg(&st), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, split: mt.of(floatTable(mult.tab)), lo: lo, span: span, inv: 1 / span}
+		switch q := quot(z, &raw, lo, span); {
+		case z && q:
+			accCodedQAVX512(score[:n], c, p)
+		case z:
 			accCodedAVX512(score[:n], c, p)
-		} else {
+		case q:
+			accCodedQAVX2(score[:n], c, p)
+		default:
 			accCodedAVX2(score[:n], c, p)
 		}
 	}

@@ -26,8 +26,10 @@
 //
 // Every path is equivalent to the portable one bit for bit: every
 // operation is a separately rounded IEEE add, subtract, multiply, divide,
-// min or max, never a fused multiply-add (it rounds once where Nova
-// rounds twice), conversions are exact or rounded once as Go's are, and
+// min or max, never a fused multiply-add where Nova rounds twice (the
+// accumulations' quotient kernels use two FMAs in place of a division,
+// on integer columns and bounds only, where they give the division's
+// result exactly: quotient.go), conversions are exact or rounded once as Go's are, and
 // min and max order -0 below +0 as Go's builtins do, so that weights match
 // Nova's and the reference's exactly. The tests run every kernel on every
 // path the CPU has against the portable one, at every length up to a few

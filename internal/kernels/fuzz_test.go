@@ -79,6 +79,9 @@ func FuzzPaths(f *testing.F) {
 			Static(&static), Static(&staticFew), Headroom(&static, used), Headroom(&staticFew, free)}
 		lo, span, m, base := num(n), num(n+1), num(n+2), num(n+3)
 		inv := 1 / span
+		// Integer bounds, which the integer columns' quotient kernels
+		// take (QuotientExact).
+		ilo, ispan := float64(int32(word(n+8))), float64(uint32(word(n+9))|1)
 		thr := math.Float64frombits(word(n + 4))
 		req := int64(word(n+5)) >> rng.IntN(64)
 		rlo, rhi := int32(word(n+6)), int32(word(n+7))
@@ -115,6 +118,9 @@ func FuzzPaths(f *testing.F) {
 					func(s []float64) { AccumulateScaled(s, c, mult, lo, base, inv) },
 					func(s []float64) { AccumulateCoded(s, c, &multFew, lo, span) },
 					func(s []float64) { AccumulateScaledCoded(s, c, &multFew, lo, base, inv) },
+					func(s []float64) { Accumulate(s, c, mult, ilo, ispan) },
+					func(s []float64) { AccumulateScalar(s, c, m, ilo, ispan) },
+					func(s []float64) { AccumulateCoded(s, c, &multFew, ilo, ispan) },
 				} {
 					s := slices.Clone(mult)
 					if k%2 == 0 {

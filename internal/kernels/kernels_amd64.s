@@ -1438,14 +1438,17 @@ ret:
 	VZEROUPPER
 	RET
 
-// func weighSetAVX2(score []float64, c colArg, scale float64)
-// Requires: AVX, AVX2
-TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
+// func accScalarQAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accScalarQAVX2(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
-	VBROADCASTSD scale+88(FP), Y0
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_m+120(FP), Y2
+	VBROADCASTSD p_span+136(FP), Y3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
 	JEQ          floats_68
@@ -1466,6 +1469,807 @@ floats_68:
 	XORQ BX, BX
 
 loop_74:
+	VMOVUPD      (DX)(BX*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y3, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y2, Y5, Y5
+	VADDPD       (AX)(BX*8), Y5, Y5
+	VMOVUPD      Y5, (AX)(BX*8)
+	VMOVUPD      32(DX)(BX*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y3, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y2, Y5, Y5
+	VADDPD       32(AX)(BX*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_74
+	JMP          done_67
+
+ints_69:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X4
+	VPBROADCASTD X4, X4
+	XORQ         BX, BX
+
+loop_75:
+	VPMAXSD      (DX)(BX*4), X4, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       (AX)(BX*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(BX*8)
+	VPMAXSD      16(DX)(BX*4), X4, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       32(AX)(BX*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_75
+	JMP          done_67
+
+intheadroom_70:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Y4, Y4, Y4
+	XORQ   SI, SI
+
+loop_76:
+	VCVTDQ2PD    (BX)(SI*4), Y5
+	VCVTDQ2PD    (DX)(SI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y4, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       (AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(SI*8)
+	VCVTDQ2PD    16(BX)(SI*4), Y5
+	VCVTDQ2PD    16(DX)(SI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y4, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       32(AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_76
+	JMP          done_67
+
+static_71:
+	MOVQ c_codes+56(FP), DX
+	MOVQ c_split+72(FP), BX
+	XORQ SI, SI
+
+loop_77:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (DX)(DI*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y3, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       (AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(SI*8)
+	VSUBPD       Y0, Y5, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y3, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y2, Y5, Y5
+	VADDPD       32(AX)(SI*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_77
+	JMP          done_67
+
+headroomfull_72:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Y4, Y4, Y4
+	XORQ   SI, SI
+
+loop_78:
+	VMOVUPD      (DX)(SI*8), Y5
+	VCVTDQ2PD    (BX)(SI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y4, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       (AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(SI*8)
+	VMOVUPD      32(DX)(SI*8), Y5
+	VCVTDQ2PD    16(BX)(SI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y4, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       32(AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_78
+	JMP          done_67
+
+headroomcoded_73:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_codes+56(FP), BX
+	MOVQ   c_split+72(FP), SI
+	VXORPD Y4, Y4, Y4
+	XORQ   DI, DI
+
+loop_79:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (SI), Y5, Y7
+	VPERMD       32(SI), Y5, Y8
+	VPERMD       64(SI), Y5, Y9
+	VPERMD       96(SI), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VCVTDQ2PD    (DX)(DI*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y4, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y3, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       (AX)(DI*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VCVTDQ2PD    16(DX)(DI*4), Y5
+	VSUBPD       Y5, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       32(AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_79
+
+done_67:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultQAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accMultQAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_81
+	CMPQ         BX, $0x01
+	JEQ          ints_82
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_83
+	CMPQ         BX, $0x03
+	JEQ          static_84
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_85
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_86
+	JMP          done_80
+
+floats_81:
+	MOVQ c_f+32(FP), BX
+	XORQ SI, SI
+
+loop_87:
+	VMOVUPD      (BX)(SI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      (DX)(SI*8), Y4
+	VMULPD       Y1, Y3, Y5
+	VFNMADD231PD Y2, Y5, Y3
+	VFMADD231PD  Y1, Y3, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       (AX)(SI*8), Y5, Y5
+	VMOVUPD      Y5, (AX)(SI*8)
+	VMOVUPD      32(BX)(SI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      32(DX)(SI*8), Y4
+	VMULPD       Y1, Y3, Y5
+	VFNMADD231PD Y2, Y5, Y3
+	VFMADD231PD  Y1, Y3, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       32(AX)(SI*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_87
+	JMP          done_80
+
+ints_82:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, X3
+	XORQ         SI, SI
+
+loop_88:
+	VPMAXSD      (BX)(SI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(SI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       (AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(SI*8)
+	VPMAXSD      16(BX)(SI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      32(DX)(SI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(SI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_88
+	JMP          done_80
+
+intheadroom_83:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_89:
+	VCVTDQ2PD    (SI)(DI*4), Y4
+	VCVTDQ2PD    (BX)(DI*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(DI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       (AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VCVTDQ2PD    16(SI)(DI*4), Y4
+	VCVTDQ2PD    16(BX)(DI*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      32(DX)(DI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_89
+	JMP          done_80
+
+static_84:
+	MOVQ c_codes+56(FP), BX
+	MOVQ c_split+72(FP), SI
+	XORQ DI, DI
+
+loop_90:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      (DX)(DI*8), Y5
+	VMULPD       Y1, Y3, Y6
+	VFNMADD231PD Y2, Y6, Y3
+	VFMADD231PD  Y1, Y3, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       (AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VSUBPD       Y0, Y4, Y3
+	VMOVUPD      32(DX)(DI*8), Y4
+	VMULPD       Y1, Y3, Y5
+	VFNMADD231PD Y2, Y5, Y3
+	VFMADD231PD  Y1, Y3, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       32(AX)(DI*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_90
+	JMP          done_80
+
+headroomfull_85:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_91:
+	VMOVUPD      (BX)(DI*8), Y4
+	VCVTDQ2PD    (SI)(DI*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(DI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       (AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VMOVUPD      32(BX)(DI*8), Y4
+	VCVTDQ2PD    16(SI)(DI*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      32(DX)(DI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_91
+	JMP          done_80
+
+headroomcoded_86:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_92:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (BX)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(R8*8), Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       (AX)(R8*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VCVTDQ2PD    16(BX)(R8*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VMOVUPD      32(DX)(R8*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_92
+
+done_80:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accCodedQAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_94
+	CMPQ         SI, $0x01
+	JEQ          ints_95
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_96
+	CMPQ         SI, $0x03
+	JEQ          static_97
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_98
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_99
+	JMP          done_93
+
+floats_94:
+	MOVQ c_f+32(FP), SI
+	XORQ DI, DI
+
+loop_100:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VMULPD       Y1, Y3, Y6
+	VFNMADD231PD Y2, Y6, Y3
+	VFMADD231PD  Y1, Y3, Y6
+	VMULPD       Y4, Y6, Y6
+	VADDPD       (AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VMULPD       Y1, Y3, Y4
+	VFNMADD231PD Y2, Y4, Y3
+	VFMADD231PD  Y1, Y3, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       32(AX)(DI*8), Y4, Y4
+	VMOVUPD      Y4, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_100
+	JMP          done_93
+
+ints_95:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X3
+	VPBROADCASTD X3, X3
+	XORQ         DI, DI
+
+loop_101:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y5, Y7, Y7
+	VADDPD       (AX)(DI*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       32(AX)(DI*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_101
+	JMP          done_93
+
+intheadroom_96:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_102:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y4
+	VCVTDQ2PD    (SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y5, Y7, Y7
+	VADDPD       (AX)(R8*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y4
+	VCVTDQ2PD    16(SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       32(AX)(R8*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_102
+	JMP          done_93
+
+static_97:
+	MOVQ c_codes+56(FP), SI
+	MOVQ c_split+72(FP), DI
+	XORQ R8, R8
+
+loop_103:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VMULPD       Y1, Y3, Y7
+	VFNMADD231PD Y2, Y7, Y3
+	VFMADD231PD  Y1, Y3, Y7
+	VMULPD       Y5, Y7, Y7
+	VADDPD       (AX)(R8*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VSUBPD       Y0, Y4, Y3
+	VMULPD       Y1, Y3, Y4
+	VFNMADD231PD Y2, Y4, Y3
+	VFMADD231PD  Y1, Y3, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       32(AX)(R8*8), Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_103
+	JMP          done_93
+
+headroomfull_98:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_104:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y4
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y5, Y7, Y7
+	VADDPD       (AX)(R8*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y4
+	VCVTDQ2PD    16(DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       32(AX)(R8*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_104
+	JMP          done_93
+
+headroomcoded_99:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y3, Y3, Y3
+	XORQ   R9, R9
+
+loop_105:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (R8), Y4, Y6
+	VPERMD       32(R8), Y4, Y7
+	VPERMD       64(R8), Y4, Y8
+	VPERMD       96(R8), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (SI)(R9*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R10*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMULPD       Y1, Y4, Y8
+	VFNMADD231PD Y2, Y8, Y4
+	VFMADD231PD  Y1, Y4, Y8
+	VMULPD       Y6, Y8, Y8
+	VADDPD       (AX)(R9*8), Y8, Y8
+	VMOVUPD      Y8, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y7, Y5, Y5
+	VADDPD       32(AX)(R9*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_105
+
+done_93:
+ret:
+	VZEROUPPER
+	RET
+
+// func weighSetAVX2(score []float64, c colArg, scale float64)
+// Requires: AVX, AVX2
+TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD scale+88(FP), Y0
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_107
+	CMPQ         DX, $0x01
+	JEQ          ints_108
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_109
+	CMPQ         DX, $0x03
+	JEQ          static_110
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_111
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_112
+	JMP          done_106
+
+floats_107:
+	MOVQ c_f+32(FP), DX
+	XORQ BX, BX
+
+loop_113:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD Y1, (AX)(BX*8)
@@ -1474,17 +2278,17 @@ loop_74:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_74
-	JMP     done_67
+	JB      loop_113
+	JMP     done_106
 
-ints_69:
+ints_108:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_75:
+loop_114:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -1495,16 +2299,16 @@ loop_75:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_75
-	JMP       done_67
+	JB        loop_114
+	JMP       done_106
 
-intheadroom_70:
+intheadroom_109:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_76:
+loop_115:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -1519,15 +2323,15 @@ loop_76:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_76
-	JMP       done_67
+	JB        loop_115
+	JMP       done_106
 
-static_71:
+static_110:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_77:
+loop_116:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -1547,16 +2351,16 @@ loop_77:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_77
-	JMP          done_67
+	JB           loop_116
+	JMP          done_106
 
-headroomfull_72:
+headroomfull_111:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_78:
+loop_117:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -1571,17 +2375,17 @@ loop_78:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_78
-	JMP       done_67
+	JB        loop_117
+	JMP       done_106
 
-headroomcoded_73:
+headroomcoded_112:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_79:
+loop_118:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -1607,9 +2411,9 @@ loop_79:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_79
+	JB           loop_118
 
-done_67:
+done_106:
 ret:
 	VZEROUPPER
 	RET
@@ -1624,24 +2428,24 @@ TEXT ·weighAddAVX2(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_81
+	JEQ          floats_120
 	CMPQ         DX, $0x01
-	JEQ          ints_82
+	JEQ          ints_121
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_83
+	JEQ          intheadroom_122
 	CMPQ         DX, $0x03
-	JEQ          static_84
+	JEQ          static_123
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_85
+	JEQ          headroomfull_124
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_86
-	JMP          done_80
+	JEQ          headroomcoded_125
+	JMP          done_119
 
-floats_81:
+floats_120:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_87:
+loop_126:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VADDPD  (AX)(BX*8), Y1, Y1
@@ -1652,17 +2456,17 @@ loop_87:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_87
-	JMP     done_80
+	JB      loop_126
+	JMP     done_119
 
-ints_82:
+ints_121:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_88:
+loop_127:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -1675,16 +2479,16 @@ loop_88:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_88
-	JMP       done_80
+	JB        loop_127
+	JMP       done_119
 
-intheadroom_83:
+intheadroom_122:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_89:
+loop_128:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -1701,15 +2505,15 @@ loop_89:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_89
-	JMP       done_80
+	JB        loop_128
+	JMP       done_119
 
-static_84:
+static_123:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_90:
+loop_129:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -1731,16 +2535,16 @@ loop_90:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_90
-	JMP          done_80
+	JB           loop_129
+	JMP          done_119
 
-headroomfull_85:
+headroomfull_124:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_91:
+loop_130:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -1757,17 +2561,17 @@ loop_91:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_91
-	JMP       done_80
+	JB        loop_130
+	JMP       done_119
 
-headroomcoded_86:
+headroomcoded_125:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_92:
+loop_131:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -1795,9 +2599,9 @@ loop_92:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_92
+	JB           loop_131
 
-done_80:
+done_119:
 ret:
 	VZEROUPPER
 	RET
@@ -1813,39 +2617,39 @@ TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Y1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_94
+	JEQ          floats_133
 	CMPQ         SI, $0x01
-	JEQ          ints_95
+	JEQ          ints_134
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_96
+	JEQ          intheadroom_135
 	CMPQ         SI, $0x03
-	JEQ          static_97
+	JEQ          static_136
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_98
+	JEQ          headroomfull_137
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_99
-	JMP          done_93
+	JEQ          headroomcoded_138
+	JMP          done_132
 
-floats_94:
+floats_133:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_100:
+block_139:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_101:
+word_140:
 	MOVQ    (AX)(R8*8), R11
 	TESTQ   R11, R11
-	JZ      next_102
+	JZ      next_141
 	MOVQ    R9, R10
 	SHRQ    $0x03, R10
 	CMPQ    R11, $-1
-	JNE     masked_103
+	JNE     masked_142
 	VMOVUPD (SI)(R9*8), Y6
 	VMINPD  Y6, Y2, Y7
 	VMINPD  Y2, Y6, Y2
@@ -1958,9 +2762,9 @@ word_101:
 	VMAXPD  Y6, Y5, Y7
 	VMAXPD  Y5, Y6, Y5
 	VANDPD  Y7, Y5, Y5
-	JMP     wdone_104
+	JMP     wdone_143
 
-masked_103:
+masked_142:
 	VMOVQ        R11, X6
 	VPBROADCASTQ X6, Y6
 	VMOVUPD      (SI)(R9*8), Y7
@@ -2124,12 +2928,12 @@ masked_103:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_104:
-next_102:
+wdone_143:
+next_141:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_101
+	JNZ          word_140
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -2158,10 +2962,10 @@ next_102:
 	VMOVSD       X3, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_100
-	JMP          done_93
+	JB           block_139
+	JMP          done_132
 
-ints_95:
+ints_134:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -2170,20 +2974,20 @@ ints_95:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_105:
+block_144:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_106:
+word_145:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_107
+	JZ        next_146
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	CMPQ      R11, $-1
-	JNE       masked_108
+	JNE       masked_147
 	VPMAXSD   (SI)(R9*4), X2, X7
 	VCVTDQ2PD X7, Y7
 	VMINPD    Y7, Y3, Y8
@@ -2312,9 +3116,9 @@ word_106:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_109
+	JMP       wdone_148
 
-masked_108:
+masked_147:
 	VMOVQ        R11, X7
 	VPBROADCASTQ X7, Y7
 	VPMAXSD      (SI)(R9*4), X2, X8
@@ -2494,12 +3298,12 @@ masked_108:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_109:
-next_107:
+wdone_148:
+next_146:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_106
+	JNZ          word_145
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -2528,10 +3332,10 @@ next_107:
 	VMOVSD       X4, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_105
-	JMP          done_93
+	JB           block_144
+	JMP          done_132
 
-intheadroom_96:
+intheadroom_135:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -2539,20 +3343,20 @@ intheadroom_96:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_110:
+block_149:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_111:
+word_150:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_112
+	JZ        next_151
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_113
+	JNE       masked_152
 	VCVTDQ2PD (DI)(R10*4), Y7
 	VCVTDQ2PD (SI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -2713,9 +3517,9 @@ word_111:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_114
+	JMP       wdone_153
 
-masked_113:
+masked_152:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VCVTDQ2PD    (DI)(R10*4), Y8
@@ -2927,12 +3731,12 @@ masked_113:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_114:
-next_112:
+wdone_153:
+next_151:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_111
+	JNZ          word_150
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -2961,30 +3765,30 @@ next_112:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_110
-	JMP          done_93
+	JB           block_149
+	JMP          done_132
 
-static_97:
+static_136:
 	MOVQ c_codes+32(FP), SI
 	MOVQ c_split+48(FP), DI
 	XORQ R8, R8
 	XORQ R9, R9
 	XORQ R10, R10
 
-block_115:
+block_154:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_116:
+word_155:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_117
+	JZ           next_156
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	CMPQ         R12, $-1
-	JNE          masked_118
+	JNE          masked_157
 	VPBROADCASTD (SI)(R11*4), Y6
 	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
 	VPSLLD       $0x1c, Y6, Y7
@@ -3169,9 +3973,9 @@ word_116:
 	VMAXPD       Y7, Y5, Y6
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
-	JMP          wdone_119
+	JMP          wdone_158
 
-masked_118:
+masked_157:
 	VMOVQ        R12, X6
 	VPBROADCASTQ X6, Y6
 	VPBROADCASTD (SI)(R11*4), Y7
@@ -3407,12 +4211,12 @@ masked_118:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_119:
-next_117:
+wdone_158:
+next_156:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_116
+	JNZ          word_155
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -3441,10 +4245,10 @@ next_117:
 	VMOVSD       X3, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_115
-	JMP          done_93
+	JB           block_154
+	JMP          done_132
 
-headroomfull_98:
+headroomfull_137:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -3452,20 +4256,20 @@ headroomfull_98:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_120:
+block_159:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_121:
+word_160:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_122
+	JZ        next_161
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_123
+	JNE       masked_162
 	VMOVUPD   (SI)(R10*8), Y7
 	VCVTDQ2PD (DI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -3626,9 +4430,9 @@ word_121:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_124
+	JMP       wdone_163
 
-masked_123:
+masked_162:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VMOVUPD      (SI)(R10*8), Y8
@@ -3840,12 +4644,12 @@ masked_123:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_124:
-next_122:
+wdone_163:
+next_161:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_121
+	JNZ          word_160
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -3874,10 +4678,10 @@ next_122:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_120
-	JMP          done_93
+	JB           block_159
+	JMP          done_132
 
-headroomcoded_99:
+headroomcoded_138:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_codes+32(FP), DI
 	MOVQ   c_split+48(FP), R8
@@ -3886,20 +4690,20 @@ headroomcoded_99:
 	XORQ   R10, R10
 	XORQ   R11, R11
 
-block_125:
+block_164:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_126:
+word_165:
 	MOVQ         (AX)(R10*8), R13
 	TESTQ        R13, R13
-	JZ           next_127
+	JZ           next_166
 	MOVQ         R11, R12
 	SHRQ         $0x03, R12
 	CMPQ         R13, $-1
-	JNE          masked_128
+	JNE          masked_167
 	VPBROADCASTD (DI)(R12*4), Y7
 	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
 	VPSLLD       $0x1c, Y7, Y8
@@ -4132,9 +4936,9 @@ word_126:
 	VMAXPD       Y8, Y6, Y7
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
-	JMP          wdone_129
+	JMP          wdone_168
 
-masked_128:
+masked_167:
 	VMOVQ        R13, X7
 	VPBROADCASTQ X7, Y7
 	VPBROADCASTD (DI)(R12*4), Y8
@@ -4418,12 +5222,12 @@ masked_128:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_129:
-next_127:
+wdone_168:
+next_166:
 	INCQ         R10
 	ADDQ         $0x40, R11
 	TESTQ        $0x00000007, R10
-	JNZ          word_126
+	JNZ          word_165
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -4452,9 +5256,9 @@ next_127:
 	VMOVSD       X4, (BX)(R9*8)
 	INCQ         R9
 	CMPQ         R9, CX
-	JB           block_125
+	JB           block_164
 
-done_93:
+done_132:
 	VZEROUPPER
 	RET
 
@@ -4471,18 +5275,18 @@ TEXT ·maxMaskedAVX2(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_130:
+block_169:
 	VMOVAPD Y0, Y1
 	VMOVAPD Y0, Y2
 
-word_131:
+word_170:
 	MOVQ    (CX)(DI*8), R10
 	TESTQ   R10, R10
-	JZ      next_132
+	JZ      next_171
 	MOVQ    R8, R9
 	SHRQ    $0x03, R9
 	CMPQ    R10, $-1
-	JNE     masked_133
+	JNE     masked_172
 	VMOVUPD (AX)(R8*8), Y3
 	VMAXPD  Y3, Y1, Y4
 	VMAXPD  Y1, Y3, Y1
@@ -4547,9 +5351,9 @@ word_131:
 	VMAXPD  Y3, Y2, Y4
 	VMAXPD  Y2, Y3, Y2
 	VANDPD  Y4, Y2, Y2
-	JMP     wdone_134
+	JMP     wdone_173
 
-masked_133:
+masked_172:
 	VMOVQ        R10, X3
 	VPBROADCASTQ X3, Y3
 	VMOVUPD      (AX)(R8*8), Y4
@@ -4649,12 +5453,12 @@ masked_133:
 	VMAXPD       Y2, Y3, Y2
 	VANDPD       Y4, Y2, Y2
 
-wdone_134:
-next_132:
+wdone_173:
+next_171:
 	INCQ         DI
 	ADDQ         $0x40, R8
 	TESTQ        $0x00000007, DI
-	JNZ          word_131
+	JNZ          word_170
 	VMAXPD       Y2, Y1, Y3
 	VMAXPD       Y1, Y2, Y1
 	VANDPD       Y3, Y1, Y1
@@ -4670,7 +5474,7 @@ next_132:
 	VMOVSD       X1, (BX)(SI*8)
 	INCQ         SI
 	CMPQ         SI, DX
-	JB           block_130
+	JB           block_169
 	VZEROUPPER
 	RET
 
@@ -4766,18 +5570,18 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_136
+	JZ           form_175
 	TESTQ        SI, SI
-	JZ           form_136
+	JZ           form_175
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_137:
+word_176:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_138
+	JZ        next_177
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -5167,28 +5971,28 @@ word_137:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_138:
+next_177:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_137
-	JMP  done_135
+	JB   word_176
+	JMP  done_174
 
-form_136:
+form_175:
 	TESTQ BX, BX
-	JNZ   form_139
+	JNZ   form_178
 	TESTQ SI, SI
-	JZ    form_139
+	JZ    form_178
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_140:
+word_179:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_141
+	JZ           next_180
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -5650,28 +6454,28 @@ word_140:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_141:
+next_180:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_140
-	JMP  done_135
+	JB   word_179
+	JMP  done_174
 
-form_139:
+form_178:
 	TESTQ BX, BX
-	JZ    form_142
+	JZ    form_181
 	TESTQ SI, SI
-	JNZ   form_142
+	JNZ   form_181
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_143:
+word_182:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_144
+	JZ           next_183
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -6133,18 +6937,18 @@ word_143:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_144:
+next_183:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_143
-	JMP  done_135
+	JB   word_182
+	JMP  done_174
 
-form_142:
+form_181:
 	TESTQ BX, BX
-	JNZ   form_145
+	JNZ   form_184
 	TESTQ SI, SI
-	JNZ   form_145
+	JNZ   form_184
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -6152,10 +6956,10 @@ form_142:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_146:
+word_185:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_147
+	JZ           next_186
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -6689,15 +7493,15 @@ word_146:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_147:
+next_186:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_146
-	JMP  done_135
+	JB   word_185
+	JMP  done_174
 
-form_145:
-done_135:
+form_184:
+done_174:
 ret:
 	VZEROUPPER
 	RET
@@ -6718,18 +7522,18 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_149
+	JZ           form_188
 	TESTQ        SI, SI
-	JZ           form_149
+	JZ           form_188
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_150:
+word_189:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_151
+	JZ        next_190
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -7072,28 +7876,28 @@ word_150:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_151:
+next_190:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_150
-	JMP  done_148
+	JB   word_189
+	JMP  done_187
 
-form_149:
+form_188:
 	TESTQ BX, BX
-	JNZ   form_152
+	JNZ   form_191
 	TESTQ SI, SI
-	JZ    form_152
+	JZ    form_191
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_153:
+word_192:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_154
+	JZ           next_193
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -7508,28 +8312,28 @@ word_153:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_154:
+next_193:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_153
-	JMP  done_148
+	JB   word_192
+	JMP  done_187
 
-form_152:
+form_191:
 	TESTQ BX, BX
-	JZ    form_155
+	JZ    form_194
 	TESTQ SI, SI
-	JNZ   form_155
+	JNZ   form_194
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_156:
+word_195:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_157
+	JZ           next_196
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -7944,18 +8748,18 @@ word_156:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_157:
+next_196:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_156
-	JMP  done_148
+	JB   word_195
+	JMP  done_187
 
-form_155:
+form_194:
 	TESTQ BX, BX
-	JNZ   form_158
+	JNZ   form_197
 	TESTQ SI, SI
-	JNZ   form_158
+	JNZ   form_197
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -7963,10 +8767,10 @@ form_155:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_159:
+word_198:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_160
+	JZ           next_199
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -8453,15 +9257,15 @@ word_159:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_160:
+next_199:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_159
-	JMP  done_148
+	JB   word_198
+	JMP  done_187
 
-form_158:
-done_148:
+form_197:
+done_187:
 ret:
 	VZEROUPPER
 	RET
@@ -8482,18 +9286,18 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_162
+	JZ           form_201
 	TESTQ        SI, SI
-	JZ           form_162
+	JZ           form_201
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_163:
+word_202:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_164
+	JZ        next_203
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -8899,28 +9703,28 @@ word_163:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_164:
+next_203:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_163
-	JMP  done_161
+	JB   word_202
+	JMP  done_200
 
-form_162:
+form_201:
 	TESTQ BX, BX
-	JNZ   form_165
+	JNZ   form_204
 	TESTQ SI, SI
-	JZ    form_165
+	JZ    form_204
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_166:
+word_205:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_167
+	JZ           next_206
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -9398,28 +10202,28 @@ word_166:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_167:
+next_206:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_166
-	JMP  done_161
+	JB   word_205
+	JMP  done_200
 
-form_165:
+form_204:
 	TESTQ BX, BX
-	JZ    form_168
+	JZ    form_207
 	TESTQ SI, SI
-	JNZ   form_168
+	JNZ   form_207
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_169:
+word_208:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_170
+	JZ           next_209
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -9897,18 +10701,18 @@ word_169:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_170:
+next_209:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_169
-	JMP  done_161
+	JB   word_208
+	JMP  done_200
 
-form_168:
+form_207:
 	TESTQ BX, BX
-	JNZ   form_171
+	JNZ   form_210
 	TESTQ SI, SI
-	JNZ   form_171
+	JNZ   form_210
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -9916,10 +10720,10 @@ form_168:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_172:
+word_211:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_173
+	JZ           next_212
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -10469,15 +11273,15 @@ word_172:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_173:
+next_212:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_172
-	JMP  done_161
+	JB   word_211
+	JMP  done_200
 
-form_171:
-done_161:
+form_210:
+done_200:
 ret:
 	VZEROUPPER
 	RET
@@ -10493,17 +11297,17 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_175
+	JNZ          form_214
 	TESTQ        SI, SI
-	JNZ          form_175
+	JNZ          form_214
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_176:
+word_215:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_177
+	JZ        next_216
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -10589,24 +11393,24 @@ word_176:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_177:
+next_216:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_176
-	JMP  done_174
+	JB   word_215
+	JMP  done_213
 
-form_175:
+form_214:
 	TESTQ BX, BX
-	JZ    form_178
+	JZ    form_217
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_179:
+word_218:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_180
+	JZ        next_219
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -10708,23 +11512,23 @@ word_179:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_180:
+next_219:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_179
-	JMP  done_174
+	JB   word_218
+	JMP  done_213
 
-form_178:
+form_217:
 	MOVQ limits_codes+48(FP), BX
 	MOVQ limits_split+64(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 
-word_182:
+word_221:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_183
+	JZ           next_222
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -10898,14 +11702,14 @@ word_182:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_183:
+next_222:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_182
-	JMP  done_174
+	JB   word_221
+	JMP  done_213
 
-done_174:
+done_213:
 ret:
 	VZEROUPPER
 	RET
@@ -10928,10 +11732,10 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_184:
+word_223:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_185
+	JZ        next_224
 	XORQ      R9, R9
 	VMOVDQU   (DX)(DI*4), Y2
 	VPCMPGTD  Y2, Y0, Y3
@@ -10993,11 +11797,11 @@ word_184:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_185:
+next_224:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_184
+	JB   word_223
 
 ret:
 	VZEROUPPER
@@ -11014,13 +11818,13 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD neginf<>+0(SB), Z3
 	XORQ         DX, DX
 
-loop_186:
+loop_225:
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
 	ADDQ          $0x08, DX
 	CMPQ          DX, CX
-	JB            loop_186
+	JB            loop_225
 	VRANGEPD      $0x04, Z2, Z0, Z0
 	VRANGEPD      $0x05, Z3, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z0, Y2
@@ -11056,24 +11860,24 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_188
+	JEQ          floats_227
 	CMPQ         DX, $0x01
-	JEQ          ints_189
+	JEQ          ints_228
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_190
+	JEQ          intheadroom_229
 	CMPQ         DX, $0x03
-	JEQ          static_191
+	JEQ          static_230
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_192
+	JEQ          headroomfull_231
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_193
-	JMP          done_187
+	JEQ          headroomcoded_232
+	JMP          done_226
 
-floats_188:
+floats_227:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_194:
+loop_233:
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -11082,17 +11886,17 @@ loop_194:
 	VMOVUPD Z3, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_194
-	JMP     done_187
+	JB      loop_233
+	JMP     done_226
 
-ints_189:
+ints_228:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
 	VPBROADCASTD X3, Y3
 	XORQ         BX, BX
 
-loop_195:
+loop_234:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -11102,16 +11906,16 @@ loop_195:
 	VMOVUPD   Z4, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_195
-	JMP       done_187
+	JB        loop_234
+	JMP       done_226
 
-intheadroom_190:
+intheadroom_229:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_196:
+loop_235:
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11123,10 +11927,10 @@ loop_196:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_196
-	JMP       done_187
+	JB        loop_235
+	JMP       done_226
 
-static_191:
+static_230:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -11134,7 +11938,7 @@ static_191:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      BX, BX
 
-loop_197:
+loop_236:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z6
@@ -11147,16 +11951,16 @@ loop_197:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_197
-	JMP          done_187
+	JB           loop_236
+	JMP          done_226
 
-headroomfull_192:
+headroomfull_231:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_198:
+loop_237:
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11168,10 +11972,10 @@ loop_198:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_198
-	JMP       done_187
+	JB        loop_237
+	JMP       done_226
 
-headroomcoded_193:
+headroomcoded_232:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -11181,7 +11985,7 @@ headroomcoded_193:
 	VXORPD    Z6, Z6, Z6
 	XORQ      SI, SI
 
-loop_199:
+loop_238:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -11197,9 +12001,9 @@ loop_199:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_199
+	JB           loop_238
 
-done_187:
+done_226:
 ret:
 	VZEROUPPER
 	RET
@@ -11216,24 +12020,24 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_201
+	JEQ          floats_240
 	CMPQ         BX, $0x01
-	JEQ          ints_202
+	JEQ          ints_241
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_203
+	JEQ          intheadroom_242
 	CMPQ         BX, $0x03
-	JEQ          static_204
+	JEQ          static_243
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_205
+	JEQ          headroomfull_244
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_206
-	JMP          done_200
+	JEQ          headroomcoded_245
+	JMP          done_239
 
-floats_201:
+floats_240:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_207:
+loop_246:
 	VMOVUPD (BX)(SI*8), Z2
 	VSUBPD  Z0, Z2, Z2
 	VMOVUPD (DX)(SI*8), Z3
@@ -11243,17 +12047,17 @@ loop_207:
 	VMOVUPD Z2, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_207
-	JMP     done_200
+	JB      loop_246
+	JMP     done_239
 
-ints_202:
+ints_241:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
 	VPBROADCASTD X2, Y2
 	XORQ         SI, SI
 
-loop_208:
+loop_247:
 	VPMAXSD   (BX)(SI*4), Y2, Y3
 	VCVTDQ2PD Y3, Z3
 	VSUBPD    Z0, Z3, Z3
@@ -11264,16 +12068,16 @@ loop_208:
 	VMOVUPD   Z3, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_208
-	JMP       done_200
+	JB        loop_247
+	JMP       done_239
 
-intheadroom_203:
+intheadroom_242:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
-loop_209:
+loop_248:
 	VCVTDQ2PD (SI)(DI*4), Z3
 	VCVTDQ2PD (BX)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -11286,10 +12090,10 @@ loop_209:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_209
-	JMP       done_200
+	JB        loop_248
+	JMP       done_239
 
-static_204:
+static_243:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -11297,7 +12101,7 @@ static_204:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      SI, SI
 
-loop_210:
+loop_249:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -11311,16 +12115,16 @@ loop_210:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_210
-	JMP          done_200
+	JB           loop_249
+	JMP          done_239
 
-headroomfull_205:
+headroomfull_244:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
-loop_211:
+loop_250:
 	VMOVUPD   (BX)(DI*8), Z3
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -11333,10 +12137,10 @@ loop_211:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_211
-	JMP       done_200
+	JB        loop_250
+	JMP       done_239
 
-headroomcoded_206:
+headroomcoded_245:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -11346,7 +12150,7 @@ headroomcoded_206:
 	VXORPD    Z5, Z5, Z5
 	XORQ      DI, DI
 
-loop_212:
+loop_251:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z6
@@ -11363,9 +12167,9 @@ loop_212:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_212
+	JB           loop_251
 
-done_200:
+done_239:
 ret:
 	VZEROUPPER
 	RET
@@ -11386,24 +12190,24 @@ TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_214
+	JEQ          floats_253
 	CMPQ         BX, $0x01
-	JEQ          ints_215
+	JEQ          ints_254
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_216
+	JEQ          intheadroom_255
 	CMPQ         BX, $0x03
-	JEQ          static_217
+	JEQ          static_256
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_218
+	JEQ          headroomfull_257
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_219
-	JMP          done_213
+	JEQ          headroomcoded_258
+	JMP          done_252
 
-floats_214:
+floats_253:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_220:
+loop_259:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z5
@@ -11417,17 +12221,17 @@ loop_220:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_220
-	JMP          done_213
+	JB           loop_259
+	JMP          done_252
 
-ints_215:
+ints_254:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
 	VPBROADCASTD X5, Y5
 	XORQ         SI, SI
 
-loop_221:
+loop_260:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y6
@@ -11442,16 +12246,16 @@ loop_221:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_221
-	JMP          done_213
+	JB           loop_260
+	JMP          done_252
 
-intheadroom_216:
+intheadroom_255:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
-loop_222:
+loop_261:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z6
@@ -11468,10 +12272,10 @@ loop_222:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_222
-	JMP          done_213
+	JB           loop_261
+	JMP          done_252
 
-static_217:
+static_256:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -11479,7 +12283,7 @@ static_217:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      SI, SI
 
-loop_223:
+loop_262:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -11495,16 +12299,16 @@ loop_223:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_223
-	JMP          done_213
+	JB           loop_262
+	JMP          done_252
 
-headroomfull_218:
+headroomfull_257:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
-loop_224:
+loop_263:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z6
@@ -11521,10 +12325,10 @@ loop_224:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_224
-	JMP          done_213
+	JB           loop_263
+	JMP          done_252
 
-headroomcoded_219:
+headroomcoded_258:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -11534,7 +12338,7 @@ headroomcoded_219:
 	VXORPD    Z8, Z8, Z8
 	XORQ      DI, DI
 
-loop_225:
+loop_264:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z9
@@ -11553,9 +12357,9 @@ loop_225:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_225
+	JB           loop_264
 
-done_213:
+done_252:
 ret:
 	VZEROUPPER
 	RET
@@ -11573,24 +12377,24 @@ TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_227
+	JEQ          floats_266
 	CMPQ         BX, $0x01
-	JEQ          ints_228
+	JEQ          ints_267
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_229
+	JEQ          intheadroom_268
 	CMPQ         BX, $0x03
-	JEQ          static_230
+	JEQ          static_269
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_231
+	JEQ          headroomfull_270
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_232
-	JMP          done_226
+	JEQ          headroomcoded_271
+	JMP          done_265
 
-floats_227:
+floats_266:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_233:
+loop_272:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -11601,17 +12405,17 @@ loop_233:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_233
-	JMP     done_226
+	JB      loop_272
+	JMP     done_265
 
-ints_228:
+ints_267:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
 
-loop_234:
+loop_273:
 	VPMAXSD   (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -11623,16 +12427,16 @@ loop_234:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_234
-	JMP       done_226
+	JB        loop_273
+	JMP       done_265
 
-intheadroom_229:
+intheadroom_268:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_235:
+loop_274:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11646,10 +12450,10 @@ loop_235:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_235
-	JMP       done_226
+	JB        loop_274
+	JMP       done_265
 
-static_230:
+static_269:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -11657,7 +12461,7 @@ static_230:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
 
-loop_236:
+loop_275:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -11672,16 +12476,16 @@ loop_236:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_236
-	JMP          done_226
+	JB           loop_275
+	JMP          done_265
 
-headroomfull_231:
+headroomfull_270:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_237:
+loop_276:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11695,10 +12499,10 @@ loop_237:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_237
-	JMP       done_226
+	JB        loop_276
+	JMP       done_265
 
-headroomcoded_232:
+headroomcoded_271:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -11708,7 +12512,7 @@ headroomcoded_232:
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
 
-loop_238:
+loop_277:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -11726,9 +12530,9 @@ loop_238:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_238
+	JB           loop_277
 
-done_226:
+done_265:
 ret:
 	VZEROUPPER
 	RET
@@ -11750,24 +12554,24 @@ TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_240
+	JEQ          floats_279
 	CMPQ         BX, $0x01
-	JEQ          ints_241
+	JEQ          ints_280
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_242
+	JEQ          intheadroom_281
 	CMPQ         BX, $0x03
-	JEQ          static_243
+	JEQ          static_282
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_244
+	JEQ          headroomfull_283
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_245
-	JMP          done_239
+	JEQ          headroomcoded_284
+	JMP          done_278
 
-floats_240:
+floats_279:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_246:
+loop_285:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -11782,17 +12586,17 @@ loop_246:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_246
-	JMP          done_239
+	JB           loop_285
+	JMP          done_278
 
-ints_241:
+ints_280:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
 
-loop_247:
+loop_286:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -11808,16 +12612,16 @@ loop_247:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_247
-	JMP          done_239
+	JB           loop_286
+	JMP          done_278
 
-intheadroom_242:
+intheadroom_281:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_248:
+loop_287:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -11835,10 +12639,10 @@ loop_248:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_248
-	JMP          done_239
+	JB           loop_287
+	JMP          done_278
 
-static_243:
+static_282:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -11846,7 +12650,7 @@ static_243:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
 
-loop_249:
+loop_288:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -11863,16 +12667,16 @@ loop_249:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_249
-	JMP          done_239
+	JB           loop_288
+	JMP          done_278
 
-headroomfull_244:
+headroomfull_283:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_250:
+loop_289:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -11890,10 +12694,10 @@ loop_250:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_250
-	JMP          done_239
+	JB           loop_289
+	JMP          done_278
 
-headroomcoded_245:
+headroomcoded_284:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -11903,7 +12707,7 @@ headroomcoded_245:
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
 
-loop_251:
+loop_290:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -11923,9 +12727,564 @@ loop_251:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_251
+	JB           loop_290
 
-done_239:
+done_278:
+ret:
+	VZEROUPPER
+	RET
+
+// func accScalarQAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_m+120(FP), Z2
+	VBROADCASTSD p_span+136(FP), Z3
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_292
+	CMPQ         DX, $0x01
+	JEQ          ints_293
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_294
+	CMPQ         DX, $0x03
+	JEQ          static_295
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_296
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_297
+	JMP          done_291
+
+floats_292:
+	MOVQ c_f+32(FP), DX
+	XORQ BX, BX
+
+loop_298:
+	VMOVUPD      (DX)(BX*8), Z4
+	VSUBPD       Z0, Z4, Z4
+	VMULPD       Z1, Z4, Z5
+	VFNMADD231PD Z3, Z5, Z4
+	VFMADD231PD  Z1, Z4, Z5
+	VMULPD       Z2, Z5, Z5
+	VADDPD       (AX)(BX*8), Z5, Z5
+	VMOVUPD      Z5, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_298
+	JMP          done_291
+
+ints_293:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X4
+	VPBROADCASTD X4, Y4
+	XORQ         BX, BX
+
+loop_299:
+	VPMAXSD      (DX)(BX*4), Y4, Y5
+	VCVTDQ2PD    Y5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(BX*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_299
+	JMP          done_291
+
+intheadroom_294:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_300:
+	VCVTDQ2PD    (BX)(SI*4), Z5
+	VCVTDQ2PD    (DX)(SI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z4, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_300
+	JMP          done_291
+
+static_295:
+	MOVQ      c_codes+56(FP), DX
+	MOVQ      c_tab+64(FP), BX
+	VMOVUPD   (BX), Z4
+	VMOVUPD   64(BX), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	XORQ      BX, BX
+
+loop_301:
+	MOVQ         BX, SI
+	SHRQ         $0x03, SI
+	VPBROADCASTD (DX)(SI*4), Z7
+	VPSRLVQ      Z6, Z7, Z7
+	VPERMI2PD    Z5, Z4, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMULPD       Z1, Z7, Z8
+	VFNMADD231PD Z3, Z8, Z7
+	VFMADD231PD  Z1, Z7, Z8
+	VMULPD       Z2, Z8, Z8
+	VADDPD       (AX)(BX*8), Z8, Z8
+	VMOVUPD      Z8, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_301
+	JMP          done_291
+
+headroomfull_296:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_302:
+	VMOVUPD      (DX)(SI*8), Z5
+	VCVTDQ2PD    (BX)(SI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z4, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_302
+	JMP          done_291
+
+headroomcoded_297:
+	MOVQ      c_i+40(FP), DX
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z4
+	VMOVUPD   64(SI), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	VXORPD    Z7, Z7, Z7
+	XORQ      SI, SI
+
+loop_303:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z8
+	VPSRLVQ      Z6, Z8, Z8
+	VPERMI2PD    Z5, Z4, Z8
+	VCVTDQ2PD    (DX)(SI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z7, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VMULPD       Z1, Z8, Z9
+	VFNMADD231PD Z3, Z9, Z8
+	VFMADD231PD  Z1, Z8, Z9
+	VMULPD       Z2, Z9, Z9
+	VADDPD       (AX)(SI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_303
+
+done_291:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultQAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_305
+	CMPQ         BX, $0x01
+	JEQ          ints_306
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_307
+	CMPQ         BX, $0x03
+	JEQ          static_308
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_309
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_310
+	JMP          done_304
+
+floats_305:
+	MOVQ c_f+32(FP), BX
+	XORQ SI, SI
+
+loop_311:
+	VMOVUPD      (BX)(SI*8), Z3
+	VSUBPD       Z0, Z3, Z3
+	VMOVUPD      (DX)(SI*8), Z4
+	VMULPD       Z1, Z3, Z5
+	VFNMADD231PD Z2, Z5, Z3
+	VFMADD231PD  Z1, Z3, Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       (AX)(SI*8), Z5, Z5
+	VMOVUPD      Z5, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_311
+	JMP          done_304
+
+ints_306:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Y3
+	XORQ         SI, SI
+
+loop_312:
+	VPMAXSD      (BX)(SI*4), Y3, Y4
+	VCVTDQ2PD    Y4, Z4
+	VSUBPD       Z0, Z4, Z4
+	VMOVUPD      (DX)(SI*8), Z5
+	VMULPD       Z1, Z4, Z6
+	VFNMADD231PD Z2, Z6, Z4
+	VFMADD231PD  Z1, Z4, Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_312
+	JMP          done_304
+
+intheadroom_307:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+loop_313:
+	VCVTDQ2PD    (SI)(DI*4), Z4
+	VCVTDQ2PD    (BX)(DI*4), Z5
+	VSUBPD       Z5, Z4, Z4
+	VMAXPD       Z3, Z4, Z4
+	VSUBPD       Z0, Z4, Z4
+	VMOVUPD      (DX)(DI*8), Z5
+	VMULPD       Z1, Z4, Z6
+	VFNMADD231PD Z2, Z6, Z4
+	VFMADD231PD  Z1, Z4, Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       (AX)(DI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_313
+	JMP          done_304
+
+static_308:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z3
+	VMOVUPD   64(SI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	XORQ      SI, SI
+
+loop_314:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z6
+	VPSRLVQ      Z5, Z6, Z6
+	VPERMI2PD    Z4, Z3, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMOVUPD      (DX)(SI*8), Z7
+	VMULPD       Z1, Z6, Z8
+	VFNMADD231PD Z2, Z8, Z6
+	VFMADD231PD  Z1, Z6, Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       (AX)(SI*8), Z8, Z8
+	VMOVUPD      Z8, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_314
+	JMP          done_304
+
+headroomfull_309:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+loop_315:
+	VMOVUPD      (BX)(DI*8), Z4
+	VCVTDQ2PD    (SI)(DI*4), Z5
+	VSUBPD       Z5, Z4, Z4
+	VMAXPD       Z3, Z4, Z4
+	VSUBPD       Z0, Z4, Z4
+	VMOVUPD      (DX)(DI*8), Z5
+	VMULPD       Z1, Z4, Z6
+	VFNMADD231PD Z2, Z6, Z4
+	VFMADD231PD  Z1, Z4, Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       (AX)(DI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_315
+	JMP          done_304
+
+headroomcoded_310:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z3
+	VMOVUPD   64(DI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	XORQ      DI, DI
+
+loop_316:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMOVUPD      (DX)(DI*8), Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       (AX)(DI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_316
+
+done_304:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
+	VMOVUPD      (BX), Z3
+	VMOVUPD      64(BX), Z4
+	VMOVDQU64    codeshifts<>+0(SB), Z5
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_318
+	CMPQ         BX, $0x01
+	JEQ          ints_319
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_320
+	CMPQ         BX, $0x03
+	JEQ          static_321
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_322
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_323
+	JMP          done_317
+
+floats_318:
+	MOVQ c_f+32(FP), BX
+	XORQ SI, SI
+
+loop_324:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VMOVUPD      (BX)(SI*8), Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(DI*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VMULPD       Z1, Z6, Z8
+	VFNMADD231PD Z2, Z8, Z6
+	VFMADD231PD  Z1, Z6, Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       (AX)(SI*8), Z8, Z8
+	VMOVUPD      Z8, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_324
+	JMP          done_317
+
+ints_319:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X6
+	VPBROADCASTD X6, Y6
+	XORQ         SI, SI
+
+loop_325:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPMAXSD      (BX)(SI*4), Y6, Y7
+	VCVTDQ2PD    Y7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(DI*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       (AX)(SI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_325
+	JMP          done_317
+
+intheadroom_320:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_326:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VCVTDQ2PD    (SI)(DI*4), Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       (AX)(DI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_326
+	JMP          done_317
+
+static_321:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z6
+	VMOVUPD   64(SI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	XORQ      SI, SI
+
+loop_327:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z9
+	VPSRLVQ      Z8, Z9, Z9
+	VPERMI2PD    Z7, Z6, Z9
+	VSUBPD       Z0, Z9, Z9
+	VPBROADCASTD (DX)(DI*4), Z10
+	VPSRLVQ      Z5, Z10, Z10
+	VPERMI2PD    Z4, Z3, Z10
+	VMULPD       Z1, Z9, Z11
+	VFNMADD231PD Z2, Z11, Z9
+	VFMADD231PD  Z1, Z9, Z11
+	VMULPD       Z10, Z11, Z11
+	VADDPD       (AX)(SI*8), Z11, Z11
+	VMOVUPD      Z11, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_327
+	JMP          done_317
+
+headroomfull_322:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_328:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (BX)(DI*8), Z7
+	VCVTDQ2PD    (SI)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       (AX)(DI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_328
+	JMP          done_317
+
+headroomcoded_323:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z6
+	VMOVUPD   64(DI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	VXORPD    Z9, Z9, Z9
+	XORQ      DI, DI
+
+loop_329:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z10
+	VPSRLVQ      Z8, Z10, Z10
+	VPERMI2PD    Z7, Z6, Z10
+	VCVTDQ2PD    (BX)(DI*4), Z11
+	VSUBPD       Z11, Z10, Z10
+	VMAXPD       Z9, Z10, Z10
+	VSUBPD       Z0, Z10, Z10
+	VPBROADCASTD (DX)(R8*4), Z11
+	VPSRLVQ      Z5, Z11, Z11
+	VPERMI2PD    Z4, Z3, Z11
+	VMULPD       Z1, Z10, Z12
+	VFNMADD231PD Z2, Z12, Z10
+	VFMADD231PD  Z1, Z10, Z12
+	VMULPD       Z11, Z12, Z12
+	VADDPD       (AX)(DI*8), Z12, Z12
+	VMOVUPD      Z12, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_329
+
+done_317:
 ret:
 	VZEROUPPER
 	RET
@@ -11940,56 +13299,56 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_253
+	JEQ          floats_331
 	CMPQ         DX, $0x01
-	JEQ          ints_254
+	JEQ          ints_332
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_255
+	JEQ          intheadroom_333
 	CMPQ         DX, $0x03
-	JEQ          static_256
+	JEQ          static_334
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_257
+	JEQ          headroomfull_335
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_258
-	JMP          done_252
+	JEQ          headroomcoded_336
+	JMP          done_330
 
-floats_253:
+floats_331:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_259:
+loop_337:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_259
-	JMP     done_252
+	JB      loop_337
+	JMP     done_330
 
-ints_254:
+ints_332:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_260:
+loop_338:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_260
-	JMP       done_252
+	JB        loop_338
+	JMP       done_330
 
-intheadroom_255:
+intheadroom_333:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_261:
+loop_339:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -11998,10 +13357,10 @@ loop_261:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_261
-	JMP       done_252
+	JB        loop_339
+	JMP       done_330
 
-static_256:
+static_334:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -12009,7 +13368,7 @@ static_256:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_262:
+loop_340:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -12019,16 +13378,16 @@ loop_262:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_262
-	JMP          done_252
+	JB           loop_340
+	JMP          done_330
 
-headroomfull_257:
+headroomfull_335:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_263:
+loop_341:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -12037,10 +13396,10 @@ loop_263:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_263
-	JMP       done_252
+	JB        loop_341
+	JMP       done_330
 
-headroomcoded_258:
+headroomcoded_336:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -12050,7 +13409,7 @@ headroomcoded_258:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_264:
+loop_342:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -12063,9 +13422,9 @@ loop_264:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_264
+	JB           loop_342
 
-done_252:
+done_330:
 ret:
 	VZEROUPPER
 	RET
@@ -12080,41 +13439,41 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_266
+	JEQ          floats_344
 	CMPQ         DX, $0x01
-	JEQ          ints_267
+	JEQ          ints_345
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_268
+	JEQ          intheadroom_346
 	CMPQ         DX, $0x03
-	JEQ          static_269
+	JEQ          static_347
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_270
+	JEQ          headroomfull_348
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_271
-	JMP          done_265
+	JEQ          headroomcoded_349
+	JMP          done_343
 
-floats_266:
+floats_344:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_272:
+loop_350:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_272
-	JMP     done_265
+	JB      loop_350
+	JMP     done_343
 
-ints_267:
+ints_345:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_273:
+loop_351:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -12122,16 +13481,16 @@ loop_273:
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_273
-	JMP       done_265
+	JB        loop_351
+	JMP       done_343
 
-intheadroom_268:
+intheadroom_346:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_274:
+loop_352:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -12141,10 +13500,10 @@ loop_274:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_274
-	JMP       done_265
+	JB        loop_352
+	JMP       done_343
 
-static_269:
+static_347:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -12152,7 +13511,7 @@ static_269:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_275:
+loop_353:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -12163,16 +13522,16 @@ loop_275:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_275
-	JMP          done_265
+	JB           loop_353
+	JMP          done_343
 
-headroomfull_270:
+headroomfull_348:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_276:
+loop_354:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -12182,10 +13541,10 @@ loop_276:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_276
-	JMP       done_265
+	JB        loop_354
+	JMP       done_343
 
-headroomcoded_271:
+headroomcoded_349:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -12195,7 +13554,7 @@ headroomcoded_271:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_277:
+loop_355:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -12209,9 +13568,9 @@ loop_277:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_277
+	JB           loop_355
 
-done_265:
+done_343:
 ret:
 	VZEROUPPER
 	RET
@@ -12227,35 +13586,35 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_279
+	JEQ          floats_357
 	CMPQ         SI, $0x01
-	JEQ          ints_280
+	JEQ          ints_358
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_281
+	JEQ          intheadroom_359
 	CMPQ         SI, $0x03
-	JEQ          static_282
+	JEQ          static_360
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_283
+	JEQ          headroomfull_361
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_284
-	JMP          done_278
+	JEQ          headroomcoded_362
+	JMP          done_356
 
-floats_279:
+floats_357:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_285:
+block_363:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 
-word_286:
+word_364:
 	MOVQ     (AX)(R8*8), R11
 	TESTQ    R11, R11
-	JZ       next_287
+	JZ       next_365
 	MOVQ     R9, R10
 	SHRQ     $0x03, R10
 	KMOVQ    R11, K1
@@ -12291,11 +13650,11 @@ word_286:
 	VRANGEPD $0x04, Z6, Z3, K1, Z3
 	VRANGEPD $0x05, Z6, Z5, K1, Z5
 
-next_287:
+next_365:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_286
+	JNZ           word_364
 	VRANGEPD      $0x04, Z3, Z2, Z2
 	VRANGEPD      $0x05, Z5, Z4, Z4
 	VEXTRACTF64X4 $0x01, Z2, Y3
@@ -12318,10 +13677,10 @@ next_287:
 	VMOVSD        X3, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_285
-	JMP           done_278
+	JB            block_363
+	JMP           done_356
 
-ints_280:
+ints_358:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -12330,16 +13689,16 @@ ints_280:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_288:
+block_366:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_289:
+word_367:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_290
+	JZ        next_368
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	KMOVQ     R11, K1
@@ -12383,11 +13742,11 @@ word_289:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_290:
+next_368:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_289
+	JNZ           word_367
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -12410,10 +13769,10 @@ next_290:
 	VMOVSD        X4, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_288
-	JMP           done_278
+	JB            block_366
+	JMP           done_356
 
-intheadroom_281:
+intheadroom_359:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -12421,16 +13780,16 @@ intheadroom_281:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_291:
+block_369:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_292:
+word_370:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_293
+	JZ        next_371
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -12490,11 +13849,11 @@ word_292:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_293:
+next_371:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_292
+	JNZ           word_370
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -12517,10 +13876,10 @@ next_293:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_291
-	JMP           done_278
+	JB            block_369
+	JMP           done_356
 
-static_282:
+static_360:
 	MOVQ      c_codes+32(FP), SI
 	MOVQ      c_tab+40(FP), DI
 	VMOVUPD   (DI), Z2
@@ -12530,16 +13889,16 @@ static_282:
 	XORQ      R8, R8
 	XORQ      R9, R9
 
-block_294:
+block_372:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 
-word_295:
+word_373:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_296
+	JZ           next_374
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	KMOVQ        R11, K1
@@ -12591,11 +13950,11 @@ word_295:
 	VRANGEPD     $0x04, Z9, Z6, K1, Z6
 	VRANGEPD     $0x05, Z9, Z8, K1, Z8
 
-next_296:
+next_374:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_295
+	JNZ           word_373
 	VRANGEPD      $0x04, Z6, Z5, Z5
 	VRANGEPD      $0x05, Z8, Z7, Z7
 	VEXTRACTF64X4 $0x01, Z5, Y6
@@ -12618,10 +13977,10 @@ next_296:
 	VMOVSD        X6, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_294
-	JMP           done_278
+	JB            block_372
+	JMP           done_356
 
-headroomfull_283:
+headroomfull_361:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -12629,16 +13988,16 @@ headroomfull_283:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_297:
+block_375:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_298:
+word_376:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_299
+	JZ        next_377
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -12698,11 +14057,11 @@ word_298:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_299:
+next_377:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_298
+	JNZ           word_376
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -12725,10 +14084,10 @@ next_299:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_297
-	JMP           done_278
+	JB            block_375
+	JMP           done_356
 
-headroomcoded_284:
+headroomcoded_362:
 	MOVQ      c_i+16(FP), SI
 	MOVQ      c_codes+32(FP), DI
 	MOVQ      c_tab+40(FP), R8
@@ -12740,16 +14099,16 @@ headroomcoded_284:
 	XORQ      R9, R9
 	XORQ      R10, R10
 
-block_300:
+block_378:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
 
-word_301:
+word_379:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_302
+	JZ           next_380
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	KMOVQ        R12, K1
@@ -12825,11 +14184,11 @@ word_301:
 	VRANGEPD     $0x04, Z10, Z7, K1, Z7
 	VRANGEPD     $0x05, Z10, Z9, K1, Z9
 
-next_302:
+next_380:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_301
+	JNZ           word_379
 	VRANGEPD      $0x04, Z7, Z6, Z6
 	VRANGEPD      $0x05, Z9, Z8, Z8
 	VEXTRACTF64X4 $0x01, Z6, Y7
@@ -12852,9 +14211,9 @@ next_302:
 	VMOVSD        X7, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_300
+	JB            block_378
 
-done_278:
+done_356:
 	VZEROUPPER
 	RET
 
@@ -12871,14 +14230,14 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_303:
+block_381:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
 
-word_304:
+word_382:
 	MOVQ     (CX)(DI*8), R10
 	TESTQ    R10, R10
-	JZ       next_305
+	JZ       next_383
 	MOVQ     R8, R9
 	SHRQ     $0x03, R9
 	KMOVQ    R10, K1
@@ -12906,11 +14265,11 @@ word_304:
 	KSHIFTRQ $0x38, K1, K1
 	VRANGEPD $0x05, Z3, Z2, K1, Z2
 
-next_305:
+next_383:
 	INCQ          DI
 	ADDQ          $0x40, R8
 	TESTQ         $0x00000007, DI
-	JNZ           word_304
+	JNZ           word_382
 	VRANGEPD      $0x05, Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y2
 	VMOVAPD       Y1, Y1
@@ -12923,7 +14282,7 @@ next_305:
 	VMOVSD        X1, (BX)(SI*8)
 	INCQ          SI
 	CMPQ          SI, DX
-	JB            block_303
+	JB            block_381
 	VZEROUPPER
 	RET
 
@@ -12987,18 +14346,18 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_307
+	JZ           form_385
 	TESTQ        SI, SI
-	JZ           form_307
+	JZ           form_385
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_308:
+word_386:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_309
+	JZ        next_387
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -13108,18 +14467,18 @@ word_308:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_309:
+next_387:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_308
-	JMP  done_306
+	JB   word_386
+	JMP  done_384
 
-form_307:
+form_385:
 	TESTQ     BX, BX
-	JNZ       form_310
+	JNZ       form_388
 	TESTQ     SI, SI
-	JZ        form_310
+	JZ        form_388
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -13129,10 +14488,10 @@ form_307:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_311:
+word_389:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_312
+	JZ           next_390
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -13258,18 +14617,18 @@ word_311:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_312:
+next_390:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_311
-	JMP  done_306
+	JB   word_389
+	JMP  done_384
 
-form_310:
+form_388:
 	TESTQ     BX, BX
-	JZ        form_313
+	JZ        form_391
 	TESTQ     SI, SI
-	JNZ       form_313
+	JNZ       form_391
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -13279,10 +14638,10 @@ form_310:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_314:
+word_392:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_315
+	JZ           next_393
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -13408,18 +14767,18 @@ word_314:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_315:
+next_393:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_314
-	JMP  done_306
+	JB   word_392
+	JMP  done_384
 
-form_313:
+form_391:
 	TESTQ     BX, BX
-	JNZ       form_316
+	JNZ       form_394
 	TESTQ     SI, SI
-	JNZ       form_316
+	JNZ       form_394
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -13433,10 +14792,10 @@ form_313:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_317:
+word_395:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_318
+	JZ           next_396
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -13578,15 +14937,15 @@ word_317:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_318:
+next_396:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_317
-	JMP  done_306
+	JB   word_395
+	JMP  done_384
 
-form_316:
-done_306:
+form_394:
+done_384:
 ret:
 	VZEROUPPER
 	RET
@@ -13607,18 +14966,18 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_320
+	JZ           form_398
 	TESTQ        SI, SI
-	JZ           form_320
+	JZ           form_398
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_321:
+word_399:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_322
+	JZ        next_400
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -13752,18 +15111,18 @@ word_321:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_322:
+next_400:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_321
-	JMP  done_319
+	JB   word_399
+	JMP  done_397
 
-form_320:
+form_398:
 	TESTQ     BX, BX
-	JNZ       form_323
+	JNZ       form_401
 	TESTQ     SI, SI
-	JZ        form_323
+	JZ        form_401
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -13773,10 +15132,10 @@ form_320:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_324:
+word_402:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_325
+	JZ           next_403
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -13926,18 +15285,18 @@ word_324:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_325:
+next_403:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_324
-	JMP  done_319
+	JB   word_402
+	JMP  done_397
 
-form_323:
+form_401:
 	TESTQ     BX, BX
-	JZ        form_326
+	JZ        form_404
 	TESTQ     SI, SI
-	JNZ       form_326
+	JNZ       form_404
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -13947,10 +15306,10 @@ form_323:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_327:
+word_405:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_328
+	JZ           next_406
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14100,18 +15459,18 @@ word_327:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_328:
+next_406:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_327
-	JMP  done_319
+	JB   word_405
+	JMP  done_397
 
-form_326:
+form_404:
 	TESTQ     BX, BX
-	JNZ       form_329
+	JNZ       form_407
 	TESTQ     SI, SI
-	JNZ       form_329
+	JNZ       form_407
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -14125,10 +15484,10 @@ form_326:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_330:
+word_408:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_331
+	JZ           next_409
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14294,15 +15653,15 @@ word_330:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_331:
+next_409:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_330
-	JMP  done_319
+	JB   word_408
+	JMP  done_397
 
-form_329:
-done_319:
+form_407:
+done_397:
 ret:
 	VZEROUPPER
 	RET
@@ -14323,18 +15682,18 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_333
+	JZ           form_411
 	TESTQ        SI, SI
-	JZ           form_333
+	JZ           form_411
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_334:
+word_412:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_335
+	JZ        next_413
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -14452,18 +15811,18 @@ word_334:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_335:
+next_413:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_334
-	JMP  done_332
+	JB   word_412
+	JMP  done_410
 
-form_333:
+form_411:
 	TESTQ     BX, BX
-	JNZ       form_336
+	JNZ       form_414
 	TESTQ     SI, SI
-	JZ        form_336
+	JZ        form_414
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -14473,10 +15832,10 @@ form_333:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_337:
+word_415:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_338
+	JZ           next_416
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14610,18 +15969,18 @@ word_337:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_338:
+next_416:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_337
-	JMP  done_332
+	JB   word_415
+	JMP  done_410
 
-form_336:
+form_414:
 	TESTQ     BX, BX
-	JZ        form_339
+	JZ        form_417
 	TESTQ     SI, SI
-	JNZ       form_339
+	JNZ       form_417
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -14631,10 +15990,10 @@ form_336:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_340:
+word_418:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_341
+	JZ           next_419
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14768,18 +16127,18 @@ word_340:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_341:
+next_419:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_340
-	JMP  done_332
+	JB   word_418
+	JMP  done_410
 
-form_339:
+form_417:
 	TESTQ     BX, BX
-	JNZ       form_342
+	JNZ       form_420
 	TESTQ     SI, SI
-	JNZ       form_342
+	JNZ       form_420
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -14793,10 +16152,10 @@ form_339:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_343:
+word_421:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_344
+	JZ           next_422
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14946,15 +16305,15 @@ word_343:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_344:
+next_422:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_343
-	JMP  done_332
+	JB   word_421
+	JMP  done_410
 
-form_342:
-done_332:
+form_420:
+done_410:
 ret:
 	VZEROUPPER
 	RET
@@ -14970,17 +16329,17 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_346
+	JNZ          form_424
 	TESTQ        SI, SI
-	JNZ          form_346
+	JNZ          form_424
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_347:
+word_425:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_348
+	JZ        next_426
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -15026,24 +16385,24 @@ word_347:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_348:
+next_426:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_347
-	JMP  done_345
+	JB   word_425
+	JMP  done_423
 
-form_346:
+form_424:
 	TESTQ BX, BX
-	JZ    form_349
+	JZ    form_427
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_350:
+word_428:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_351
+	JZ        next_429
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -15097,14 +16456,14 @@ word_350:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_351:
+next_429:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_350
-	JMP  done_345
+	JB   word_428
+	JMP  done_423
 
-form_349:
+form_427:
 	MOVQ      limits_codes+48(FP), BX
 	MOVQ      limits_tab+56(FP), SI
 	VMOVUPD   (SI), Z0
@@ -15113,10 +16472,10 @@ form_349:
 	XORQ      SI, SI
 	XORQ      DI, DI
 
-word_353:
+word_431:
 	MOVQ         (AX)(SI*8), R9
 	TESTQ        R9, R9
-	JZ           next_354
+	JZ           next_432
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	XORQ         R10, R10
@@ -15186,14 +16545,14 @@ word_353:
 	ANDQ         R10, R9
 	MOVQ         R9, (AX)(SI*8)
 
-next_354:
+next_432:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_353
-	JMP  done_345
+	JB   word_431
+	JMP  done_423
 
-done_345:
+done_423:
 ret:
 	VZEROUPPER
 	RET
@@ -15216,10 +16575,10 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_355:
+word_433:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_356
+	JZ        next_434
 	XORQ      R9, R9
 	VMOVDQU32 (DX)(DI*4), Z2
 	VPCMPD    $0x05, Z0, Z2, K1
@@ -15248,11 +16607,11 @@ word_355:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_356:
+next_434:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_355
+	JB   word_433
 
 ret:
 	VZEROUPPER

@@ -34,6 +34,21 @@ func accScaledAVX2(score []float64, c colArg, p opArg)
 //go:noescape
 func accScaledCodedAVX2(score []float64, c colArg, p opArg)
 
+// accScalarQAVX2 sets, for x the column c, score[i] += p.m * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarQAVX2(score []float64, c colArg, p opArg)
+
+// accMultQAVX2 sets, for x the column c, score[i] += p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultQAVX2(score []float64, c colArg, p opArg)
+
+// accCodedQAVX2 sets, for x the column c, score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedQAVX2(score []float64, c colArg, p opArg)
+
 // weighSetAVX2 sets, for x the column c, score[i] = x[i] * scale (product and sum rounded on their own); len(score) is a multiple of 8.
 //
 //go:noescape
@@ -120,6 +135,21 @@ func accScaledAVX512(score []float64, c colArg, p opArg)
 //
 //go:noescape
 func accScaledCodedAVX512(score []float64, c colArg, p opArg)
+
+// accScalarQAVX512 sets, for x the column c, score[i] += p.m * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarQAVX512(score []float64, c colArg, p opArg)
+
+// accMultQAVX512 sets, for x the column c, score[i] += p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultQAVX512(score []float64, c colArg, p opArg)
+
+// accCodedQAVX512 sets, for x the column c, score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedQAVX512(score []float64, c colArg, p opArg)
 
 // weighSetAVX512 sets, for x the column c, score[i] = x[i] * scale (product and sum rounded on their own); len(score) is a multiple of 8.
 //

@@ -178,7 +178,7 @@ func main() {
 	constants()
 	for _, s := range []isa{avx2, avx512} {
 		minMax(s)
-		for op := opScalar; op <= opScaledCoded; op++ {
+		for op := opScalar; op <= opCodedQ; op++ {
 			accumulate(s, op)
 		}
 		weigh(s, true)

@@ -18,15 +18,32 @@ const (
 	opCoded                    // s += tab[code i] * ((x - lo) / span)
 	opScaled                   // s += ((x - lo) * (mult[i] - base)) * inv
 	opScaledCoded              // s += ((x - lo) * (tab[code i] - base)) * inv
+	// The quotient variants of opScalar, opMult and opCoded: (x - lo) /
+	// span without a division (see quotient).
+	opScalarQ
+	opMultQ
+	opCodedQ
 )
 
-var accNames = [...]string{"accScalar", "accMult", "accCoded", "accScaled", "accScaledCoded"}
+var accNames = [...]string{"accScalar", "accMult", "accCoded", "accScaled", "accScaledCoded", "accScalarQ", "accMultQ", "accCodedQ"}
 var accDocs = [...]string{
 	"score[i] += p.m * ((x[i] - p.lo) / p.span)",
 	"score[i] += p.mult[i] * ((x[i] - p.lo) / p.span)",
 	"score[i] += p.tab[code i] * ((x[i] - p.lo) / p.span)",
 	"score[i] += ((x[i] - p.lo) * (p.mult[i] - p.base)) * p.inv",
 	"score[i] += ((x[i] - p.lo) * (p.tab[code i] - p.base)) * p.inv",
+	"score[i] += p.m * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv)",
+	"score[i] += p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv)",
+	"score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv)",
+}
+
+// base is the operation op computes with a division in place of the
+// quotient.
+func (op accOp) base() accOp {
+	if op >= opScalarQ {
+		return op - opScalarQ
+	}
+	return op
 }
 
 func accumulate(s isa, op accOp) {
@@ -43,7 +60,11 @@ func accumulate(s isa, op accOp) {
 	var vspan, vm, vbase, vinv VecVirtual
 	var mult GPVirtual
 	var mt *table
-	switch op {
+	quot := op >= opScalarQ
+	if quot {
+		vinv = bcast(s, addr(p.Field("inv")))
+	}
+	switch op.base() {
 	case opScalar:
 		vm, vspan = bcast(s, addr(p.Field("m"))), bcast(s, addr(p.Field("span")))
 	case opMult, opCoded:
@@ -51,7 +72,7 @@ func accumulate(s isa, op accOp) {
 	case opScaled, opScaledCoded:
 		vbase, vinv = bcast(s, addr(p.Field("base"))), bcast(s, addr(p.Field("inv")))
 	}
-	switch op {
+	switch op.base() {
 	case opMult, opScaled:
 		mult = GP64()
 		Load(p.Field("mult"), mult)
@@ -66,19 +87,26 @@ func accumulate(s isa, op accOp) {
 				t := s.vec()
 				VSUBPD(vlo, x, t)
 				var m VecVirtual
-				switch op {
+				switch op.base() {
 				case opMult, opScaled:
 					m = s.vec()
 					VMOVUPD(Mem{Base: mult, Index: e, Scale: 8, Disp: 32 * part}, m)
 				case opCoded, opScaledCoded:
 					m = mt.decode(ci, 0, part)
 				}
-				switch op {
+				if quot {
+					t = quotient(s, t, vspan, vinv)
+				}
+				switch op.base() {
 				case opScalar:
-					VDIVPD(vspan, t, t)
+					if !quot {
+						VDIVPD(vspan, t, t)
+					}
 					VMULPD(vm, t, t)
 				case opMult, opCoded:
-					VDIVPD(vspan, t, t)
+					if !quot {
+						VDIVPD(vspan, t, t)
+					}
 					VMULPD(m, t, t)
 				case opScaled, opScaledCoded:
 					VSUBPD(vbase, m, m)
@@ -93,6 +121,19 @@ func accumulate(s isa, op accOp) {
 	})
 	Label("ret")
 	epilogue()
+}
+
+// quotient returns t / span, correctly rounded, from inv = 1/span
+// (rounded) without a division: q0 = t*inv, its exact remainder r =
+// t - q0*span (one FMA), and q0 + r*inv (another). Correct for the
+// integers 0 <= t <= span < 2^50 (kernels.QuotientExact); the kernels'
+// callers use it only for columns of such values.
+func quotient(s isa, t, vspan, vinv VecVirtual) VecVirtual {
+	q := s.vec()
+	VMULPD(vinv, t, q)
+	VFNMADD231PD(vspan, q, t) // t = t - q*span
+	VFMADD231PD(vinv, t, q)   // q = q + t*inv
+	return q
 }
 
 // weigh writes WeighScaled's pass over one column: score[i] = x[i] * scale
