@@ -74,3 +74,25 @@ func build(b *testing.B, hosts int, filters string) *engine.Snapshot {
 	}
 	return snap
 }
+
+// BenchmarkNewSnapshot builds a snapshot of the 50,000-host basic cloud
+// (instances, aggregates, stats and all): what a Store's rebuild pays
+// for a host added or removed or an aggregate changed (Store.AddHosts).
+func BenchmarkNewSnapshot(b *testing.B) {
+	const hosts = 50000
+	b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+		c := synth.Cloud(synth.Options{Hosts: hosts, Seed: 1, Profile: synth.Basic})
+		instances := 0
+		for i := range c.Hosts {
+			instances += len(c.Hosts[i].Instances)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			snap, err := engine.NewSnapshot(c)
+			if err != nil || snap.Len() != hosts {
+				b.Fatalf("snapshot: %v", err)
+			}
+		}
+		b.ReportMetric(float64(instances), "instances")
+	})
+}

@@ -1,10 +1,10 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -71,6 +71,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	cells, hvModel, stats, hvSig := hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n)
 	cellIDs := map[string]int32{}
 	sigIDs := map[string]int32{}
+	var sigBuf []byte
 	var models hostcols.HVModels
 	hvHostnames, hostIPs := hostcols.NewTextsBuilder(n), hostcols.NewIPsBuilder(n)
 	var supported [][3]string
@@ -141,11 +142,11 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 			}
 			supported = append(supported, cs)
 		}
-		sigKey := fmt.Sprint(supported, "|", h.HypervisorVersion != nil, "|", derefInt(h.HypervisorVersion))
-		sig, ok := sigIDs[sigKey]
+		sigBuf = sigKey(sigBuf[:0], supported, h.HypervisorVersion)
+		sig, ok := sigIDs[string(sigBuf)]
 		if !ok {
 			sig = int32(len(sigIDs))
-			sigIDs[sigKey] = sig
+			sigIDs[string(sigBuf)] = sig
 		}
 		hvSig.Set(id, uint64(sig))
 		if int(sig) == len(info.hvSigHost) {
@@ -182,47 +183,6 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	return info, nil
 }
 
-// statsInterner gives hosts with equal stats one map (read-only, shared),
-// by index: at 100,000 synthetic hosts there are ~1,600 distinct ones, and
-// a map per host cost ~320 bytes.
-type statsInterner struct {
-	byKey map[string]int32 // -> index into maps
-	maps  []map[string]string
-	keys  []string
-	buf   []byte
-}
-
-// of returns the index of the stats of h as HostState.stats holds them:
-// the reported ones and the counters Nova adds.
-func (in *statsInterner) of(h *Host) int32 {
-	st := make(map[string]string, len(h.Stats)+3)
-	for k, v := range h.Stats {
-		st[k] = v
-	}
-	st["num_instances"] = strconv.FormatInt(h.NumInstances, 10)
-	st["io_workload"] = strconv.FormatInt(h.NumIOOps, 10)
-	st["failed_builds"] = strconv.FormatInt(h.FailedBuilds, 10)
-	in.keys = in.keys[:0]
-	for k := range st {
-		in.keys = append(in.keys, k)
-	}
-	slices.Sort(in.keys)
-	in.buf = in.buf[:0]
-	for _, k := range in.keys {
-		in.buf = strconv.AppendQuote(in.buf, k)
-		in.buf = append(in.buf, ':')
-		in.buf = strconv.AppendQuote(in.buf, st[k])
-		in.buf = append(in.buf, ',')
-	}
-	if k, ok := in.byKey[string(in.buf)]; ok {
-		return k
-	}
-	k := int32(len(in.maps))
-	in.byKey[string(in.buf)] = k
-	in.maps = append(in.maps, st)
-	return k
-}
-
 // buildAggClasses groups hosts by their set of aggregates (membership is by
 // host name, as in Nova).
 func buildAggClasses(c *Cloud, info *hostInfo) {
@@ -239,16 +199,20 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 			}
 		}
 	}
-	byKey := map[string]int32{}
+	byKey := map[string]int32{} // the aggregates' indexes, uvarints
+	var buf []byte
 	class := hostcols.NewIdxBuilder(n)
 	for i := 0; i < n; i++ {
 		aggs := aggsOfName[info.names.NameOf(uint32(i))]
 		slices.Sort(aggs)
-		key := fmt.Sprint(aggs)
-		cid, ok := byKey[key]
+		buf = buf[:0]
+		for _, a := range aggs {
+			buf = binary.AppendUvarint(buf, uint64(a))
+		}
+		cid, ok := byKey[string(buf)]
 		if !ok {
 			cid = int32(len(info.classes))
-			byKey[key] = cid
+			byKey[string(buf)] = cid
 			metas := make([]map[string]string, len(aggs))
 			raw := map[string][]string{}
 			for j, a := range aggs {
@@ -324,13 +288,6 @@ func cloneSpecs(specs [][3]string) [][3]string {
 		}
 	}
 	return out
-}
-
-func derefInt(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // summarise returns the shards' multipliers' summary and sets every

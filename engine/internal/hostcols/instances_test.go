@@ -1,6 +1,7 @@
 package hostcols
 
 import (
+	"cmp"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -444,3 +445,37 @@ func TestInstIndexOracle(t *testing.T) {
 
 // hostNode is a (host, node) pair, a map key of the tests.
 type hostNode struct{ host, node string }
+
+// TestSortKeys checks the radix sort against a comparison sort, with
+// runs of equal high words, equal keys (a uuid on two hosts) and sizes
+// on both sides of the cut-over.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 255, 256, 1000, 70000} {
+		ks := make([]sortKey, n)
+		for i := range ks {
+			ks[i] = sortKey{rng.Uint64(), rng.Uint64(), int32(i)}
+			switch rng.IntN(8) {
+			case 0: // a high word seen before
+				if i > 0 {
+					ks[i].hi = ks[rng.IntN(i)].hi
+				}
+			case 1: // a key seen before
+				if i > 0 {
+					j := rng.IntN(i)
+					ks[i].hi, ks[i].lo = ks[j].hi, ks[j].lo
+				}
+			case 2: // a small high word: the upper digits zero
+				ks[i].hi >>= 48
+			}
+		}
+		want := slices.Clone(ks)
+		slices.SortFunc(want, func(a, b sortKey) int {
+			return cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo), cmp.Compare(a.i, b.i))
+		})
+		sortKeys(ks)
+		if !slices.Equal(ks, want) {
+			t.Fatalf("n=%d: the radix sort's order differs from the comparison sort's", n)
+		}
+	}
+}

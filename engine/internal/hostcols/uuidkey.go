@@ -23,31 +23,38 @@ func uuidHyphen(i int) bool { return i == 8 || i == 13 || i == 18 || i == 23 }
 // (uppercase, braces, no hyphens, not a uuid) is not, since its key could
 // not give it back.
 func parseUUID(s string) (k uuidKey, ok bool) {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
-	j := 0
-	for i := 0; i < 36; i++ {
+	j, bad := 0, byte(0)
+	for i := 0; i < 36; i += 2 {
 		if uuidHyphen(i) {
-			if s[i] != '-' {
-				return k, false
-			}
+			i-- // the next pair starts after the hyphen
 			continue
 		}
-		var v byte
-		switch c := s[i]; {
-		case '0' <= c && c <= '9':
-			v = c - '0'
-		case 'a' <= c && c <= 'f':
-			v = c - 'a' + 10
-		default:
-			return k, false
-		}
-		k[j/2] |= v << (4 * (1 - j%2))
+		hi, lo := hexValue[s[i]], hexValue[s[i+1]]
+		bad |= hi | lo
+		k[j] = hi<<4 | lo&0xf
 		j++
 	}
-	return k, true
+	return k, bad&0x80 == 0
 }
+
+// hexValue is the value of a lowercase hex digit, 0x80 for any other
+// byte.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		default:
+			t[c] = 0x80
+		}
+	}
+	return t
+}()
 
 // appendUUID appends k's canonical text to dst.
 func (k *uuidKey) appendUUID(dst []byte) []byte {
