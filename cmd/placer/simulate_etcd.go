@@ -322,12 +322,38 @@ func reportIOOpsDone(ctx context.Context, cli *clientv3.Client, hn engine.HostNo
 }
 
 // injectFaults kills the etcd leader at a third of the run and restarts
-// it at a half, and at two thirds crashes the last placer (closes its
-// etcd client, commits in flight and all) and puts a fresh one in its
-// place, which catches up from etcd. It returns what it did, and the
-// placers replaced (to close once the run is over).
+// it a sixth of the run later (at a half when the kill was on time), and
+// at two thirds crashes the last placer (closes its etcd client, commits
+// in flight and all) and puts a fresh one in its place, which catches up
+// from etcd. The fresh placer is opened from the start, while the run
+// goes on (a re-list of a large cloud takes seconds), so that the crash
+// comes at two thirds and not after the last request. It returns what it
+// did, and the placers replaced (to close once the run is over).
 func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Pointer[etcdPlacer], newPlacer func() (*etcdPlacer, error),
 	done *atomic.Int64, total int) (faults []string, replaced []*etcdPlacer) {
+	type opened struct {
+		p   *etcdPlacer
+		err error
+	}
+	fresh := make(chan opened, 1)
+	if len(slots) >= 2 {
+		go func() {
+			p, err := newPlacer()
+			fresh <- opened{p, err}
+		}()
+	}
+	// Unless the crash took it, the fresh placer is waited for and
+	// handed back with the replaced ones, to be closed.
+	took := false
+	defer func() {
+		if len(slots) < 2 || took {
+			return
+		}
+		if o := <-fresh; o.p != nil {
+			o.p.sched.Close()
+			replaced = append(replaced, o.p)
+		}
+	}()
 	at := func(frac float64) bool {
 		for float64(done.Load()) < frac*float64(total) {
 			select {
@@ -347,27 +373,39 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 	if err != nil {
 		return append(faults, "finding the leader failed: "+err.Error()), nil
 	}
+	// Each fault is reported at the count of requests done when it
+	// began: stopping and starting an embedded member takes seconds.
+	killed := done.Load()
 	if err := cl.KillMember(lead); err != nil {
 		return append(faults, "killing the leader failed: "+err.Error()), nil
 	}
-	faults = append(faults, fmt.Sprintf("killed etcd leader m%d at %d requests", lead, done.Load()))
-	if !at(0.5) {
+	faults = append(faults, fmt.Sprintf("killed etcd leader m%d at %d requests", lead, killed))
+	if !at(max(0.5, float64(killed)/float64(total)+1.0/6)) {
 		cl.RestartMember(lead)
 		return
 	}
+	restarted := done.Load()
 	if err := cl.RestartMember(lead); err != nil {
 		return append(faults, "restarting it failed: "+err.Error()), nil
 	}
-	faults = append(faults, fmt.Sprintf("restarted m%d at %d requests", lead, done.Load()))
+	faults = append(faults, fmt.Sprintf("restarted m%d at %d requests", lead, restarted))
 	if !at(2.0/3) || len(slots) < 2 {
 		return
 	}
-	// Opened while every placer keeps placing, so that the crash below
-	// finds commits in flight.
-	p, err := newPlacer()
-	if err != nil {
-		return append(faults, "starting a fresh placer failed: "+err.Error()), nil
+	// Opened while every placer keeps placing (above), so that the crash
+	// below finds commits in flight.
+	var o opened
+	select {
+	case o = <-fresh:
+		took = true
+	case <-ctx.Done():
+		return faults, replaced
 	}
+	if o.err != nil {
+		return append(faults, "starting a fresh placer failed: "+o.err.Error()), replaced
+	}
+	p := o.p
+	crashed := done.Load()
 	old := slots[len(slots)-1].Swap(p) // new requests go to p
 	// The crash: the old placer's etcd client goes at once, with its
 	// commits in flight (sent or not, applied or not: etcd alone knows).
@@ -375,7 +413,7 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 	old.cli.Close()
 	old.sched.Close()
 	replaced = append(replaced, old)
-	faults = append(faults, fmt.Sprintf("crashed placer %d at %d requests (its etcd client closed mid-commit); a fresh one took its place", len(slots)-1, done.Load()))
+	faults = append(faults, fmt.Sprintf("crashed placer %d at %d requests (its etcd client closed mid-commit); a fresh one took its place", len(slots)-1, crashed))
 	return faults, replaced
 }
 
