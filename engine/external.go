@@ -124,8 +124,10 @@ type ExternalChange struct {
 // enter the change log (warm starts stay warm). ApplyExternal does not
 // journal: the commit layer it mirrors keeps the record.
 func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
-	s.rebuildMu.Lock()
-	defer s.rebuildMu.Unlock()
+	if ch.Cloud != nil { // a rebuild: none of AddHosts and the like meanwhile
+		s.rebuildMu.Lock()
+		defer s.rebuildMu.Unlock()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ch.Reset {

@@ -8,15 +8,20 @@ import (
 )
 
 // TestCommitWhileRebuilding commits, deletes and reports usage while
-// AddHosts, RemoveHosts and SetAggregateMetadata build their snapshots
+// AddHosts, RemoveHosts and SetAggregateMetadata install their snapshots
 // (whileRebuilding runs between building the rebuild's snapshot and
-// publishing it, without the mutex): none of them waits for the rebuild, and the
-// published snapshot holds their usage, a version after theirs, and (for
-// RemoveHosts) forgets an instance committed meanwhile on a removed host.
+// publishing it, without the mutex): none of them waits for the rebuild,
+// and the published snapshot holds their usage, a version after theirs,
+// and (for RemoveHosts) forgets an instance committed meanwhile on a
+// removed host. (A commit during NewSnapshot itself reads nothing the
+// build writes; the race tests of the Scheduler and simulate cover that
+// overlap.)
 func TestCommitWhileRebuilding(t *testing.T) {
 	s := mustStore(t, tightCloud(8))
 	var during []uint64 // versions published while a rebuild built
 	var placed []Placement
+	var reported []uint64 // versions of the usage reports made meanwhile
+	var deleted Placement
 	n := 0
 	s.whileRebuilding = func(s *Store) {
 		done := make(chan error, 1)
@@ -37,18 +42,33 @@ func TestCommitWhileRebuilding(t *testing.T) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("commit while rebuilding: %v", err)
+				t.Fatalf("commit while rebuilding: %v", err)
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("a commit waited for the rebuild")
 		}
+		// A usage report and a deletion in the same window.
+		if _, err := s.UpdateHost(HostNode{"h0007", "h0007"}, HostUsage{FreeRAMMB: 1024, FreeDiskMB: 1024, VCPUsUsed: 3, NumInstances: 3}); err != nil {
+			t.Fatalf("usage report while rebuilding: %v", err)
+		}
+		reported = append(reported, s.Version())
+		if n == 2 { // the first instance committed in the window goes
+			if _, err := s.DeleteInstance("while-b"); err != nil {
+				t.Fatalf("deletion while rebuilding: %v", err)
+			}
+			deleted = placed[0]
+			placed = placed[1:]
+		}
 	}
 	check := func(what string, v uint64) {
 		t.Helper()
-		if v <= during[len(during)-1] {
-			t.Fatalf("%s: version %d, not after the commit made while it built (%d)", what, v, during[len(during)-1])
+		if len(during) == 0 || v <= during[len(during)-1] || v <= reported[len(reported)-1] {
+			t.Fatalf("%s: version %d, not after the commit and report made while it built (%v, %v)", what, v, during, reported)
 		}
 		snap := s.Snapshot()
+		if id, ok := snap.info.byHostNode(HostNode{"h0007", "h0007"}); !ok || snap.Usage(id).FreeRAMMB != 1024 {
+			t.Fatalf("%s: the usage report made while it built is lost", what)
+		}
 		p := placed[len(placed)-1]
 		id, ok := snap.info.byHostNode(hn(p))
 		if !ok {
@@ -69,6 +89,14 @@ func TestCommitWhileRebuilding(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("SetAggregateMetadata", v)
+	if deleted.Host == "" {
+		t.Fatal("no deletion was made while rebuilding")
+	}
+	if id, ok := s.Snapshot().info.byHostNode(hn(deleted)); ok && countOn(placed, deleted.Host) == 0 &&
+		s.Snapshot().Usage(id).FreeRAMMB != 8192 {
+		t.Fatalf("SetAggregateMetadata: %s's free RAM %d after its only instance was deleted while it built, want 8192",
+			deleted.Host, s.Snapshot().Usage(id).FreeRAMMB)
+	}
 	// The commit made while RemoveHosts builds lands on the host it
 	// removes (the plan is made on the snapshot before it): that instance
 	// is forgotten with the host.

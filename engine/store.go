@@ -30,8 +30,9 @@ import (
 type Store struct {
 	mu  sync.Mutex // serializes commits and updates
 	cur atomic.Pointer[storeState]
-	// rebuildMu serializes the rebuilds (and ApplyExternal), which build
-	// their snapshot outside mu; it is taken before mu.
+	// rebuildMu serializes the rebuilds (AddHosts, RemoveHosts,
+	// SetAggregateMetadata, which build their snapshot outside mu, and
+	// ApplyExternal with a cloud); it is taken before mu.
 	rebuildMu sync.Mutex
 
 	// Under mu: what a rebuild needs, and the committed instances.

@@ -31,7 +31,7 @@ var (
 // quot reports whether the accumulation of (raw-lo)/span may run the
 // kernels without a division on the AVX-512 (z) or the AVX2 path.
 func quot(z bool, raw *Col, lo, span float64) bool {
-	return (z || hasFMA) && QuotientExact(raw, lo, span)
+	return (z || hasFMA) && !quotientOff && QuotientExact(raw, lo, span)
 }
 
 // The kinds of Col the assembly loads (colArg.kind).

@@ -167,6 +167,9 @@ func FuzzPaths(f *testing.F) {
 				t.Fatal(err)
 			}
 			got := run()
+			quotientOff = true // the division kernels on the integer columns too
+			divided := run()
+			quotientOff = false
 			restore()
 			if name == "portable" {
 				want = got
@@ -176,6 +179,9 @@ func FuzzPaths(f *testing.F) {
 				for i := range want[k] {
 					if got[k][i] != want[k][i] {
 						t.Fatalf("path=%s n=%d: result %d differs from the portable one at %d: %#x, want %#x", name, n, k, i, got[k][i], want[k][i])
+					}
+					if divided[k][i] != want[k][i] {
+						t.Fatalf("path=%s n=%d, quotient kernels off: result %d differs from the portable one at %d: %#x, want %#x", name, n, k, i, divided[k][i], want[k][i])
 					}
 				}
 			}

@@ -34,6 +34,11 @@ import "math"
 // identity on adversarial and random integers, and the path tests check
 // the kernels that use it against the portable divisions.
 
+// quotientOff, set by tests, makes the assembly divide even where the
+// quotient kernels apply, so that the division kernels are checked on
+// integer columns too.
+var quotientOff bool
+
 // quotient is t/span from inv = 1/span, as the Q kernels compute it.
 func quotient(t, span, inv float64) float64 {
 	q := t * inv

@@ -125,9 +125,10 @@ func accumulate(s isa, op accOp) {
 
 // quotient returns t / span, correctly rounded, from inv = 1/span
 // (rounded) without a division: q0 = t*inv, its exact remainder r =
-// t - q0*span (one FMA), and q0 + r*inv (another). Correct for the
-// integers 0 <= t <= span < 2^50 (kernels.QuotientExact); the kernels'
-// callers use it only for columns of such values.
+// t - q0*span (one FMA), and q0 + r*inv (another). Correct for integers
+// |t| < 2^50 (not -0) and 0 < span < 2^50 (kernels' quotient.go); the
+// kernels' callers use it only for columns and bounds QuotientExact
+// admits.
 func quotient(s isa, t, vspan, vinv VecVirtual) VecVirtual {
 	q := s.vec()
 	VMULPD(vinv, t, q)
