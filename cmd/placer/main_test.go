@@ -385,11 +385,10 @@ func TestSimulateEtcd(t *testing.T) {
 			victim = uuid
 			break
 		}
-		k := etcdstore.DefaultPrefix
-		if _, err := cli.Delete(ctx, k+"inst/"+victim); err != nil { // a lost claim (and its host's usage mismatch)
+		if _, err := cli.Delete(ctx, etcdstore.InstanceKey("", victim)); err != nil { // a lost claim (and its host's usage mismatch)
 			return err
 		}
-		_, err = cli.Put(ctx, k+"inst/rogue", `{"host": "nowhere", "node": "nowhere"}`) // an unclaimed commit
+		_, err = cli.Put(ctx, etcdstore.InstanceKey("", "rogue"), `{"host": "nowhere", "node": "nowhere"}`) // an unclaimed commit
 		return err
 	}
 	status, stdout, stderr = placer(t, "", args[:len(args)-2]...) // no --faults: quicker

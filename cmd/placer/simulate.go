@@ -111,13 +111,18 @@ type simReport struct {
 	// "unavailable" that etcd holds all the same (their commit applied
 	// but its answer was lost): the verification tells them to their
 	// callers, as a caller reading the instances' keys learns them.
-	UnknownCommitted   int      `json:"unknown_committed,omitempty"`
-	EtcdCommits        int64    `json:"etcd_commits,omitempty"`
-	EtcdFailedTxns     int64    `json:"etcd_failed_txns,omitempty"`
-	EtcdResends        int64    `json:"etcd_resends,omitempty"`
-	EtcdRelists        int64    `json:"etcd_relists,omitempty"`
-	WatchLagMaxSeconds float64  `json:"watch_lag_max_seconds,omitempty"`
-	Faults             []string `json:"faults,omitempty"`
+	UnknownCommitted int `json:"unknown_committed,omitempty"`
+	// UnknownUpdatesApplied counts the outside changes (deletions, a host
+	// removed or added) whose calls failed but which etcd holds all the
+	// same: the verification counts them as made, as the updater would
+	// learn by reading the keys.
+	UnknownUpdatesApplied int      `json:"unknown_updates_applied,omitempty"`
+	EtcdCommits           int64    `json:"etcd_commits,omitempty"`
+	EtcdFailedTxns        int64    `json:"etcd_failed_txns,omitempty"`
+	EtcdResends           int64    `json:"etcd_resends,omitempty"`
+	EtcdRelists           int64    `json:"etcd_relists,omitempty"`
+	WatchLagMaxSeconds    float64  `json:"watch_lag_max_seconds,omitempty"`
+	Faults                []string `json:"faults,omitempty"`
 	// Problems are the verification's first findings (up to 20 per kind).
 	Problems []string `json:"problems,omitempty"`
 	Verified bool     `json:"verified"`
@@ -392,6 +397,9 @@ func printReport(w io.Writer, r *simReport) {
 		}
 		if r.Unavailable > 0 {
 			fmt.Fprintf(w, "  unavailable       %d requests (etcd did not answer, or the placer crashed); %d of their instances are in etcd all the same, told from there\n", r.Unavailable, r.UnknownCommitted)
+		}
+		if r.UnknownUpdatesApplied > 0 {
+			fmt.Fprintf(w, "  unknown updates   %d outside changes whose calls failed are in etcd all the same, counted as made\n", r.UnknownUpdatesApplied)
 		}
 	}
 	fmt.Fprintf(w, "  placed            %d requests, %d instances in %.2fs: %.0f placements/s\n", r.Placed, r.Placements, r.Seconds, r.PlacementsPerSecond)

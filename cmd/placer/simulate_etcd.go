@@ -107,6 +107,7 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 		latency   = make([]float64, nReq)
 		plans     = make([]engine.Plan, nReq)
 		events    []verify.Event
+		uncertain []verify.Event // updates whose calls failed: applied or not, etcd tells
 		faults    []string
 		unknown   []int // requests answered ErrUnavailable
 	)
@@ -115,7 +116,7 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 	bg.Add(1)
 	go func() {
 		defer bg.Done()
-		events = etcdUpdates(bgCtx, admin, &slots[0], seed, &mu, &committed, &done, nReq)
+		events, uncertain = etcdUpdates(bgCtx, admin, &slots[0], seed, &mu, &committed, &done, nReq)
 	}()
 	var replaced []*etcdPlacer
 	if o.faults {
@@ -190,6 +191,19 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The updates whose outcome the updater could not know (the leader
+	// lost mid-call) are learnt from etcd, as a caller would, now that it
+	// answers.
+	for _, ev := range uncertain {
+		applied, err := updateApplied(ctx, admin, ev)
+		if err != nil {
+			return nil, fmt.Errorf("simulate: reading back an update whose call failed: %w", err)
+		}
+		if applied {
+			events = append(events, ev)
+			rep.UnknownUpdatesApplied++
+		}
+	}
 	sctx, scancel := context.WithTimeout(context.Background(), time.Minute)
 	if p := slots[0].Load(); p.store.Sync(sctx) == nil {
 		rep.UtilizationAfter = p.store.Local().Snapshot().Utilization().Map()
@@ -250,16 +264,15 @@ feed:
 // races the commits on the node at etcd), deletions of committed
 // instances (through a placer's store), and once each a dead node, a new
 // node and an aggregate metadata change.
-func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer[etcdPlacer], seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) []verify.Event {
+func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer[etcdPlacer], seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) (evs, uncertain []verify.Event) {
 	r := rand.New(rand.NewPCG(seed, 99))
-	var evs []verify.Event
 	removed, added, aggregated := false, false, false
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return evs
+			return evs, uncertain
 		case <-tick.C:
 		}
 		st := slot.Load().store
@@ -302,10 +315,42 @@ func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer
 			err = reportIOOpsDone(octx, cli, hn)
 		}
 		cancel()
-		if err == nil && ev.Kind != 0 {
+		switch {
+		case err == nil && ev.Kind != 0:
 			evs = append(evs, ev)
+		case err != nil && (ev.Kind == verify.Delete || ev.Kind == verify.RemoveHost || ev.Kind == verify.AddHost):
+			// The outcome may be unknown (the leader lost mid-call: the
+			// change may have applied); the run asks etcd once it is
+			// over (updateApplied). A report's outcome is not needed:
+			// the verification sets num_io_ops aside.
+			uncertain = append(uncertain, ev)
 		}
 	}
+}
+
+// updateApplied reports whether etcd holds the effect of ev (a deletion,
+// a host removal or addition) whose call failed: the instance's key
+// gone, the host's key gone or there. It waits up to 30 seconds for an
+// answer.
+func updateApplied(ctx context.Context, cli *clientv3.Client, ev verify.Event) (bool, error) {
+	gctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	key := etcdstore.InstanceKey("", ev.Instance)
+	switch ev.Kind {
+	case verify.RemoveHost:
+		key = etcdstore.HostKey("", ev.Host)
+	case verify.AddHost:
+		node := ev.NewHost.Node
+		if node == "" { // as the engine names a node
+			node = ev.NewHost.Host
+		}
+		key = etcdstore.HostKey("", engine.HostNode{Host: ev.NewHost.Host, Node: node})
+	}
+	resp, err := cli.Get(gctx, key, clientv3.WithCountOnly())
+	if err != nil {
+		return false, err
+	}
+	return (resp.Count > 0) == (ev.Kind == verify.AddHost), nil
 }
 
 // reportIOOpsDone is a compute node's report that its I/O operations are
@@ -394,13 +439,10 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 	}
 	// Opened while every placer keeps placing (above), so that the crash
 	// below finds commits in flight.
-	var o opened
-	select {
-	case o = <-fresh:
-		took = true
-	case <-ctx.Done():
-		return faults, replaced
-	}
+	// Waited for even when the run is over (a short run may end during
+	// the leader's outage): the crash is then a crash at the end.
+	o := <-fresh
+	took = true
 	if o.err != nil {
 		return append(faults, "starting a fresh placer failed: "+o.err.Error()), replaced
 	}

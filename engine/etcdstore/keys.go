@@ -38,6 +38,14 @@ func (k keys) usage(h engine.HostNode) string {
 func (k keys) inst(uuid string) string  { return k.p + "inst/" + esc(uuid) }
 func (k keys) group(uuid string) string { return k.p + "groups/" + esc(uuid) }
 
+// InstanceKey is the key of instance uuid's record under prefix ("" for
+// DefaultPrefix): what a caller reads to learn a commit's outcome.
+func InstanceKey(prefix, uuid string) string { return newKeys(prefix).inst(uuid) }
+
+// HostKey is the key of a compute node's static record under prefix (""
+// for DefaultPrefix): there from the node's addition to its removal.
+func HostKey(prefix string, h engine.HostNode) string { return newKeys(prefix).host(h) }
+
 // kind of a key, and the names it holds.
 type keyKind int
 
