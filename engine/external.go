@@ -117,16 +117,39 @@ type ExternalChange struct {
 	Deleted []string
 }
 
-// ApplyExternal applies ch to the Store: the rebuild first (ch.Cloud),
+// ApplyExternal applies ch to the Store: the rebuild first (ch.Cloud;
+// its snapshot is built outside the Store's mutex, as AddHosts builds
+// one, and a cloud NewSnapshot refuses changes nothing, Reset included),
 // then the instances and the usage, published as one snapshot (two with
 // a rebuild). It returns the newest version. Hosts whose usage changed
 // get a new generation, so plans made before are re-checked on them, and
 // enter the change log (warm starts stay warm). ApplyExternal does not
 // journal: the commit layer it mirrors keeps the record.
 func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
-	if ch.Cloud != nil { // a rebuild: none of AddHosts and the like meanwhile
+	var snap *Snapshot
+	var c Cloud
+	if ch.Cloud != nil {
+		// A rebuild, as AddHosts makes one: none of those meanwhile, and
+		// NewSnapshot outside mu (commits and dry runs go on), from the
+		// committed instances as they are now (none after a Reset).
 		s.rebuildMu.Lock()
 		defer s.rebuildMu.Unlock()
+		c = *ch.Cloud
+		c.Hosts = slices.Clone(c.Hosts)
+		c.Aggregates = cloneAggregates(c.Aggregates)
+		built := c
+		if !ch.Reset {
+			s.mu.Lock()
+			built = s.withCommittedLocked(c)
+			s.mu.Unlock()
+		}
+		var err error
+		if snap, err = NewSnapshot(built); err != nil {
+			return 0, err // nothing changed
+		}
+		if s.whileRebuilding != nil {
+			s.whileRebuilding(s)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -135,24 +158,19 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		s.byGroup = map[string]map[string]int{}
 	}
 	if ch.Cloud != nil {
-		keep := make(map[HostNode]bool, len(ch.Cloud.Hosts))
-		for i := range ch.Cloud.Hosts {
-			keep[HostNode{ch.Cloud.Hosts[i].Host, nodeName(&ch.Cloud.Hosts[i])}] = true
+		keep := make(map[HostNode]bool, len(c.Hosts))
+		for i := range c.Hosts {
+			keep[HostNode{c.Hosts[i].Host, nodeName(&c.Hosts[i])}] = true
 		}
 		for uuid, e := range s.ledger {
 			if !keep[e.host] {
 				s.forgetLocked(uuid, e)
 			}
 		}
-		c := *ch.Cloud
-		c.Hosts = slices.Clone(c.Hosts)
-		c.Aggregates = cloneAggregates(c.Aggregates)
-		if _, err := s.rebuildLocked(c); err != nil {
-			return 0, err
-		}
+		s.installLocked(c, snap)
 	}
 	st := s.cur.Load()
-	snap := st.snap
+	snap = st.snap
 	groups := snap.groupPlaced
 	if ch.Reset && ch.Cloud == nil {
 		groups = nil

@@ -116,4 +116,40 @@ func TestApplyExternal(t *testing.T) {
 	if s.Instances() != 0 || s.Snapshot().Len() != 3 {
 		t.Fatalf("host removed: %d instances, %d hosts", s.Instances(), s.Snapshot().Len())
 	}
+	// A re-list whose cloud NewSnapshot refuses changes nothing: the
+	// instances are still held, the snapshot is the one before.
+	if _, err := s.ApplyExternal(ExternalChange{Placed: []Instance{{UUID: "b", Host: s.Snapshot().HostNode(0), Claim: claim}}}); err != nil {
+		t.Fatal(err)
+	}
+	bad := tightCloud(4)
+	bad.Hosts[1].Host = bad.Hosts[0].Host // two nodes of one name and node
+	before := s.Version()
+	if _, err := s.ApplyExternal(ExternalChange{Reset: true, Cloud: &bad}); !errors.As(err, &ve) {
+		t.Fatalf("a re-list of an invalid cloud: want a *ValidationError, got %v", err)
+	}
+	if s.Instances() != 1 || s.Version() != before {
+		t.Fatalf("after a refused re-list: %d instances (want 1), version %d -> %d", s.Instances(), before, s.Version())
+	}
+	// Built outside the mutex: a commit goes through while it builds,
+	// and its usage is in the snapshot the rebuild publishes.
+	full := tightCloud(4)
+	var during Placement
+	var freeBefore int64
+	s.whileRebuilding = func(s *Store) {
+		snap := s.Snapshot()
+		plan := mustPlan(t, snap, req("while"))
+		during, freeBefore = plan.Placements[0], snap.Usage(plan.Placements[0].HostID).FreeRAMMB
+		if _, err := s.Commit(plan); err != nil {
+			t.Errorf("a commit while ApplyExternal rebuilt: %v", err)
+		}
+	}
+	if _, err := s.ApplyExternal(ExternalChange{Cloud: &full}); err != nil {
+		t.Fatal(err)
+	}
+	s.whileRebuilding = nil
+	after := s.Snapshot()
+	if id, ok := after.info.byHostNode(hn(during)); !ok || after.Usage(id).FreeRAMMB != freeBefore-small.MemoryMB {
+		t.Fatalf("the commit made while ApplyExternal rebuilt is not in its snapshot: %s free RAM %+v, want %d",
+			during.Host, after.Usage(id), freeBefore-small.MemoryMB)
+	}
 }
