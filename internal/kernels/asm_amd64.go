@@ -216,13 +216,20 @@ func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], 
 	if n > 0 {
 		var st, mt splitTable
 		c, p := raw.arg(&st), opArg{codes: &mult.codes[:n/8][0], tab: mult.tab, split: mt.of(floatTable(mult.tab)), lo: lo, span: span, inv: 1 / span}
+		// AVX2 decodes a table of at most eight values in half the
+		// lookups (the Small kernels).
+		small := mult.k <= CodedValues/2
 		switch q := quot(z, &raw, lo, span); {
 		case z && q:
 			accCodedQAVX512(score[:n], c, p)
 		case z:
 			accCodedAVX512(score[:n], c, p)
+		case q && small:
+			accCodedQSmallAVX2(score[:n], c, p)
 		case q:
 			accCodedQAVX2(score[:n], c, p)
+		case small:
+			accCodedSmallAVX2(score[:n], c, p)
 		default:
 			accCodedAVX2(score[:n], c, p)
 		}

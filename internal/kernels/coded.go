@@ -25,6 +25,7 @@ type Coded[T int64 | float64] struct {
 	codes []uint32
 	tab   *[CodedValues]T
 	n     int
+	k     int // distinct values in tab (coded columns)
 }
 
 // zeroCodes backs the codes of single-valued columns of up to
@@ -88,7 +89,7 @@ func NewCoded[T int64 | float64](xs []T) Coded[T] {
 			codes = make([]uint32, (n+7)/8)
 		}
 	}
-	return Coded[T]{codes: codes, tab: &tab, n: n}
+	return Coded[T]{codes: codes, tab: &tab, n: n, k: k}
 }
 
 // FullCoded returns a copy of xs as a Coded column kept in full, whatever

@@ -75,6 +75,15 @@ func FuzzPaths(f *testing.F) {
 			}
 		}
 		static, staticFew, multFew := NewCoded(xs), NewCoded(few), NewCoded(few)
+		// Multipliers of nine to sixteen values (AVX2 decodes them in full;
+		// multFew's at most four in half the lookups).
+		many, distinct := make([]float64, n), 9+rng.IntN(8)
+		for i := range many {
+			if x := math.Float64frombits(word(i % distinct)); !math.IsNaN(x) {
+				many[i] = x
+			}
+		}
+		multMany := NewCoded(many)
 		cols := []Col{Floats(xs), Clamped(used), Ints(free), IntHeadroom(free, used),
 			Static(&static), Static(&staticFew), Headroom(&static, used), Headroom(&staticFew, free)}
 		lo, span, m, base := num(n), num(n+1), num(n+2), num(n+3)
@@ -121,6 +130,8 @@ func FuzzPaths(f *testing.F) {
 					func(s []float64) { Accumulate(s, c, mult, ilo, ispan) },
 					func(s []float64) { AccumulateScalar(s, c, m, ilo, ispan) },
 					func(s []float64) { AccumulateCoded(s, c, &multFew, ilo, ispan) },
+					func(s []float64) { AccumulateCoded(s, c, &multMany, lo, span) },
+					func(s []float64) { AccumulateCoded(s, c, &multMany, ilo, ispan) },
 				} {
 					s := slices.Clone(mult)
 					if k%2 == 0 {

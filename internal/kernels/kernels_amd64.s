@@ -897,6 +897,265 @@ ret:
 	VZEROUPPER
 	RET
 
+// func accCodedSmallAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2
+TEXT ·accCodedSmallAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_42
+	CMPQ         SI, $0x01
+	JEQ          ints_43
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_44
+	CMPQ         SI, $0x03
+	JEQ          static_45
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_46
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_47
+	JMP          done_41
+
+floats_42:
+	MOVQ c_f+32(FP), SI
+	XORQ DI, DI
+
+loop_48:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y2
+	VSUBPD       Y0, Y2, Y2
+	VPBROADCASTD (DX)(R8*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPERMD       (BX), Y3, Y4
+	VPERMD       64(BX), Y3, Y3
+	VPUNPCKLDQ   Y3, Y4, Y5
+	VPUNPCKHDQ   Y3, Y4, Y3
+	VDIVPD       Y1, Y2, Y2
+	VMULPD       Y5, Y2, Y2
+	VADDPD       (AX)(DI*8), Y2, Y2
+	VMOVUPD      Y2, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y2
+	VSUBPD       Y0, Y2, Y2
+	VDIVPD       Y1, Y2, Y2
+	VMULPD       Y3, Y2, Y2
+	VADDPD       32(AX)(DI*8), Y2, Y2
+	VMOVUPD      Y2, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_48
+	JMP          done_41
+
+ints_43:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X2
+	VPBROADCASTD X2, X2
+	XORQ         DI, DI
+
+loop_49:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X2, X3
+	VCVTDQ2PD    X3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       (AX)(DI*8), Y3, Y3
+	VMOVUPD      Y3, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X2, X3
+	VCVTDQ2PD    X3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       32(AX)(DI*8), Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_49
+	JMP          done_41
+
+intheadroom_44:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y2, Y2, Y2
+	XORQ   R8, R8
+
+loop_50:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y3
+	VCVTDQ2PD    (SI)(R8*4), Y4
+	VSUBPD       Y4, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       (AX)(R8*8), Y3, Y3
+	VMOVUPD      Y3, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y3
+	VCVTDQ2PD    16(SI)(R8*4), Y5
+	VSUBPD       Y5, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       32(AX)(R8*8), Y3, Y3
+	VMOVUPD      Y3, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_50
+	JMP          done_41
+
+static_45:
+	MOVQ c_codes+56(FP), SI
+	MOVQ c_split+72(FP), DI
+	XORQ R8, R8
+
+loop_51:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y2
+	VPSRLVD      splitshifts<>+0(SB), Y2, Y2
+	VPSLLD       $0x1c, Y2, Y3
+	VPERMD       (DI), Y2, Y4
+	VPERMD       32(DI), Y2, Y5
+	VPERMD       64(DI), Y2, Y6
+	VPERMD       96(DI), Y2, Y2
+	VBLENDVPS    Y3, Y5, Y4, Y4
+	VBLENDVPS    Y3, Y2, Y6, Y6
+	VPUNPCKLDQ   Y6, Y4, Y2
+	VPUNPCKHDQ   Y6, Y4, Y3
+	VSUBPD       Y0, Y2, Y2
+	VPBROADCASTD (DX)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VDIVPD       Y1, Y2, Y2
+	VMULPD       Y6, Y2, Y2
+	VADDPD       (AX)(R8*8), Y2, Y2
+	VMOVUPD      Y2, (AX)(R8*8)
+	VSUBPD       Y0, Y3, Y2
+	VDIVPD       Y1, Y2, Y2
+	VMULPD       Y4, Y2, Y2
+	VADDPD       32(AX)(R8*8), Y2, Y2
+	VMOVUPD      Y2, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_51
+	JMP          done_41
+
+headroomfull_46:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y2, Y2, Y2
+	XORQ   R8, R8
+
+loop_52:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y3
+	VCVTDQ2PD    (DI)(R8*4), Y4
+	VSUBPD       Y4, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       (AX)(R8*8), Y3, Y3
+	VMOVUPD      Y3, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y3
+	VCVTDQ2PD    16(DI)(R8*4), Y5
+	VSUBPD       Y5, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       32(AX)(R8*8), Y3, Y3
+	VMOVUPD      Y3, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_52
+	JMP          done_41
+
+headroomcoded_47:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y2, Y2, Y2
+	XORQ   R9, R9
+
+loop_53:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (R8), Y3, Y5
+	VPERMD       32(R8), Y3, Y6
+	VPERMD       64(R8), Y3, Y7
+	VPERMD       96(R8), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VCVTDQ2PD    (SI)(R9*4), Y5
+	VSUBPD       Y5, Y3, Y3
+	VMAXPD       Y2, Y3, Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R10*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y7, Y3, Y3
+	VADDPD       (AX)(R9*8), Y3, Y3
+	VMOVUPD      Y3, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y3
+	VSUBPD       Y3, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y5, Y3, Y3
+	VADDPD       32(AX)(R9*8), Y3, Y3
+	VMOVUPD      Y3, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_53
+
+done_41:
+ret:
+	VZEROUPPER
+	RET
+
 // func accScaledAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
 TEXT ·accScaledAVX2(SB), NOSPLIT, $0-160
@@ -910,24 +1169,24 @@ TEXT ·accScaledAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_42
+	JEQ          floats_55
 	CMPQ         BX, $0x01
-	JEQ          ints_43
+	JEQ          ints_56
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_44
+	JEQ          intheadroom_57
 	CMPQ         BX, $0x03
-	JEQ          static_45
+	JEQ          static_58
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_46
+	JEQ          headroomfull_59
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_47
-	JMP          done_41
+	JEQ          headroomcoded_60
+	JMP          done_54
 
-floats_42:
+floats_55:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_48:
+loop_61:
 	VMOVUPD (BX)(SI*8), Y3
 	VSUBPD  Y0, Y3, Y3
 	VMOVUPD (DX)(SI*8), Y4
@@ -946,17 +1205,17 @@ loop_48:
 	VMOVUPD Y3, 32(AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_48
-	JMP     done_41
+	JB      loop_61
+	JMP     done_54
 
-ints_43:
+ints_56:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
 
-loop_49:
+loop_62:
 	VPMAXSD   (BX)(SI*4), X3, X4
 	VCVTDQ2PD X4, Y4
 	VSUBPD    Y0, Y4, Y4
@@ -977,16 +1236,16 @@ loop_49:
 	VMOVUPD   Y4, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_49
-	JMP       done_41
+	JB        loop_62
+	JMP       done_54
 
-intheadroom_44:
+intheadroom_57:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_50:
+loop_63:
 	VCVTDQ2PD (SI)(DI*4), Y4
 	VCVTDQ2PD (BX)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1011,15 +1270,15 @@ loop_50:
 	VMOVUPD   Y4, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_50
-	JMP       done_41
+	JB        loop_63
+	JMP       done_54
 
-static_45:
+static_58:
 	MOVQ c_codes+56(FP), BX
 	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
-loop_51:
+loop_64:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y3
@@ -1049,16 +1308,16 @@ loop_51:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_51
-	JMP          done_41
+	JB           loop_64
+	JMP          done_54
 
-headroomfull_46:
+headroomfull_59:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_52:
+loop_65:
 	VMOVUPD   (BX)(DI*8), Y4
 	VCVTDQ2PD (SI)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1083,17 +1342,17 @@ loop_52:
 	VMOVUPD   Y4, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_52
-	JMP       done_41
+	JB        loop_65
+	JMP       done_54
 
-headroomcoded_47:
+headroomcoded_60:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
 	MOVQ   c_split+72(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_53:
+loop_66:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y4
@@ -1129,9 +1388,9 @@ loop_53:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_53
+	JB           loop_66
 
-done_41:
+done_54:
 ret:
 	VZEROUPPER
 	RET
@@ -1150,24 +1409,24 @@ TEXT ·accScaledCodedAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_55
+	JEQ          floats_68
 	CMPQ         SI, $0x01
-	JEQ          ints_56
+	JEQ          ints_69
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_57
+	JEQ          intheadroom_70
 	CMPQ         SI, $0x03
-	JEQ          static_58
+	JEQ          static_71
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_59
+	JEQ          headroomfull_72
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_60
-	JMP          done_54
+	JEQ          headroomcoded_73
+	JMP          done_67
 
-floats_55:
+floats_68:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_61:
+loop_74:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y3
@@ -1197,17 +1456,17 @@ loop_61:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_61
-	JMP          done_54
+	JB           loop_74
+	JMP          done_67
 
-ints_56:
+ints_69:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
 
-loop_62:
+loop_75:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X3, X4
@@ -1239,16 +1498,16 @@ loop_62:
 	VMOVUPD      Y4, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_62
-	JMP          done_54
+	JB           loop_75
+	JMP          done_67
 
-intheadroom_57:
+intheadroom_70:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_63:
+loop_76:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y4
@@ -1284,15 +1543,15 @@ loop_63:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_63
-	JMP          done_54
+	JB           loop_76
+	JMP          done_67
 
-static_58:
+static_71:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_64:
+loop_77:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -1331,16 +1590,16 @@ loop_64:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_64
-	JMP          done_54
+	JB           loop_77
+	JMP          done_67
 
-headroomfull_59:
+headroomfull_72:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_65:
+loop_78:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y4
@@ -1376,17 +1635,17 @@ loop_65:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_65
-	JMP          done_54
+	JB           loop_78
+	JMP          done_67
 
-headroomcoded_60:
+headroomcoded_73:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
-loop_66:
+loop_79:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
@@ -1431,9 +1690,9 @@ loop_66:
 	VMOVUPD      Y4, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_66
+	JB           loop_79
 
-done_54:
+done_67:
 ret:
 	VZEROUPPER
 	RET
@@ -1451,24 +1710,24 @@ TEXT ·accScalarQAVX2(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Y3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_68
+	JEQ          floats_81
 	CMPQ         DX, $0x01
-	JEQ          ints_69
+	JEQ          ints_82
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_70
+	JEQ          intheadroom_83
 	CMPQ         DX, $0x03
-	JEQ          static_71
+	JEQ          static_84
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_72
+	JEQ          headroomfull_85
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_73
-	JMP          done_67
+	JEQ          headroomcoded_86
+	JMP          done_80
 
-floats_68:
+floats_81:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_74:
+loop_87:
 	VMOVUPD      (DX)(BX*8), Y4
 	VSUBPD       Y0, Y4, Y4
 	VMULPD       Y1, Y4, Y5
@@ -1487,17 +1746,17 @@ loop_74:
 	VMOVUPD      Y5, 32(AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_74
-	JMP          done_67
+	JB           loop_87
+	JMP          done_80
 
-ints_69:
+ints_82:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
 	VPBROADCASTD X4, X4
 	XORQ         BX, BX
 
-loop_75:
+loop_88:
 	VPMAXSD      (DX)(BX*4), X4, X5
 	VCVTDQ2PD    X5, Y5
 	VSUBPD       Y0, Y5, Y5
@@ -1518,16 +1777,16 @@ loop_75:
 	VMOVUPD      Y6, 32(AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_75
-	JMP          done_67
+	JB           loop_88
+	JMP          done_80
 
-intheadroom_70:
+intheadroom_83:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y4, Y4, Y4
 	XORQ   SI, SI
 
-loop_76:
+loop_89:
 	VCVTDQ2PD    (BX)(SI*4), Y5
 	VCVTDQ2PD    (DX)(SI*4), Y6
 	VSUBPD       Y6, Y5, Y5
@@ -1552,15 +1811,15 @@ loop_76:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_76
-	JMP          done_67
+	JB           loop_89
+	JMP          done_80
 
-static_71:
+static_84:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_77:
+loop_90:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y4
@@ -1590,16 +1849,16 @@ loop_77:
 	VMOVUPD      Y5, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_77
-	JMP          done_67
+	JB           loop_90
+	JMP          done_80
 
-headroomfull_72:
+headroomfull_85:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y4, Y4, Y4
 	XORQ   SI, SI
 
-loop_78:
+loop_91:
 	VMOVUPD      (DX)(SI*8), Y5
 	VCVTDQ2PD    (BX)(SI*4), Y6
 	VSUBPD       Y6, Y5, Y5
@@ -1624,17 +1883,17 @@ loop_78:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_78
-	JMP          done_67
+	JB           loop_91
+	JMP          done_80
 
-headroomcoded_73:
+headroomcoded_86:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y4, Y4, Y4
 	XORQ   DI, DI
 
-loop_79:
+loop_92:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y5
@@ -1670,9 +1929,9 @@ loop_79:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_79
+	JB           loop_92
 
-done_67:
+done_80:
 ret:
 	VZEROUPPER
 	RET
@@ -1690,24 +1949,24 @@ TEXT ·accMultQAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_81
+	JEQ          floats_94
 	CMPQ         BX, $0x01
-	JEQ          ints_82
+	JEQ          ints_95
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_83
+	JEQ          intheadroom_96
 	CMPQ         BX, $0x03
-	JEQ          static_84
+	JEQ          static_97
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_85
+	JEQ          headroomfull_98
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_86
-	JMP          done_80
+	JEQ          headroomcoded_99
+	JMP          done_93
 
-floats_81:
+floats_94:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_87:
+loop_100:
 	VMOVUPD      (BX)(SI*8), Y3
 	VSUBPD       Y0, Y3, Y3
 	VMOVUPD      (DX)(SI*8), Y4
@@ -1728,17 +1987,17 @@ loop_87:
 	VMOVUPD      Y5, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_87
-	JMP          done_80
+	JB           loop_100
+	JMP          done_93
 
-ints_82:
+ints_95:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
 
-loop_88:
+loop_101:
 	VPMAXSD      (BX)(SI*4), X3, X4
 	VCVTDQ2PD    X4, Y4
 	VSUBPD       Y0, Y4, Y4
@@ -1761,16 +2020,16 @@ loop_88:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_88
-	JMP          done_80
+	JB           loop_101
+	JMP          done_93
 
-intheadroom_83:
+intheadroom_96:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_89:
+loop_102:
 	VCVTDQ2PD    (SI)(DI*4), Y4
 	VCVTDQ2PD    (BX)(DI*4), Y5
 	VSUBPD       Y5, Y4, Y4
@@ -1797,15 +2056,15 @@ loop_89:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_89
-	JMP          done_80
+	JB           loop_102
+	JMP          done_93
 
-static_84:
+static_97:
 	MOVQ c_codes+56(FP), BX
 	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
-loop_90:
+loop_103:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y3
@@ -1837,16 +2096,16 @@ loop_90:
 	VMOVUPD      Y5, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_90
-	JMP          done_80
+	JB           loop_103
+	JMP          done_93
 
-headroomfull_85:
+headroomfull_98:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_91:
+loop_104:
 	VMOVUPD      (BX)(DI*8), Y4
 	VCVTDQ2PD    (SI)(DI*4), Y5
 	VSUBPD       Y5, Y4, Y4
@@ -1873,17 +2132,17 @@ loop_91:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_91
-	JMP          done_80
+	JB           loop_104
+	JMP          done_93
 
-headroomcoded_86:
+headroomcoded_99:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
 	MOVQ   c_split+72(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_92:
+loop_105:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y4
@@ -1921,9 +2180,9 @@ loop_92:
 	VMOVUPD      Y6, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_92
+	JB           loop_105
 
-done_80:
+done_93:
 ret:
 	VZEROUPPER
 	RET
@@ -1942,24 +2201,24 @@ TEXT ·accCodedQAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_94
+	JEQ          floats_107
 	CMPQ         SI, $0x01
-	JEQ          ints_95
+	JEQ          ints_108
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_96
+	JEQ          intheadroom_109
 	CMPQ         SI, $0x03
-	JEQ          static_97
+	JEQ          static_110
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_98
+	JEQ          headroomfull_111
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_99
-	JMP          done_93
+	JEQ          headroomcoded_112
+	JMP          done_106
 
-floats_94:
+floats_107:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_100:
+loop_113:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y3
@@ -1991,17 +2250,17 @@ loop_100:
 	VMOVUPD      Y4, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_100
-	JMP          done_93
+	JB           loop_113
+	JMP          done_106
 
-ints_95:
+ints_108:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
 
-loop_101:
+loop_114:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X3, X4
@@ -2035,16 +2294,16 @@ loop_101:
 	VMOVUPD      Y5, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_101
-	JMP          done_93
+	JB           loop_114
+	JMP          done_106
 
-intheadroom_96:
+intheadroom_109:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_102:
+loop_115:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y4
@@ -2082,15 +2341,15 @@ loop_102:
 	VMOVUPD      Y5, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_102
-	JMP          done_93
+	JB           loop_115
+	JMP          done_106
 
-static_97:
+static_110:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_103:
+loop_116:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -2131,16 +2390,16 @@ loop_103:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_103
-	JMP          done_93
+	JB           loop_116
+	JMP          done_106
 
-headroomfull_98:
+headroomfull_111:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_104:
+loop_117:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y4
@@ -2178,17 +2437,17 @@ loop_104:
 	VMOVUPD      Y5, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_104
-	JMP          done_93
+	JB           loop_117
+	JMP          done_106
 
-headroomcoded_99:
+headroomcoded_112:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
-loop_105:
+loop_118:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
@@ -2235,9 +2494,293 @@ loop_105:
 	VMOVUPD      Y5, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_105
+	JB           loop_118
 
-done_93:
+done_106:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQSmallAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accCodedQSmallAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_120
+	CMPQ         SI, $0x01
+	JEQ          ints_121
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_122
+	CMPQ         SI, $0x03
+	JEQ          static_123
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_124
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_125
+	JMP          done_119
+
+floats_120:
+	MOVQ c_f+32(FP), SI
+	XORQ DI, DI
+
+loop_126:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VMULPD       Y1, Y3, Y5
+	VFNMADD231PD Y2, Y5, Y3
+	VFMADD231PD  Y1, Y3, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       (AX)(DI*8), Y5, Y5
+	VMOVUPD      Y5, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VMULPD       Y1, Y3, Y5
+	VFNMADD231PD Y2, Y5, Y3
+	VFMADD231PD  Y1, Y3, Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       32(AX)(DI*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_126
+	JMP          done_119
+
+ints_121:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X3
+	VPBROADCASTD X3, X3
+	XORQ         DI, DI
+
+loop_127:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       (AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X3, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(DI*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_127
+	JMP          done_119
+
+intheadroom_122:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_128:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y4
+	VCVTDQ2PD    (SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       (AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y4
+	VCVTDQ2PD    16(SI)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_128
+	JMP          done_119
+
+static_123:
+	MOVQ c_codes+56(FP), SI
+	MOVQ c_split+72(FP), DI
+	XORQ R8, R8
+
+loop_129:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VMULPD       Y1, Y3, Y6
+	VFNMADD231PD Y2, Y6, Y3
+	VFMADD231PD  Y1, Y3, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       (AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(R8*8)
+	VSUBPD       Y0, Y4, Y3
+	VMULPD       Y1, Y3, Y4
+	VFNMADD231PD Y2, Y4, Y3
+	VFMADD231PD  Y1, Y3, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       32(AX)(R8*8), Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_129
+	JMP          done_119
+
+headroomfull_124:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_130:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y4
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       (AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y4
+	VCVTDQ2PD    16(DI)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       32(AX)(R8*8), Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_130
+	JMP          done_119
+
+headroomcoded_125:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y3, Y3, Y3
+	XORQ   R9, R9
+
+loop_131:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (R8), Y4, Y6
+	VPERMD       32(R8), Y4, Y7
+	VPERMD       64(R8), Y4, Y8
+	VPERMD       96(R8), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (SI)(R9*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R10*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y8, Y7, Y7
+	VADDPD       (AX)(R9*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       32(AX)(R9*8), Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_131
+
+done_119:
 ret:
 	VZEROUPPER
 	RET
@@ -2252,24 +2795,24 @@ TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_107
+	JEQ          floats_133
 	CMPQ         DX, $0x01
-	JEQ          ints_108
+	JEQ          ints_134
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_109
+	JEQ          intheadroom_135
 	CMPQ         DX, $0x03
-	JEQ          static_110
+	JEQ          static_136
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_111
+	JEQ          headroomfull_137
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_112
-	JMP          done_106
+	JEQ          headroomcoded_138
+	JMP          done_132
 
-floats_107:
+floats_133:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_113:
+loop_139:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD Y1, (AX)(BX*8)
@@ -2278,17 +2821,17 @@ loop_113:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_113
-	JMP     done_106
+	JB      loop_139
+	JMP     done_132
 
-ints_108:
+ints_134:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_114:
+loop_140:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -2299,16 +2842,16 @@ loop_114:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_114
-	JMP       done_106
+	JB        loop_140
+	JMP       done_132
 
-intheadroom_109:
+intheadroom_135:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_115:
+loop_141:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2323,15 +2866,15 @@ loop_115:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_115
-	JMP       done_106
+	JB        loop_141
+	JMP       done_132
 
-static_110:
+static_136:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_116:
+loop_142:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -2351,16 +2894,16 @@ loop_116:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_116
-	JMP          done_106
+	JB           loop_142
+	JMP          done_132
 
-headroomfull_111:
+headroomfull_137:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_117:
+loop_143:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2375,17 +2918,17 @@ loop_117:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_117
-	JMP       done_106
+	JB        loop_143
+	JMP       done_132
 
-headroomcoded_112:
+headroomcoded_138:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_118:
+loop_144:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -2411,9 +2954,9 @@ loop_118:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_118
+	JB           loop_144
 
-done_106:
+done_132:
 ret:
 	VZEROUPPER
 	RET
@@ -2428,24 +2971,24 @@ TEXT ·weighAddAVX2(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_120
+	JEQ          floats_146
 	CMPQ         DX, $0x01
-	JEQ          ints_121
+	JEQ          ints_147
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_122
+	JEQ          intheadroom_148
 	CMPQ         DX, $0x03
-	JEQ          static_123
+	JEQ          static_149
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_124
+	JEQ          headroomfull_150
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_125
-	JMP          done_119
+	JEQ          headroomcoded_151
+	JMP          done_145
 
-floats_120:
+floats_146:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_126:
+loop_152:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VADDPD  (AX)(BX*8), Y1, Y1
@@ -2456,17 +2999,17 @@ loop_126:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_126
-	JMP     done_119
+	JB      loop_152
+	JMP     done_145
 
-ints_121:
+ints_147:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_127:
+loop_153:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -2479,16 +3022,16 @@ loop_127:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_127
-	JMP       done_119
+	JB        loop_153
+	JMP       done_145
 
-intheadroom_122:
+intheadroom_148:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_128:
+loop_154:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2505,15 +3048,15 @@ loop_128:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_128
-	JMP       done_119
+	JB        loop_154
+	JMP       done_145
 
-static_123:
+static_149:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_129:
+loop_155:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -2535,16 +3078,16 @@ loop_129:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_129
-	JMP          done_119
+	JB           loop_155
+	JMP          done_145
 
-headroomfull_124:
+headroomfull_150:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_130:
+loop_156:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2561,17 +3104,17 @@ loop_130:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_130
-	JMP       done_119
+	JB        loop_156
+	JMP       done_145
 
-headroomcoded_125:
+headroomcoded_151:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_131:
+loop_157:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -2599,9 +3142,9 @@ loop_131:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_131
+	JB           loop_157
 
-done_119:
+done_145:
 ret:
 	VZEROUPPER
 	RET
@@ -2617,39 +3160,39 @@ TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Y1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_133
+	JEQ          floats_159
 	CMPQ         SI, $0x01
-	JEQ          ints_134
+	JEQ          ints_160
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_135
+	JEQ          intheadroom_161
 	CMPQ         SI, $0x03
-	JEQ          static_136
+	JEQ          static_162
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_137
+	JEQ          headroomfull_163
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_138
-	JMP          done_132
+	JEQ          headroomcoded_164
+	JMP          done_158
 
-floats_133:
+floats_159:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_139:
+block_165:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_140:
+word_166:
 	MOVQ    (AX)(R8*8), R11
 	TESTQ   R11, R11
-	JZ      next_141
+	JZ      next_167
 	MOVQ    R9, R10
 	SHRQ    $0x03, R10
 	CMPQ    R11, $-1
-	JNE     masked_142
+	JNE     masked_168
 	VMOVUPD (SI)(R9*8), Y6
 	VMINPD  Y6, Y2, Y7
 	VMINPD  Y2, Y6, Y2
@@ -2762,9 +3305,9 @@ word_140:
 	VMAXPD  Y6, Y5, Y7
 	VMAXPD  Y5, Y6, Y5
 	VANDPD  Y7, Y5, Y5
-	JMP     wdone_143
+	JMP     wdone_169
 
-masked_142:
+masked_168:
 	VMOVQ        R11, X6
 	VPBROADCASTQ X6, Y6
 	VMOVUPD      (SI)(R9*8), Y7
@@ -2928,12 +3471,12 @@ masked_142:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_143:
-next_141:
+wdone_169:
+next_167:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_140
+	JNZ          word_166
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -2962,10 +3505,10 @@ next_141:
 	VMOVSD       X3, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_139
-	JMP          done_132
+	JB           block_165
+	JMP          done_158
 
-ints_134:
+ints_160:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -2974,20 +3517,20 @@ ints_134:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_144:
+block_170:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_145:
+word_171:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_146
+	JZ        next_172
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	CMPQ      R11, $-1
-	JNE       masked_147
+	JNE       masked_173
 	VPMAXSD   (SI)(R9*4), X2, X7
 	VCVTDQ2PD X7, Y7
 	VMINPD    Y7, Y3, Y8
@@ -3116,9 +3659,9 @@ word_145:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_148
+	JMP       wdone_174
 
-masked_147:
+masked_173:
 	VMOVQ        R11, X7
 	VPBROADCASTQ X7, Y7
 	VPMAXSD      (SI)(R9*4), X2, X8
@@ -3298,12 +3841,12 @@ masked_147:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_148:
-next_146:
+wdone_174:
+next_172:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_145
+	JNZ          word_171
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -3332,10 +3875,10 @@ next_146:
 	VMOVSD       X4, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_144
-	JMP          done_132
+	JB           block_170
+	JMP          done_158
 
-intheadroom_135:
+intheadroom_161:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -3343,20 +3886,20 @@ intheadroom_135:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_149:
+block_175:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_150:
+word_176:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_151
+	JZ        next_177
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_152
+	JNE       masked_178
 	VCVTDQ2PD (DI)(R10*4), Y7
 	VCVTDQ2PD (SI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -3517,9 +4060,9 @@ word_150:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_153
+	JMP       wdone_179
 
-masked_152:
+masked_178:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VCVTDQ2PD    (DI)(R10*4), Y8
@@ -3731,12 +4274,12 @@ masked_152:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_153:
-next_151:
+wdone_179:
+next_177:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_150
+	JNZ          word_176
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -3765,30 +4308,30 @@ next_151:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_149
-	JMP          done_132
+	JB           block_175
+	JMP          done_158
 
-static_136:
+static_162:
 	MOVQ c_codes+32(FP), SI
 	MOVQ c_split+48(FP), DI
 	XORQ R8, R8
 	XORQ R9, R9
 	XORQ R10, R10
 
-block_154:
+block_180:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_155:
+word_181:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_156
+	JZ           next_182
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	CMPQ         R12, $-1
-	JNE          masked_157
+	JNE          masked_183
 	VPBROADCASTD (SI)(R11*4), Y6
 	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
 	VPSLLD       $0x1c, Y6, Y7
@@ -3973,9 +4516,9 @@ word_155:
 	VMAXPD       Y7, Y5, Y6
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
-	JMP          wdone_158
+	JMP          wdone_184
 
-masked_157:
+masked_183:
 	VMOVQ        R12, X6
 	VPBROADCASTQ X6, Y6
 	VPBROADCASTD (SI)(R11*4), Y7
@@ -4211,12 +4754,12 @@ masked_157:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_158:
-next_156:
+wdone_184:
+next_182:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_155
+	JNZ          word_181
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -4245,10 +4788,10 @@ next_156:
 	VMOVSD       X3, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_154
-	JMP          done_132
+	JB           block_180
+	JMP          done_158
 
-headroomfull_137:
+headroomfull_163:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -4256,20 +4799,20 @@ headroomfull_137:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_159:
+block_185:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_160:
+word_186:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_161
+	JZ        next_187
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_162
+	JNE       masked_188
 	VMOVUPD   (SI)(R10*8), Y7
 	VCVTDQ2PD (DI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -4430,9 +4973,9 @@ word_160:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_163
+	JMP       wdone_189
 
-masked_162:
+masked_188:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VMOVUPD      (SI)(R10*8), Y8
@@ -4644,12 +5187,12 @@ masked_162:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_163:
-next_161:
+wdone_189:
+next_187:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_160
+	JNZ          word_186
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -4678,10 +5221,10 @@ next_161:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_159
-	JMP          done_132
+	JB           block_185
+	JMP          done_158
 
-headroomcoded_138:
+headroomcoded_164:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_codes+32(FP), DI
 	MOVQ   c_split+48(FP), R8
@@ -4690,20 +5233,20 @@ headroomcoded_138:
 	XORQ   R10, R10
 	XORQ   R11, R11
 
-block_164:
+block_190:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_165:
+word_191:
 	MOVQ         (AX)(R10*8), R13
 	TESTQ        R13, R13
-	JZ           next_166
+	JZ           next_192
 	MOVQ         R11, R12
 	SHRQ         $0x03, R12
 	CMPQ         R13, $-1
-	JNE          masked_167
+	JNE          masked_193
 	VPBROADCASTD (DI)(R12*4), Y7
 	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
 	VPSLLD       $0x1c, Y7, Y8
@@ -4936,9 +5479,9 @@ word_165:
 	VMAXPD       Y8, Y6, Y7
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
-	JMP          wdone_168
+	JMP          wdone_194
 
-masked_167:
+masked_193:
 	VMOVQ        R13, X7
 	VPBROADCASTQ X7, Y7
 	VPBROADCASTD (DI)(R12*4), Y8
@@ -5222,12 +5765,12 @@ masked_167:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_168:
-next_166:
+wdone_194:
+next_192:
 	INCQ         R10
 	ADDQ         $0x40, R11
 	TESTQ        $0x00000007, R10
-	JNZ          word_165
+	JNZ          word_191
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -5256,9 +5799,9 @@ next_166:
 	VMOVSD       X4, (BX)(R9*8)
 	INCQ         R9
 	CMPQ         R9, CX
-	JB           block_164
+	JB           block_190
 
-done_132:
+done_158:
 	VZEROUPPER
 	RET
 
@@ -5275,18 +5818,18 @@ TEXT ·maxMaskedAVX2(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_169:
+block_195:
 	VMOVAPD Y0, Y1
 	VMOVAPD Y0, Y2
 
-word_170:
+word_196:
 	MOVQ    (CX)(DI*8), R10
 	TESTQ   R10, R10
-	JZ      next_171
+	JZ      next_197
 	MOVQ    R8, R9
 	SHRQ    $0x03, R9
 	CMPQ    R10, $-1
-	JNE     masked_172
+	JNE     masked_198
 	VMOVUPD (AX)(R8*8), Y3
 	VMAXPD  Y3, Y1, Y4
 	VMAXPD  Y1, Y3, Y1
@@ -5351,9 +5894,9 @@ word_170:
 	VMAXPD  Y3, Y2, Y4
 	VMAXPD  Y2, Y3, Y2
 	VANDPD  Y4, Y2, Y2
-	JMP     wdone_173
+	JMP     wdone_199
 
-masked_172:
+masked_198:
 	VMOVQ        R10, X3
 	VPBROADCASTQ X3, Y3
 	VMOVUPD      (AX)(R8*8), Y4
@@ -5453,12 +5996,12 @@ masked_172:
 	VMAXPD       Y2, Y3, Y2
 	VANDPD       Y4, Y2, Y2
 
-wdone_173:
-next_171:
+wdone_199:
+next_197:
 	INCQ         DI
 	ADDQ         $0x40, R8
 	TESTQ        $0x00000007, DI
-	JNZ          word_170
+	JNZ          word_196
 	VMAXPD       Y2, Y1, Y3
 	VMAXPD       Y1, Y2, Y1
 	VANDPD       Y3, Y1, Y1
@@ -5474,7 +6017,7 @@ next_171:
 	VMOVSD       X1, (BX)(SI*8)
 	INCQ         SI
 	CMPQ         SI, DX
-	JB           block_169
+	JB           block_195
 	VZEROUPPER
 	RET
 
@@ -5570,18 +6113,18 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_175
+	JZ           form_201
 	TESTQ        SI, SI
-	JZ           form_175
+	JZ           form_201
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_176:
+word_202:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_177
+	JZ        next_203
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -5971,28 +6514,28 @@ word_176:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_177:
+next_203:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_176
-	JMP  done_174
+	JB   word_202
+	JMP  done_200
 
-form_175:
+form_201:
 	TESTQ BX, BX
-	JNZ   form_178
+	JNZ   form_204
 	TESTQ SI, SI
-	JZ    form_178
+	JZ    form_204
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_179:
+word_205:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_180
+	JZ           next_206
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -6454,28 +6997,28 @@ word_179:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_180:
+next_206:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_179
-	JMP  done_174
+	JB   word_205
+	JMP  done_200
 
-form_178:
+form_204:
 	TESTQ BX, BX
-	JZ    form_181
+	JZ    form_207
 	TESTQ SI, SI
-	JNZ   form_181
+	JNZ   form_207
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_182:
+word_208:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_183
+	JZ           next_209
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -6937,18 +7480,18 @@ word_182:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_183:
+next_209:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_182
-	JMP  done_174
+	JB   word_208
+	JMP  done_200
 
-form_181:
+form_207:
 	TESTQ BX, BX
-	JNZ   form_184
+	JNZ   form_210
 	TESTQ SI, SI
-	JNZ   form_184
+	JNZ   form_210
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -6956,10 +7499,10 @@ form_181:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_185:
+word_211:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_186
+	JZ           next_212
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -7493,15 +8036,15 @@ word_185:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_186:
+next_212:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_185
-	JMP  done_174
+	JB   word_211
+	JMP  done_200
 
-form_184:
-done_174:
+form_210:
+done_200:
 ret:
 	VZEROUPPER
 	RET
@@ -7522,18 +8065,18 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_188
+	JZ           form_214
 	TESTQ        SI, SI
-	JZ           form_188
+	JZ           form_214
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_189:
+word_215:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_190
+	JZ        next_216
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -7876,28 +8419,28 @@ word_189:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_190:
+next_216:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_189
-	JMP  done_187
+	JB   word_215
+	JMP  done_213
 
-form_188:
+form_214:
 	TESTQ BX, BX
-	JNZ   form_191
+	JNZ   form_217
 	TESTQ SI, SI
-	JZ    form_191
+	JZ    form_217
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_192:
+word_218:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_193
+	JZ           next_219
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -8312,28 +8855,28 @@ word_192:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_193:
+next_219:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_192
-	JMP  done_187
+	JB   word_218
+	JMP  done_213
 
-form_191:
+form_217:
 	TESTQ BX, BX
-	JZ    form_194
+	JZ    form_220
 	TESTQ SI, SI
-	JNZ   form_194
+	JNZ   form_220
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_195:
+word_221:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_196
+	JZ           next_222
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -8748,18 +9291,18 @@ word_195:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_196:
+next_222:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_195
-	JMP  done_187
+	JB   word_221
+	JMP  done_213
 
-form_194:
+form_220:
 	TESTQ BX, BX
-	JNZ   form_197
+	JNZ   form_223
 	TESTQ SI, SI
-	JNZ   form_197
+	JNZ   form_223
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -8767,10 +9310,10 @@ form_194:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_198:
+word_224:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_199
+	JZ           next_225
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -9257,15 +9800,15 @@ word_198:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_199:
+next_225:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_198
-	JMP  done_187
+	JB   word_224
+	JMP  done_213
 
-form_197:
-done_187:
+form_223:
+done_213:
 ret:
 	VZEROUPPER
 	RET
@@ -9286,18 +9829,18 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_201
+	JZ           form_227
 	TESTQ        SI, SI
-	JZ           form_201
+	JZ           form_227
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_202:
+word_228:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_203
+	JZ        next_229
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -9703,28 +10246,28 @@ word_202:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_203:
+next_229:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_202
-	JMP  done_200
+	JB   word_228
+	JMP  done_226
 
-form_201:
+form_227:
 	TESTQ BX, BX
-	JNZ   form_204
+	JNZ   form_230
 	TESTQ SI, SI
-	JZ    form_204
+	JZ    form_230
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_205:
+word_231:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_206
+	JZ           next_232
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -10202,28 +10745,28 @@ word_205:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_206:
+next_232:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_205
-	JMP  done_200
+	JB   word_231
+	JMP  done_226
 
-form_204:
+form_230:
 	TESTQ BX, BX
-	JZ    form_207
+	JZ    form_233
 	TESTQ SI, SI
-	JNZ   form_207
+	JNZ   form_233
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_208:
+word_234:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_209
+	JZ           next_235
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -10701,18 +11244,18 @@ word_208:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_209:
+next_235:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_208
-	JMP  done_200
+	JB   word_234
+	JMP  done_226
 
-form_207:
+form_233:
 	TESTQ BX, BX
-	JNZ   form_210
+	JNZ   form_236
 	TESTQ SI, SI
-	JNZ   form_210
+	JNZ   form_236
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -10720,10 +11263,10 @@ form_207:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_211:
+word_237:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_212
+	JZ           next_238
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -11273,15 +11816,15 @@ word_211:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_212:
+next_238:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_211
-	JMP  done_200
+	JB   word_237
+	JMP  done_226
 
-form_210:
-done_200:
+form_236:
+done_226:
 ret:
 	VZEROUPPER
 	RET
@@ -11297,17 +11840,17 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_214
+	JNZ          form_240
 	TESTQ        SI, SI
-	JNZ          form_214
+	JNZ          form_240
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_215:
+word_241:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_216
+	JZ        next_242
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -11393,24 +11936,24 @@ word_215:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_216:
+next_242:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_215
-	JMP  done_213
+	JB   word_241
+	JMP  done_239
 
-form_214:
+form_240:
 	TESTQ BX, BX
-	JZ    form_217
+	JZ    form_243
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_218:
+word_244:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_219
+	JZ        next_245
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -11512,23 +12055,23 @@ word_218:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_219:
+next_245:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_218
-	JMP  done_213
+	JB   word_244
+	JMP  done_239
 
-form_217:
+form_243:
 	MOVQ limits_codes+48(FP), BX
 	MOVQ limits_split+64(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 
-word_221:
+word_247:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_222
+	JZ           next_248
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -11702,14 +12245,14 @@ word_221:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_222:
+next_248:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_221
-	JMP  done_213
+	JB   word_247
+	JMP  done_239
 
-done_213:
+done_239:
 ret:
 	VZEROUPPER
 	RET
@@ -11732,10 +12275,10 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_223:
+word_249:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_224
+	JZ        next_250
 	XORQ      R9, R9
 	VMOVDQU   (DX)(DI*4), Y2
 	VPCMPGTD  Y2, Y0, Y3
@@ -11797,11 +12340,11 @@ word_223:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_224:
+next_250:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_223
+	JB   word_249
 
 ret:
 	VZEROUPPER
@@ -11818,13 +12361,13 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD neginf<>+0(SB), Z3
 	XORQ         DX, DX
 
-loop_225:
+loop_251:
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
 	ADDQ          $0x08, DX
 	CMPQ          DX, CX
-	JB            loop_225
+	JB            loop_251
 	VRANGEPD      $0x04, Z2, Z0, Z0
 	VRANGEPD      $0x05, Z3, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z0, Y2
@@ -11860,24 +12403,24 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_227
+	JEQ          floats_253
 	CMPQ         DX, $0x01
-	JEQ          ints_228
+	JEQ          ints_254
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_229
+	JEQ          intheadroom_255
 	CMPQ         DX, $0x03
-	JEQ          static_230
+	JEQ          static_256
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_231
+	JEQ          headroomfull_257
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_232
-	JMP          done_226
+	JEQ          headroomcoded_258
+	JMP          done_252
 
-floats_227:
+floats_253:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_233:
+loop_259:
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -11886,17 +12429,17 @@ loop_233:
 	VMOVUPD Z3, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_233
-	JMP     done_226
+	JB      loop_259
+	JMP     done_252
 
-ints_228:
+ints_254:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
 	VPBROADCASTD X3, Y3
 	XORQ         BX, BX
 
-loop_234:
+loop_260:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -11906,16 +12449,16 @@ loop_234:
 	VMOVUPD   Z4, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_234
-	JMP       done_226
+	JB        loop_260
+	JMP       done_252
 
-intheadroom_229:
+intheadroom_255:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_235:
+loop_261:
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11927,10 +12470,10 @@ loop_235:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_235
-	JMP       done_226
+	JB        loop_261
+	JMP       done_252
 
-static_230:
+static_256:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -11938,7 +12481,7 @@ static_230:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      BX, BX
 
-loop_236:
+loop_262:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z6
@@ -11951,16 +12494,16 @@ loop_236:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_236
-	JMP          done_226
+	JB           loop_262
+	JMP          done_252
 
-headroomfull_231:
+headroomfull_257:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_237:
+loop_263:
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -11972,10 +12515,10 @@ loop_237:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_237
-	JMP       done_226
+	JB        loop_263
+	JMP       done_252
 
-headroomcoded_232:
+headroomcoded_258:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -11985,7 +12528,7 @@ headroomcoded_232:
 	VXORPD    Z6, Z6, Z6
 	XORQ      SI, SI
 
-loop_238:
+loop_264:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -12001,9 +12544,9 @@ loop_238:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_238
+	JB           loop_264
 
-done_226:
+done_252:
 ret:
 	VZEROUPPER
 	RET
@@ -12017,363 +12560,6 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	JZ           ret
 	VBROADCASTSD p_lo+128(FP), Z0
 	VBROADCASTSD p_span+136(FP), Z1
-	MOVQ         p_mult+88(FP), DX
-	MOVQ         c_kind+24(FP), BX
-	CMPQ         BX, $0x00
-	JEQ          floats_240
-	CMPQ         BX, $0x01
-	JEQ          ints_241
-	CMPQ         BX, $0x02
-	JEQ          intheadroom_242
-	CMPQ         BX, $0x03
-	JEQ          static_243
-	CMPQ         BX, $0x04
-	JEQ          headroomfull_244
-	CMPQ         BX, $0x05
-	JEQ          headroomcoded_245
-	JMP          done_239
-
-floats_240:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
-
-loop_246:
-	VMOVUPD (BX)(SI*8), Z2
-	VSUBPD  Z0, Z2, Z2
-	VMOVUPD (DX)(SI*8), Z3
-	VDIVPD  Z1, Z2, Z2
-	VMULPD  Z3, Z2, Z2
-	VADDPD  (AX)(SI*8), Z2, Z2
-	VMOVUPD Z2, (AX)(SI*8)
-	ADDQ    $0x08, SI
-	CMPQ    SI, CX
-	JB      loop_246
-	JMP     done_239
-
-ints_241:
-	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+80(FP), SI
-	VMOVD        SI, X2
-	VPBROADCASTD X2, Y2
-	XORQ         SI, SI
-
-loop_247:
-	VPMAXSD   (BX)(SI*4), Y2, Y3
-	VCVTDQ2PD Y3, Z3
-	VSUBPD    Z0, Z3, Z3
-	VMOVUPD   (DX)(SI*8), Z4
-	VDIVPD    Z1, Z3, Z3
-	VMULPD    Z4, Z3, Z3
-	VADDPD    (AX)(SI*8), Z3, Z3
-	VMOVUPD   Z3, (AX)(SI*8)
-	ADDQ      $0x08, SI
-	CMPQ      SI, CX
-	JB        loop_247
-	JMP       done_239
-
-intheadroom_242:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z2, Z2, Z2
-	XORQ   DI, DI
-
-loop_248:
-	VCVTDQ2PD (SI)(DI*4), Z3
-	VCVTDQ2PD (BX)(DI*4), Z4
-	VSUBPD    Z4, Z3, Z3
-	VMAXPD    Z2, Z3, Z3
-	VSUBPD    Z0, Z3, Z3
-	VMOVUPD   (DX)(DI*8), Z4
-	VDIVPD    Z1, Z3, Z3
-	VMULPD    Z4, Z3, Z3
-	VADDPD    (AX)(DI*8), Z3, Z3
-	VMOVUPD   Z3, (AX)(DI*8)
-	ADDQ      $0x08, DI
-	CMPQ      DI, CX
-	JB        loop_248
-	JMP       done_239
-
-static_243:
-	MOVQ      c_codes+56(FP), BX
-	MOVQ      c_tab+64(FP), SI
-	VMOVUPD   (SI), Z2
-	VMOVUPD   64(SI), Z3
-	VMOVDQU64 codeshifts<>+0(SB), Z4
-	XORQ      SI, SI
-
-loop_249:
-	MOVQ         SI, DI
-	SHRQ         $0x03, DI
-	VPBROADCASTD (BX)(DI*4), Z5
-	VPSRLVQ      Z4, Z5, Z5
-	VPERMI2PD    Z3, Z2, Z5
-	VSUBPD       Z0, Z5, Z5
-	VMOVUPD      (DX)(SI*8), Z6
-	VDIVPD       Z1, Z5, Z5
-	VMULPD       Z6, Z5, Z5
-	VADDPD       (AX)(SI*8), Z5, Z5
-	VMOVUPD      Z5, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
-	JB           loop_249
-	JMP          done_239
-
-headroomfull_244:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z2, Z2, Z2
-	XORQ   DI, DI
-
-loop_250:
-	VMOVUPD   (BX)(DI*8), Z3
-	VCVTDQ2PD (SI)(DI*4), Z4
-	VSUBPD    Z4, Z3, Z3
-	VMAXPD    Z2, Z3, Z3
-	VSUBPD    Z0, Z3, Z3
-	VMOVUPD   (DX)(DI*8), Z4
-	VDIVPD    Z1, Z3, Z3
-	VMULPD    Z4, Z3, Z3
-	VADDPD    (AX)(DI*8), Z3, Z3
-	VMOVUPD   Z3, (AX)(DI*8)
-	ADDQ      $0x08, DI
-	CMPQ      DI, CX
-	JB        loop_250
-	JMP       done_239
-
-headroomcoded_245:
-	MOVQ      c_i+40(FP), BX
-	MOVQ      c_codes+56(FP), SI
-	MOVQ      c_tab+64(FP), DI
-	VMOVUPD   (DI), Z2
-	VMOVUPD   64(DI), Z3
-	VMOVDQU64 codeshifts<>+0(SB), Z4
-	VXORPD    Z5, Z5, Z5
-	XORQ      DI, DI
-
-loop_251:
-	MOVQ         DI, R8
-	SHRQ         $0x03, R8
-	VPBROADCASTD (SI)(R8*4), Z6
-	VPSRLVQ      Z4, Z6, Z6
-	VPERMI2PD    Z3, Z2, Z6
-	VCVTDQ2PD    (BX)(DI*4), Z7
-	VSUBPD       Z7, Z6, Z6
-	VMAXPD       Z5, Z6, Z6
-	VSUBPD       Z0, Z6, Z6
-	VMOVUPD      (DX)(DI*8), Z7
-	VDIVPD       Z1, Z6, Z6
-	VMULPD       Z7, Z6, Z6
-	VADDPD       (AX)(DI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(DI*8)
-	ADDQ         $0x08, DI
-	CMPQ         DI, CX
-	JB           loop_251
-
-done_239:
-ret:
-	VZEROUPPER
-	RET
-
-// func accCodedAVX512(score []float64, c colArg, p opArg)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
-	MOVQ         score_base+0(FP), AX
-	MOVQ         score_len+8(FP), CX
-	TESTQ        CX, CX
-	JZ           ret
-	VBROADCASTSD p_lo+128(FP), Z0
-	VBROADCASTSD p_span+136(FP), Z1
-	MOVQ         p_codes+96(FP), DX
-	MOVQ         p_tab+104(FP), BX
-	VMOVUPD      (BX), Z2
-	VMOVUPD      64(BX), Z3
-	VMOVDQU64    codeshifts<>+0(SB), Z4
-	MOVQ         c_kind+24(FP), BX
-	CMPQ         BX, $0x00
-	JEQ          floats_253
-	CMPQ         BX, $0x01
-	JEQ          ints_254
-	CMPQ         BX, $0x02
-	JEQ          intheadroom_255
-	CMPQ         BX, $0x03
-	JEQ          static_256
-	CMPQ         BX, $0x04
-	JEQ          headroomfull_257
-	CMPQ         BX, $0x05
-	JEQ          headroomcoded_258
-	JMP          done_252
-
-floats_253:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
-
-loop_259:
-	MOVQ         SI, DI
-	SHRQ         $0x03, DI
-	VMOVUPD      (BX)(SI*8), Z5
-	VSUBPD       Z0, Z5, Z5
-	VPBROADCASTD (DX)(DI*4), Z6
-	VPSRLVQ      Z4, Z6, Z6
-	VPERMI2PD    Z3, Z2, Z6
-	VDIVPD       Z1, Z5, Z5
-	VMULPD       Z6, Z5, Z5
-	VADDPD       (AX)(SI*8), Z5, Z5
-	VMOVUPD      Z5, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
-	JB           loop_259
-	JMP          done_252
-
-ints_254:
-	MOVQ         c_i+40(FP), BX
-	MOVL         c_min+80(FP), SI
-	VMOVD        SI, X5
-	VPBROADCASTD X5, Y5
-	XORQ         SI, SI
-
-loop_260:
-	MOVQ         SI, DI
-	SHRQ         $0x03, DI
-	VPMAXSD      (BX)(SI*4), Y5, Y6
-	VCVTDQ2PD    Y6, Z6
-	VSUBPD       Z0, Z6, Z6
-	VPBROADCASTD (DX)(DI*4), Z7
-	VPSRLVQ      Z4, Z7, Z7
-	VPERMI2PD    Z3, Z2, Z7
-	VDIVPD       Z1, Z6, Z6
-	VMULPD       Z7, Z6, Z6
-	VADDPD       (AX)(SI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
-	JB           loop_260
-	JMP          done_252
-
-intheadroom_255:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z5, Z5, Z5
-	XORQ   DI, DI
-
-loop_261:
-	MOVQ         DI, R8
-	SHRQ         $0x03, R8
-	VCVTDQ2PD    (SI)(DI*4), Z6
-	VCVTDQ2PD    (BX)(DI*4), Z7
-	VSUBPD       Z7, Z6, Z6
-	VMAXPD       Z5, Z6, Z6
-	VSUBPD       Z0, Z6, Z6
-	VPBROADCASTD (DX)(R8*4), Z7
-	VPSRLVQ      Z4, Z7, Z7
-	VPERMI2PD    Z3, Z2, Z7
-	VDIVPD       Z1, Z6, Z6
-	VMULPD       Z7, Z6, Z6
-	VADDPD       (AX)(DI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(DI*8)
-	ADDQ         $0x08, DI
-	CMPQ         DI, CX
-	JB           loop_261
-	JMP          done_252
-
-static_256:
-	MOVQ      c_codes+56(FP), BX
-	MOVQ      c_tab+64(FP), SI
-	VMOVUPD   (SI), Z5
-	VMOVUPD   64(SI), Z6
-	VMOVDQU64 codeshifts<>+0(SB), Z7
-	XORQ      SI, SI
-
-loop_262:
-	MOVQ         SI, DI
-	SHRQ         $0x03, DI
-	VPBROADCASTD (BX)(DI*4), Z8
-	VPSRLVQ      Z7, Z8, Z8
-	VPERMI2PD    Z6, Z5, Z8
-	VSUBPD       Z0, Z8, Z8
-	VPBROADCASTD (DX)(DI*4), Z9
-	VPSRLVQ      Z4, Z9, Z9
-	VPERMI2PD    Z3, Z2, Z9
-	VDIVPD       Z1, Z8, Z8
-	VMULPD       Z9, Z8, Z8
-	VADDPD       (AX)(SI*8), Z8, Z8
-	VMOVUPD      Z8, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
-	JB           loop_262
-	JMP          done_252
-
-headroomfull_257:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z5, Z5, Z5
-	XORQ   DI, DI
-
-loop_263:
-	MOVQ         DI, R8
-	SHRQ         $0x03, R8
-	VMOVUPD      (BX)(DI*8), Z6
-	VCVTDQ2PD    (SI)(DI*4), Z7
-	VSUBPD       Z7, Z6, Z6
-	VMAXPD       Z5, Z6, Z6
-	VSUBPD       Z0, Z6, Z6
-	VPBROADCASTD (DX)(R8*4), Z7
-	VPSRLVQ      Z4, Z7, Z7
-	VPERMI2PD    Z3, Z2, Z7
-	VDIVPD       Z1, Z6, Z6
-	VMULPD       Z7, Z6, Z6
-	VADDPD       (AX)(DI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(DI*8)
-	ADDQ         $0x08, DI
-	CMPQ         DI, CX
-	JB           loop_263
-	JMP          done_252
-
-headroomcoded_258:
-	MOVQ      c_i+40(FP), BX
-	MOVQ      c_codes+56(FP), SI
-	MOVQ      c_tab+64(FP), DI
-	VMOVUPD   (DI), Z5
-	VMOVUPD   64(DI), Z6
-	VMOVDQU64 codeshifts<>+0(SB), Z7
-	VXORPD    Z8, Z8, Z8
-	XORQ      DI, DI
-
-loop_264:
-	MOVQ         DI, R8
-	SHRQ         $0x03, R8
-	VPBROADCASTD (SI)(R8*4), Z9
-	VPSRLVQ      Z7, Z9, Z9
-	VPERMI2PD    Z6, Z5, Z9
-	VCVTDQ2PD    (BX)(DI*4), Z10
-	VSUBPD       Z10, Z9, Z9
-	VMAXPD       Z8, Z9, Z9
-	VSUBPD       Z0, Z9, Z9
-	VPBROADCASTD (DX)(R8*4), Z10
-	VPSRLVQ      Z4, Z10, Z10
-	VPERMI2PD    Z3, Z2, Z10
-	VDIVPD       Z1, Z9, Z9
-	VMULPD       Z10, Z9, Z9
-	VADDPD       (AX)(DI*8), Z9, Z9
-	VMOVUPD      Z9, (AX)(DI*8)
-	ADDQ         $0x08, DI
-	CMPQ         DI, CX
-	JB           loop_264
-
-done_252:
-ret:
-	VZEROUPPER
-	RET
-
-// func accScaledAVX512(score []float64, c colArg, p opArg)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
-	MOVQ         score_base+0(FP), AX
-	MOVQ         score_len+8(FP), CX
-	TESTQ        CX, CX
-	JZ           ret
-	VBROADCASTSD p_lo+128(FP), Z0
-	VBROADCASTSD p_base+144(FP), Z1
-	VBROADCASTSD p_inv+152(FP), Z2
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
@@ -12395,14 +12581,13 @@ floats_266:
 	XORQ SI, SI
 
 loop_272:
-	VMOVUPD (BX)(SI*8), Z3
-	VSUBPD  Z0, Z3, Z3
-	VMOVUPD (DX)(SI*8), Z4
-	VSUBPD  Z1, Z4, Z4
-	VMULPD  Z4, Z3, Z3
-	VMULPD  Z2, Z3, Z3
-	VADDPD  (AX)(SI*8), Z3, Z3
-	VMOVUPD Z3, (AX)(SI*8)
+	VMOVUPD (BX)(SI*8), Z2
+	VSUBPD  Z0, Z2, Z2
+	VMOVUPD (DX)(SI*8), Z3
+	VDIVPD  Z1, Z2, Z2
+	VMULPD  Z3, Z2, Z2
+	VADDPD  (AX)(SI*8), Z2, Z2
+	VMOVUPD Z2, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
 	JB      loop_272
@@ -12411,20 +12596,19 @@ loop_272:
 ints_267:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
-	VMOVD        SI, X3
-	VPBROADCASTD X3, Y3
+	VMOVD        SI, X2
+	VPBROADCASTD X2, Y2
 	XORQ         SI, SI
 
 loop_273:
-	VPMAXSD   (BX)(SI*4), Y3, Y4
-	VCVTDQ2PD Y4, Z4
-	VSUBPD    Z0, Z4, Z4
-	VMOVUPD   (DX)(SI*8), Z5
-	VSUBPD    Z1, Z5, Z5
-	VMULPD    Z5, Z4, Z4
-	VMULPD    Z2, Z4, Z4
-	VADDPD    (AX)(SI*8), Z4, Z4
-	VMOVUPD   Z4, (AX)(SI*8)
+	VPMAXSD   (BX)(SI*4), Y2, Y3
+	VCVTDQ2PD Y3, Z3
+	VSUBPD    Z0, Z3, Z3
+	VMOVUPD   (DX)(SI*8), Z4
+	VDIVPD    Z1, Z3, Z3
+	VMULPD    Z4, Z3, Z3
+	VADDPD    (AX)(SI*8), Z3, Z3
+	VMOVUPD   Z3, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
 	JB        loop_273
@@ -12433,21 +12617,20 @@ loop_273:
 intheadroom_268:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
-	VXORPD Z3, Z3, Z3
+	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
 loop_274:
-	VCVTDQ2PD (SI)(DI*4), Z4
-	VCVTDQ2PD (BX)(DI*4), Z5
-	VSUBPD    Z5, Z4, Z4
-	VMAXPD    Z3, Z4, Z4
-	VSUBPD    Z0, Z4, Z4
-	VMOVUPD   (DX)(DI*8), Z5
-	VSUBPD    Z1, Z5, Z5
-	VMULPD    Z5, Z4, Z4
-	VMULPD    Z2, Z4, Z4
-	VADDPD    (AX)(DI*8), Z4, Z4
-	VMOVUPD   Z4, (AX)(DI*8)
+	VCVTDQ2PD (SI)(DI*4), Z3
+	VCVTDQ2PD (BX)(DI*4), Z4
+	VSUBPD    Z4, Z3, Z3
+	VMAXPD    Z2, Z3, Z3
+	VSUBPD    Z0, Z3, Z3
+	VMOVUPD   (DX)(DI*8), Z4
+	VDIVPD    Z1, Z3, Z3
+	VMULPD    Z4, Z3, Z3
+	VADDPD    (AX)(DI*8), Z3, Z3
+	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
 	JB        loop_274
@@ -12456,24 +12639,23 @@ loop_274:
 static_269:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
-	VMOVUPD   (SI), Z3
-	VMOVUPD   64(SI), Z4
-	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VMOVUPD   (SI), Z2
+	VMOVUPD   64(SI), Z3
+	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      SI, SI
 
 loop_275:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
-	VPBROADCASTD (BX)(DI*4), Z6
-	VPSRLVQ      Z5, Z6, Z6
-	VPERMI2PD    Z4, Z3, Z6
-	VSUBPD       Z0, Z6, Z6
-	VMOVUPD      (DX)(SI*8), Z7
-	VSUBPD       Z1, Z7, Z7
-	VMULPD       Z7, Z6, Z6
-	VMULPD       Z2, Z6, Z6
-	VADDPD       (AX)(SI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(SI*8)
+	VPBROADCASTD (BX)(DI*4), Z5
+	VPSRLVQ      Z4, Z5, Z5
+	VPERMI2PD    Z3, Z2, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMOVUPD      (DX)(SI*8), Z6
+	VDIVPD       Z1, Z5, Z5
+	VMULPD       Z6, Z5, Z5
+	VADDPD       (AX)(SI*8), Z5, Z5
+	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_275
@@ -12482,21 +12664,20 @@ loop_275:
 headroomfull_270:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
-	VXORPD Z3, Z3, Z3
+	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
 loop_276:
-	VMOVUPD   (BX)(DI*8), Z4
-	VCVTDQ2PD (SI)(DI*4), Z5
-	VSUBPD    Z5, Z4, Z4
-	VMAXPD    Z3, Z4, Z4
-	VSUBPD    Z0, Z4, Z4
-	VMOVUPD   (DX)(DI*8), Z5
-	VSUBPD    Z1, Z5, Z5
-	VMULPD    Z5, Z4, Z4
-	VMULPD    Z2, Z4, Z4
-	VADDPD    (AX)(DI*8), Z4, Z4
-	VMOVUPD   Z4, (AX)(DI*8)
+	VMOVUPD   (BX)(DI*8), Z3
+	VCVTDQ2PD (SI)(DI*4), Z4
+	VSUBPD    Z4, Z3, Z3
+	VMAXPD    Z2, Z3, Z3
+	VSUBPD    Z0, Z3, Z3
+	VMOVUPD   (DX)(DI*8), Z4
+	VDIVPD    Z1, Z3, Z3
+	VMULPD    Z4, Z3, Z3
+	VADDPD    (AX)(DI*8), Z3, Z3
+	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
 	JB        loop_276
@@ -12506,28 +12687,27 @@ headroomcoded_271:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
-	VMOVUPD   (DI), Z3
-	VMOVUPD   64(DI), Z4
-	VMOVDQU64 codeshifts<>+0(SB), Z5
-	VXORPD    Z6, Z6, Z6
+	VMOVUPD   (DI), Z2
+	VMOVUPD   64(DI), Z3
+	VMOVDQU64 codeshifts<>+0(SB), Z4
+	VXORPD    Z5, Z5, Z5
 	XORQ      DI, DI
 
 loop_277:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
-	VPBROADCASTD (SI)(R8*4), Z7
-	VPSRLVQ      Z5, Z7, Z7
-	VPERMI2PD    Z4, Z3, Z7
-	VCVTDQ2PD    (BX)(DI*4), Z8
-	VSUBPD       Z8, Z7, Z7
-	VMAXPD       Z6, Z7, Z7
-	VSUBPD       Z0, Z7, Z7
-	VMOVUPD      (DX)(DI*8), Z8
-	VSUBPD       Z1, Z8, Z8
-	VMULPD       Z8, Z7, Z7
-	VMULPD       Z2, Z7, Z7
-	VADDPD       (AX)(DI*8), Z7, Z7
-	VMOVUPD      Z7, (AX)(DI*8)
+	VPBROADCASTD (SI)(R8*4), Z6
+	VPSRLVQ      Z4, Z6, Z6
+	VPERMI2PD    Z3, Z2, Z6
+	VCVTDQ2PD    (BX)(DI*4), Z7
+	VSUBPD       Z7, Z6, Z6
+	VMAXPD       Z5, Z6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMOVUPD      (DX)(DI*8), Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       (AX)(DI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_277
@@ -12537,21 +12717,20 @@ ret:
 	VZEROUPPER
 	RET
 
-// func accScaledCodedAVX512(score []float64, c colArg, p opArg)
+// func accCodedAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
+TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
 	VBROADCASTSD p_lo+128(FP), Z0
-	VBROADCASTSD p_base+144(FP), Z1
-	VBROADCASTSD p_inv+152(FP), Z2
+	VBROADCASTSD p_span+136(FP), Z1
 	MOVQ         p_codes+96(FP), DX
 	MOVQ         p_tab+104(FP), BX
-	VMOVUPD      (BX), Z3
-	VMOVUPD      64(BX), Z4
-	VMOVDQU64    codeshifts<>+0(SB), Z5
+	VMOVUPD      (BX), Z2
+	VMOVUPD      64(BX), Z3
+	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_279
@@ -12574,16 +12753,15 @@ floats_279:
 loop_285:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
-	VMOVUPD      (BX)(SI*8), Z6
-	VSUBPD       Z0, Z6, Z6
-	VPBROADCASTD (DX)(DI*4), Z7
-	VPSRLVQ      Z5, Z7, Z7
-	VPERMI2PD    Z4, Z3, Z7
-	VSUBPD       Z1, Z7, Z7
-	VMULPD       Z7, Z6, Z6
-	VMULPD       Z2, Z6, Z6
-	VADDPD       (AX)(SI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(SI*8)
+	VMOVUPD      (BX)(SI*8), Z5
+	VSUBPD       Z0, Z5, Z5
+	VPBROADCASTD (DX)(DI*4), Z6
+	VPSRLVQ      Z4, Z6, Z6
+	VPERMI2PD    Z3, Z2, Z6
+	VDIVPD       Z1, Z5, Z5
+	VMULPD       Z6, Z5, Z5
+	VADDPD       (AX)(SI*8), Z5, Z5
+	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_285
@@ -12592,24 +12770,23 @@ loop_285:
 ints_280:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
-	VMOVD        SI, X6
-	VPBROADCASTD X6, Y6
+	VMOVD        SI, X5
+	VPBROADCASTD X5, Y5
 	XORQ         SI, SI
 
 loop_286:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
-	VPMAXSD      (BX)(SI*4), Y6, Y7
-	VCVTDQ2PD    Y7, Z7
-	VSUBPD       Z0, Z7, Z7
-	VPBROADCASTD (DX)(DI*4), Z8
-	VPSRLVQ      Z5, Z8, Z8
-	VPERMI2PD    Z4, Z3, Z8
-	VSUBPD       Z1, Z8, Z8
-	VMULPD       Z8, Z7, Z7
-	VMULPD       Z2, Z7, Z7
-	VADDPD       (AX)(SI*8), Z7, Z7
-	VMOVUPD      Z7, (AX)(SI*8)
+	VPMAXSD      (BX)(SI*4), Y5, Y6
+	VCVTDQ2PD    Y6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(DI*4), Z7
+	VPSRLVQ      Z4, Z7, Z7
+	VPERMI2PD    Z3, Z2, Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_286
@@ -12618,25 +12795,24 @@ loop_286:
 intheadroom_281:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
-	VXORPD Z6, Z6, Z6
+	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
 loop_287:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
-	VCVTDQ2PD    (SI)(DI*4), Z7
-	VCVTDQ2PD    (BX)(DI*4), Z8
-	VSUBPD       Z8, Z7, Z7
-	VMAXPD       Z6, Z7, Z7
-	VSUBPD       Z0, Z7, Z7
-	VPBROADCASTD (DX)(R8*4), Z8
-	VPSRLVQ      Z5, Z8, Z8
-	VPERMI2PD    Z4, Z3, Z8
-	VSUBPD       Z1, Z8, Z8
-	VMULPD       Z8, Z7, Z7
-	VMULPD       Z2, Z7, Z7
-	VADDPD       (AX)(DI*8), Z7, Z7
-	VMOVUPD      Z7, (AX)(DI*8)
+	VCVTDQ2PD    (SI)(DI*4), Z6
+	VCVTDQ2PD    (BX)(DI*4), Z7
+	VSUBPD       Z7, Z6, Z6
+	VMAXPD       Z5, Z6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(R8*4), Z7
+	VPSRLVQ      Z4, Z7, Z7
+	VPERMI2PD    Z3, Z2, Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       (AX)(DI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_287
@@ -12645,26 +12821,25 @@ loop_287:
 static_282:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
-	VMOVUPD   (SI), Z6
-	VMOVUPD   64(SI), Z7
-	VMOVDQU64 codeshifts<>+0(SB), Z8
+	VMOVUPD   (SI), Z5
+	VMOVUPD   64(SI), Z6
+	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      SI, SI
 
 loop_288:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
-	VPBROADCASTD (BX)(DI*4), Z9
-	VPSRLVQ      Z8, Z9, Z9
-	VPERMI2PD    Z7, Z6, Z9
-	VSUBPD       Z0, Z9, Z9
-	VPBROADCASTD (DX)(DI*4), Z10
-	VPSRLVQ      Z5, Z10, Z10
-	VPERMI2PD    Z4, Z3, Z10
-	VSUBPD       Z1, Z10, Z10
-	VMULPD       Z10, Z9, Z9
-	VMULPD       Z2, Z9, Z9
-	VADDPD       (AX)(SI*8), Z9, Z9
-	VMOVUPD      Z9, (AX)(SI*8)
+	VPBROADCASTD (BX)(DI*4), Z8
+	VPSRLVQ      Z7, Z8, Z8
+	VPERMI2PD    Z6, Z5, Z8
+	VSUBPD       Z0, Z8, Z8
+	VPBROADCASTD (DX)(DI*4), Z9
+	VPSRLVQ      Z4, Z9, Z9
+	VPERMI2PD    Z3, Z2, Z9
+	VDIVPD       Z1, Z8, Z8
+	VMULPD       Z9, Z8, Z8
+	VADDPD       (AX)(SI*8), Z8, Z8
+	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
 	JB           loop_288
@@ -12673,25 +12848,24 @@ loop_288:
 headroomfull_283:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
-	VXORPD Z6, Z6, Z6
+	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
 loop_289:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
-	VMOVUPD      (BX)(DI*8), Z7
-	VCVTDQ2PD    (SI)(DI*4), Z8
-	VSUBPD       Z8, Z7, Z7
-	VMAXPD       Z6, Z7, Z7
-	VSUBPD       Z0, Z7, Z7
-	VPBROADCASTD (DX)(R8*4), Z8
-	VPSRLVQ      Z5, Z8, Z8
-	VPERMI2PD    Z4, Z3, Z8
-	VSUBPD       Z1, Z8, Z8
-	VMULPD       Z8, Z7, Z7
-	VMULPD       Z2, Z7, Z7
-	VADDPD       (AX)(DI*8), Z7, Z7
-	VMOVUPD      Z7, (AX)(DI*8)
+	VMOVUPD      (BX)(DI*8), Z6
+	VCVTDQ2PD    (SI)(DI*4), Z7
+	VSUBPD       Z7, Z6, Z6
+	VMAXPD       Z5, Z6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(R8*4), Z7
+	VPSRLVQ      Z4, Z7, Z7
+	VPERMI2PD    Z3, Z2, Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       (AX)(DI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_289
@@ -12701,30 +12875,29 @@ headroomcoded_284:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
-	VMOVUPD   (DI), Z6
-	VMOVUPD   64(DI), Z7
-	VMOVDQU64 codeshifts<>+0(SB), Z8
-	VXORPD    Z9, Z9, Z9
+	VMOVUPD   (DI), Z5
+	VMOVUPD   64(DI), Z6
+	VMOVDQU64 codeshifts<>+0(SB), Z7
+	VXORPD    Z8, Z8, Z8
 	XORQ      DI, DI
 
 loop_290:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
-	VPBROADCASTD (SI)(R8*4), Z10
-	VPSRLVQ      Z8, Z10, Z10
-	VPERMI2PD    Z7, Z6, Z10
-	VCVTDQ2PD    (BX)(DI*4), Z11
-	VSUBPD       Z11, Z10, Z10
-	VMAXPD       Z9, Z10, Z10
-	VSUBPD       Z0, Z10, Z10
-	VPBROADCASTD (DX)(R8*4), Z11
-	VPSRLVQ      Z5, Z11, Z11
-	VPERMI2PD    Z4, Z3, Z11
-	VSUBPD       Z1, Z11, Z11
-	VMULPD       Z11, Z10, Z10
-	VMULPD       Z2, Z10, Z10
-	VADDPD       (AX)(DI*8), Z10, Z10
-	VMOVUPD      Z10, (AX)(DI*8)
+	VPBROADCASTD (SI)(R8*4), Z9
+	VPSRLVQ      Z7, Z9, Z9
+	VPERMI2PD    Z6, Z5, Z9
+	VCVTDQ2PD    (BX)(DI*4), Z10
+	VSUBPD       Z10, Z9, Z9
+	VMAXPD       Z8, Z9, Z9
+	VSUBPD       Z0, Z9, Z9
+	VPBROADCASTD (DX)(R8*4), Z10
+	VPSRLVQ      Z4, Z10, Z10
+	VPERMI2PD    Z3, Z2, Z10
+	VDIVPD       Z1, Z9, Z9
+	VMULPD       Z10, Z9, Z9
+	VADDPD       (AX)(DI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
 	JB           loop_290
@@ -12734,172 +12907,172 @@ ret:
 	VZEROUPPER
 	RET
 
-// func accScalarQAVX512(score []float64, c colArg, p opArg)
+// func accScaledAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
+TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
 	VBROADCASTSD p_lo+128(FP), Z0
-	VBROADCASTSD p_inv+152(FP), Z1
-	VBROADCASTSD p_m+120(FP), Z2
-	VBROADCASTSD p_span+136(FP), Z3
-	MOVQ         c_kind+24(FP), DX
-	CMPQ         DX, $0x00
+	VBROADCASTSD p_base+144(FP), Z1
+	VBROADCASTSD p_inv+152(FP), Z2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
 	JEQ          floats_292
-	CMPQ         DX, $0x01
+	CMPQ         BX, $0x01
 	JEQ          ints_293
-	CMPQ         DX, $0x02
+	CMPQ         BX, $0x02
 	JEQ          intheadroom_294
-	CMPQ         DX, $0x03
+	CMPQ         BX, $0x03
 	JEQ          static_295
-	CMPQ         DX, $0x04
+	CMPQ         BX, $0x04
 	JEQ          headroomfull_296
-	CMPQ         DX, $0x05
+	CMPQ         BX, $0x05
 	JEQ          headroomcoded_297
 	JMP          done_291
 
 floats_292:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ c_f+32(FP), BX
+	XORQ SI, SI
 
 loop_298:
-	VMOVUPD      (DX)(BX*8), Z4
-	VSUBPD       Z0, Z4, Z4
-	VMULPD       Z1, Z4, Z5
-	VFNMADD231PD Z3, Z5, Z4
-	VFMADD231PD  Z1, Z4, Z5
-	VMULPD       Z2, Z5, Z5
-	VADDPD       (AX)(BX*8), Z5, Z5
-	VMOVUPD      Z5, (AX)(BX*8)
-	ADDQ         $0x08, BX
-	CMPQ         BX, CX
-	JB           loop_298
-	JMP          done_291
+	VMOVUPD (BX)(SI*8), Z3
+	VSUBPD  Z0, Z3, Z3
+	VMOVUPD (DX)(SI*8), Z4
+	VSUBPD  Z1, Z4, Z4
+	VMULPD  Z4, Z3, Z3
+	VMULPD  Z2, Z3, Z3
+	VADDPD  (AX)(SI*8), Z3, Z3
+	VMOVUPD Z3, (AX)(SI*8)
+	ADDQ    $0x08, SI
+	CMPQ    SI, CX
+	JB      loop_298
+	JMP     done_291
 
 ints_293:
-	MOVQ         c_i+40(FP), DX
-	MOVL         c_min+80(FP), BX
-	VMOVD        BX, X4
-	VPBROADCASTD X4, Y4
-	XORQ         BX, BX
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Y3
+	XORQ         SI, SI
 
 loop_299:
-	VPMAXSD      (DX)(BX*4), Y4, Y5
-	VCVTDQ2PD    Y5, Z5
-	VSUBPD       Z0, Z5, Z5
-	VMULPD       Z1, Z5, Z6
-	VFNMADD231PD Z3, Z6, Z5
-	VFMADD231PD  Z1, Z5, Z6
-	VMULPD       Z2, Z6, Z6
-	VADDPD       (AX)(BX*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(BX*8)
-	ADDQ         $0x08, BX
-	CMPQ         BX, CX
-	JB           loop_299
-	JMP          done_291
+	VPMAXSD   (BX)(SI*4), Y3, Y4
+	VCVTDQ2PD Y4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(SI*8), Z5
+	VSUBPD    Z1, Z5, Z5
+	VMULPD    Z5, Z4, Z4
+	VMULPD    Z2, Z4, Z4
+	VADDPD    (AX)(SI*8), Z4, Z4
+	VMOVUPD   Z4, (AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_299
+	JMP       done_291
 
 intheadroom_294:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
 
 loop_300:
-	VCVTDQ2PD    (BX)(SI*4), Z5
-	VCVTDQ2PD    (DX)(SI*4), Z6
-	VSUBPD       Z6, Z5, Z5
-	VMAXPD       Z4, Z5, Z5
-	VSUBPD       Z0, Z5, Z5
-	VMULPD       Z1, Z5, Z6
-	VFNMADD231PD Z3, Z6, Z5
-	VFMADD231PD  Z1, Z5, Z6
+	VCVTDQ2PD (SI)(DI*4), Z4
+	VCVTDQ2PD (BX)(DI*4), Z5
+	VSUBPD    Z5, Z4, Z4
+	VMAXPD    Z3, Z4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(DI*8), Z5
+	VSUBPD    Z1, Z5, Z5
+	VMULPD    Z5, Z4, Z4
+	VMULPD    Z2, Z4, Z4
+	VADDPD    (AX)(DI*8), Z4, Z4
+	VMOVUPD   Z4, (AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_300
+	JMP       done_291
+
+static_295:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z3
+	VMOVUPD   64(SI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	XORQ      SI, SI
+
+loop_301:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z6
+	VPSRLVQ      Z5, Z6, Z6
+	VPERMI2PD    Z4, Z3, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMOVUPD      (DX)(SI*8), Z7
+	VSUBPD       Z1, Z7, Z7
+	VMULPD       Z7, Z6, Z6
 	VMULPD       Z2, Z6, Z6
 	VADDPD       (AX)(SI*8), Z6, Z6
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_300
-	JMP          done_291
-
-static_295:
-	MOVQ      c_codes+56(FP), DX
-	MOVQ      c_tab+64(FP), BX
-	VMOVUPD   (BX), Z4
-	VMOVUPD   64(BX), Z5
-	VMOVDQU64 codeshifts<>+0(SB), Z6
-	XORQ      BX, BX
-
-loop_301:
-	MOVQ         BX, SI
-	SHRQ         $0x03, SI
-	VPBROADCASTD (DX)(SI*4), Z7
-	VPSRLVQ      Z6, Z7, Z7
-	VPERMI2PD    Z5, Z4, Z7
-	VSUBPD       Z0, Z7, Z7
-	VMULPD       Z1, Z7, Z8
-	VFNMADD231PD Z3, Z8, Z7
-	VFMADD231PD  Z1, Z7, Z8
-	VMULPD       Z2, Z8, Z8
-	VADDPD       (AX)(BX*8), Z8, Z8
-	VMOVUPD      Z8, (AX)(BX*8)
-	ADDQ         $0x08, BX
-	CMPQ         BX, CX
 	JB           loop_301
 	JMP          done_291
 
 headroomfull_296:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
 
 loop_302:
-	VMOVUPD      (DX)(SI*8), Z5
-	VCVTDQ2PD    (BX)(SI*4), Z6
-	VSUBPD       Z6, Z5, Z5
-	VMAXPD       Z4, Z5, Z5
-	VSUBPD       Z0, Z5, Z5
-	VMULPD       Z1, Z5, Z6
-	VFNMADD231PD Z3, Z6, Z5
-	VFMADD231PD  Z1, Z5, Z6
-	VMULPD       Z2, Z6, Z6
-	VADDPD       (AX)(SI*8), Z6, Z6
-	VMOVUPD      Z6, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
-	JB           loop_302
-	JMP          done_291
+	VMOVUPD   (BX)(DI*8), Z4
+	VCVTDQ2PD (SI)(DI*4), Z5
+	VSUBPD    Z5, Z4, Z4
+	VMAXPD    Z3, Z4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(DI*8), Z5
+	VSUBPD    Z1, Z5, Z5
+	VMULPD    Z5, Z4, Z4
+	VMULPD    Z2, Z4, Z4
+	VADDPD    (AX)(DI*8), Z4, Z4
+	VMOVUPD   Z4, (AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_302
+	JMP       done_291
 
 headroomcoded_297:
-	MOVQ      c_i+40(FP), DX
-	MOVQ      c_codes+56(FP), BX
-	MOVQ      c_tab+64(FP), SI
-	VMOVUPD   (SI), Z4
-	VMOVUPD   64(SI), Z5
-	VMOVDQU64 codeshifts<>+0(SB), Z6
-	VXORPD    Z7, Z7, Z7
-	XORQ      SI, SI
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z3
+	VMOVUPD   64(DI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	XORQ      DI, DI
 
 loop_303:
-	MOVQ         SI, DI
-	SHRQ         $0x03, DI
-	VPBROADCASTD (BX)(DI*4), Z8
-	VPSRLVQ      Z6, Z8, Z8
-	VPERMI2PD    Z5, Z4, Z8
-	VCVTDQ2PD    (DX)(SI*4), Z9
-	VSUBPD       Z9, Z8, Z8
-	VMAXPD       Z7, Z8, Z8
-	VSUBPD       Z0, Z8, Z8
-	VMULPD       Z1, Z8, Z9
-	VFNMADD231PD Z3, Z9, Z8
-	VFMADD231PD  Z1, Z8, Z9
-	VMULPD       Z2, Z9, Z9
-	VADDPD       (AX)(SI*8), Z9, Z9
-	VMOVUPD      Z9, (AX)(SI*8)
-	ADDQ         $0x08, SI
-	CMPQ         SI, CX
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMOVUPD      (DX)(DI*8), Z8
+	VSUBPD       Z1, Z8, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       (AX)(DI*8), Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
 	JB           loop_303
 
 done_291:
@@ -12907,17 +13080,21 @@ ret:
 	VZEROUPPER
 	RET
 
-// func accMultQAVX512(score []float64, c colArg, p opArg)
+// func accScaledCodedAVX512(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F
-TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
+TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	MOVQ         score_base+0(FP), AX
 	MOVQ         score_len+8(FP), CX
 	TESTQ        CX, CX
 	JZ           ret
 	VBROADCASTSD p_lo+128(FP), Z0
-	VBROADCASTSD p_inv+152(FP), Z1
-	VBROADCASTSD p_span+136(FP), Z2
-	MOVQ         p_mult+88(FP), DX
+	VBROADCASTSD p_base+144(FP), Z1
+	VBROADCASTSD p_inv+152(FP), Z2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
+	VMOVUPD      (BX), Z3
+	VMOVUPD      64(BX), Z4
+	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
 	JEQ          floats_305
@@ -12938,6 +13115,372 @@ floats_305:
 	XORQ SI, SI
 
 loop_311:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VMOVUPD      (BX)(SI*8), Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(DI*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VSUBPD       Z1, Z7, Z7
+	VMULPD       Z7, Z6, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_311
+	JMP          done_304
+
+ints_306:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X6
+	VPBROADCASTD X6, Y6
+	XORQ         SI, SI
+
+loop_312:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPMAXSD      (BX)(SI*4), Y6, Y7
+	VCVTDQ2PD    Y7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(DI*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VSUBPD       Z1, Z8, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       (AX)(SI*8), Z7, Z7
+	VMOVUPD      Z7, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_312
+	JMP          done_304
+
+intheadroom_307:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_313:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VCVTDQ2PD    (SI)(DI*4), Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VSUBPD       Z1, Z8, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       (AX)(DI*8), Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_313
+	JMP          done_304
+
+static_308:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z6
+	VMOVUPD   64(SI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	XORQ      SI, SI
+
+loop_314:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z9
+	VPSRLVQ      Z8, Z9, Z9
+	VPERMI2PD    Z7, Z6, Z9
+	VSUBPD       Z0, Z9, Z9
+	VPBROADCASTD (DX)(DI*4), Z10
+	VPSRLVQ      Z5, Z10, Z10
+	VPERMI2PD    Z4, Z3, Z10
+	VSUBPD       Z1, Z10, Z10
+	VMULPD       Z10, Z9, Z9
+	VMULPD       Z2, Z9, Z9
+	VADDPD       (AX)(SI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_314
+	JMP          done_304
+
+headroomfull_309:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_315:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (BX)(DI*8), Z7
+	VCVTDQ2PD    (SI)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z6, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VSUBPD       Z1, Z8, Z8
+	VMULPD       Z8, Z7, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       (AX)(DI*8), Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_315
+	JMP          done_304
+
+headroomcoded_310:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z6
+	VMOVUPD   64(DI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	VXORPD    Z9, Z9, Z9
+	XORQ      DI, DI
+
+loop_316:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z10
+	VPSRLVQ      Z8, Z10, Z10
+	VPERMI2PD    Z7, Z6, Z10
+	VCVTDQ2PD    (BX)(DI*4), Z11
+	VSUBPD       Z11, Z10, Z10
+	VMAXPD       Z9, Z10, Z10
+	VSUBPD       Z0, Z10, Z10
+	VPBROADCASTD (DX)(R8*4), Z11
+	VPSRLVQ      Z5, Z11, Z11
+	VPERMI2PD    Z4, Z3, Z11
+	VSUBPD       Z1, Z11, Z11
+	VMULPD       Z11, Z10, Z10
+	VMULPD       Z2, Z10, Z10
+	VADDPD       (AX)(DI*8), Z10, Z10
+	VMOVUPD      Z10, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_316
+
+done_304:
+ret:
+	VZEROUPPER
+	RET
+
+// func accScalarQAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_m+120(FP), Z2
+	VBROADCASTSD p_span+136(FP), Z3
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_318
+	CMPQ         DX, $0x01
+	JEQ          ints_319
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_320
+	CMPQ         DX, $0x03
+	JEQ          static_321
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_322
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_323
+	JMP          done_317
+
+floats_318:
+	MOVQ c_f+32(FP), DX
+	XORQ BX, BX
+
+loop_324:
+	VMOVUPD      (DX)(BX*8), Z4
+	VSUBPD       Z0, Z4, Z4
+	VMULPD       Z1, Z4, Z5
+	VFNMADD231PD Z3, Z5, Z4
+	VFMADD231PD  Z1, Z4, Z5
+	VMULPD       Z2, Z5, Z5
+	VADDPD       (AX)(BX*8), Z5, Z5
+	VMOVUPD      Z5, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_324
+	JMP          done_317
+
+ints_319:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X4
+	VPBROADCASTD X4, Y4
+	XORQ         BX, BX
+
+loop_325:
+	VPMAXSD      (DX)(BX*4), Y4, Y5
+	VCVTDQ2PD    Y5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(BX*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_325
+	JMP          done_317
+
+intheadroom_320:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_326:
+	VCVTDQ2PD    (BX)(SI*4), Z5
+	VCVTDQ2PD    (DX)(SI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z4, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_326
+	JMP          done_317
+
+static_321:
+	MOVQ      c_codes+56(FP), DX
+	MOVQ      c_tab+64(FP), BX
+	VMOVUPD   (BX), Z4
+	VMOVUPD   64(BX), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	XORQ      BX, BX
+
+loop_327:
+	MOVQ         BX, SI
+	SHRQ         $0x03, SI
+	VPBROADCASTD (DX)(SI*4), Z7
+	VPSRLVQ      Z6, Z7, Z7
+	VPERMI2PD    Z5, Z4, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMULPD       Z1, Z7, Z8
+	VFNMADD231PD Z3, Z8, Z7
+	VFMADD231PD  Z1, Z7, Z8
+	VMULPD       Z2, Z8, Z8
+	VADDPD       (AX)(BX*8), Z8, Z8
+	VMOVUPD      Z8, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_327
+	JMP          done_317
+
+headroomfull_322:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_328:
+	VMOVUPD      (DX)(SI*8), Z5
+	VCVTDQ2PD    (BX)(SI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z4, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       (AX)(SI*8), Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_328
+	JMP          done_317
+
+headroomcoded_323:
+	MOVQ      c_i+40(FP), DX
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z4
+	VMOVUPD   64(SI), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	VXORPD    Z7, Z7, Z7
+	XORQ      SI, SI
+
+loop_329:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z8
+	VPSRLVQ      Z6, Z8, Z8
+	VPERMI2PD    Z5, Z4, Z8
+	VCVTDQ2PD    (DX)(SI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z7, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VMULPD       Z1, Z8, Z9
+	VFNMADD231PD Z3, Z9, Z8
+	VFMADD231PD  Z1, Z8, Z9
+	VMULPD       Z2, Z9, Z9
+	VADDPD       (AX)(SI*8), Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_329
+
+done_317:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultQAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_331
+	CMPQ         BX, $0x01
+	JEQ          ints_332
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_333
+	CMPQ         BX, $0x03
+	JEQ          static_334
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_335
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_336
+	JMP          done_330
+
+floats_331:
+	MOVQ c_f+32(FP), BX
+	XORQ SI, SI
+
+loop_337:
 	VMOVUPD      (BX)(SI*8), Z3
 	VSUBPD       Z0, Z3, Z3
 	VMOVUPD      (DX)(SI*8), Z4
@@ -12949,17 +13492,17 @@ loop_311:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_311
-	JMP          done_304
+	JB           loop_337
+	JMP          done_330
 
-ints_306:
+ints_332:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
 
-loop_312:
+loop_338:
 	VPMAXSD      (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD    Y4, Z4
 	VSUBPD       Z0, Z4, Z4
@@ -12972,16 +13515,16 @@ loop_312:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_312
-	JMP          done_304
+	JB           loop_338
+	JMP          done_330
 
-intheadroom_307:
+intheadroom_333:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_313:
+loop_339:
 	VCVTDQ2PD    (SI)(DI*4), Z4
 	VCVTDQ2PD    (BX)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -12996,10 +13539,10 @@ loop_313:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_313
-	JMP          done_304
+	JB           loop_339
+	JMP          done_330
 
-static_308:
+static_334:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -13007,7 +13550,7 @@ static_308:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
 
-loop_314:
+loop_340:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -13023,16 +13566,16 @@ loop_314:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_314
-	JMP          done_304
+	JB           loop_340
+	JMP          done_330
 
-headroomfull_309:
+headroomfull_335:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_315:
+loop_341:
 	VMOVUPD      (BX)(DI*8), Z4
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -13047,10 +13590,10 @@ loop_315:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_315
-	JMP          done_304
+	JB           loop_341
+	JMP          done_330
 
-headroomcoded_310:
+headroomcoded_336:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13060,7 +13603,7 @@ headroomcoded_310:
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
 
-loop_316:
+loop_342:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -13079,9 +13622,9 @@ loop_316:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_316
+	JB           loop_342
 
-done_304:
+done_330:
 ret:
 	VZEROUPPER
 	RET
@@ -13103,24 +13646,24 @@ TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_318
+	JEQ          floats_344
 	CMPQ         BX, $0x01
-	JEQ          ints_319
+	JEQ          ints_345
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_320
+	JEQ          intheadroom_346
 	CMPQ         BX, $0x03
-	JEQ          static_321
+	JEQ          static_347
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_322
+	JEQ          headroomfull_348
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_323
-	JMP          done_317
+	JEQ          headroomcoded_349
+	JMP          done_343
 
-floats_318:
+floats_344:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_324:
+loop_350:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -13136,17 +13679,17 @@ loop_324:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_324
-	JMP          done_317
+	JB           loop_350
+	JMP          done_343
 
-ints_319:
+ints_345:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
 
-loop_325:
+loop_351:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -13163,16 +13706,16 @@ loop_325:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_325
-	JMP          done_317
+	JB           loop_351
+	JMP          done_343
 
-intheadroom_320:
+intheadroom_346:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_326:
+loop_352:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -13191,10 +13734,10 @@ loop_326:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_326
-	JMP          done_317
+	JB           loop_352
+	JMP          done_343
 
-static_321:
+static_347:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -13202,7 +13745,7 @@ static_321:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
 
-loop_327:
+loop_353:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -13220,16 +13763,16 @@ loop_327:
 	VMOVUPD      Z11, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_327
-	JMP          done_317
+	JB           loop_353
+	JMP          done_343
 
-headroomfull_322:
+headroomfull_348:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_328:
+loop_354:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -13248,10 +13791,10 @@ loop_328:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_328
-	JMP          done_317
+	JB           loop_354
+	JMP          done_343
 
-headroomcoded_323:
+headroomcoded_349:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13261,7 +13804,7 @@ headroomcoded_323:
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
 
-loop_329:
+loop_355:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -13282,9 +13825,9 @@ loop_329:
 	VMOVUPD      Z12, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_329
+	JB           loop_355
 
-done_317:
+done_343:
 ret:
 	VZEROUPPER
 	RET
@@ -13299,56 +13842,56 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_331
+	JEQ          floats_357
 	CMPQ         DX, $0x01
-	JEQ          ints_332
+	JEQ          ints_358
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_333
+	JEQ          intheadroom_359
 	CMPQ         DX, $0x03
-	JEQ          static_334
+	JEQ          static_360
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_335
+	JEQ          headroomfull_361
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_336
-	JMP          done_330
+	JEQ          headroomcoded_362
+	JMP          done_356
 
-floats_331:
+floats_357:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_337:
+loop_363:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_337
-	JMP     done_330
+	JB      loop_363
+	JMP     done_356
 
-ints_332:
+ints_358:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_338:
+loop_364:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_338
-	JMP       done_330
+	JB        loop_364
+	JMP       done_356
 
-intheadroom_333:
+intheadroom_359:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_339:
+loop_365:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13357,10 +13900,10 @@ loop_339:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_339
-	JMP       done_330
+	JB        loop_365
+	JMP       done_356
 
-static_334:
+static_360:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -13368,7 +13911,7 @@ static_334:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_340:
+loop_366:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -13378,16 +13921,16 @@ loop_340:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_340
-	JMP          done_330
+	JB           loop_366
+	JMP          done_356
 
-headroomfull_335:
+headroomfull_361:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_341:
+loop_367:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13396,10 +13939,10 @@ loop_341:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_341
-	JMP       done_330
+	JB        loop_367
+	JMP       done_356
 
-headroomcoded_336:
+headroomcoded_362:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -13409,7 +13952,7 @@ headroomcoded_336:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_342:
+loop_368:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -13422,9 +13965,9 @@ loop_342:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_342
+	JB           loop_368
 
-done_330:
+done_356:
 ret:
 	VZEROUPPER
 	RET
@@ -13439,41 +13982,41 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_344
+	JEQ          floats_370
 	CMPQ         DX, $0x01
-	JEQ          ints_345
+	JEQ          ints_371
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_346
+	JEQ          intheadroom_372
 	CMPQ         DX, $0x03
-	JEQ          static_347
+	JEQ          static_373
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_348
+	JEQ          headroomfull_374
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_349
-	JMP          done_343
+	JEQ          headroomcoded_375
+	JMP          done_369
 
-floats_344:
+floats_370:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_350:
+loop_376:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_350
-	JMP     done_343
+	JB      loop_376
+	JMP     done_369
 
-ints_345:
+ints_371:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_351:
+loop_377:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -13481,16 +14024,16 @@ loop_351:
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_351
-	JMP       done_343
+	JB        loop_377
+	JMP       done_369
 
-intheadroom_346:
+intheadroom_372:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_352:
+loop_378:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13500,10 +14043,10 @@ loop_352:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_352
-	JMP       done_343
+	JB        loop_378
+	JMP       done_369
 
-static_347:
+static_373:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -13511,7 +14054,7 @@ static_347:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_353:
+loop_379:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -13522,16 +14065,16 @@ loop_353:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_353
-	JMP          done_343
+	JB           loop_379
+	JMP          done_369
 
-headroomfull_348:
+headroomfull_374:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_354:
+loop_380:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13541,10 +14084,10 @@ loop_354:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_354
-	JMP       done_343
+	JB        loop_380
+	JMP       done_369
 
-headroomcoded_349:
+headroomcoded_375:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -13554,7 +14097,7 @@ headroomcoded_349:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_355:
+loop_381:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -13568,9 +14111,9 @@ loop_355:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_355
+	JB           loop_381
 
-done_343:
+done_369:
 ret:
 	VZEROUPPER
 	RET
@@ -13586,35 +14129,35 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_357
+	JEQ          floats_383
 	CMPQ         SI, $0x01
-	JEQ          ints_358
+	JEQ          ints_384
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_359
+	JEQ          intheadroom_385
 	CMPQ         SI, $0x03
-	JEQ          static_360
+	JEQ          static_386
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_361
+	JEQ          headroomfull_387
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_362
-	JMP          done_356
+	JEQ          headroomcoded_388
+	JMP          done_382
 
-floats_357:
+floats_383:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_363:
+block_389:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 
-word_364:
+word_390:
 	MOVQ     (AX)(R8*8), R11
 	TESTQ    R11, R11
-	JZ       next_365
+	JZ       next_391
 	MOVQ     R9, R10
 	SHRQ     $0x03, R10
 	KMOVQ    R11, K1
@@ -13650,11 +14193,11 @@ word_364:
 	VRANGEPD $0x04, Z6, Z3, K1, Z3
 	VRANGEPD $0x05, Z6, Z5, K1, Z5
 
-next_365:
+next_391:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_364
+	JNZ           word_390
 	VRANGEPD      $0x04, Z3, Z2, Z2
 	VRANGEPD      $0x05, Z5, Z4, Z4
 	VEXTRACTF64X4 $0x01, Z2, Y3
@@ -13677,10 +14220,10 @@ next_365:
 	VMOVSD        X3, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_363
-	JMP           done_356
+	JB            block_389
+	JMP           done_382
 
-ints_358:
+ints_384:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -13689,16 +14232,16 @@ ints_358:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_366:
+block_392:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_367:
+word_393:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_368
+	JZ        next_394
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	KMOVQ     R11, K1
@@ -13742,11 +14285,11 @@ word_367:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_368:
+next_394:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_367
+	JNZ           word_393
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -13769,10 +14312,10 @@ next_368:
 	VMOVSD        X4, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_366
-	JMP           done_356
+	JB            block_392
+	JMP           done_382
 
-intheadroom_359:
+intheadroom_385:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -13780,16 +14323,16 @@ intheadroom_359:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_369:
+block_395:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_370:
+word_396:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_371
+	JZ        next_397
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -13849,11 +14392,11 @@ word_370:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_371:
+next_397:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_370
+	JNZ           word_396
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -13876,10 +14419,10 @@ next_371:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_369
-	JMP           done_356
+	JB            block_395
+	JMP           done_382
 
-static_360:
+static_386:
 	MOVQ      c_codes+32(FP), SI
 	MOVQ      c_tab+40(FP), DI
 	VMOVUPD   (DI), Z2
@@ -13889,16 +14432,16 @@ static_360:
 	XORQ      R8, R8
 	XORQ      R9, R9
 
-block_372:
+block_398:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 
-word_373:
+word_399:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_374
+	JZ           next_400
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	KMOVQ        R11, K1
@@ -13950,11 +14493,11 @@ word_373:
 	VRANGEPD     $0x04, Z9, Z6, K1, Z6
 	VRANGEPD     $0x05, Z9, Z8, K1, Z8
 
-next_374:
+next_400:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_373
+	JNZ           word_399
 	VRANGEPD      $0x04, Z6, Z5, Z5
 	VRANGEPD      $0x05, Z8, Z7, Z7
 	VEXTRACTF64X4 $0x01, Z5, Y6
@@ -13977,10 +14520,10 @@ next_374:
 	VMOVSD        X6, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_372
-	JMP           done_356
+	JB            block_398
+	JMP           done_382
 
-headroomfull_361:
+headroomfull_387:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -13988,16 +14531,16 @@ headroomfull_361:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_375:
+block_401:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_376:
+word_402:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_377
+	JZ        next_403
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -14057,11 +14600,11 @@ word_376:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_377:
+next_403:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_376
+	JNZ           word_402
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -14084,10 +14627,10 @@ next_377:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_375
-	JMP           done_356
+	JB            block_401
+	JMP           done_382
 
-headroomcoded_362:
+headroomcoded_388:
 	MOVQ      c_i+16(FP), SI
 	MOVQ      c_codes+32(FP), DI
 	MOVQ      c_tab+40(FP), R8
@@ -14099,16 +14642,16 @@ headroomcoded_362:
 	XORQ      R9, R9
 	XORQ      R10, R10
 
-block_378:
+block_404:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
 
-word_379:
+word_405:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_380
+	JZ           next_406
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	KMOVQ        R12, K1
@@ -14184,11 +14727,11 @@ word_379:
 	VRANGEPD     $0x04, Z10, Z7, K1, Z7
 	VRANGEPD     $0x05, Z10, Z9, K1, Z9
 
-next_380:
+next_406:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_379
+	JNZ           word_405
 	VRANGEPD      $0x04, Z7, Z6, Z6
 	VRANGEPD      $0x05, Z9, Z8, Z8
 	VEXTRACTF64X4 $0x01, Z6, Y7
@@ -14211,9 +14754,9 @@ next_380:
 	VMOVSD        X7, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_378
+	JB            block_404
 
-done_356:
+done_382:
 	VZEROUPPER
 	RET
 
@@ -14230,14 +14773,14 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_381:
+block_407:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
 
-word_382:
+word_408:
 	MOVQ     (CX)(DI*8), R10
 	TESTQ    R10, R10
-	JZ       next_383
+	JZ       next_409
 	MOVQ     R8, R9
 	SHRQ     $0x03, R9
 	KMOVQ    R10, K1
@@ -14265,11 +14808,11 @@ word_382:
 	KSHIFTRQ $0x38, K1, K1
 	VRANGEPD $0x05, Z3, Z2, K1, Z2
 
-next_383:
+next_409:
 	INCQ          DI
 	ADDQ          $0x40, R8
 	TESTQ         $0x00000007, DI
-	JNZ           word_382
+	JNZ           word_408
 	VRANGEPD      $0x05, Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y2
 	VMOVAPD       Y1, Y1
@@ -14282,7 +14825,7 @@ next_383:
 	VMOVSD        X1, (BX)(SI*8)
 	INCQ          SI
 	CMPQ          SI, DX
-	JB            block_381
+	JB            block_407
 	VZEROUPPER
 	RET
 
@@ -14346,18 +14889,18 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_385
+	JZ           form_411
 	TESTQ        SI, SI
-	JZ           form_385
+	JZ           form_411
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_386:
+word_412:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_387
+	JZ        next_413
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -14467,18 +15010,18 @@ word_386:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_387:
+next_413:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_386
-	JMP  done_384
+	JB   word_412
+	JMP  done_410
 
-form_385:
+form_411:
 	TESTQ     BX, BX
-	JNZ       form_388
+	JNZ       form_414
 	TESTQ     SI, SI
-	JZ        form_388
+	JZ        form_414
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -14488,10 +15031,10 @@ form_385:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_389:
+word_415:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_390
+	JZ           next_416
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14617,18 +15160,18 @@ word_389:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_390:
+next_416:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_389
-	JMP  done_384
+	JB   word_415
+	JMP  done_410
 
-form_388:
+form_414:
 	TESTQ     BX, BX
-	JZ        form_391
+	JZ        form_417
 	TESTQ     SI, SI
-	JNZ       form_391
+	JNZ       form_417
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -14638,10 +15181,10 @@ form_388:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_392:
+word_418:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_393
+	JZ           next_419
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14767,18 +15310,18 @@ word_392:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_393:
+next_419:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_392
-	JMP  done_384
+	JB   word_418
+	JMP  done_410
 
-form_391:
+form_417:
 	TESTQ     BX, BX
-	JNZ       form_394
+	JNZ       form_420
 	TESTQ     SI, SI
-	JNZ       form_394
+	JNZ       form_420
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -14792,10 +15335,10 @@ form_391:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_395:
+word_421:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_396
+	JZ           next_422
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14937,15 +15480,15 @@ word_395:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_396:
+next_422:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_395
-	JMP  done_384
+	JB   word_421
+	JMP  done_410
 
-form_394:
-done_384:
+form_420:
+done_410:
 ret:
 	VZEROUPPER
 	RET
@@ -14966,18 +15509,18 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_398
+	JZ           form_424
 	TESTQ        SI, SI
-	JZ           form_398
+	JZ           form_424
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_399:
+word_425:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_400
+	JZ        next_426
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -15111,18 +15654,18 @@ word_399:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_400:
+next_426:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_399
-	JMP  done_397
+	JB   word_425
+	JMP  done_423
 
-form_398:
+form_424:
 	TESTQ     BX, BX
-	JNZ       form_401
+	JNZ       form_427
 	TESTQ     SI, SI
-	JZ        form_401
+	JZ        form_427
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -15132,10 +15675,10 @@ form_398:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_402:
+word_428:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_403
+	JZ           next_429
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15285,18 +15828,18 @@ word_402:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_403:
+next_429:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_402
-	JMP  done_397
+	JB   word_428
+	JMP  done_423
 
-form_401:
+form_427:
 	TESTQ     BX, BX
-	JZ        form_404
+	JZ        form_430
 	TESTQ     SI, SI
-	JNZ       form_404
+	JNZ       form_430
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -15306,10 +15849,10 @@ form_401:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_405:
+word_431:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_406
+	JZ           next_432
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15459,18 +16002,18 @@ word_405:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_406:
+next_432:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_405
-	JMP  done_397
+	JB   word_431
+	JMP  done_423
 
-form_404:
+form_430:
 	TESTQ     BX, BX
-	JNZ       form_407
+	JNZ       form_433
 	TESTQ     SI, SI
-	JNZ       form_407
+	JNZ       form_433
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -15484,10 +16027,10 @@ form_404:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_408:
+word_434:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_409
+	JZ           next_435
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15653,15 +16196,15 @@ word_408:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_409:
+next_435:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_408
-	JMP  done_397
+	JB   word_434
+	JMP  done_423
 
-form_407:
-done_397:
+form_433:
+done_423:
 ret:
 	VZEROUPPER
 	RET
@@ -15682,18 +16225,18 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_411
+	JZ           form_437
 	TESTQ        SI, SI
-	JZ           form_411
+	JZ           form_437
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_412:
+word_438:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_413
+	JZ        next_439
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -15811,18 +16354,18 @@ word_412:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_413:
+next_439:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_412
-	JMP  done_410
+	JB   word_438
+	JMP  done_436
 
-form_411:
+form_437:
 	TESTQ     BX, BX
-	JNZ       form_414
+	JNZ       form_440
 	TESTQ     SI, SI
-	JZ        form_414
+	JZ        form_440
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -15832,10 +16375,10 @@ form_411:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_415:
+word_441:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_416
+	JZ           next_442
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15969,18 +16512,18 @@ word_415:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_416:
+next_442:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_415
-	JMP  done_410
+	JB   word_441
+	JMP  done_436
 
-form_414:
+form_440:
 	TESTQ     BX, BX
-	JZ        form_417
+	JZ        form_443
 	TESTQ     SI, SI
-	JNZ       form_417
+	JNZ       form_443
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -15990,10 +16533,10 @@ form_414:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_418:
+word_444:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_419
+	JZ           next_445
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16127,18 +16670,18 @@ word_418:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_419:
+next_445:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_418
-	JMP  done_410
+	JB   word_444
+	JMP  done_436
 
-form_417:
+form_443:
 	TESTQ     BX, BX
-	JNZ       form_420
+	JNZ       form_446
 	TESTQ     SI, SI
-	JNZ       form_420
+	JNZ       form_446
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -16152,10 +16695,10 @@ form_417:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_421:
+word_447:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_422
+	JZ           next_448
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16305,15 +16848,15 @@ word_421:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_422:
+next_448:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_421
-	JMP  done_410
+	JB   word_447
+	JMP  done_436
 
-form_420:
-done_410:
+form_446:
+done_436:
 ret:
 	VZEROUPPER
 	RET
@@ -16329,17 +16872,17 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_424
+	JNZ          form_450
 	TESTQ        SI, SI
-	JNZ          form_424
+	JNZ          form_450
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_425:
+word_451:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_426
+	JZ        next_452
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -16385,24 +16928,24 @@ word_425:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_426:
+next_452:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_425
-	JMP  done_423
+	JB   word_451
+	JMP  done_449
 
-form_424:
+form_450:
 	TESTQ BX, BX
-	JZ    form_427
+	JZ    form_453
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_428:
+word_454:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_429
+	JZ        next_455
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -16456,14 +16999,14 @@ word_428:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_429:
+next_455:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_428
-	JMP  done_423
+	JB   word_454
+	JMP  done_449
 
-form_427:
+form_453:
 	MOVQ      limits_codes+48(FP), BX
 	MOVQ      limits_tab+56(FP), SI
 	VMOVUPD   (SI), Z0
@@ -16472,10 +17015,10 @@ form_427:
 	XORQ      SI, SI
 	XORQ      DI, DI
 
-word_431:
+word_457:
 	MOVQ         (AX)(SI*8), R9
 	TESTQ        R9, R9
-	JZ           next_432
+	JZ           next_458
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	XORQ         R10, R10
@@ -16545,14 +17088,14 @@ word_431:
 	ANDQ         R10, R9
 	MOVQ         R9, (AX)(SI*8)
 
-next_432:
+next_458:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_431
-	JMP  done_423
+	JB   word_457
+	JMP  done_449
 
-done_423:
+done_449:
 ret:
 	VZEROUPPER
 	RET
@@ -16575,10 +17118,10 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_433:
+word_459:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_434
+	JZ        next_460
 	XORQ      R9, R9
 	VMOVDQU32 (DX)(DI*4), Z2
 	VPCMPD    $0x05, Z0, Z2, K1
@@ -16607,11 +17150,11 @@ word_433:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_434:
+next_460:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_433
+	JB   word_459
 
 ret:
 	VZEROUPPER

@@ -24,6 +24,11 @@ func accMultAVX2(score []float64, c colArg, p opArg)
 //go:noescape
 func accCodedAVX2(score []float64, c colArg, p opArg)
 
+// accCodedSmallAVX2 sets, for x the column c, score[i] += p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8. Every code of p is below 8.
+//
+//go:noescape
+func accCodedSmallAVX2(score []float64, c colArg, p opArg)
+
 // accScaledAVX2 sets, for x the column c, score[i] += ((x[i] - p.lo) * (p.mult[i] - p.base)) * p.inv, each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
@@ -48,6 +53,11 @@ func accMultQAVX2(score []float64, c colArg, p opArg)
 //
 //go:noescape
 func accCodedQAVX2(score []float64, c colArg, p opArg)
+
+// accCodedQSmallAVX2 sets, for x the column c, score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8. Every code of p is below 8.
+//
+//go:noescape
+func accCodedQSmallAVX2(score []float64, c colArg, p opArg)
 
 // weighSetAVX2 sets, for x the column c, score[i] = x[i] * scale (product and sum rounded on their own); len(score) is a multiple of 8.
 //

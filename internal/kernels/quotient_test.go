@@ -93,3 +93,61 @@ func TestQuotientExact(t *testing.T) {
 		}
 	}
 }
+
+// TestAccumulateCodedTableSizes runs AccumulateCoded on every path with
+// multiplier tables of 1 to 16 values (AVX2 decodes those of at most 8
+// in half the lookups, the others in full), on an integer column (the
+// quotient kernels) and a float one (the division), against the
+// portable loops, bit for bit.
+func TestAccumulateCodedTableSizes(t *testing.T) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(5, 6))
+	ints, floats := make([]int32, n), make([]float64, n)
+	for i := range n {
+		ints[i], floats[i] = int32(rng.IntN(1<<20))-1000, rng.Float64()*1e4-10
+	}
+	paths := Paths()
+	for _, k := range []int{1, 2, 4, 8, 9, 12, 16} {
+		vals := make([]float64, k)
+		for i := range vals {
+			vals[i] = float64(i+1) * (0.5 + rng.Float64())
+		}
+		ms := make([]float64, n)
+		for i := range ms {
+			ms[i] = vals[rng.IntN(k)]
+		}
+		for i := range k { // every value present
+			ms[i] = vals[i]
+		}
+		mult := NewCoded(ms)
+		if !mult.IsCoded() || mult.k != k {
+			t.Fatalf("%d values: coded %v with %d", k, mult.IsCoded(), mult.k)
+		}
+		for _, col := range []struct {
+			name     string
+			c        Col
+			lo, span float64
+		}{{"int32", Ints(ints), -1000, 1 << 20}, {"floats", Floats(floats), -10, 1e4}} {
+			var want []float64
+			for _, name := range paths {
+				restore, err := SetPath(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]float64, n)
+				AccumulateCoded(got, col.c, &mult, col.lo, col.span)
+				restore()
+				if name == "portable" {
+					want = got
+					continue
+				}
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("path=%s, %d values, %s: element %d %v, portable %v", name, k, col.name, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	t.Logf("paths %v", paths)
+}

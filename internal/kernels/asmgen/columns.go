@@ -19,6 +19,9 @@ type table struct {
 	shifts VecVirtual // AVX-512: shiftsData
 	next   VecVirtual // AVX2: the second half of the last eight decoded
 	nextAt int
+	// small (AVX2): every code is below 8, so that only the table's
+	// first half is looked up (the Small kernels' multipliers).
+	small bool
 }
 
 // newTable sets up the table of a codes, tab, split triple of fields.
@@ -67,17 +70,24 @@ func (t *table) decode(ci GPVirtual, off, part int) VecVirtual {
 	// blends pick the half by bit 3, and unpacking pairs the dwords into
 	// float64s. The lanes hold codes 0,1,4,5 | 2,3,6,7 so that the unpacks
 	// give elements 0-3 and 4-7.
-	w, m := YMM(), YMM()
+	w := YMM()
 	VPBROADCASTD(word, w)
 	VPSRLVD(splitShifts, w, w) // code in bits 0-3 of each dword (VPERMD reads 0-2)
-	VPSLLD(U8(28), w, m)       // bit 3 to the sign
 	var q [4]VecVirtual
-	for k := range q {
-		q[k] = YMM()
-		VPERMD(Mem{Base: t.ptr, Disp: 32 * k}, w, q[k])
+	if t.small { // codes below 8: the first half's low and high dwords
+		q[0], q[2] = YMM(), YMM()
+		VPERMD(Mem{Base: t.ptr}, w, q[0])
+		VPERMD(Mem{Base: t.ptr, Disp: 64}, w, q[2])
+	} else {
+		m := YMM()
+		VPSLLD(U8(28), w, m) // bit 3 to the sign
+		for k := range q {
+			q[k] = YMM()
+			VPERMD(Mem{Base: t.ptr, Disp: 32 * k}, w, q[k])
+		}
+		VBLENDVPS(m, q[1], q[0], q[0]) // low dwords
+		VBLENDVPS(m, q[3], q[2], q[2]) // high dwords
 	}
-	VBLENDVPS(m, q[1], q[0], q[0]) // low dwords
-	VBLENDVPS(m, q[3], q[2], q[2]) // high dwords
 	x := YMM()
 	VPUNPCKLDQ(q[2], q[0], x)
 	t.next, t.nextAt = YMM(), off

@@ -179,7 +179,10 @@ func main() {
 	for _, s := range []isa{avx2, avx512} {
 		minMax(s)
 		for op := opScalar; op <= opCodedQ; op++ {
-			accumulate(s, op)
+			accumulate(s, op, false)
+			if !s.z && (op == opCoded || op == opCodedQ) {
+				accumulate(s, op, true)
+			}
 		}
 		weigh(s, true)
 		weigh(s, false)

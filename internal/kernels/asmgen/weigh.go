@@ -46,10 +46,22 @@ func (op accOp) base() accOp {
 	return op
 }
 
-func accumulate(s isa, op accOp) {
-	TEXT(accNames[op]+s.name, NOSPLIT, "func(score []float64, c colArg, p opArg)")
+// accumulate writes the accumulation kernel of op for s. With small
+// (AVX2, opCoded and opCodedQ), the multipliers' codes must be
+// below 8 (a table of at most eight values): their decoding looks up only
+// the table's first half.
+func accumulate(s isa, op accOp, small bool) {
+	name := accNames[op]
+	if small {
+		name += "Small"
+	}
+	TEXT(name+s.name, NOSPLIT, "func(score []float64, c colArg, p opArg)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s%s sets, for x the column c, %s, each operation rounded on its own; len(score) is a multiple of 8.", accNames[op], s.name, accDocs[op]))
+	doc := fmt.Sprintf("%s%s sets, for x the column c, %s, each operation rounded on its own; len(score) is a multiple of 8.", name, s.name, accDocs[op])
+	if small {
+		doc += " Every code of p is below 8."
+	}
+	Doc(doc)
 	score, n := GP64(), GP64()
 	Load(Param("score").Base(), score)
 	Load(Param("score").Len(), n)
@@ -78,6 +90,7 @@ func accumulate(s isa, op accOp) {
 		Load(p.Field("mult"), mult)
 	case opCoded, opScaledCoded:
 		mt = newTable(s, p)
+		mt.small = small
 	}
 	kindSwitch(Param("c"), func(kind int) {
 		l := newCol(s, kind, Param("c"))
