@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/server"
 )
 
 // idle waits until no placement is pending (hung-up clients' requests
@@ -248,7 +249,7 @@ func (s *soak) checkHosts(serverHosts int) {
 			s.problem(HostMissing, "host %s was never removed, GET answers %d", name, code)
 			continue
 		}
-		var doc hostDoc
+		var doc server.HostDoc
 		if err := json.Unmarshal(b, &doc); err != nil {
 			s.problem(BadStatus, "GET /v1/hosts/%s: %v", name, err)
 			continue
@@ -258,7 +259,7 @@ func (s *soak) checkHosts(serverHosts int) {
 		}
 		for i := range doc.Nodes {
 			n := &doc.Nodes[i]
-			hn, u := engine.HostNode{Host: n.Host, Node: n.Node}, n.usage()
+			hn, u := engine.HostNode{Host: n.Host, Node: n.Node}, usageOf(n)
 			s.rep.HostsChecked++
 			s.checkLimits(hn, n, u)
 			if h.reported {
@@ -311,7 +312,7 @@ func (s *soak) initial(hn engine.HostNode) (engine.HostUsage, bool) {
 // checkLimits: the soak's own account of the limits when it knows the
 // cloud (a host over them at the start may stay so, no further), else the
 // ones the server reports.
-func (s *soak) checkLimits(hn engine.HostNode, n *nodeDoc, u engine.HostUsage) {
+func (s *soak) checkLimits(hn engine.HostNode, n *server.NodeDoc, u engine.HostUsage) {
 	if s.hosts != nil {
 		over, known := s.hosts.OverLimits(hn, u)
 		if !known {

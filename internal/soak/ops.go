@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/server"
 )
 
 // placeBody is a request body: n instances of flavor f, with uuids when
@@ -107,30 +108,8 @@ func (s *soak) deleteInstance(r *rand.Rand) {
 	}
 }
 
-// hostDoc and nodeDoc are GET /v1/hosts/{host}'s answer.
-type hostDoc struct {
-	Nodes []nodeDoc `json:"nodes"`
-}
-
-type nodeDoc struct {
-	Host                string  `json:"host"`
-	Node                string  `json:"node"`
-	MemoryMB            int64   `json:"memory_mb"`
-	FreeRAMMB           int64   `json:"free_ram_mb"`
-	VCPUs               int64   `json:"vcpus"`
-	VCPUsUsed           int64   `json:"vcpus_used"`
-	LocalGB             int64   `json:"local_gb"`
-	FreeDiskMB          int64   `json:"free_disk_mb"`
-	NumInstances        int64   `json:"num_instances"`
-	NumIOOps            int64   `json:"num_io_ops"`
-	RAMAllocationRatio  float64 `json:"ram_allocation_ratio"`
-	CPUAllocationRatio  float64 `json:"cpu_allocation_ratio"`
-	DiskAllocationRatio float64 `json:"disk_allocation_ratio"`
-	MaxIOOps            int64   `json:"max_io_ops"`
-	MaxInstances        int64   `json:"max_instances"`
-}
-
-func (n *nodeDoc) usage() engine.HostUsage {
+// usageOf is the usage a node of GET /v1/hosts/{host} reports.
+func usageOf(n *server.NodeDoc) engine.HostUsage {
 	return engine.HostUsage{FreeRAMMB: n.FreeRAMMB, FreeDiskMB: n.FreeDiskMB, VCPUsUsed: n.VCPUsUsed,
 		NumInstances: n.NumInstances, NumIOOps: n.NumIOOps}
 }
@@ -159,7 +138,7 @@ func (s *soak) report(r *rand.Rand) {
 	if err != nil || code != http.StatusOK {
 		return
 	}
-	var doc hostDoc
+	var doc server.HostDoc
 	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Nodes) == 0 {
 		s.problem(BadStatus, "GET /v1/hosts/%s answered %s", h.name, trim(b))
 		return
