@@ -288,24 +288,14 @@ func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer
 			_, err = st.RemoveHosts(octx, ev.Host)
 		case !added && progress > 0.5:
 			added = true
-			ev = verify.Event{Kind: verify.AddHost, NewHost: engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
-				FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}}
+			ev = verify.Event{Kind: verify.AddHost, NewHost: lateNode}
 			_, err = st.AddHosts(octx, ev.NewHost)
 		case !aggregated && progress > 0.75:
 			aggregated = true
-			ev = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance", Set: map[string]string{"note": "window"}}
+			ev = maintenance
 			_, err = st.SetAggregateMetadata(octx, ev.Aggregate, ev.Set, nil)
 		case r.IntN(3) == 0:
-			mu.Lock()
-			var u string
-			if k := len(*committed); k > 0 {
-				i := r.IntN(k)
-				u = (*committed)[i]
-				(*committed)[i] = (*committed)[k-1]
-				*committed = (*committed)[:k-1]
-			}
-			mu.Unlock()
-			if u != "" {
+			if u := takeCommitted(r, mu, committed); u != "" {
 				ev = verify.Event{Kind: verify.Delete, Instance: u}
 				_, err = st.DeleteInstance(octx, u)
 			}

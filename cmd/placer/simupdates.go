@@ -12,6 +12,31 @@ import (
 	"github.com/placer/placer/internal/verify"
 )
 
+// The changes both updaters (in-process and through etcd) make once each:
+// a node added late and an aggregate's metadata set.
+var (
+	lateNode = engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
+		FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}
+	maintenance = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance",
+		Set: map[string]string{"note": "window"}} // read only
+)
+
+// takeCommitted removes a random instance from committed, under mu, and
+// returns it ("" when there is none): the next one an updater deletes.
+func takeCommitted(r *rand.Rand, mu *sync.Mutex, committed *[]string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	k := len(*committed)
+	if k == 0 {
+		return ""
+	}
+	i := r.IntN(k)
+	u := (*committed)[i]
+	(*committed)[i] = (*committed)[k-1]
+	*committed = (*committed)[:k-1]
+	return u
+}
+
 // externalUpdates is the background stream of outside changes until ctx
 // ends: compute node reports (usage unchanged but for finished I/O: the
 // host's generation moves, so concurrent plans on it are re-checked),
@@ -46,23 +71,14 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 				ev.Version, err = s.RemoveHosts(ev.Host)
 			case !added && progress > 0.5:
 				added = true
-				ev = verify.Event{Kind: verify.AddHost, NewHost: engine.Host{Host: "simulate-late-node", MemoryMB: 262144,
-					FreeRAMMB: 262144, VCPUs: 64, LocalGB: 2000, FreeDiskGB: 2000}}
+				ev = verify.Event{Kind: verify.AddHost, NewHost: lateNode}
 				ev.Version, err = s.AddHosts(ev.NewHost)
 			case !aggregated && progress > 0.75:
 				aggregated = true
-				ev = verify.Event{Kind: verify.SetAggregate, Aggregate: "simulate-maintenance", Set: map[string]string{"note": "window"}}
+				ev = maintenance
 				ev.Version, err = s.SetAggregateMetadata(ev.Aggregate, ev.Set, nil)
 			case r.IntN(3) == 0:
-				mu.Lock()
-				var u string
-				if k := len(*committed); k > 0 {
-					i := r.IntN(k)
-					u = (*committed)[i]
-					(*committed)[i] = (*committed)[k-1]
-					*committed = (*committed)[:k-1]
-				}
-				mu.Unlock()
+				u := takeCommitted(r, mu, committed)
 				if u == "" {
 					return
 				}
