@@ -144,11 +144,8 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			s.mu.Unlock()
 		}
 		var err error
-		if snap, err = NewSnapshot(built); err != nil {
+		if snap, err = s.buildOutside(built); err != nil {
 			return 0, err // nothing changed
-		}
-		if s.whileRebuilding != nil {
-			s.whileRebuilding(s)
 		}
 	}
 	s.mu.Lock()

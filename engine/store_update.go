@@ -268,18 +268,25 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, error), after func(v uint64
 	}
 	built := s.withCommittedLocked(c)
 	s.mu.Unlock()
-	snap, err := NewSnapshot(built)
+	snap, err := s.buildOutside(built)
 	if err != nil {
 		return 0, err
-	}
-	if s.whileRebuilding != nil {
-		s.whileRebuilding(s)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.installLocked(c, snap)
 	after(v)
 	return v, nil
+}
+
+// buildOutside builds a rebuild's snapshot of built, without the mutex
+// (the caller holds rebuildMu); a test's whileRebuilding then runs.
+func (s *Store) buildOutside(built Cloud) (*Snapshot, error) {
+	snap, err := NewSnapshot(built)
+	if err == nil && s.whileRebuilding != nil {
+		s.whileRebuilding(s)
+	}
+	return snap, err
 }
 
 // rebuildLocked builds a whole new snapshot from c under the mutex (see
