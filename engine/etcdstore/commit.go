@@ -24,7 +24,6 @@ const ReasonContention = "EtcdContention"
 type txn struct {
 	cmps  []clientv3.Cmp
 	thens []clientv3.Op
-	elses []clientv3.Op
 	hosts []engine.HostNode // the usage keys compared, in cmps order
 	revs  []int64
 	insts []string // accepted instance uuids
@@ -35,7 +34,7 @@ type txn struct {
 	resent bool
 }
 
-func (t *txn) ops() int { return max(len(t.cmps), len(t.thens), len(t.elses)) }
+func (t *txn) ops() int { return max(len(t.cmps), len(t.thens)) }
 
 // CommitPlan commits plan (made on a snapshot of Local()) through etcd,
 // with engine.Store.Commit's contract: the same checks (on the mirror,
@@ -119,7 +118,10 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 		}
 		s.release(t)
 		s.failed.Add(1)
-		s.countConflict(resp, t)
+		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
+		}
+		s.countConflict(t)
 		if round >= s.opts.Rebases {
 			ce := &engine.ConflictError{Version: s.local.Version()}
 			for _, i := range res.Accepted {
@@ -130,9 +132,6 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 		}
 		if m := s.opts.Metrics; m != nil {
 			m.rebases.Inc()
-		}
-		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
-			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
 		}
 	}
 }
@@ -152,14 +151,19 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 			return nil, res, s.inflightCh, nil
 		}
 	}
-	t := &txn{}
+	nh, ni := len(pend.Hosts), len(res.Accepted)
+	n := nh + ni + 1 // hosts, instances, the group
+	t := &txn{
+		cmps: make([]clientv3.Cmp, 0, n), thens: make([]clientv3.Op, 0, n),
+		hosts: make([]engine.HostNode, 0, nh), revs: make([]int64, 0, nh),
+		insts: make([]string, 0, ni), host: make([]engine.HostNode, 0, ni),
+	}
 	for i, h := range pend.Hosts {
 		rev := s.revs[h]
 		t.hosts, t.revs = append(t.hosts, h), append(t.revs, rev)
 		key := s.k.usage(h)
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev))
 		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(toRecord(pend.Usage[i]))))
-		t.elses = append(t.elses, clientv3.OpGet(key))
 	}
 	var group string
 	if plan.Group != nil {
@@ -173,7 +177,6 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
 		rec := instRecord{Host: p.Host, Node: p.Node, Claim: pend.Claims[j], Group: group, Forced: plan.Forced, Whole: pend.Whole[j]}
 		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(rec)))
-		t.elses = append(t.elses, clientv3.OpGet(key))
 	}
 	if plan.Group != nil {
 		g := s.groups[group]
@@ -188,7 +191,6 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 		t.group, t.grev = group, s.groupRevs[group]
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", t.grev))
 		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(groupRecord{Policy: plan.Group.Policy, Members: members})))
-		t.elses = append(t.elses, clientv3.OpGet(key))
 	}
 	if n := t.ops(); n > s.opts.MaxTxnOps {
 		return nil, engine.CommitResult{Version: res.Version}, nil, &engine.ValidationError{Field: "plan.placements",
@@ -215,14 +217,25 @@ func (s *Store) release(t *txn) {
 }
 
 // send sends t until etcd answers. A send that failed without an answer
-// (a timeout, a lost leader) may still have applied: t.resent records it.
+// (a timeout, a lost leader) may still have applied: t.resent records it,
+// and from then on the transaction reads its instances' keys when its
+// compares fail (appliedEarlier). A first send reads nothing back: a
+// failed compare is read from the mirror, once it has caught up
+// (countConflict), which keeps every transaction's request small.
 // Errors that say the request itself is refused are returned as they
 // are; after ctx ends the error matches engine.ErrUnavailable.
 func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error) {
 	backoff := 10 * time.Millisecond
+	var elses []clientv3.Op
 	for {
+		if t.resent && elses == nil {
+			elses = make([]clientv3.Op, len(t.insts))
+			for j, u := range t.insts {
+				elses[j] = clientv3.OpGet(s.k.inst(u))
+			}
+		}
 		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), 5*time.Second)
-		resp, err := s.cli.Txn(rctx).If(t.cmps...).Then(t.thens...).Else(t.elses...).Commit()
+		resp, err := s.cli.Txn(rctx).If(t.cmps...).Then(t.thens...).Else(elses...).Commit()
 		cancel()
 		if s.afterSend != nil {
 			resp, err = s.afterSend(resp, err)
@@ -253,12 +266,14 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 }
 
 // appliedEarlier reports whether a failed answer to a resent transaction
-// shows that an earlier send applied it: every instance key is there, on
-// the plan's host.
+// (its Else branch reads the instances' keys) shows that an earlier send
+// applied it: every instance key is there, on the plan's host.
 func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
-	off := len(t.hosts)
+	if len(resp.Responses) != len(t.insts) {
+		return false
+	}
 	for j := range t.insts {
-		r := resp.Responses[off+j].GetResponseRange()
+		r := resp.Responses[j].GetResponseRange()
 		if r == nil || len(r.Kvs) != 1 {
 			return false
 		}
@@ -270,32 +285,33 @@ func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
 	return true
 }
 
-// countConflict counts a failed transaction by cause: an instance already
-// there, a removed host, a host's usage or the group changed.
-func (s *Store) countConflict(resp *clientv3.TxnResponse, t *txn) {
+// countConflict counts a failed transaction by cause, as the mirror
+// shows it once it has applied the revision of the failure: an instance
+// already there, a removed host, a host's usage or the group changed.
+func (s *Store) countConflict(t *txn) {
 	m := s.opts.Metrics
 	if m == nil {
 		return
 	}
+	s.mu.Lock()
 	cause := ""
-	for j := range t.hosts {
-		r := resp.Responses[j].GetResponseRange()
-		switch {
-		case r == nil || len(r.Kvs) == 0:
+	for j, h := range t.hosts {
+		switch rev, ok := s.revs[h]; {
+		case !ok:
 			cause = "host_removed"
-		case r.Kvs[0].ModRevision != t.revs[j] && cause == "":
+		case rev != t.revs[j] && cause == "":
 			cause = "usage"
 		}
 	}
-	off := len(t.hosts)
-	for j := range t.insts {
-		if r := resp.Responses[off+j].GetResponseRange(); r != nil && len(r.Kvs) > 0 {
+	for _, u := range t.insts {
+		if _, ok := s.insts[u]; ok {
 			cause = "instance"
 		}
 	}
-	if cause == "" && t.group != "" {
+	if cause == "" && t.group != "" && s.groupRevs[t.group] != t.grev {
 		cause = "group"
 	}
+	s.mu.Unlock()
 	if cause == "" {
 		cause = "usage"
 	}

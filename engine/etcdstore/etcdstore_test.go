@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
@@ -283,21 +286,33 @@ func TestCommitRacesReport(t *testing.T) {
 	cli := c.Client(t)
 	cloud := tightCloud(3)
 	load(t, cli, "/p/", cloud)
-	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	m := newMetrics(t)
+	a, b := open(t, cli, "/p/", Options{Metrics: m}), open(t, cli, "/p/", Options{})
 	ctx := ctxT(t, 30*time.Second)
 
 	plan := place(t, a, req("x"))
 	hn := engine.HostNode{Host: plan.Placements[0].Host, Node: plan.Placements[0].Node}
 	report := engine.HostUsage{FreeRAMMB: 4096, FreeDiskMB: 50 * 1024, VCPUsUsed: 2, NumInstances: 2}
+	// a's mirror does not see the report before a sends: its transaction
+	// fails the compare, and a checks the plan again once its watch,
+	// resumed, brings the report.
+	a.Close()
 	if _, err := b.UpdateHost(ctx, hn, report); err != nil {
 		t.Fatal(err)
 	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		a.start()
+	}()
 	if _, err := a.CommitPlan(ctx, plan); err != nil {
 		t.Fatalf("a plan that still fits the report: %v", err)
 	}
 	got := verifyUsage(t, cli, hn)
 	if want := report.Consume(plan.Claim); got != want {
 		t.Fatalf("usage %+v, want the report's plus the claim %+v", got, want)
+	}
+	if n := testutil.ToFloat64(m.conflicts.WithLabelValues("usage")); n != 1 {
+		t.Fatalf("%v usage conflicts counted, want the 1 the report caused", n)
 	}
 
 	plan = place(t, a, req("y"))
@@ -331,7 +346,8 @@ func TestDuplicateAcrossStores(t *testing.T) {
 	cli := c.Client(t)
 	cloud := tightCloud(3)
 	load(t, cli, "/p/", cloud)
-	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	m := newMetrics(t)
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{Metrics: m})
 	ctx := ctxT(t, 30*time.Second)
 	pa, pb := place(t, a, req("x")), place(t, b, engine.Request{InstanceUUIDs: []string{"x"}, Flavor: small, IgnoreHosts: []string{"h000", "h001"}})
 	// b's mirror does not see a's commit before b sends its own: etcd's
@@ -348,6 +364,9 @@ func TestDuplicateAcrossStores(t *testing.T) {
 	var ve *engine.ValidationError
 	if _, err := b.CommitPlan(ctx, pb); !errors.As(err, &ve) {
 		t.Fatalf("second commit of x: %v", err)
+	}
+	if n := testutil.ToFloat64(m.conflicts.WithLabelValues("instance")); n != 1 {
+		t.Fatalf("%v instance conflicts counted, want 1", n)
 	}
 	if insts := verify(t, cli, "/p/", cloud); len(insts) != 1 {
 		t.Fatalf("%d instances", len(insts))
@@ -457,8 +476,9 @@ func TestResumeAndRelist(t *testing.T) {
 }
 
 // TestLostAnswer: a commit applied by etcd whose answer is lost is sent
-// again; the second answer fails its compares, and its Else branch shows
-// the first applied: the commit is reported done, once.
+// again; the second answer fails its compares, and its Else branch (a
+// resent transaction reads its instances' keys) shows the first applied:
+// the commit is reported done, once.
 func TestLostAnswer(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := c.Client(t)
@@ -627,4 +647,13 @@ func TestWatchAcrossMemberRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameMirror(t, other, c.Client(t, 0), "/p/")
+}
+
+func newMetrics(t *testing.T) *Metrics {
+	t.Helper()
+	m, err := NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
