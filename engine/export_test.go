@@ -225,3 +225,12 @@ func KeepsAll(s *Snapshot, req Request) (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// ScoreBufsReused is how many buffers the kept full rescorings of s's
+// lineage took from their free list (rankcache.go).
+func ScoreBufsReused(s *Snapshot) int {
+	c := &lineageOf(s.info).scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reused
+}

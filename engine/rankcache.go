@@ -29,6 +29,14 @@ import (
 // shard's columns may be recycled, but a retired shard is in no later
 // snapshot). Entries are never modified once stored; a batch that weighs
 // some shards afresh stores a new entry in place of the old one.
+//
+// Keeping a rescoring copies the weights of the shards it weighed (8
+// bytes a host): on the realistic stream those copies were most of the
+// bytes a placement allocated, and the collector's work with them. The
+// shards' weights are therefore held in scoreBufs counted by the entries
+// that hold them (an evicted entry still being read, by the batch that
+// looked it up, keeps holding them): a buffer no entry holds goes to the
+// cache's free list, and the next kept rescoring copies into it.
 
 // maxScoreEntries bounds the full rescorings kept per lineage.
 const maxScoreEntries = 8
@@ -47,6 +55,21 @@ type scoreCache struct {
 	entries []*scoreEntry
 	seen    [64]uint64 // keys (boundsKey) of recent misses, a ring
 	next    int
+	free    [][]float64 // buffers of bitmap.ShardSize weights no entry holds
+	reused  int         // buffers taken from free (tests)
+}
+
+// maxFreeScoreBufs bounds a scoreCache's free list: two kept rescorings'
+// worth at 50,000 hosts.
+const maxFreeScoreBufs = 32
+
+// scoreBuf is one shard's weights in kept rescorings, shared by the
+// entries whose shard it is (refs of them, under scoreCache.mu; an evicted
+// entry still read counts until its last reader releases it). Its
+// weights are never written while refs > 0.
+type scoreBuf struct {
+	w    []float64
+	refs int
 }
 
 // boundsKey hashes what an entry is matched on but for the pointers (the
@@ -82,17 +105,21 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 
 // scoreEntry is one full rescoring.
 //
-// Invariants: for every k < len(shards), scores[k] is what weigh writes
+// Invariants: for every k < len(shards), scores[k].w is what weigh writes
 // for shards[k]'s hosts under act, lo, hi, metrics and mults; it is never
-// written once the entry is stored, so that a later entry shares the
-// slices of the shards it copied.
+// written while the entry holds it, so that a later entry shares the
+// buffers of the shards it copied. The entry holds its buffers (counts in
+// their refs) from store until it is evicted and has no reader (readers:
+// lookups not yet released; both under scoreCache.mu).
 type scoreEntry struct {
 	mults   multipliers
 	act     []int
 	lo, hi  []float64
 	metrics *metricsCol
 	shards  []*shard
-	scores  [][]float64
+	scores  []*scoreBuf
+	readers int
+	evicted bool
 }
 
 // matches reports whether e was computed under rk's weighers, bounds
@@ -112,41 +139,118 @@ func (e *scoreEntry) matches(rk *denseRanker) bool {
 }
 
 // lookup returns the entry computed under rk's weighers and bounds (nil:
-// none), made the most recently used.
+// none), made the most recently used. The caller reads it until it calls
+// release.
 func (c *scoreCache) lookup(rk *denseRanker) *scoreEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
 		if e.matches(rk) {
 			c.entries = append(slices.Delete(c.entries, i, i+1), e)
+			e.readers++
 			return e
 		}
 	}
 	return nil
 }
 
+// release ends a read of e that lookup began (nil: none).
+func (c *scoreCache) release(e *scoreEntry) {
+	if e == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.readers--; e.evicted && e.readers == 0 {
+		c.dropLocked(e)
+	}
+}
+
+// evictLocked takes e out of the entries' reckoning: its buffers are let
+// go now, or by the release of its last reader.
+func (c *scoreCache) evictLocked(e *scoreEntry) {
+	e.evicted = true
+	if e.readers == 0 {
+		c.dropLocked(e)
+	}
+}
+
+// dropLocked lets go of e's buffers; those no other entry holds go to the
+// free list (while it has room).
+func (c *scoreCache) dropLocked(e *scoreEntry) {
+	for _, b := range e.scores {
+		if b.refs--; b.refs == 0 && len(c.free) < maxFreeScoreBufs {
+			c.free = append(c.free, b.w[:0])
+		}
+	}
+	e.scores = nil
+}
+
+// buffers returns n buffers for a shard's weights, from the free list
+// first.
+func (c *scoreCache) buffers(n int) [][]float64 {
+	out := make([][]float64, n)
+	c.mu.Lock()
+	for i := range out {
+		if len(c.free) == 0 {
+			break
+		}
+		out[i], c.free = c.free[len(c.free)-1], c.free[:len(c.free)-1]
+		c.reused++
+	}
+	c.mu.Unlock()
+	for i := range out {
+		if out[i] == nil {
+			out[i] = make([]float64, 0, bitmap.ShardSize)
+		}
+	}
+	return out
+}
+
 // store keeps the weights rk's full rescoring wrote for the shards of
 // snapshot s (before its exceptions), in place of any entry under the
 // same weighers and bounds. The shards the rescoring copied from kept
-// (its entry, nil when none) share kept's weights; the others are copied
-// from rk.
+// (its entry, nil when none; the caller has not released it yet) share
+// kept's buffers; the others are copied from rk into buffers of their
+// own.
 func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 	e := &scoreEntry{
 		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
-		metrics: rk.metrics, shards: slices.Clone(s.shards), scores: make([][]float64, len(s.shards)),
+		metrics: rk.metrics, shards: slices.Clone(s.shards), scores: make([]*scoreBuf, len(s.shards)),
 	}
+	fresh := 0
+	for k := range s.shards {
+		if !kept.has(s, k) {
+			fresh++
+		}
+	}
+	bufs := c.buffers(fresh)
 	for k, sh := range s.shards {
-		if kept.has(s, k) {
-			e.scores[k] = kept.scores[k]
-		} else {
+		if !kept.has(s, k) {
 			base := k * bitmap.ShardSize
-			e.scores[k] = slices.Clone(rk.score[base : base+sh.hostCount()])
+			w := append(bufs[len(bufs)-1], rk.score[base:base+sh.hostCount()]...)
+			bufs = bufs[:len(bufs)-1]
+			e.scores[k] = &scoreBuf{w: w}
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries = slices.DeleteFunc(c.entries, func(o *scoreEntry) bool { return o.matches(rk) })
+	for k, b := range e.scores {
+		if b == nil {
+			b = kept.scores[k] // held by kept, which the caller still reads
+			e.scores[k] = b
+		}
+		b.refs++
+	}
+	c.entries = slices.DeleteFunc(c.entries, func(o *scoreEntry) bool {
+		if o.matches(rk) {
+			c.evictLocked(o)
+			return true
+		}
+		return false
+	})
 	if len(c.entries) >= maxScoreEntries {
+		c.evictLocked(c.entries[0])
 		c.entries = slices.Delete(c.entries, 0, 1)
 	}
 	c.entries = append(c.entries, e)
@@ -158,7 +262,7 @@ func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
 	if !e.has(s, k) {
 		return false
 	}
-	copy(score, e.scores[k])
+	copy(score, e.scores[k].w)
 	return true
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -133,4 +134,63 @@ func TestScoreCacheMatchesBaseline(t *testing.T) {
 		t.Fatalf("the kept rescorings were not exercised: copied %d (%d on repeated snapshots), weighed %d, mixed %d",
 			copied, copiedSame, weighed, mixed)
 	}
+}
+
+// TestScoreCacheConcurrent places a varied stream of requests on one
+// snapshot from several goroutines at once, each request several times,
+// against the baseline ranker's plans: more distinct bounds than the
+// cache keeps, so that entries are evicted while other batches still
+// copy from them and their buffers are reused by later rescorings. A
+// buffer written while a batch reads it would show as a different plan
+// (and, under -race, as a race).
+func TestScoreCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gen := synth.New(synth.Options{Hosts: 3*4096 + 100, Seed: 7, Profile: synth.Rich})
+	snap, err := engine.NewSnapshot(gen.Cloud())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := gen.Requests(40)
+	type want struct {
+		plan engine.Plan
+		err  string
+	}
+	wants := make([]want, len(reqs))
+	for i, req := range reqs {
+		p, err := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Baseline: true})
+		wants[i] = want{p, fmt.Sprint(err)}
+	}
+	const workers, rounds = 4, 3
+	copied := make([]int, workers)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			exact := false
+			for r := range rounds {
+				for j := range reqs {
+					i := (j*(g+1) + r) % len(reqs)
+					got, err := engine.PlaceBatchWith(ctx, snap, reqs[i], engine.Ranking{Scaled: &exact, CopiedShards: &copied[g]})
+					if fmt.Sprint(err) != wants[i].err || !reflect.DeepEqual(got, wants[i].plan) {
+						t.Errorf("worker %d, request %d: %+v %v, want the baseline's %+v %v", g, i, got.Placements, err, wants[i].plan.Placements, wants[i].err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, c := range copied {
+		total += c
+	}
+	if total == 0 {
+		t.Fatal("no shard was copied from a kept rescoring: the cache was not exercised")
+	}
+	if engine.ScoreBufsReused(snap) == 0 {
+		t.Fatal("no kept rescoring reused an evicted one's buffers")
+	}
+	t.Logf("%d shards copied, %d buffers reused", total, engine.ScoreBufsReused(snap))
 }

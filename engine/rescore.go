@@ -76,6 +76,9 @@ func (rk *denseRanker) rescoreAll() {
 	if cache != nil && weighed.Load() > 0 && (kept != nil || cache.admit(rk)) {
 		cache.store(rk, s, kept)
 	}
+	if cache != nil {
+		cache.release(kept)
+	}
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))
 	}
