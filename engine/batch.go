@@ -66,7 +66,8 @@ type batch struct {
 // newBatch makes the batch of req (parsed as p) on s, ranked as opts say,
 // its memory from s's scratch pool.
 func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, opts rankOptions) *batch {
-	b := &batch{s: s, sc: s.getScratch(), ov: overlay{idx: map[uint32]int{}}, opts: opts}
+	sc := s.getScratch()
+	b := &batch{s: s, sc: sc, ov: overlay{idx: sc.ovIdx, ids: sc.ovIDs[:0], res: sc.ovRes[:0]}, opts: opts}
 	b.taken = b.takenBuf[:0]
 	b.ov.in = b.set()
 	b.reset(ctx, s, req, p)
@@ -173,6 +174,8 @@ func (b *batch) release() {
 		sc.sets = append(sc.sets, b.taken...)
 	}
 	sc.cols = append(sc.cols, b.takenCols...)
+	sc.ovIDs, sc.ovRes = b.ov.ids[:0], b.ov.res[:0]
+	b.ov = overlay{}
 	if b.rk != nil {
 		b.rk.release(sc)
 	}

@@ -17,6 +17,11 @@ type scratch struct {
 	pos  []int32
 	ids  []uint32
 	cols [][]float64
+	// ovIdx, ovIDs and ovRes are the batch's overlay's memory (overlay:
+	// ovIdx per host, its entries meaningful only for the overlay's hosts).
+	ovIdx []int32
+	ovIDs []uint32
+	ovRes []hostRes
 }
 
 type scratchPool struct{ p sync.Pool }
@@ -25,7 +30,7 @@ func (s *Snapshot) getScratch() *scratch {
 	if sc, ok := s.pool.p.Get().(*scratch); ok {
 		return sc
 	}
-	sc := &scratch{pos: make([]int32, s.n)}
+	sc := &scratch{pos: make([]int32, s.n), ovIdx: make([]int32, s.n)}
 	for i := range sc.pos {
 		sc.pos[i] = -1
 	}

@@ -147,10 +147,13 @@ func (p *pendingUsage) set(id uint32, r hostRes) {
 //
 // Invariants: ids lists the overlay's hosts in the order they entered it
 // (the snapshot's delta first, then consumption order), each once; res[i]
-// is ids[i]'s usage and idx[id] is i; in holds exactly the hosts of ids.
+// is ids[i]'s usage and idx[ids[i]] is i; in holds exactly the hosts of
+// ids. idx has an entry per host of the snapshot (the batch's scratch
+// memory); those of hosts not in the overlay are left as they were, never
+// read, so that emptying the overlay costs nothing per host.
 type overlay struct {
 	in  *bitmap.Set
-	idx map[uint32]int
+	idx []int32
 	ids []uint32
 	res []hostRes
 }
@@ -159,7 +162,6 @@ type overlay struct {
 // commits, usage past the int32 columns; nil: none): its hosts' columns
 // are not their state.
 func (o *overlay) reset(d *usageDelta) {
-	clear(o.idx)
 	o.ids, o.res = o.ids[:0], o.res[:0]
 	o.in.Reset()
 	if d != nil {
@@ -187,8 +189,8 @@ func (o *overlay) usage(s *Snapshot, id uint32) hostRes {
 
 // set makes r host id's usage.
 func (o *overlay) set(id uint32, r hostRes) {
-	if k, ok := o.idx[id]; ok {
-		o.res[k] = r
+	if o.in.Has(id) {
+		o.res[o.idx[id]] = r
 		return
 	}
 	o.put(id, r)
@@ -196,7 +198,7 @@ func (o *overlay) set(id uint32, r hostRes) {
 
 // put adds host id, not yet in the overlay, with usage r.
 func (o *overlay) put(id uint32, r hostRes) {
-	o.idx[id] = len(o.res)
+	o.idx[id] = int32(len(o.res))
 	o.res = append(o.res, r)
 	o.ids = append(o.ids, id)
 	o.in.Add(id)

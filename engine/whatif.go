@@ -88,7 +88,7 @@ func Capacity(ctx context.Context, s *Snapshot, req Request, opts CapacityOption
 	req.NumInstances, req.InstanceUUIDs = 1, nil
 	rep := &CapacityReport{Max: opts.Max}
 	var used overlay // the usage of the hosts placed on so far
-	used.idx, used.in = map[uint32]int{}, bitmap.NewSet(s.n)
+	used.idx, used.in = make([]int32, s.n), bitmap.NewSet(s.n)
 	counts := map[uint32]int{}
 	for rep.Fit < opts.Max {
 		if err := ctx.Err(); err != nil {
