@@ -144,7 +144,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			s.mu.Unlock()
 		}
 		var err error
-		if snap, err = s.buildOutside(built); err != nil {
+		if snap, err = s.buildOutside(built, 0); err != nil {
 			return 0, err // nothing changed
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -127,4 +128,41 @@ func countOn(ps []Placement, host string) int {
 		}
 	}
 	return n
+}
+
+// TestAddHostsValidates: a rebuild checks the fields of the hosts it adds
+// (those of the store's own hosts it trusts, see validateCloud), and the
+// checks across hosts cover the old ones too; a refused addition changes
+// nothing.
+func TestAddHostsValidates(t *testing.T) {
+	s := mustStore(t, tightCloud(3))
+	v0 := s.Snapshot().Version()
+	ok := Host{Host: "new", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}
+	bad := ok
+	bad.MemoryMB = -1
+	ip := "not-an-ip"
+	badIP := ok
+	badIP.Host, badIP.HostIP = "new2", &ip
+	dup := ok
+	dup.Host = s.Snapshot().HostNode(1).Host
+	for _, c := range []struct {
+		hosts []Host
+		field string
+	}{
+		{[]Host{bad}, "hosts[3].memory_mb"},
+		{[]Host{ok, badIP}, "hosts[4].host_ip"},
+		{[]Host{dup}, "hosts[3]"},
+	} {
+		_, err := s.AddHosts(c.hosts...)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Fatalf("AddHosts(%v): %v, want a ValidationError on %s", c.hosts, err, c.field)
+		}
+		if snap := s.Snapshot(); snap.Len() != 3 || snap.Version() != v0 {
+			t.Fatalf("a refused AddHosts left %d hosts, version %d (was %d)", snap.Len(), snap.Version(), v0)
+		}
+	}
+	if _, err := s.AddHosts(ok); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -172,9 +172,10 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // builds (see rebuild). Plans made before it are re-checked host by host,
 // by name. It returns the new version.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
-	return s.rebuild(func(c Cloud) (Cloud, error) {
+	return s.rebuild(func(c Cloud) (Cloud, int, error) {
+		old := len(c.Hosts)
 		c.Hosts = append(slices.Clone(c.Hosts), hosts...)
-		return c, nil
+		return c, old, nil
 	}, func(v uint64) {
 		for i := range hosts {
 			h := &hosts[i]
@@ -191,16 +192,16 @@ func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 // are a *ValidationError and nothing changes.
 func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 	drop := make(map[HostNode]bool, len(nodes))
-	return s.rebuild(func(c Cloud) (Cloud, error) {
+	return s.rebuild(func(c Cloud) (Cloud, int, error) {
 		info := s.cur.Load().snap.info
 		for i, hn := range nodes {
 			if _, ok := info.byHostNode(hn); !ok {
-				return c, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+				return c, 0, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
 			}
 			drop[hn] = true
 		}
 		c.Hosts = slices.DeleteFunc(slices.Clone(c.Hosts), func(h Host) bool { return drop[HostNode{h.Host, nodeName(&h)}] })
-		return c, nil
+		return c, len(c.Hosts), nil
 	}, func(v uint64) {
 		for uuid, e := range s.ledger {
 			if drop[e.host] {
@@ -219,7 +220,7 @@ func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 // so the snapshot is rebuilt with NewSnapshot, as AddHosts does. It
 // returns the new version.
 func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []string) (uint64, error) {
-	return s.rebuild(func(c Cloud) (Cloud, error) {
+	return s.rebuild(func(c Cloud) (Cloud, int, error) {
 		c.Aggregates = slices.Clone(c.Aggregates)
 		i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name })
 		if i < 0 {
@@ -236,7 +237,7 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 			delete(meta, k)
 		}
 		a.Metadata = meta
-		return c, nil
+		return c, len(c.Hosts), nil
 	}, func(v uint64) {
 		s.record(JournalEntry{Version: v, Kind: JournalAggregate})
 	})
@@ -245,7 +246,8 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // rebuild replaces the store's cloud by the one change derives from it
 // and publishes a whole new snapshot of it, then calls after with the
 // new version; both run under the mutex, and after only when the rebuild
-// succeeded. NewSnapshot, the expensive part (hundreds of milliseconds
+// succeeded. change also says how many of the new cloud's first hosts are
+// the store's own, unchanged (their own fields are not validated again). NewSnapshot, the expensive part (hundreds of milliseconds
 // at 50,000 hosts), runs outside the mutex, so that commits, deletions
 // and usage reports go on meanwhile: the snapshot is built from the
 // cloud and the committed instances as they were when the rebuild began,
@@ -257,18 +259,18 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // snapshot; an instance committed (or deleted) while it built joins (or
 // leaves) its host's instance list at the next rebuild, as one committed
 // after it does.
-func (s *Store) rebuild(change func(c Cloud) (Cloud, error), after func(v uint64)) (uint64, error) {
+func (s *Store) rebuild(change func(c Cloud) (Cloud, int, error), after func(v uint64)) (uint64, error) {
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
 	s.mu.Lock()
-	c, err := change(s.cloud)
+	c, trusted, err := change(s.cloud)
 	if err != nil {
 		s.mu.Unlock()
 		return 0, err
 	}
 	built := s.withCommittedLocked(c)
 	s.mu.Unlock()
-	snap, err := s.buildOutside(built)
+	snap, err := s.buildOutside(built, trusted)
 	if err != nil {
 		return 0, err
 	}
@@ -279,10 +281,11 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, error), after func(v uint64
 	return v, nil
 }
 
-// buildOutside builds a rebuild's snapshot of built, without the mutex
-// (the caller holds rebuildMu); a test's whileRebuilding then runs.
-func (s *Store) buildOutside(built Cloud) (*Snapshot, error) {
-	snap, err := NewSnapshot(built)
+// buildOutside builds a rebuild's snapshot of built, whose first trusted
+// hosts are the store's own (newSnapshot), without the mutex (the caller
+// holds rebuildMu); a test's whileRebuilding then runs.
+func (s *Store) buildOutside(built Cloud, trusted int) (*Snapshot, error) {
+	snap, err := newSnapshot(built, trusted)
 	if err == nil && s.whileRebuilding != nil {
 		s.whileRebuilding(s)
 	}

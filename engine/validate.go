@@ -62,7 +62,14 @@ func notImplemented(field, format string, args ...any) *ValidationError {
 // ValidateCloud checks a Cloud and returns a *ValidationError naming the
 // first bad field with a scenario-style path (hosts[3].memory_mb,
 // config.filters[2]). It does not change c.
-func ValidateCloud(c *Cloud) error {
+func ValidateCloud(c *Cloud) error { return validateCloud(c, 0) }
+
+// validateCloud is ValidateCloud, but for the per-host checks of the
+// first trusted hosts (validateHost), which a Store's rebuild knows to
+// hold already: they are the hosts of its cloud, validated when they
+// joined it, whose fields it never changes. The checks across hosts
+// (duplicates, one service per host) cover every host.
+func validateCloud(c *Cloud, trusted int) error {
 	if err := validateConfig(&c.Config); err != nil {
 		return err
 	}
@@ -86,25 +93,28 @@ func ValidateCloud(c *Cloud) error {
 	service := make(map[string]int, len(c.Hosts))
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
-		p := fmt.Sprintf("hosts[%d]", i)
+		p := func() string { return "hosts[" + strconv.Itoa(i) + "]" } // on an error only
 		if h.Host == "" {
-			return invalid(p+".host", "want a non-empty string")
+			return invalid(p()+".host", "want a non-empty string")
 		}
 		k := key{h.Host, nodeName(h)}
 		if j, dup := seen[k]; dup {
-			return invalid(p, "duplicate host %q node %q (also hosts[%d])", k.host, k.node, j)
+			return invalid(p(), "duplicate host %q node %q (also hosts[%d])", k.host, k.node, j)
 		}
 		seen[k] = i
 		if h.UUID != "" {
 			if j, dup := uuids[h.UUID]; dup {
-				return invalid(p+".uuid", "duplicate uuid %q (also hosts[%d])", h.UUID, j)
+				return invalid(p()+".uuid", "duplicate uuid %q (also hosts[%d])", h.UUID, j)
 			}
 			uuids[h.UUID] = i
 		}
 		if j, ok := service[h.Host]; ok && c.Hosts[j].Service != h.Service {
-			return invalid(p+".service", "differs from hosts[%d].service of the same host; Nova has one compute service per host", j)
+			return invalid(p()+".service", "differs from hosts[%d].service of the same host; Nova has one compute service per host", j)
 		}
 		service[h.Host] = i
+		if i < trusted {
+			continue
+		}
 		if err := validateHost(p, h); err != nil {
 			return err
 		}
@@ -134,7 +144,10 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 	return nil
 }
 
-func validateHost(p string, h *Host) error {
+// validateHost checks one host's own fields; path names it (called only
+// for an error's field: building it for every host cost more than the
+// checks).
+func validateHost(path func() string, h *Host) error {
 	for _, f := range []struct {
 		name string
 		v    int64
@@ -144,7 +157,7 @@ func validateHost(p string, h *Host) error {
 		{"num_io_ops", h.NumIOOps}, {"failed_builds", h.FailedBuilds},
 	} {
 		if f.v < 0 {
-			return invalid(p+"."+f.name, "want a number >= 0, got %d", f.v)
+			return invalid(path()+"."+f.name, "want a number >= 0, got %d", f.v)
 		}
 	}
 	for _, f := range []struct {
@@ -156,29 +169,35 @@ func validateHost(p string, h *Host) error {
 		{"disk_allocation_ratio", h.DiskAllocationRatio},
 	} {
 		if f.v != nil && !(*f.v >= 0 && !math.IsInf(*f.v, 0)) {
-			return invalid(p+"."+f.name, "want a finite number >= 0, got %v", *f.v)
+			return invalid(path()+"."+f.name, "want a finite number >= 0, got %v", *f.v)
 		}
 	}
 	if h.HypervisorVersion != nil && *h.HypervisorVersion < 0 {
-		return invalid(p+".hypervisor_version", "want an integer >= 0, got %d", *h.HypervisorVersion)
+		return invalid(path()+".hypervisor_version", "want an integer >= 0, got %d", *h.HypervisorVersion)
 	}
 	if h.HostIP != nil {
 		if _, err := nova.ParseHostIP(*h.HostIP); err != nil {
-			return invalid(p+".host_ip", "Nova refuses it: %v", err)
+			return invalid(path()+".host_ip", "Nova refuses it: %v", err)
 		}
 	}
 	for j, s := range h.SupportedInstances {
 		if _, err := nova.CanonicalHVSpec([3]string{s.Arch, s.HVType, s.VMMode}); err != nil {
-			return invalid(fmt.Sprintf("%s.supported_instances[%d]", p, j), "Nova refuses it: %v", err)
+			return invalid(fmt.Sprintf("%s.supported_instances[%d]", path(), j), "Nova refuses it: %v", err)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
-		if v := h.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return invalid(p+".metrics["+strconv.Quote(name)+"]", "want a finite number, got %v", v)
+	for _, v := range h.Metrics {
+		if !(math.IsNaN(v) || math.IsInf(v, 0)) {
+			continue
+		}
+		// Report the first by name, whatever the map's order.
+		for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
+			if v := h.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return invalid(path()+".metrics["+strconv.Quote(name)+"]", "want a finite number, got %v", v)
+			}
 		}
 	}
 	if _, err := nova.SchedulerMetrics(h.Metrics); err != nil {
-		return invalid(p+".metrics", "%v", err)
+		return invalid(path()+".metrics", "%v", err)
 	}
 	return nil
 }
