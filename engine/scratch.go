@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 )
@@ -24,10 +25,36 @@ type scratch struct {
 	ovRes []hostRes
 }
 
-type scratchPool struct{ p sync.Pool }
+// scratchPool is a snapshot's pool of scratch. held counts the scratches
+// put in and not taken out since (the collector may have dropped some of
+// them): a Store's hand-over (handOverScratch) skips the pools it shows
+// empty without asking them.
+type scratchPool struct {
+	p    sync.Pool
+	held atomic.Int64
+}
+
+// get takes a scratch from the pool (nil: none).
+func (p *scratchPool) get() *scratch {
+	if p.held.Load() <= 0 {
+		return nil
+	}
+	sc, ok := p.p.Get().(*scratch)
+	if !ok {
+		p.held.Store(0) // the collector dropped what was left
+		return nil
+	}
+	p.held.Add(-1)
+	return sc
+}
+
+func (p *scratchPool) put(sc *scratch) {
+	p.p.Put(sc)
+	p.held.Add(1)
+}
 
 func (s *Snapshot) getScratch() *scratch {
-	if sc, ok := s.pool.p.Get().(*scratch); ok {
+	if sc := s.pool.get(); sc != nil {
 		return sc
 	}
 	sc := &scratch{pos: make([]int32, s.n), ovIdx: make([]int32, s.n)}
@@ -37,4 +64,4 @@ func (s *Snapshot) getScratch() *scratch {
 	return sc
 }
 
-func (s *Snapshot) putScratch(sc *scratch) { s.pool.p.Put(sc) }
+func (s *Snapshot) putScratch(sc *scratch) { s.pool.put(sc) }

@@ -181,11 +181,11 @@ func (s *Store) handOverScratch(snap *Snapshot) {
 			continue
 		}
 		for moved < maxMoved {
-			sc, ok := old.pool.p.Get().(*scratch)
-			if !ok {
+			sc := old.pool.get()
+			if sc == nil {
 				break
 			}
-			snap.pool.p.Put(sc)
+			snap.pool.put(sc)
 			moved++
 		}
 	}
