@@ -204,9 +204,28 @@ func resourceStep(s isa, kind passKind, total, ratio *source, usage GPVirtual, r
 
 // wordLoop runs step over every group of hosts of every non-zero word of
 // words (nw > 0 words of 64 hosts) and keeps in the word the bits of the
-// hosts that pass.
+// hosts that pass: step judges the 8 (AVX-512) or 4 (AVX2) int64 hosts at
+// e+off+4*part, ci being e/8 (the coded columns' byte index).
 func wordLoop(s isa, words, nw GPVirtual, step func(e, ci GPVirtual, off, part int) (GPVirtual, bool)) {
-	q, e, ci, w, acc := GP64(), GP64(), GP64(), GP64(), GP64()
+	groups := 8 * s.parts()
+	wordGroups(words, nw, groups, true, func(e, ci GPVirtual, g int) (GPVirtual, bool) {
+		return step(e, ci, 8*(g/s.parts()), g%s.parts())
+	}, nil)
+}
+
+// wordGroups is the loop over the words: for every non-zero word of words
+// (nw > 0 words of 64 hosts, e the index of its first host, ci = e/8 when
+// withCI), step(g) judges group g of groups equal groups of its hosts and
+// returns their bits, of those that pass or (true) of those that fail;
+// the word keeps the bits of the hosts that pass, after finish (nil:
+// none) has changed them.
+func wordGroups(words, nw GPVirtual, groups int, withCI bool, step func(e, ci GPVirtual, g int) (GPVirtual, bool), finish func(acc GPVirtual)) {
+	q, e := GP64(), GP64()
+	var ci GPVirtual
+	if withCI {
+		ci = GP64()
+	}
+	w, acc := GP64(), GP64()
 	XORQ(q, q)
 	XORQ(e, e)
 	top, next := label("word"), label("next")
@@ -214,22 +233,25 @@ func wordLoop(s isa, words, nw GPVirtual, step func(e, ci GPVirtual, off, part i
 	MOVQ(Mem{Base: words, Index: q, Scale: 8}, w)
 	TESTQ(w, w)
 	JZ(LabelRef(next))
-	MOVQ(e, ci)
-	SHRQ(U8(3), ci)
+	if withCI {
+		MOVQ(e, ci)
+		SHRQ(U8(3), ci)
+	}
 	XORQ(acc, acc)
 	fail := false
-	for v := 0; v < 8; v++ {
-		for part := 0; part < s.parts(); part++ {
-			bits, f := step(e, ci, 8*v, part)
-			fail = f
-			if sh := 8*v + 4*part; sh > 0 {
-				SHLQ(U8(sh), bits)
-			}
-			ORQ(bits, acc)
+	for g := 0; g < groups; g++ {
+		bits, f := step(e, ci, g)
+		fail = f
+		if sh := g * 64 / groups; sh > 0 {
+			SHLQ(U8(sh), bits)
 		}
+		ORQ(bits, acc)
 	}
 	if fail {
 		NOTQ(acc)
+	}
+	if finish != nil {
+		finish(acc)
 	}
 	ANDQ(acc, w)
 	MOVQ(w, Mem{Base: words, Index: q, Scale: 8})
@@ -317,51 +339,27 @@ func rangePass(s isa) {
 	TESTQ(nw, nw)
 	JZ(LabelRef("ret"))
 	vlo, vhi := bcast32(s.vec(), Param("lo")), bcast32(s.vec(), Param("hi"))
-	q, e, w, acc, bits := GP64(), GP64(), GP64(), GP64(), GP64()
-	XORQ(q, q)
-	XORQ(e, e)
-	top, next := label("word"), label("next")
-	Label(top)
-	MOVQ(Mem{Base: words, Index: q, Scale: 8}, w)
-	TESTQ(w, w)
-	JZ(LabelRef(next))
-	XORQ(acc, acc)
-	if s.z {
-		for g := 0; g < 4; g++ {
+	// int32 values: 16 (AVX-512) or 8 (AVX2) hosts a group.
+	groups := map[bool]int{true: 4, false: 8}[s.z]
+	wordGroups(words, nw, groups, false, func(e, _ GPVirtual, g int) (GPVirtual, bool) {
+		bits := GP64()
+		if s.z {
 			v := ZMM()
 			VMOVDQU32(Mem{Base: col, Index: e, Scale: 4, Disp: 64 * g}, v)
 			k1, k2 := K(), K()
 			VPCMPD(U8(icmpNLT), vlo, v, k1)
 			VPCMPD(U8(icmpLE), vhi, v, k1, k2)
 			KMOVW(k2, bits.As32())
-			if g > 0 {
-				SHLQ(U8(16*g), bits)
-			}
-			ORQ(bits, acc)
+			return bits, false
 		}
-	} else {
-		for g := 0; g < 8; g++ {
-			v, a, b := YMM(), YMM(), YMM()
-			VMOVDQU(Mem{Base: col, Index: e, Scale: 4, Disp: 32 * g}, v)
-			VPCMPGTD(v, vlo, a) // lo > v
-			VPCMPGTD(vhi, v, b) // v > hi
-			VPOR(a, b, a)
-			VMOVMSKPS(a, bits.As32())
-			if g > 0 {
-				SHLQ(U8(8*g), bits)
-			}
-			ORQ(bits, acc)
-		}
-		NOTQ(acc) // outside -> inside
-	}
-	XORQ(flip, acc)
-	ANDQ(acc, w)
-	MOVQ(w, Mem{Base: words, Index: q, Scale: 8})
-	Label(next)
-	INCQ(q)
-	ADDQ(U8(64), e)
-	CMPQ(q, nw)
-	JB(LabelRef(top))
+		v, a, b := YMM(), YMM(), YMM()
+		VMOVDQU(Mem{Base: col, Index: e, Scale: 4, Disp: 32 * g}, v)
+		VPCMPGTD(v, vlo, a) // lo > v
+		VPCMPGTD(vhi, v, b) // v > hi
+		VPOR(a, b, a)
+		VMOVMSKPS(a, bits.As32())
+		return bits, true // outside
+	}, func(acc GPVirtual) { XORQ(flip, acc) })
 	Label("ret")
 	epilogue()
 }
