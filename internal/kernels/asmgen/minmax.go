@@ -262,27 +262,18 @@ func notBelow(s isa) {
 	Load(Param("xs"), xs)
 	vt := bcast(s, addr(Param("thr")))
 	XORQ(below, below)
-	if s.z {
-		for v := 0; v < 8; v++ {
+	packGroups(below, 8*s.parts(), func(v int) GPVirtual {
+		if s.z {
 			k := K()
 			VCMPPD(U8(cmpGT), Mem{Base: xs, Disp: 64 * v}, vt, k) // thr > x, false for NaN
 			KMOVB(k, b.As32())
-			if v > 0 {
-				SHLQ(U8(8*v), b)
-			}
-			ORQ(b, below)
+			return b
 		}
-	} else {
-		for v := 0; v < 16; v++ {
-			m := YMM()
-			VCMPPD(U8(cmpGT), Mem{Base: xs, Disp: 32 * v}, vt, m)
-			VMOVMSKPD(m, b.As32())
-			if v > 0 {
-				SHLQ(U8(4*v), b)
-			}
-			ORQ(b, below)
-		}
-	}
+		m := YMM()
+		VCMPPD(U8(cmpGT), Mem{Base: xs, Disp: 32 * v}, vt, m)
+		VMOVMSKPD(m, b.As32())
+		return b
+	})
 	w := GP64()
 	Load(Param("w"), w)
 	NOTQ(below)

@@ -213,6 +213,18 @@ func wordLoop(s isa, words, nw GPVirtual, step func(e, ci GPVirtual, off, part i
 	}, nil)
 }
 
+// packGroups ORs into acc (zero) the bits of groups equal groups of a
+// word's 64 hosts, group g's (from step) shifted to its place.
+func packGroups(acc GPVirtual, groups int, step func(g int) GPVirtual) {
+	for g := 0; g < groups; g++ {
+		bits := step(g)
+		if sh := g * 64 / groups; sh > 0 {
+			SHLQ(U8(sh), bits)
+		}
+		ORQ(bits, acc)
+	}
+}
+
 // wordGroups is the loop over the words: for every non-zero word of words
 // (nw > 0 words of 64 hosts, e the index of its first host, ci = e/8 when
 // withCI), step(g) judges group g of groups equal groups of its hosts and
@@ -239,14 +251,11 @@ func wordGroups(words, nw GPVirtual, groups int, withCI bool, step func(e, ci GP
 	}
 	XORQ(acc, acc)
 	fail := false
-	for g := 0; g < groups; g++ {
+	packGroups(acc, groups, func(g int) GPVirtual {
 		bits, f := step(e, ci, g)
 		fail = f
-		if sh := g * 64 / groups; sh > 0 {
-			SHLQ(U8(sh), bits)
-		}
-		ORQ(bits, acc)
-	}
+		return bits
+	})
 	if fail {
 		NOTQ(acc)
 	}
