@@ -26,9 +26,11 @@ type scratch struct {
 }
 
 // scratchPool is a snapshot's pool of scratch. held counts the scratches
-// put in and not taken out since (the collector may have dropped some of
-// them): a Store's hand-over (handOverScratch) skips the pools it shows
-// empty without asking them.
+// put in and not taken out since, a hint only (the collector may have
+// dropped some, and a Get may miss one another processor holds): a
+// Store's hand-over (handOverScratch) skips the pools it shows empty
+// without asking them. A batch always asks (a fresh scratch costs far
+// more than the question).
 type scratchPool struct {
 	p    sync.Pool
 	held atomic.Int64
@@ -36,12 +38,8 @@ type scratchPool struct {
 
 // get takes a scratch from the pool (nil: none).
 func (p *scratchPool) get() *scratch {
-	if p.held.Load() <= 0 {
-		return nil
-	}
 	sc, ok := p.p.Get().(*scratch)
 	if !ok {
-		p.held.Store(0) // the collector dropped what was left
 		return nil
 	}
 	p.held.Add(-1)

@@ -177,7 +177,7 @@ func (s *Store) handOverScratch(snap *Snapshot) {
 	const keepRecent, maxMoved = 64, 64
 	moved := 0
 	for _, old := range s.recent {
-		if old.n != snap.n {
+		if old.n != snap.n || old.pool.held.Load() <= 0 {
 			continue
 		}
 		for moved < maxMoved {
