@@ -118,11 +118,16 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 		}
 		s.release(t)
 		s.failed.Add(1)
-		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
-			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
-		}
-		s.countConflict(t)
 		if round >= s.opts.Rebases {
+			// Given up: with metrics, the cause is counted from the mirror
+			// once it shows the failure, but the caller's ConflictError
+			// waits at most a second for a slow watch.
+			if s.opts.Metrics != nil {
+				wctx, cancel := context.WithTimeout(ctx, time.Second)
+				_ = s.waitApplied(wctx, resp.Header.Revision) // late: counted as the mirror is
+				cancel()
+				s.countConflict(t)
+			}
 			ce := &engine.ConflictError{Version: s.local.Version()}
 			for _, i := range res.Accepted {
 				ce.Rejected = append(ce.Rejected, i)
@@ -130,6 +135,10 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 			}
 			return engine.CommitResult{Version: ce.Version}, ce
 		}
+		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
+		}
+		s.countConflict(t)
 		if m := s.opts.Metrics; m != nil {
 			m.rebases.Inc()
 		}
@@ -286,8 +295,10 @@ func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
 }
 
 // countConflict counts a failed transaction by cause, as the mirror
-// shows it once it has applied the revision of the failure: an instance
-// already there, a removed host, a host's usage or the group changed.
+// shows it once it has applied the revision of the failure (or later: a
+// change after the failure may then be counted as its cause; "usage" when
+// the mirror shows none): an instance already there, a removed host, a
+// host's usage or the group changed.
 func (s *Store) countConflict(t *txn) {
 	m := s.opts.Metrics
 	if m == nil {

@@ -657,3 +657,57 @@ func newMetrics(t *testing.T) *Metrics {
 	}
 	return m
 }
+
+// TestContentionGivesUp: a commit whose transaction fails its compares
+// more than Options.Rebases times is a ConflictError (ReasonContention),
+// each failure counted by cause; the last one does not hold the caller
+// for a stalled watch (only the metrics' cause waits, at most a second).
+func TestContentionGivesUp(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(3))
+	m := newMetrics(t)
+	a, b := open(t, cli, "/p/", Options{Rebases: 1, Metrics: m, CommitTimeout: time.Minute}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	plan := place(t, a, req("x"))
+	hn := engine.HostNode{Host: plan.Placements[0].Host, Node: plan.Placements[0].Node}
+	report := func(free int64) {
+		t.Helper()
+		if _, err := b.UpdateHost(ctx, hn, engine.HostUsage{FreeRAMMB: free, FreeDiskMB: 50 * 1024}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a's watch is stopped whenever another process reports the host, so
+	// that each of a's two sends fails its compare: the first on the
+	// report before it; the second, sent once a's mirror has caught up
+	// with the first failure, on a report made right after.
+	a.Close()
+	report(4000)
+	sends := 0
+	a.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if sends++; sends == 1 && err == nil {
+			a.start()
+			for a.Revision() < resp.Header.Revision {
+				time.Sleep(time.Millisecond)
+			}
+			a.Close()
+			report(3000)
+		}
+		return resp, err
+	}
+	start := time.Now()
+	_, err := a.CommitPlan(ctx, plan)
+	var ce *engine.ConflictError
+	if !errors.As(err, &ce) || len(ce.Reasons) != 1 || ce.Reasons[0] != ReasonContention {
+		t.Fatalf("commit failing its compares twice with Rebases 1: %v, want a ConflictError (%s)", err, ReasonContention)
+	}
+	if d := time.Since(start); sends != 2 || d > 10*time.Second {
+		t.Fatalf("gave up after %d sends and %v; want 2 sends, and no wait for the stalled watch", sends, d)
+	}
+	// The first failure's cause is read from the mirror it caught up
+	// with; the second's, after its second of waiting, from a mirror that
+	// shows none, which counts as "usage" too.
+	if n := testutil.ToFloat64(m.conflicts.WithLabelValues("usage")); n != 2 {
+		t.Fatalf("%v usage conflicts counted, want 2", n)
+	}
+}
