@@ -27,8 +27,9 @@ import (
 // alive, so a shard of a later snapshot equals one of them (as a pointer)
 // only if it is that shard, whose columns are what they were (a retired
 // shard's columns may be recycled, but a retired shard is in no later
-// snapshot). Entries are never modified once stored; a batch that weighs
-// some shards afresh stores a new entry in place of the old one.
+// snapshot). An entry's weights are never modified once stored (only its
+// bookkeeping: readers, eviction); a batch that weighs some shards afresh
+// stores a new entry in place of the old one.
 //
 // Keeping a rescoring copies the weights of the shards it weighed (8
 // bytes a host): on the realistic stream those copies were most of the
@@ -46,10 +47,10 @@ const maxScoreEntries = 8
 //
 // A rescoring is kept only from the second time its weighers and bounds
 // turn up among the last len(seen) that missed (a doorkeeper, as in
-// TinyLFU): keeping one is a copy of every weight (8 bytes a host, a
-// fresh allocation), and in a varied stream of requests most bounds are
-// seen once and never again (the synthetic realistic stream: 60% of
-// lookups miss).
+// TinyLFU): keeping one is a copy of every weight it computed (8 bytes a
+// host, into a buffer from the free list when it has one), and in a
+// varied stream of requests most bounds are seen once and never again
+// (the synthetic realistic stream: 60% of lookups miss).
 type scoreCache struct {
 	mu      sync.Mutex
 	entries []*scoreEntry

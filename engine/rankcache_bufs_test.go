@@ -80,4 +80,41 @@ func TestScoreBufLifecycle(t *testing.T) {
 		}
 	}
 	cache.release(got)
+
+	// A rescoring on a later snapshot that shares shard 0 (and has a
+	// shard 1 of its own, as after a compaction) stores an entry sharing
+	// the kept one's shard-0 buffer and copying shard 1 into a new one;
+	// releasing the replaced entry frees only its shard-1 buffer.
+	later := s.derive()
+	sh1 := *s.shards[1]
+	later.shards[1] = &sh1
+	cache = &scoreCache{}
+	cache.store(ranker(1), s, nil)
+	kept = cache.lookup(ranker(1))
+	rk = ranker(1)
+	rk.v = rankView{b: &batch{s: later}}
+	for i := bitmap.ShardSize; i < s.n; i++ {
+		rk.score[i] = 7 // shard 1's fresh weights
+	}
+	cache.store(rk, later, kept)
+	got = cache.entries[len(cache.entries)-1]
+	if got.scores[0] != kept.scores[0] || got.scores[1] == kept.scores[1] {
+		t.Fatal("the later entry does not share shard 0 alone with the kept one")
+	}
+	if got.scores[0].refs != 2 || got.scores[1].refs != 1 || kept.scores[1].refs != 1 {
+		t.Fatalf("holders before the release: shared %d, fresh %d, replaced %d; want 2, 1, 1",
+			got.scores[0].refs, got.scores[1].refs, kept.scores[1].refs)
+	}
+	old1 := kept.scores[1]
+	free := len(cache.free)
+	cache.release(kept)
+	if got.scores[0].refs != 1 || old1.refs != 0 || len(cache.free) != free+1 {
+		t.Fatalf("after the release: shared buffer held %d times, replaced %d, free list %d (was %d)",
+			got.scores[0].refs, old1.refs, len(cache.free), free)
+	}
+	for k, want := range []float64{1, 7} {
+		if w := got.scores[k].w; len(w) != s.shards[k].hostCount() || slices.ContainsFunc(w, func(x float64) bool { return x != want }) {
+			t.Fatalf("the later entry's shard %d does not hold its weights (%v)", k, want)
+		}
+	}
 }

@@ -138,11 +138,15 @@ func TestScoreCacheMatchesBaseline(t *testing.T) {
 
 // TestScoreCacheConcurrent places a varied stream of requests on one
 // snapshot from several goroutines at once, each request several times,
-// against the baseline ranker's plans: more distinct bounds than the
-// cache keeps, so that entries are evicted while other batches still
-// copy from them and their buffers are reused by later rescorings. A
-// buffer written while a batch reads it would show as a different plan
-// (and, under -race, as a race).
+// against the baseline ranker's plans, with the dense ranker's
+// invariants checked after every refresh (each weight against its own
+// computation): more distinct bounds than the cache keeps, so that
+// entries are evicted while other batches still copy from them and their
+// buffers are reused by later rescorings. A buffer written while a batch
+// reads it shows as a failed check or a different plan when the timing
+// lets it through; under -race (CI runs this test so) as a race whenever
+// the two accesses meet. TestScoreBufLifecycle checks the counting
+// itself, deterministically.
 func TestScoreCacheConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -172,7 +176,8 @@ func TestScoreCacheConcurrent(t *testing.T) {
 			for r := range rounds {
 				for j := range reqs {
 					i := (j*(g+1) + r) % len(reqs)
-					got, err := engine.PlaceBatchWith(ctx, snap, reqs[i], engine.Ranking{Scaled: &exact, CopiedShards: &copied[g]})
+					got, err := engine.PlaceBatchWith(ctx, snap, reqs[i], engine.Ranking{Scaled: &exact, CopiedShards: &copied[g],
+						Check: func(err error) { t.Errorf("worker %d, request %d: %v", g, i, err) }})
 					if fmt.Sprint(err) != wants[i].err || !reflect.DeepEqual(got, wants[i].plan) {
 						t.Errorf("worker %d, request %d: %+v %v, want the baseline's %+v %v", g, i, got.Placements, err, wants[i].plan.Placements, wants[i].err)
 						return

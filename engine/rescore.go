@@ -55,6 +55,7 @@ func (rk *denseRanker) rescoreAll() {
 	if !rk.scaled && !rk.noCache {
 		cache = &lineageOf(s.info).scores
 		kept = cache.lookup(rk)
+		defer cache.release(kept)
 	}
 	var weighed atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
@@ -75,9 +76,6 @@ func (rk *denseRanker) rescoreAll() {
 	})
 	if cache != nil && weighed.Load() > 0 && (kept != nil || cache.admit(rk)) {
 		cache.store(rk, s, kept)
-	}
-	if cache != nil {
-		cache.release(kept)
 	}
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))

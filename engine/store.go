@@ -92,7 +92,10 @@ type ledgerEntry struct {
 }
 
 // NewStore builds the first snapshot of c (see NewSnapshot) and returns a
-// Store holding it.
+// Store holding it. The Store keeps c's hosts for its rebuilds (AddHosts,
+// RemoveHosts, SetAggregateMetadata), which check their own fields only
+// when they join: the caller must not change them, or the maps and
+// values their fields point to, afterwards.
 func NewStore(c Cloud, opts StoreOptions) (*Store, error) {
 	snap, err := NewSnapshot(c)
 	if err != nil {
@@ -169,7 +172,8 @@ func (s *Store) applyLocked(st *storeState, ov *pendingUsage) *storeState {
 
 // handOverScratch moves the pooled PlaceBatch scratch memory of the recent
 // snapshots to snap. A scratch depends only on the host count (its buffers
-// are sized for it and hold no state between batches), so a derived
+// are sized for it and hold no state a batch reads: what they keep, such
+// as the overlay's index, is read only where a batch wrote it), so a derived
 // snapshot with the same hosts can use it; without this, every commit would
 // leave the next batches to allocate (and page-fault) megabytes of fresh
 // scratch at 50,000 hosts.

@@ -170,7 +170,8 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // is rebuilt with NewSnapshot (host ids are dense and aggregates are
 // resolved per host), outside the store's mutex: commits go on while it
 // builds (see rebuild). Plans made before it are re-checked host by host,
-// by name. It returns the new version.
+// by name. It returns the new version. The Store keeps the hosts (see
+// NewStore): the caller must not change them afterwards.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 	return s.rebuild(func(c Cloud) (Cloud, int, error) {
 		old := len(c.Hosts)
