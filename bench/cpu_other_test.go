@@ -4,5 +4,6 @@ package bench
 
 import "time"
 
-// processCPU is 0 where getrusage is not there: cpu-ms/req reads 0.
-func processCPU() time.Duration { return 0 }
+// processCPU is unknown where getrusage is not there: cpu-ms/req is
+// then not reported.
+func processCPU() (time.Duration, bool) { return 0, false }

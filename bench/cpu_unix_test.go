@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
+// processCPU is the CPU time (user and system) the process has used, and
+// whether it is known.
+func processCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, false
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

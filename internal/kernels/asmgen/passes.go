@@ -349,7 +349,10 @@ func rangePass(s isa) {
 	JZ(LabelRef("ret"))
 	vlo, vhi := bcast32(s.vec(), Param("lo")), bcast32(s.vec(), Param("hi"))
 	// int32 values: 16 (AVX-512) or 8 (AVX2) hosts a group.
-	groups := map[bool]int{true: 4, false: 8}[s.z]
+	groups := 8
+	if s.z {
+		groups = 4
+	}
 	wordGroups(words, nw, groups, false, func(e, _ GPVirtual, g int) (GPVirtual, bool) {
 		bits := GP64()
 		if s.z {
