@@ -187,25 +187,19 @@ func (c *scoreCache) dropLocked(e *scoreEntry) {
 	e.scores = nil
 }
 
-// buffers returns n buffers for a shard's weights, from the free list
+// buffer returns an empty buffer for a shard's weights, from the free list
 // first.
-func (c *scoreCache) buffers(n int) [][]float64 {
-	out := make([][]float64, n)
+func (c *scoreCache) buffer() []float64 {
 	c.mu.Lock()
-	for i := range out {
-		if len(c.free) == 0 {
-			break
-		}
-		out[i], c.free = c.free[len(c.free)-1], c.free[:len(c.free)-1]
+	if n := len(c.free); n > 0 {
+		w := c.free[n-1]
+		c.free = c.free[:n-1]
 		c.reused++
+		c.mu.Unlock()
+		return w
 	}
 	c.mu.Unlock()
-	for i := range out {
-		if out[i] == nil {
-			out[i] = make([]float64, 0, bitmap.ShardSize)
-		}
-	}
-	return out
+	return make([]float64, 0, bitmap.ShardSize)
 }
 
 // store keeps the weights rk's full rescoring wrote for the shards of
@@ -219,19 +213,10 @@ func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
 		metrics: rk.metrics, shards: slices.Clone(s.shards), scores: make([]*scoreBuf, len(s.shards)),
 	}
-	fresh := 0
-	for k := range s.shards {
-		if !kept.has(s, k) {
-			fresh++
-		}
-	}
-	bufs := c.buffers(fresh)
 	for k, sh := range s.shards {
 		if !kept.has(s, k) {
 			base := k * bitmap.ShardSize
-			w := append(bufs[len(bufs)-1], rk.score[base:base+sh.hostCount()]...)
-			bufs = bufs[:len(bufs)-1]
-			e.scores[k] = &scoreBuf{w: w}
+			e.scores[k] = &scoreBuf{w: append(c.buffer(), rk.score[base:base+sh.hostCount()]...)}
 		}
 	}
 	c.mu.Lock()

@@ -248,12 +248,13 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // and publishes a whole new snapshot of it, then calls after with the
 // new version; both run under the mutex, and after only when the rebuild
 // succeeded. change also says how many of the new cloud's first hosts are
-// the store's own, unchanged (their own fields are not validated again). NewSnapshot, the expensive part (hundreds of milliseconds
-// at 50,000 hosts), runs outside the mutex, so that commits, deletions
-// and usage reports go on meanwhile: the snapshot is built from the
-// cloud and the committed instances as they were when the rebuild began,
-// and installLocked carries over the usage of the newest state when it
-// is published. Rebuilds are serialized among themselves (rebuildMu,
+// the store's own, unchanged (their own fields are not validated again).
+// NewSnapshot, the expensive part (hundreds of milliseconds at 50,000
+// hosts), runs outside the mutex, so that commits, deletions and usage
+// reports go on meanwhile: the snapshot is built from the cloud and the
+// committed instances as they were when the rebuild began, and
+// installLocked carries over the usage of the newest state when it is
+// published. Rebuilds are serialized among themselves (rebuildMu,
 // taken before mu), so the cloud does not change in between.
 //
 // What a caller sees: the usage committed while it built is in the new
