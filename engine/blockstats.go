@@ -40,7 +40,8 @@ func (rk *denseRanker) words(q int) []uint64 {
 
 // restat recomputes block q's statistics: from the block's summaries
 // (rk.summary) when its candidates are all of its hosts, its raw values
-// are one value or hosts holding its extremes are candidates, else the
+// are one value or hosts among those holding its largest (and smallest)
+// values are candidates, else the
 // kernel over the candidates whose columns hold their raw values; then
 // the exceptions (the overlay's and sparse hosts), one by one.
 func (rk *denseRanker) restat(q int) {
@@ -85,13 +86,24 @@ func (rk *denseRanker) restat(q int) {
 		case sparseWeigher(w):
 			lo, hi = sparseDefault(w), sparseDefault(w)
 		default:
-			sLo, sHi, cnst, loAt, hiAt := rk.summary(w, q)
-			if full || cnst || hasBit(words, hiAt) && (hiOnly || hasBit(words, loAt)) {
-				// Every host is a candidate, or all hold one value, or
-				// the block's extremes (its largest, for hiOnly) are
-				// candidates': no candidate lies beyond them.
-				lo, hi = sLo, sHi
+			sum := rk.summary(w, q)
+			if full || sum.cnst {
+				// Every host is a candidate, or all hold one value.
+				lo, hi = sum.lo, sum.hi
 				break
+			}
+			// The first candidates among the block's largest and smallest
+			// values hold the candidates' extremes (for hiOnly, only the
+			// largest is needed).
+			if x, ok := rk.firstValue(sum.hi, &sum.top, sum.nTop, words, k, w, off); ok {
+				if hiOnly {
+					lo, hi = sum.lo, x
+					break
+				}
+				if y, ok := rk.firstValue(sum.lo, &sum.bottom, sum.nTop, words, k, w, off); ok {
+					lo, hi = y, x
+					break
+				}
 			}
 			kernels.MinMaxMasked(rk.col(k, w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
@@ -101,6 +113,22 @@ func (rk *denseRanker) restat(q int) {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
+	}
+}
+
+// firstValue returns the raw value of weigher w of the first host of
+// ats[:n] (offsets in the block at off in shard k) that is a candidate of
+// words, or false when none is; ext is the value of ats[0] (the block's
+// extreme), returned without reading the column.
+func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, words []uint64, k, w, off int) (float64, bool) {
+	switch at := firstIn(ats, n, words); at {
+	case noHost:
+		return 0, false
+	case ats[0]:
+		return ext, true
+	default:
+		col := rk.col(k, w)
+		return col.At(off + int(at)), true
 	}
 }
 

@@ -395,7 +395,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	if sh.failed = int32sOf(failed); sh.failed == nil {
 		sh.failedF = kernels.NewCoded(failed)
 	}
-	sh.statBlocks()
+	sh.statBlocks(allBlocks)
 	return sh
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 )
 
 // usageDelta is the usage of the hosts a Store changed since their shards
@@ -84,7 +85,7 @@ func (s *Snapshot) usage(id uint32) hostRes {
 // the shards it replaced. The hosts whose usage the columns cannot hold
 // stay in the delta.
 func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
-	copied := map[int]bool{}
+	copied := map[int]uint64{} // shard -> its blocks changed (bit q: block q)
 	born := r.escapes.Load()
 	var wide usageDelta
 	for i, id := range snap.delta.ids {
@@ -94,16 +95,16 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 			wide.ids, wide.res = append(wide.ids, id), append(wide.res, res)
 			continue
 		}
-		if !copied[k] {
-			copied[k] = true
+		if _, ok := copied[k]; !ok {
 			replaced = append(replaced, snap.shards[k])
 			snap.shards[k] = snap.shards[k].cloneUsage(r)
 			snap.shards[k].bornEscapes = born
 		}
 		snap.shards[k].setUsage(j, res)
+		copied[k] |= 1 << (j / kernels.Block)
 	}
-	for k := range copied {
-		snap.shards[k].statBlocks()
+	for k, blocks := range copied {
+		snap.shards[k].statBlocks(blocks)
 	}
 	snap.delta = nil
 	if len(wide.ids) > 0 {

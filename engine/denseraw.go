@@ -84,16 +84,13 @@ func (rk *denseRanker) rawWith(w int, id uint32, r *hostRes) float64 {
 }
 
 // summary is block q's summary of weigher w's raw column (a column or
-// MetricsWeigher's; see blockStats): its smallest and largest values,
-// whether they are one value, and the offsets of hosts holding them.
-func (rk *denseRanker) summary(w, q int) (lo, hi float64, cnst bool, loAt, hiAt uint16) {
+// MetricsWeigher's; see blockSummary).
+func (rk *denseRanker) summary(w, q int) *blockSummary {
 	if w == wMetrics {
-		m := rk.metrics
-		return m.lo[q], m.hi[q], m.cnst[q], m.loAt[q], m.hiAt[q]
+		return &rk.metrics.sums[q]
 	}
 	sh, _, _ := rk.block(q)
-	st, qs := sh.blk, q%blocksPerShard
-	return st.rawLo[w][qs], st.rawHi[w][qs], st.rawConst[w][qs], st.rawLoAt[w][qs], st.rawHiAt[w][qs]
+	return &sh.blk.raw[w][q%blocksPerShard]
 }
 
 // startSparse lists the batch's sparse hosts when a sparse weigher

@@ -47,16 +47,14 @@ func lineageOf(info *hostInfo) *lineage {
 //
 // Invariants: raw[id] is host id's raw value (batch.metricsValue), 0
 // where Nova raises for it; missing holds exactly the hosts for which it
-// raises (metrics_required and a weighed metric not reported); lo, hi,
-// loAt, hiAt and cnst[q] summarise raw over block q as blockStats does.
+// raises (metrics_required and a weighed metric not reported); sums[q]
+// summarises raw over block q as blockStats does.
 type metricsCol struct {
 	n          int // the number of hosts it was built for
 	raw        []float64
 	missing    *bitmap.Set
 	anyMissing bool
-	lo, hi     []float64
-	loAt, hiAt []uint16
-	cnst       []bool
+	sums       []blockSummary
 }
 
 // metricsCol returns the snapshot's MetricsWeigher column, built once per
@@ -79,8 +77,7 @@ func buildMetricsCol(s *Snapshot) *metricsCol {
 	m := &metricsCol{
 		n:   s.n,
 		raw: make([]float64, s.n), missing: bitmap.NewSet(s.n),
-		lo: make([]float64, nb), hi: make([]float64, nb),
-		loAt: make([]uint16, nb), hiAt: make([]uint16, nb), cnst: make([]bool, nb),
+		sums: make([]blockSummary, nb),
 	}
 	for id := range uint32(s.n) {
 		x, miss := s.metricsRaw(id)
@@ -93,8 +90,7 @@ func buildMetricsCol(s *Snapshot) *metricsCol {
 	}
 	for q := range nb {
 		xs := kernels.Floats(m.raw[q*kernels.Block : min((q+1)*kernels.Block, s.n)])
-		m.lo[q], m.hi[q], m.loAt[q], m.hiAt[q] = floatRange(xs)
-		m.cnst[q] = allBits(xs)
+		m.sums[q] = summarize(xs)
 	}
 	return m
 }

@@ -62,17 +62,105 @@ const blocksPerShard = bitmap.ShardSize / kernels.Block
 
 // blockStats summarises a shard's raw columns per block of kernels.Block
 // hosts, over every host of the block (candidates or not), so that the
-// dense ranker can skip the hosts of a block: rawLo/rawHi[w][q] are the
-// smallest and largest of raw[w] over block q (column weighers only),
-// rawConst[w][q] whether they are one value (every host's raw value is
-// that float), and rawLoAt/rawHiAt[w][q] the offset in the block of a host
-// holding rawLo/rawHi (noHost when the block holds a NaN): when both are
-// candidates, the candidates' extremes are the block's. Immutable once
-// built: a change of raw gets a new blockStats (statBlocks).
+// dense ranker can skip the hosts of a block: raw[w][q] is block q's
+// summary of weigher w's raw column (column weighers only; nil for the
+// others). Immutable once built: a change of raw gets a new blockStats
+// (statBlocks), which shares the summaries of the weighers and blocks the
+// change left alone.
 type blockStats struct {
-	rawLo, rawHi     [numWeighers][]float64
-	rawConst         [numWeighers][]bool
-	rawLoAt, rawHiAt [numWeighers][]uint16
+	raw [numWeighers]*[blocksPerShard]blockSummary
+}
+
+// extremes is how many of a block's largest and smallest raw values its
+// summary locates: the candidates' extremes are read from it when one of
+// them is a candidate.
+const extremes = 8
+
+// blockSummary summarises a raw column over one block of hosts (every
+// host of the block, candidates or not).
+//
+// Invariants: without a NaN in the block, lo and hi are its smallest and
+// largest values (as Go's min and max take them: -0 below +0), cnst
+// reports whether every host holds one value bit for bit, top[:nTop] are
+// the offsets in the block of the hosts holding its nTop largest values
+// in the order of orderKey, largest first, and bottom[:nTop] those of the
+// smallest, smallest first; nTop is min(extremes, hosts). So the first of
+// top whose host is a candidate holds the candidates' largest value (every
+// host past top holds no more than its last), and the first of bottom
+// their smallest. With a NaN, lo and hi are NaN, cnst is false and nTop
+// is 0 (the kernel then takes the candidates' extremes).
+type blockSummary struct {
+	lo, hi      float64
+	top, bottom [extremes]uint16
+	nTop        uint8
+	cnst        bool
+}
+
+// orderKey maps a float that is not NaN to an integer in the same order,
+// -0 below +0, one key per bit pattern.
+func orderKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// summarize returns the summary of xs (a block's raw values).
+func summarize(xs kernels.Col) blockSummary {
+	var s blockSummary
+	var topK, botK [extremes]uint64
+	n := 0
+	for i := range xs.Len() {
+		x := xs.At(i)
+		if x != x {
+			nan := math.NaN()
+			return blockSummary{lo: nan, hi: nan}
+		}
+		k := orderKey(x)
+		if n < extremes {
+			insertKey(&topK, &s.top, n, k, uint16(i), func(a, b uint64) bool { return a > b })
+			insertKey(&botK, &s.bottom, n, k, uint16(i), func(a, b uint64) bool { return a < b })
+			n++
+			continue
+		}
+		if k > topK[extremes-1] {
+			insertKey(&topK, &s.top, extremes-1, k, uint16(i), func(a, b uint64) bool { return a > b })
+		}
+		if k < botK[extremes-1] {
+			insertKey(&botK, &s.bottom, extremes-1, k, uint16(i), func(a, b uint64) bool { return a < b })
+		}
+	}
+	if n == 0 {
+		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
+	}
+	s.nTop = uint8(n)
+	s.lo, s.hi = xs.At(int(s.bottom[0])), xs.At(int(s.top[0]))
+	s.cnst = topK[0] == botK[0]
+	return s
+}
+
+// insertKey inserts key k of offset at into the first n+1 entries of keys
+// and ats (keys[:n] ordered by before, the entry at n dropped), after the
+// entries it does not come before (so that equal keys keep their order
+// of arrival).
+func insertKey(keys *[extremes]uint64, ats *[extremes]uint16, n int, k uint64, at uint16, before func(a, b uint64) bool) {
+	i := n
+	for ; i > 0 && before(k, keys[i-1]); i-- {
+		keys[i], ats[i] = keys[i-1], ats[i-1]
+	}
+	keys[i], ats[i] = k, at
+}
+
+// firstIn returns the first of ats[:n] whose bit is set in words (a
+// block's candidate words), or noHost.
+func firstIn(ats *[extremes]uint16, n uint8, words []uint64) uint16 {
+	for _, at := range ats[:n] {
+		if hasBit(words, at) {
+			return at
+		}
+	}
+	return noHost
 }
 
 // noHost is the offset of no host of a block.
@@ -84,61 +172,37 @@ func (sh *shard) blockRange(q int) (lo, hi int) {
 	return lo, min(lo+kernels.Block, sh.hostCount())
 }
 
-// statBlocks computes the shard's block summaries from its raw columns,
-// into a new blockStats; those of the columns a usage change leaves alone
-// are kept when the shard has some.
-func (sh *shard) statBlocks() {
+// allBlocks marks every block of a shard for statBlocks.
+const allBlocks = 1<<blocksPerShard - 1
+
+// statBlocks summarises the shard's raw columns into a new blockStats:
+// for every block of a new shard (blk nil), else for the blocks of
+// changed (bit q for block q) and the usage weighers only (a usage change:
+// the other summaries, and the changed weighers' other blocks, are
+// shared with the old blockStats).
+func (sh *shard) statBlocks(changed uint64) {
 	nq := (sh.hostCount() + kernels.Block - 1) / kernels.Block
 	st := &blockStats{}
-	if old := sh.blk; old != nil {
+	old := sh.blk
+	if old != nil {
 		*st = *old
 	}
 	for w := range numWeighers {
-		if !colWeigher(w) || (sh.blk != nil && !usageWeigher(w)) {
+		if !colWeigher(w) || (old != nil && !usageWeigher(w)) {
 			continue
 		}
-		col := sh.rawCol(w)
-		st.rawLo[w], st.rawHi[w], st.rawConst[w] = make([]float64, nq), make([]float64, nq), make([]bool, nq)
-		st.rawLoAt[w], st.rawHiAt[w] = make([]uint16, nq), make([]uint16, nq)
-		for q := range nq {
-			lo, hi := sh.blockRange(q)
-			xs := col.Slice(lo, hi)
-			st.rawLo[w][q], st.rawHi[w][q], st.rawLoAt[w][q], st.rawHiAt[w][q] = floatRange(xs)
-			st.rawConst[w][q] = allBits(xs)
+		sums := new([blocksPerShard]blockSummary)
+		if old != nil {
+			*sums = *old.raw[w]
 		}
+		col := sh.rawCol(w)
+		for q := range nq {
+			if old == nil || changed&(1<<q) != 0 {
+				lo, hi := sh.blockRange(q)
+				sums[q] = summarize(col.Slice(lo, hi))
+			}
+		}
+		st.raw[w] = sums
 	}
 	sh.blk = st
-}
-
-// floatRange is the smallest and largest of xs and the index of their
-// first occurrences; NaN and noHost if any is NaN.
-func floatRange(xs kernels.Col) (lo, hi float64, loAt, hiAt uint16) {
-	lo, hi, loAt, hiAt = math.Inf(1), math.Inf(-1), noHost, noHost
-	for i := range xs.Len() {
-		x := xs.At(i)
-		if x != x {
-			return x, x, noHost, noHost
-		}
-		if l := min(lo, x); loAt == noHost || math.Float64bits(l) != math.Float64bits(lo) {
-			lo, loAt = l, uint16(i)
-		}
-		if h := max(hi, x); hiAt == noHost || math.Float64bits(h) != math.Float64bits(hi) {
-			hi, hiAt = h, uint16(i)
-		}
-	}
-	return lo, hi, loAt, hiAt
-}
-
-// allBits reports whether xs is one non-NaN value repeated, bit for bit.
-func allBits(xs kernels.Col) bool {
-	if xs.Len() == 0 || xs.At(0) != xs.At(0) {
-		return false
-	}
-	b := math.Float64bits(xs.At(0))
-	for i := 1; i < xs.Len(); i++ {
-		if math.Float64bits(xs.At(i)) != b {
-			return false
-		}
-	}
-	return true
 }

@@ -354,7 +354,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
 		snap.delta = &wide
 	}
 	for _, sh := range snap.shards {
-		sh.statBlocks() // on the usage just carried over
+		sh.statBlocks(allBlocks) // on the usage just carried over
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c

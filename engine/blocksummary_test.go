@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/placer/placer/internal/kernels"
+)
+
+// TestSummarizeExtremes checks blockSummary's invariants against a scan:
+// for blocks of every size up to a few words, with ties, signed zeros,
+// infinities and now and then a NaN, and for random candidate masks (some
+// sparse, some dense), the first candidate of top holds the candidates'
+// largest value and the first of bottom their smallest, bit for bit as
+// Go's max and min take them, or no candidate is among them; lo, hi and
+// cnst are the block's.
+func TestSummarizeExtremes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 8))
+	found := 0
+	for round := range 3000 {
+		m := 1 + rng.IntN(200)
+		if round%7 == 0 {
+			m = kernels.Block
+		}
+		xs := make([]float64, m)
+		distinct := 1 + rng.IntN(12)
+		for i := range xs {
+			switch {
+			case distinct == 1:
+				xs[i] = 4
+			default:
+				xs[i] = treeValue(rng)
+				if rng.IntN(3) > 0 {
+					xs[i] = float64(rng.IntN(distinct)) // many ties
+				}
+			}
+		}
+		nan := round%50 == 0
+		if nan {
+			xs[rng.IntN(m)] = math.NaN()
+		}
+		s := summarize(kernels.Floats(xs))
+		if nan {
+			if s.lo == s.lo || s.hi == s.hi || s.cnst || s.nTop != 0 {
+				t.Fatalf("round %d: a block with a NaN summarised as %+v", round, s)
+			}
+			continue
+		}
+		lo, hi, cnst := math.Inf(1), math.Inf(-1), true
+		for _, x := range xs {
+			lo, hi = min(lo, x), max(hi, x)
+			cnst = cnst && math.Float64bits(x) == math.Float64bits(xs[0])
+		}
+		if math.Float64bits(s.lo) != math.Float64bits(lo) || math.Float64bits(s.hi) != math.Float64bits(hi) || s.cnst != cnst {
+			t.Fatalf("round %d: lo %v hi %v cnst %v, want %v %v %v", round, s.lo, s.hi, s.cnst, lo, hi, cnst)
+		}
+		if int(s.nTop) != min(extremes, m) {
+			t.Fatalf("round %d: %d extremes kept of %d hosts", round, s.nTop, m)
+		}
+		for range 20 {
+			words := make([]uint64, (m+63)/64)
+			density := rng.Float64()
+			if rng.IntN(2) == 0 {
+				density *= 0.1
+			}
+			cLo, cHi, any := math.Inf(1), math.Inf(-1), false
+			for i, x := range xs {
+				if rng.Float64() < density {
+					words[i/64] |= 1 << (i % 64)
+					cLo, cHi, any = min(cLo, x), max(cHi, x), true
+				}
+			}
+			hiAt, loAt := firstIn(&s.top, s.nTop, words), firstIn(&s.bottom, s.nTop, words)
+			if (hiAt == noHost) != (loAt == noHost) && m <= extremes {
+				t.Fatalf("round %d: a block of %d hosts found a candidate among its largest, not its smallest", round, m)
+			}
+			if hiAt != noHost {
+				found++
+				if math.Float64bits(xs[hiAt]) != math.Float64bits(cHi) {
+					t.Fatalf("round %d: top's first candidate %d holds %v, the candidates' largest is %v", round, hiAt, xs[hiAt], cHi)
+				}
+			}
+			if loAt != noHost && math.Float64bits(xs[loAt]) != math.Float64bits(cLo) {
+				t.Fatalf("round %d: bottom's first candidate %d holds %v, the candidates' smallest is %v", round, loAt, xs[loAt], cLo)
+			}
+			if !any && (hiAt != noHost || loAt != noHost) {
+				t.Fatalf("round %d: no candidate, yet %d, %d found", round, hiAt, loAt)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no mask had a candidate among the extremes")
+	}
+}
