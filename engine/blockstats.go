@@ -95,12 +95,12 @@ func (rk *denseRanker) restat(q int) {
 			// The first candidates among the block's largest and smallest
 			// values hold the candidates' extremes (for hiOnly, only the
 			// largest is needed).
-			if x, ok := rk.firstValue(sum.hi, &sum.top, sum.nTop, words, k, w, off); ok {
+			if x, ok := firstValue(&sum.top, &sum.topV, sum.nTop, words); ok {
 				if hiOnly {
 					lo, hi = sum.lo, x
 					break
 				}
-				if y, ok := rk.firstValue(sum.lo, &sum.bottom, sum.nTop, words, k, w, off); ok {
+				if y, ok := firstValue(&sum.bottom, &sum.bottomV, sum.nTop, words); ok {
 					lo, hi = y, x
 					break
 				}
@@ -116,20 +116,15 @@ func (rk *denseRanker) restat(q int) {
 	}
 }
 
-// firstValue returns the raw value of weigher w of the first host of
-// ats[:n] (offsets in the block at off in shard k) that is a candidate of
-// words, or false when none is; ext is the value of ats[0] (the block's
-// extreme), returned without reading the column.
-func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, words []uint64, k, w, off int) (float64, bool) {
-	switch at := firstIn(ats, n, words); at {
-	case noHost:
-		return 0, false
-	case ats[0]:
-		return ext, true
-	default:
-		col := rk.col(k, w)
-		return col.At(off + int(at)), true
+// firstValue returns the first of vals[:n] whose host (ats) is a
+// candidate of words, or false when none is.
+func firstValue(ats *[extremes]uint16, vals *[extremes]float64, n uint8, words []uint64) (float64, bool) {
+	for i, at := range ats[:n] {
+		if hasBit(words, at) {
+			return vals[i], true
+		}
 	}
+	return 0, false
 }
 
 // hasBit reports whether bit i of words is set (false for noHost).

@@ -58,6 +58,11 @@ func TestSummarizeExtremes(t *testing.T) {
 		if int(s.nTop) != min(extremes, m) {
 			t.Fatalf("round %d: %d extremes kept of %d hosts", round, s.nTop, m)
 		}
+		for i := range int(s.nTop) {
+			if math.Float64bits(s.topV[i]) != math.Float64bits(xs[s.top[i]]) || math.Float64bits(s.bottomV[i]) != math.Float64bits(xs[s.bottom[i]]) {
+				t.Fatalf("round %d: extreme %d holds %v and %v, its hosts %v and %v", round, i, s.topV[i], s.bottomV[i], xs[s.top[i]], xs[s.bottom[i]])
+			}
+		}
 		for range 20 {
 			words := make([]uint64, (m+63)/64)
 			density := rng.Float64()
@@ -71,21 +76,22 @@ func TestSummarizeExtremes(t *testing.T) {
 					cLo, cHi, any = min(cLo, x), max(cHi, x), true
 				}
 			}
-			hiAt, loAt := firstIn(&s.top, s.nTop, words), firstIn(&s.bottom, s.nTop, words)
-			if (hiAt == noHost) != (loAt == noHost) && m <= extremes {
+			hiV, hiOK := firstValue(&s.top, &s.topV, s.nTop, words)
+			loV, loOK := firstValue(&s.bottom, &s.bottomV, s.nTop, words)
+			if hiOK != loOK && m <= extremes {
 				t.Fatalf("round %d: a block of %d hosts found a candidate among its largest, not its smallest", round, m)
 			}
-			if hiAt != noHost {
+			if hiOK {
 				found++
-				if math.Float64bits(xs[hiAt]) != math.Float64bits(cHi) {
-					t.Fatalf("round %d: top's first candidate %d holds %v, the candidates' largest is %v", round, hiAt, xs[hiAt], cHi)
+				if math.Float64bits(hiV) != math.Float64bits(cHi) {
+					t.Fatalf("round %d: top's first candidate holds %v, the candidates' largest is %v", round, hiV, cHi)
 				}
 			}
-			if loAt != noHost && math.Float64bits(xs[loAt]) != math.Float64bits(cLo) {
-				t.Fatalf("round %d: bottom's first candidate %d holds %v, the candidates' smallest is %v", round, loAt, xs[loAt], cLo)
+			if loOK && math.Float64bits(loV) != math.Float64bits(cLo) {
+				t.Fatalf("round %d: bottom's first candidate holds %v, the candidates' smallest is %v", round, loV, cLo)
 			}
-			if !any && (hiAt != noHost || loAt != noHost) {
-				t.Fatalf("round %d: no candidate, yet %d, %d found", round, hiAt, loAt)
+			if !any && (hiOK || loOK) {
+				t.Fatalf("round %d: no candidate, yet %v, %v found", round, hiV, loV)
 			}
 		}
 	}

@@ -83,17 +83,19 @@ const extremes = 8
 // largest values (as Go's min and max take them: -0 below +0), cnst
 // reports whether every host holds one value bit for bit, top[:nTop] are
 // the offsets in the block of the hosts holding its nTop largest values
-// in the order of orderKey, largest first, and bottom[:nTop] those of the
-// smallest, smallest first; nTop is min(extremes, hosts). So the first of
-// top whose host is a candidate holds the candidates' largest value (every
-// host past top holds no more than its last), and the first of bottom
-// their smallest. With a NaN, lo and hi are NaN, cnst is false and nTop
-// is 0 (the kernel then takes the candidates' extremes).
+// in the order of orderKey, largest first, and topV[:nTop] those values;
+// bottom and bottomV likewise for its smallest, smallest first; nTop is
+// min(extremes, hosts). So the first of top whose host is a candidate
+// holds the candidates' largest value (every host past top holds no more
+// than its last), and the first of bottom their smallest. With a NaN, lo
+// and hi are NaN, cnst is false and nTop is 0 (the kernel then takes the
+// candidates' extremes).
 type blockSummary struct {
-	lo, hi      float64
-	top, bottom [extremes]uint16
-	nTop        uint8
-	cnst        bool
+	lo, hi        float64
+	topV, bottomV [extremes]float64
+	top, bottom   [extremes]uint16
+	nTop          uint8
+	cnst          bool
 }
 
 // orderKey maps a float that is not NaN to an integer in the same order,
@@ -109,58 +111,42 @@ func orderKey(x float64) uint64 {
 // summarize returns the summary of xs (a block's raw values).
 func summarize(xs kernels.Col) blockSummary {
 	var s blockSummary
-	var topK, botK [extremes]uint64
+	var topK, botK [extremes]uint64 // the orderKeys of topV and bottomV
 	n := 0
-	for i := range xs.Len() {
-		x := xs.At(i)
-		if x != x {
-			nan := math.NaN()
-			return blockSummary{lo: nan, hi: nan}
-		}
-		k := orderKey(x)
-		if n < extremes {
-			insertKey(&topK, &s.top, n, k, uint16(i), func(a, b uint64) bool { return a > b })
-			insertKey(&botK, &s.bottom, n, k, uint16(i), func(a, b uint64) bool { return a < b })
-			n++
-			continue
-		}
-		if k > topK[extremes-1] {
-			insertKey(&topK, &s.top, extremes-1, k, uint16(i), func(a, b uint64) bool { return a > b })
-		}
-		if k < botK[extremes-1] {
-			insertKey(&botK, &s.bottom, extremes-1, k, uint16(i), func(a, b uint64) bool { return a < b })
+	var buf [64]float64
+	for base := 0; base < xs.Len(); base += 64 {
+		for i, x := range xs.Chunk(base, &buf) {
+			if x != x {
+				nan := math.NaN()
+				return blockSummary{lo: nan, hi: nan}
+			}
+			k, at := orderKey(x), uint16(base+i)
+			// Insert (k, at, x) after the entries it does not come
+			// before, so that equal keys keep their order of arrival.
+			if last := min(n, extremes-1); n < extremes || k > topK[last] {
+				j := last
+				for ; j > 0 && k > topK[j-1]; j-- {
+					topK[j], s.top[j], s.topV[j] = topK[j-1], s.top[j-1], s.topV[j-1]
+				}
+				topK[j], s.top[j], s.topV[j] = k, at, x
+			}
+			if last := min(n, extremes-1); n < extremes || k < botK[last] {
+				j := last
+				for ; j > 0 && k < botK[j-1]; j-- {
+					botK[j], s.bottom[j], s.bottomV[j] = botK[j-1], s.bottom[j-1], s.bottomV[j-1]
+				}
+				botK[j], s.bottom[j], s.bottomV[j] = k, at, x
+			}
+			n = min(n+1, extremes)
 		}
 	}
 	if n == 0 {
 		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	}
 	s.nTop = uint8(n)
-	s.lo, s.hi = xs.At(int(s.bottom[0])), xs.At(int(s.top[0]))
+	s.lo, s.hi = s.bottomV[0], s.topV[0]
 	s.cnst = topK[0] == botK[0]
 	return s
-}
-
-// insertKey inserts key k of offset at into the first n+1 entries of keys
-// and ats (keys[:n] ordered by before, the entry at n dropped), after the
-// entries it does not come before (so that equal keys keep their order
-// of arrival).
-func insertKey(keys *[extremes]uint64, ats *[extremes]uint16, n int, k uint64, at uint16, before func(a, b uint64) bool) {
-	i := n
-	for ; i > 0 && before(k, keys[i-1]); i-- {
-		keys[i], ats[i] = keys[i-1], ats[i-1]
-	}
-	keys[i], ats[i] = k, at
-}
-
-// firstIn returns the first of ats[:n] whose bit is set in words (a
-// block's candidate words), or noHost.
-func firstIn(ats *[extremes]uint16, n uint8, words []uint64) uint16 {
-	for _, at := range ats[:n] {
-		if hasBit(words, at) {
-			return at
-		}
-	}
-	return noHost
 }
 
 // noHost is the offset of no host of a block.

@@ -85,6 +85,10 @@ func (c *Col) At(i int) float64 {
 	return x
 }
 
+// Chunk is chunk, for the engine's scans of a column (its per-block
+// summaries).
+func (c *Col) Chunk(lo int, buf *[64]float64) []float64 { return c.chunk(lo, buf) }
+
 // chunk returns elements [lo, min(lo+64, Len())) of c: a Floats column's
 // own, else decoded into buf. The portable kernels read a Col a chunk at
 // a time, so that their inner loops are over float64s, without a call or
