@@ -95,12 +95,12 @@ func (rk *denseRanker) restat(q int) {
 			// The first candidates among the block's largest and smallest
 			// values hold the candidates' extremes (for hiOnly, only the
 			// largest is needed).
-			if x, ok := firstValue(&sum.top, &sum.topV, sum.nTop, words); ok {
+			if x, ok := rk.firstValue(sum.hi, &sum.top, sum.nTop, words, q, w); ok {
 				if hiOnly {
 					lo, hi = sum.lo, x
 					break
 				}
-				if y, ok := firstValue(&sum.bottom, &sum.bottomV, sum.nTop, words); ok {
+				if y, ok := rk.firstValue(sum.lo, &sum.bottom, sum.nTop, words, q, w); ok {
 					lo, hi = y, x
 					break
 				}
@@ -116,15 +116,20 @@ func (rk *denseRanker) restat(q int) {
 	}
 }
 
-// firstValue returns the first of vals[:n] whose host (ats) is a
-// candidate of words, or false when none is.
-func firstValue(ats *[extremes]uint16, vals *[extremes]float64, n uint8, words []uint64) (float64, bool) {
-	for i, at := range ats[:n] {
-		if hasBit(words, at) {
-			return vals[i], true
-		}
+// firstValue returns weigher w's raw value of the first host of ats[:n]
+// (offsets in block q) that is a candidate of words, or false when none
+// is; ext is the value of ats[0] (the block's extreme), returned without
+// reading the column.
+func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, words []uint64, q, w int) (float64, bool) {
+	switch i := firstIn(ats, n, words); i {
+	case -1:
+		return 0, false
+	case 0:
+		return ext, true
+	default:
+		col := rk.col(q/blocksPerShard, w)
+		return col.At(q%blocksPerShard*kernels.Block + int(ats[i])), true
 	}
-	return 0, false
 }
 
 // hasBit reports whether bit i of words is set (false for noHost).

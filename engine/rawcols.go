@@ -83,19 +83,17 @@ const extremes = 8
 // largest values (as Go's min and max take them: -0 below +0), cnst
 // reports whether every host holds one value bit for bit, top[:nTop] are
 // the offsets in the block of the hosts holding its nTop largest values
-// in the order of orderKey, largest first, and topV[:nTop] those values;
-// bottom and bottomV likewise for its smallest, smallest first; nTop is
-// min(extremes, hosts). So the first of top whose host is a candidate
+// in the order of orderKey, largest first, and bottom[:nTop] those of its
+// smallest, smallest first; nTop is min(extremes, hosts). So the first of top whose host is a candidate
 // holds the candidates' largest value (every host past top holds no more
 // than its last), and the first of bottom their smallest. With a NaN, lo
 // and hi are NaN, cnst is false and nTop is 0 (the kernel then takes the
 // candidates' extremes).
 type blockSummary struct {
-	lo, hi        float64
-	topV, bottomV [extremes]float64
-	top, bottom   [extremes]uint16
-	nTop          uint8
-	cnst          bool
+	lo, hi      float64
+	top, bottom [extremes]uint16
+	nTop        uint8
+	cnst        bool
 }
 
 // orderKey maps a float that is not NaN to an integer in the same order,
@@ -108,10 +106,18 @@ func orderKey(x float64) uint64 {
 	return b | 1<<63
 }
 
+// fromOrderKey is the float whose orderKey is k.
+func fromOrderKey(k uint64) float64 {
+	if k>>63 == 0 {
+		return math.Float64frombits(^k)
+	}
+	return math.Float64frombits(k &^ (1 << 63))
+}
+
 // summarize returns the summary of xs (a block's raw values).
 func summarize(xs kernels.Col) blockSummary {
 	var s blockSummary
-	var topK, botK [extremes]uint64 // the orderKeys of topV and bottomV
+	var topK, botK [extremes]uint64 // the orderKeys of top's and bottom's values
 	n := 0
 	var buf [64]float64
 	for base := 0; base < xs.Len(); base += 64 {
@@ -121,21 +127,21 @@ func summarize(xs kernels.Col) blockSummary {
 				return blockSummary{lo: nan, hi: nan}
 			}
 			k, at := orderKey(x), uint16(base+i)
-			// Insert (k, at, x) after the entries it does not come
+			// Insert (k, at) after the entries it does not come
 			// before, so that equal keys keep their order of arrival.
 			if last := min(n, extremes-1); n < extremes || k > topK[last] {
 				j := last
 				for ; j > 0 && k > topK[j-1]; j-- {
-					topK[j], s.top[j], s.topV[j] = topK[j-1], s.top[j-1], s.topV[j-1]
+					topK[j], s.top[j] = topK[j-1], s.top[j-1]
 				}
-				topK[j], s.top[j], s.topV[j] = k, at, x
+				topK[j], s.top[j] = k, at
 			}
 			if last := min(n, extremes-1); n < extremes || k < botK[last] {
 				j := last
 				for ; j > 0 && k < botK[j-1]; j-- {
-					botK[j], s.bottom[j], s.bottomV[j] = botK[j-1], s.bottom[j-1], s.bottomV[j-1]
+					botK[j], s.bottom[j] = botK[j-1], s.bottom[j-1]
 				}
-				botK[j], s.bottom[j], s.bottomV[j] = k, at, x
+				botK[j], s.bottom[j] = k, at
 			}
 			n = min(n+1, extremes)
 		}
@@ -144,9 +150,20 @@ func summarize(xs kernels.Col) blockSummary {
 		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	}
 	s.nTop = uint8(n)
-	s.lo, s.hi = s.bottomV[0], s.topV[0]
+	s.lo, s.hi = fromOrderKey(botK[0]), fromOrderKey(topK[0])
 	s.cnst = topK[0] == botK[0]
 	return s
+}
+
+// firstIn returns the index in ats[:n] of the first offset whose bit is
+// set in words (a block's candidate words), or -1.
+func firstIn(ats *[extremes]uint16, n uint8, words []uint64) int {
+	for i, at := range ats[:n] {
+		if hasBit(words, at) {
+			return i
+		}
+	}
+	return -1
 }
 
 // noHost is the offset of no host of a block.
