@@ -132,11 +132,6 @@ func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, w
 	}
 }
 
-// hasBit reports whether bit i of words is set (false for noHost).
-func hasBit(words []uint64, i uint16) bool {
-	return int(i)/64 < len(words) && words[i/64]&(1<<(i%64)) != 0
-}
-
 // fullWord is the word of a block whose first n hosts (from this word on)
 // are all candidates.
 func fullWord(n int) uint64 {

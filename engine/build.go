@@ -330,7 +330,7 @@ func summarise(shards []*shard) (m multipliers) {
 // hosts whose usage its columns cannot hold.
 func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	m := hi - lo
-	sh := &shard{
+	sh := &shard{id: newShardID(),
 		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
 		numInstances: make([]int32, m), numIOOps: make([]int32, m), twins: &twinMasks{},
 	}

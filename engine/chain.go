@@ -147,7 +147,9 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 				break
 			}
 			if g.afterTwin != nil && ran&(1<<g.twinIdx) != 0 {
-				st.kernel = g.afterTwin // every host of set passed its twin
+				// Every host of set passed its twin: the twin's pass
+				// judges only the hosts where the two may differ.
+				st.kernel, st.fit = g.afterTwin, nil
 			}
 			run = append(run, st)
 			ran |= 1 << g.idx

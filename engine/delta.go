@@ -118,6 +118,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 // shared.
 func (sh *shard) cloneUsage(r *recycler) *shard {
 	c := *sh
+	c.id = newShardID()
 	c.freeRAM = r.cloneInts(sh.freeRAM)
 	c.freeDiskMB = r.cloneInts(sh.freeDiskMB)
 	c.vcpusUsed = r.cloneInts(sh.vcpusUsed)

@@ -30,7 +30,7 @@
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, buildkeys.go
-//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, dense.go, denseraw.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go, caching.go
@@ -90,6 +90,7 @@
 //   - baseline.go: the baseline ranker, Nova's loop as written.
 //   - lineage.go: the static ranking data shared by the snapshots of one host data (MetricsWeigher's column), built on first use.
 //   - rankcache.go: the dense ranker's full rescorings, kept per lineage and copied shard by shard into batches with the same bounds.
+//   - fitcache.go: the resource filters' verdicts per request amount, kept per lineage and shard and ANDed in place of their passes.
 //   - dense.go: the dense ranker: its state, update and top.
 //   - denseraw.go: the dense ranker's raw values: columns, the metrics column, the sparse soft-affinity weighers.
 //   - blockstats.go: the dense ranker's per-block statistics and bounds.

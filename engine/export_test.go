@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"reflect"
+	"sync"
 
 	"github.com/placer/placer/internal/kernels"
 )
@@ -25,6 +26,12 @@ type Ranking struct {
 	// NoScoreCache keeps the dense ranker from the full rescorings kept
 	// across batches.
 	NoScoreCache bool
+	// NoFitCache keeps the resource filters from the verdicts kept
+	// across batches.
+	NoFitCache bool
+	// FitKept and FitJudged, when set, count the resource passes over a
+	// shard that used kept verdicts and those that judged its hosts.
+	FitKept, FitJudged *int
 	// CopiedShards and WeighedShards, when set, count the shards the
 	// dense ranker's full rescorings copied from a kept rescoring and
 	// those they weighed (without scaled weights).
@@ -43,17 +50,30 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil {
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil {
 		return o
 	}
 	h := &rankHooks{}
+	if r.FitKept != nil || r.FitJudged != nil {
+		var mu sync.Mutex // the shards' passes run in parallel
+		h.afterFitPass = func(kept bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case kept && r.FitKept != nil:
+				*r.FitKept++
+			case !kept && r.FitJudged != nil:
+				*r.FitJudged++
+			}
+		}
+	}
 	if r.CopiedShards != nil || r.WeighedShards != nil {
 		h.afterRescore = func(copied, weighed int) {
 			if r.CopiedShards != nil {

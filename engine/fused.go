@@ -22,6 +22,9 @@ type stage struct {
 	f      *filterImpl
 	mask   *bitmap.Set
 	kernel shardKernel
+	// fit, for a resource filter, holds its verdicts kept across batches,
+	// which the pass uses in place of kernel (fitcache.go).
+	fit    *fitEntry
 	retest func(b *batch, id uint32) (bool, error)
 }
 
@@ -31,7 +34,7 @@ type stage struct {
 func (b *batch) stageOf(f *filterImpl) (stage, bool) {
 	switch {
 	case f.kernel != nil:
-		return stage{f: f, kernel: f.kernel, retest: f.host}, true
+		return stage{f: f, kernel: f.kernel, fit: b.fitEntryOf(f), retest: f.host}, true
 	case f.mask != nil:
 		return stage{f: f, mask: f.mask(b)}, true
 	case f.plan != nil:
@@ -81,7 +84,11 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
 						was[i] = set.Has(id)
 					}
 				}
-				st.kernel(b, k, words)
+				if st.fit != nil {
+					st.fit.pass(b, k, words)
+				} else {
+					st.kernel(b, k, words)
+				}
 				if st.retest != nil {
 					if err := retestHosts(b, set, mine, was, st.retest); err != nil {
 						return err

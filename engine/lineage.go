@@ -23,6 +23,8 @@ type lineage struct {
 	metrics *metricsCol
 	// scores are the dense ranker's full rescorings (rankcache.go).
 	scores scoreCache
+	// fits are the resource filters' verdicts (fitcache.go).
+	fits fitCache
 }
 
 // lineages maps weak.Pointer[hostInfo] to *lineage.

@@ -52,6 +52,9 @@ type rankOptions struct {
 	// noScoreCache keeps the dense ranker from the kept full rescorings
 	// (rankcache.go): every full rescoring weighs every shard.
 	noScoreCache bool
+	// noFitCache keeps the batch's resource filters from the verdicts
+	// kept across batches (fitcache.go): every pass judges its hosts.
+	noFitCache bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -71,6 +74,9 @@ type rankHooks struct {
 	// weights with the number of shards copied from a kept rescoring and
 	// the number weighed.
 	afterRescore func(copied, weighed int)
+	// afterFitPass is called after every resource pass that could use
+	// the verdicts kept across batches, with whether it found them.
+	afterFitPass func(kept bool)
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight

@@ -166,6 +166,11 @@ func firstIn(ats *[extremes]uint16, n uint8, words []uint64) int {
 	return -1
 }
 
+// hasBit reports whether bit i of words is set (false for noHost).
+func hasBit(words []uint64, i uint16) bool {
+	return int(i)/64 < len(words) && words[i/64]&(1<<(i%64)) != 0
+}
+
 // noHost is the offset of no host of a block.
 const noHost = math.MaxUint16
 

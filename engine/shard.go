@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/placer/placer/internal/kernels"
 )
@@ -10,6 +11,11 @@ import (
 // of columns is what a placement consumes (int32: see usage.go); the rest
 // never changes between commits of usage.
 type shard struct {
+	// id is the shard's own (newShardID): a shard's columns never change
+	// once a snapshot holding it is published, so the verdicts kept for
+	// an id hold for the shard (fitcache.go).
+	id uint64
+
 	freeRAM      []int32 // free_ram_mb
 	freeDiskMB   []int32 // free_disk_mb
 	vcpusUsed    []int32
@@ -89,3 +95,9 @@ func (m *multipliers) zero(w int) bool { return m.maxAbs[w] == 0 }
 // uniform reports whether weigher w's multiplier is base[w] on every host
 // (no aggregate overrides it).
 func (m *multipliers) uniform(w int) bool { return m.overs[w] == 0 }
+
+// shardIDs numbers the shards made in this process.
+var shardIDs atomic.Uint64
+
+// newShardID returns a shard id no shard had before.
+func newShardID() uint64 { return shardIDs.Add(1) }
