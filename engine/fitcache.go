@@ -38,9 +38,11 @@ type fitCache struct {
 	order   []fitKey // oldest first
 }
 
-// maxFitEntries bounds the amounts kept per lineage (a flavor catalogue's
-// worth per rule).
-const maxFitEntries = 64
+// maxFitEntries bounds the entries kept per lineage, shared by the
+// enabled resource filters (a flavor catalogue of a few dozen amounts for
+// each of them), the oldest made evicted first: at most 512 bytes per
+// 4,096 hosts each.
+const maxFitEntries = 256
 
 // fitEntry is one rule's verdicts for one amount, per shard.
 type fitEntry struct {
