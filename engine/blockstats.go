@@ -119,7 +119,7 @@ func (rk *denseRanker) restat(q int) {
 // firstValue returns weigher w's raw value of the first host of ats[:n]
 // (offsets in block q) that is a candidate of words, or false when none
 // is; ext is the value of ats[0] (the block's extreme), returned without
-// reading the column.
+// reading the columns.
 func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, words []uint64, q, w int) (float64, bool) {
 	switch i := firstIn(ats, n, words); i {
 	case -1:
@@ -127,8 +127,15 @@ func (rk *denseRanker) firstValue(ext float64, ats *[extremes]uint16, n uint8, w
 	case 0:
 		return ext, true
 	default:
-		col := rk.col(q/blocksPerShard, w)
-		return col.At(q%blocksPerShard*kernels.Block + int(ats[i])), true
+		id := uint32(q*kernels.Block + int(ats[i]))
+		if w == wMetrics {
+			return rk.metrics.raw[id], true
+		}
+		// The host's raw value from its columns (not an exception: the
+		// overlay's hosts are not in words), as rawWith reads it.
+		sh, j := rk.v.snap().at(id)
+		u := sh.usageAt(j)
+		return sh.rawRes(w, j, &u), true
 	}
 }
 
