@@ -147,9 +147,10 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 				break
 			}
 			if g.afterTwin != nil && ran&(1<<g.twinIdx) != 0 {
-				// Every host of set passed its twin: the twin's pass
+				// Every host of set passed its twin: without kept
+				// verdicts (st.fit, which hold for any set), the pass
 				// judges only the hosts where the two may differ.
-				st.kernel, st.fit = g.afterTwin, nil
+				st.kernel = g.afterTwin
 			}
 			run = append(run, st)
 			ran |= 1 << g.idx
