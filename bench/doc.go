@@ -14,7 +14,11 @@
 // within one benchmark and reports their ratio (speedup), the figure to
 // trust on a shared machine whose speed drifts between one sub-benchmark
 // and the next, and the ratio of the median passes (speedup-p50), which
-// the passes a stalled second processor drags out do not move.
+// the passes a stalled second processor drags out do not move. Repeating
+// one request on one snapshot, both AND the resource filters' verdicts
+// kept from the first pass (engine/fitcache.go); their verdicts=judged
+// cases ask for a new RAM and swap amount each op, so that RamFilter and
+// DiskFilter run their column passes, as a flavor's first request does.
 //
 // BenchmarkRequestStream places a synth profile's varied requests (basic:
 // placer simulate's stream; rich: the whole filter catalogue) on one
