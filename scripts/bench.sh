@@ -49,7 +49,7 @@ each -test.bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts
 # faulted in) beside a later one (start=warm); each cold op also builds a
 # snapshot, untimed.
 each -test.bench '^BenchmarkBatchStart$/impl=engine/filters=default/hosts=50000$/instances=100$/start=(cold|warm)$' -test.benchtime "${COLDTIME:-10x}"
-each -test.bench 'FilterPass/filters=default/hosts=100000/' -test.benchtime "${FILTERTIME:-10000x}"
+each -test.bench '^BenchmarkFilterPass$/filters=default/hosts=100000/' -test.benchtime "${FILTERTIME:-10000x}"
 each -test.bench 'FilterPassScaling/filters=default/hosts=100000(/verdicts=judged)?$' -test.benchtime "${FILTERTIME:-10000x}" -test.count 3
 each -test.bench '^BenchmarkScheduler(ColdStart)?$/stream=(uniform|realistic)/hosts=50000/workers=(1|8)$' -test.benchtime "${SCHEDTIME:-1000x}"
 each -test.bench '^BenchmarkSnapshotMemory$' -test.benchtime 1x
