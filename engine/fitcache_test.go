@@ -21,6 +21,18 @@ func TestFitCacheMatchesPasses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var kept, judged, cases int
+	// place places req on snap with the kept verdicts and without, and
+	// fails unless the plans and errors are the same.
+	place := func(name string, snap *engine.Snapshot, req engine.Request) (engine.Plan, error) {
+		t.Helper()
+		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{NoFitCache: true})
+		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{FitKept: &kept, FitJudged: &judged})
+		cases++
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: with kept verdicts\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
+		}
+		return got, gotErr
+	}
 	for pi, profile := range synth.Profiles {
 		hosts := 2*4096 + 300
 		if profile == synth.Edge {
@@ -39,13 +51,7 @@ func TestFitCacheMatchesPasses(t *testing.T) {
 			for j := range n {
 				req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", i, pi, j))
 			}
-			snap := st.Snapshot()
-			want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{NoFitCache: true})
-			got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{FitKept: &kept, FitJudged: &judged})
-			cases++
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: with kept verdicts\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
-			}
+			got, gotErr := place(name, st.Snapshot(), req)
 			if gotErr == nil {
 				// A plan that no longer fits (the edge profile's groups)
 				// is left out, as a Scheduler would place it again.
@@ -103,13 +109,7 @@ func TestFitCacheMatchesPasses(t *testing.T) {
 			req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-ffff%08x", i, j))
 		}
 		name := fmt.Sprintf("filling/request=%d", i)
-		snap := st.Snapshot()
-		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{NoFitCache: true})
-		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{FitKept: &kept, FitJudged: &judged})
-		cases++
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: with kept verdicts\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
-		}
+		got, gotErr := place(name, st.Snapshot(), req)
 		if gotErr != nil {
 			t.Fatalf("%s: %v", name, gotErr)
 		}
