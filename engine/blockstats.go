@@ -41,9 +41,9 @@ func (rk *denseRanker) words(q int) []uint64 {
 // restat recomputes block q's statistics: from the block's summaries
 // (rk.summary) when its candidates are all of its hosts, its raw values
 // are one value or hosts among those holding its largest (and smallest)
-// values are candidates, else the
-// kernel over the candidates whose columns hold their raw values; then
-// the exceptions (the overlay's and sparse hosts), one by one.
+// values are candidates, else the kernel over the candidates whose
+// columns hold their raw values; then the exceptions (the overlay's and
+// sparse hosts), one by one.
 func (rk *denseRanker) restat(q int) {
 	_, off, m := rk.block(q)
 	k := q / blocksPerShard

@@ -84,9 +84,10 @@ const extremes = 8
 // reports whether every host holds one value bit for bit, top[:nTop] are
 // the offsets in the block of the hosts holding its nTop largest values
 // in the order of orderKey, largest first, and bottom[:nTop] those of its
-// smallest, smallest first; nTop is min(extremes, hosts). So the first of top whose host is a candidate
-// holds the candidates' largest value (every host past top holds no more
-// than its last), and the first of bottom their smallest. With a NaN, lo
+// smallest, smallest first; nTop is min(extremes, hosts). So the first of
+// top whose host is a candidate holds the candidates' largest value (every
+// host past top holds no more than its last), and the first of bottom
+// their smallest. With a NaN, lo
 // and hi are NaN, cnst is false and nTop is 0 (the kernel then takes the
 // candidates' extremes).
 type blockSummary struct {
@@ -117,7 +118,9 @@ func fromOrderKey(k uint64) float64 {
 // summarize returns the summary of xs (a block's raw values).
 func summarize(xs kernels.Col) blockSummary {
 	var s blockSummary
-	var topK, botK [extremes]uint64 // the orderKeys of top's and bottom's values
+	// The orderKeys of top's values, and the complements of bottom's
+	// (the smallest values have the largest complements).
+	var topK, botK [extremes]uint64
 	n := 0
 	var buf [64]float64
 	for base := 0; base < xs.Len(); base += 64 {
@@ -127,21 +130,11 @@ func summarize(xs kernels.Col) blockSummary {
 				return blockSummary{lo: nan, hi: nan}
 			}
 			k, at := orderKey(x), uint16(base+i)
-			// Insert (k, at) after the entries it does not come
-			// before, so that equal keys keep their order of arrival.
-			if last := min(n, extremes-1); n < extremes || k > topK[last] {
-				j := last
-				for ; j > 0 && k > topK[j-1]; j-- {
-					topK[j], s.top[j] = topK[j-1], s.top[j-1]
-				}
-				topK[j], s.top[j] = k, at
+			if n < extremes || k > topK[extremes-1] {
+				insertKey(&topK, &s.top, n, k, at)
 			}
-			if last := min(n, extremes-1); n < extremes || k < botK[last] {
-				j := last
-				for ; j > 0 && k < botK[j-1]; j-- {
-					botK[j], s.bottom[j] = botK[j-1], s.bottom[j-1]
-				}
-				botK[j], s.bottom[j] = k, at
+			if n < extremes || ^k > botK[extremes-1] {
+				insertKey(&botK, &s.bottom, n, ^k, at)
 			}
 			n = min(n+1, extremes)
 		}
@@ -150,9 +143,21 @@ func summarize(xs kernels.Col) blockSummary {
 		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	}
 	s.nTop = uint8(n)
-	s.lo, s.hi = fromOrderKey(botK[0]), fromOrderKey(topK[0])
-	s.cnst = topK[0] == botK[0]
+	s.lo, s.hi = fromOrderKey(^botK[0]), fromOrderKey(topK[0])
+	s.cnst = topK[0] == ^botK[0]
 	return s
+}
+
+// insertKey inserts key k of offset at into keys and ats, largest first,
+// whose first n entries (at most extremes, the last then dropped) are
+// filled: after the entries it does not exceed, so that equal keys keep
+// their order of arrival.
+func insertKey(keys *[extremes]uint64, ats *[extremes]uint16, n int, k uint64, at uint16) {
+	j := min(n, extremes-1)
+	for ; j > 0 && k > keys[j-1]; j-- {
+		keys[j], ats[j] = keys[j-1], ats[j-1]
+	}
+	keys[j], ats[j] = k, at
 }
 
 // firstIn returns the index in ats[:n] of the first offset whose bit is
@@ -166,13 +171,10 @@ func firstIn(ats *[extremes]uint16, n uint8, words []uint64) int {
 	return -1
 }
 
-// hasBit reports whether bit i of words is set (false for noHost).
+// hasBit reports whether bit i of words is set (false past them).
 func hasBit(words []uint64, i uint16) bool {
 	return int(i)/64 < len(words) && words[i/64]&(1<<(i%64)) != 0
 }
-
-// noHost is the offset of no host of a block.
-const noHost = math.MaxUint16
 
 // blockRange returns the [lo, hi) host range of the shard's block q.
 func (sh *shard) blockRange(q int) (lo, hi int) {
