@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/internal/kernels"
 )
 
 // JournalKind says what a JournalEntry records.
@@ -338,6 +341,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
 	var wide usageDelta
+	changed := make([]uint64, len(snap.shards)) // per shard, bit q: block q's usage changed
 	for id := range uint32(snap.n) {
 		hn := HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)}
 		r, ok := snap.usage(id), false
@@ -345,7 +349,13 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
 			r, ok = old.usage(oid), true
 		}
 		sh, j := snap.at(id)
-		if !(ok && sh.setUsage(j, r)) && !r.fitsColumns() {
+		switch {
+		case ok && r.fitsColumns():
+			if sh.usageAt(j) != r {
+				sh.setUsage(j, r)
+				changed[id>>bitmap.ShardBits] |= 1 << (j / kernels.Block)
+			}
+		case !r.fitsColumns():
 			wide.ids, wide.res = append(wide.ids, id), append(wide.res, r)
 		}
 	}
@@ -353,8 +363,10 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
 	if len(wide.ids) > 0 {
 		snap.delta = &wide
 	}
-	for _, sh := range snap.shards {
-		sh.statBlocks(allBlocks) // on the usage just carried over
+	for k, sh := range snap.shards {
+		if changed[k] != 0 {
+			sh.statBlocks(changed[k]) // on the usage just carried over
+		}
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud = c
