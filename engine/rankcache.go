@@ -23,11 +23,10 @@ import (
 // of every shard the two snapshots share instead of weighing them again.
 //
 // The cache lives in the snapshots' lineage (lineage.go). An entry holds
-// the shards it was computed from: holding them keeps their structs
-// alive, so a shard of a later snapshot equals one of them (as a pointer)
-// only if it is that shard, whose columns are what they were (a retired
-// shard's columns may be recycled, but a retired shard is in no later
-// snapshot). An entry's weights are never modified once stored (only its
+// the ids of the shards it was computed from (shard.id: a shard's columns
+// never change once published, and a copy gets a new id), so a shard of a
+// later snapshot with one of those ids is that shard, whose columns are
+// what they were; the entry keeps no shard alive. An entry's weights are never modified once stored (only its
 // bookkeeping: readers, eviction); a batch that weighs some shards afresh
 // stores a new entry in place of the old one.
 //
@@ -107,7 +106,8 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 // scoreEntry is one full rescoring.
 //
 // Invariants: for every k < len(shards), scores[k].w is what weigh writes
-// for shards[k]'s hosts under act, lo, hi, metrics and mults; it is never
+// for the hosts of the shard whose id is shards[k] under act, lo, hi,
+// metrics and mults; it is never
 // written while the entry holds it, so that a later entry shares the
 // buffers of the shards it copied. The entry holds its buffers (counts in
 // their refs) from store until it is evicted and has no reader (readers:
@@ -117,7 +117,7 @@ type scoreEntry struct {
 	act     []int
 	lo, hi  []float64
 	metrics *metricsCol
-	shards  []*shard
+	shards  []uint64 // shard ids
 	scores  []*scoreBuf
 	readers int
 	evicted bool
@@ -211,9 +211,10 @@ func (c *scoreCache) buffer() []float64 {
 func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 	e := &scoreEntry{
 		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
-		metrics: rk.metrics, shards: slices.Clone(s.shards), scores: make([]*scoreBuf, len(s.shards)),
+		metrics: rk.metrics, shards: make([]uint64, len(s.shards)), scores: make([]*scoreBuf, len(s.shards)),
 	}
 	for k, sh := range s.shards {
+		e.shards[k] = sh.id
 		if !kept.has(s, k) {
 			base := k * bitmap.ShardSize
 			e.scores[k] = &scoreBuf{w: append(c.buffer(), rk.score[base:base+sh.hostCount()]...)}
@@ -255,5 +256,5 @@ func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
 // has reports whether e holds the weights of shard k of s: whether it was
 // computed from that very shard.
 func (e *scoreEntry) has(s *Snapshot, k int) bool {
-	return e != nil && k < len(e.shards) && e.shards[k] == s.shards[k]
+	return e != nil && k < len(e.shards) && e.shards[k] == s.shards[k].id
 }

@@ -87,6 +87,7 @@ func TestScoreBufLifecycle(t *testing.T) {
 	// releasing the replaced entry frees only its shard-1 buffer.
 	later := s.derive()
 	sh1 := *s.shards[1]
+	sh1.id = newShardID() // a copy, as cloneUsage makes it
 	later.shards[1] = &sh1
 	cache = &scoreCache{}
 	cache.store(ranker(1), s, nil)
