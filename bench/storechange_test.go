@@ -1,0 +1,67 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/synth"
+)
+
+// BenchmarkStoreChange times a Store's changes of the host set on the
+// 50,000-host basic cloud, each a new snapshot: a compute node added
+// (change=add_host), one removed (change=remove_host), an aggregate's
+// metadata changed (change=aggregate). The Store derives the new
+// snapshot from its current one (engine/derive.go): the hosts it keeps
+// are not parsed again. BenchmarkNewSnapshot, the whole build, is the
+// baseline beside it.
+func BenchmarkStoreChange(b *testing.B) {
+	const hosts = 50000
+	c := synth.Cloud(synth.Options{Hosts: hosts, Seed: 1, Profile: synth.Basic})
+	agg := -1
+	for i, a := range c.Aggregates {
+		if len(a.Hosts) > 0 && (agg < 0 || len(a.Hosts) > len(c.Aggregates[agg].Hosts)) {
+			agg = i
+		}
+	}
+	if agg < 0 {
+		b.Fatal("the cloud has no aggregate with hosts")
+	}
+	changes := []struct {
+		name   string
+		change func(s *engine.Store, i int) (uint64, error)
+	}{
+		{"add_host", func(s *engine.Store, i int) (uint64, error) {
+			h := c.Hosts[i%hosts]
+			h.Host, h.Node, h.UUID = fmt.Sprintf("bench-added-%d", i), "", ""
+			return s.AddHosts(h)
+		}},
+		{"remove_host", func(s *engine.Store, i int) (uint64, error) {
+			h := &c.Hosts[i%hosts]
+			node := h.Node
+			if node == "" {
+				node = h.Host
+			}
+			return s.RemoveHosts(engine.HostNode{Host: h.Host, Node: node})
+		}},
+		{"aggregate", func(s *engine.Store, i int) (uint64, error) {
+			return s.SetAggregateMetadata(c.Aggregates[agg].Name, map[string]string{"cpu_allocation_ratio": fmt.Sprint(2 + i%2)}, nil)
+		}},
+	}
+	for _, ch := range changes {
+		b.Run(fmt.Sprintf("change=%s/hosts=%d", ch.name, hosts), func(b *testing.B) {
+			s, err := engine.NewStore(c, engine.StoreOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := ch.change(s, i); err != nil {
+					b.Fatalf("%s %d: %v", ch.name, i, err)
+				}
+				i++
+			}
+		})
+	}
+}
