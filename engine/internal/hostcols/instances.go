@@ -326,45 +326,46 @@ type sortKey struct {
 	i      int32
 }
 
-// sortKeys sorts ks by hi, lo and i, ks being in ascending i: four stable
-// passes of a radix sort over hi's 16-bit digits (uuids are random: this
-// is a few times faster than a comparison sort at hundreds of thousands),
-// then each run of equal hi (rare) sorted by lo, stably.
+// sortKeys sorts ks by hi, lo and i, ks being in ascending i: one stable
+// pass of a radix sort over hi's top 16 bits (uuids are random: at
+// hundreds of thousands, a few keys a bucket), then each bucket by hi and
+// lo, stably (an insertion sort where it holds a few, as it does for
+// random keys; a comparison sort where it holds more).
 func sortKeys(ks []sortKey) {
+	cmpKeys := func(a, b sortKey) int {
+		return cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo), cmp.Compare(a.i, b.i))
+	}
 	if len(ks) < 256 {
-		slices.SortFunc(ks, func(a, b sortKey) int {
-			return cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo), cmp.Compare(a.i, b.i))
-		})
+		slices.SortFunc(ks, cmpKeys)
 		return
 	}
-	src, dst := ks, make([]sortKey, len(ks))
-	var count [1 << 16]int
-	for shift := 0; shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range src {
-			count[k.hi>>shift&0xffff]++
-		}
-		at := 0
-		for d, c := range count {
-			count[d] = at
-			at += c
-		}
-		for _, k := range src {
-			d := k.hi >> shift & 0xffff
-			dst[count[d]] = k
-			count[d]++
-		}
-		src, dst = dst, src
+	src := slices.Clone(ks)
+	start := make([]int32, 1<<16+1)
+	for _, k := range src {
+		start[k.hi>>48+1]++
 	}
-	// Four passes: src is ks again.
-	for i := 0; i < len(ks); {
-		j := i + 1
-		for j < len(ks) && ks[j].hi == ks[i].hi {
-			j++
+	for d := 1; d < len(start); d++ {
+		start[d] += start[d-1]
+	}
+	at := slices.Clone(start[:1<<16])
+	for _, k := range src {
+		d := k.hi >> 48
+		ks[at[d]] = k
+		at[d]++
+	}
+	for d := range 1 << 16 {
+		b := ks[start[d]:start[d+1]]
+		if len(b) > 16 {
+			slices.SortFunc(b, cmpKeys)
+			continue
 		}
-		if j-i > 1 {
-			slices.SortStableFunc(ks[i:j], func(a, b sortKey) int { return cmp.Compare(a.lo, b.lo) })
+		for i := 1; i < len(b); i++ { // stable: ties keep ascending i
+			k := b[i]
+			j := i
+			for ; j > 0 && (b[j-1].hi > k.hi || b[j-1].hi == k.hi && b[j-1].lo > k.lo); j-- {
+				b[j] = b[j-1]
+			}
+			b[j] = k
 		}
-		i = j
 	}
 }
