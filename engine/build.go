@@ -17,11 +17,12 @@ import (
 
 // NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
 // copied: later changes to it do not affect the snapshot.
-func NewSnapshot(c Cloud) (*Snapshot, error) { return newSnapshot(c, 0) }
+func NewSnapshot(c Cloud) (*Snapshot, error) { return newSnapshot(c, 0, nil) }
 
 // newSnapshot is NewSnapshot for a cloud whose first trusted hosts passed
-// validateHost already (validateCloud): a Store's rebuild.
-func newSnapshot(c Cloud, trusted int) (*Snapshot, error) {
+// validateHost already (validateCloud), and whose hosts d derives from
+// the snapshot it replaces (nil: none): a Store's rebuild.
+func newSnapshot(c Cloud, trusted int, d *derivation) (*Snapshot, error) {
 	if err := validateCloud(&c, trusted); err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func newSnapshot(c Cloud, trusted int) (*Snapshot, error) {
 	for _, name := range cfg.Weighers {
 		s.weighers = append(s.weighers, weigherIndex(name))
 	}
-	info, err := buildHostInfo(&c)
+	info, err := buildHostInfo(&c, d)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func newSnapshot(c Cloud, trusted int) (*Snapshot, error) {
 	return s, nil
 }
 
-func buildHostInfo(c *Cloud) (*hostInfo, error) {
+func buildHostInfo(c *Cloud, d *derivation) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
 		serviceUp: bitmap.NewSet(n),
@@ -92,6 +93,7 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 	for i := range c.Hosts {
 		h := &c.Hosts[i]
 		id := uint32(i)
+		o := d.oldID(i) // >= 0: copied from d.prev's host o, not parsed
 		host[i], node[i] = h.Host, nodeName(h)
 		ironic := isIronic(&c.Config, h)
 		if ironic {
@@ -102,6 +104,8 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		}
 		switch {
 		case !info.uuid.Kept():
+		case o >= 0 && d.prev.uuid.Kept():
+			info.uuid.SetFrom(int32(i), &d.prev.uuid, o)
 		case h.UUID == "":
 			info.uuid.Set(int32(i), nova.MadeUpUUID("host", h.Host, node[i]))
 		default:
@@ -138,28 +142,49 @@ func buildHostInfo(c *Cloud) (*hostInfo, error) {
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.Set(id, p)
 		}
-		supported = nil
-		for _, spec := range h.SupportedInstances {
-			cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
-			if err != nil {
-				return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
+		sig, derived := int32(-1), false
+		if o >= 0 {
+			sig, supported = d.sigOf(o)
+			derived = true
+		} else {
+			supported = nil
+			for _, spec := range h.SupportedInstances {
+				cs, err := nova.CanonicalHVSpec([3]string{spec.Arch, spec.HVType, spec.VMMode})
+				if err != nil {
+					return nil, invalid(fmt.Sprintf("hosts[%d].supported_instances", i), "Nova refuses it: %v", err)
+				}
+				supported = append(supported, cs)
 			}
-			supported = append(supported, cs)
 		}
-		sigBuf = sigKey(sigBuf[:0], supported, h.HypervisorVersion)
-		sig, ok := sigIDs[string(sigBuf)]
-		if !ok {
-			sig = int32(len(sigIDs))
-			sigIDs[string(sigBuf)] = sig
+		if sig < 0 {
+			sigBuf = sigKey(sigBuf[:0], supported, h.HypervisorVersion)
+			var ok bool
+			if sig, ok = sigIDs[string(sigBuf)]; !ok {
+				sig = int32(len(sigIDs))
+				sigIDs[string(sigBuf)] = sig
+			}
+			if int(sig) == len(info.hvSigHost) {
+				// One signature, one list: its hosts share it.
+				info.hvSigHost = append(info.hvSigHost, roaring.New())
+				info.hvSigRep = append(info.hvSigRep, uint32(i))
+				if !derived { // a derived one is the earlier snapshot's copy
+					supported = cloneSpecs(supported)
+				}
+				info.sigSupported = append(info.sigSupported, supported)
+			}
+			if derived {
+				d.setSig(o, sig)
+			}
 		}
 		hvSig.Set(id, uint64(sig))
-		if int(sig) == len(info.hvSigHost) {
-			// One signature, one list: its hosts share it.
-			info.hvSigHost = append(info.hvSigHost, roaring.New())
-			info.hvSigRep = append(info.hvSigRep, uint32(i))
-			info.sigSupported = append(info.sigSupported, cloneSpecs(supported))
-		}
 		info.hvSigHost[sig].Add(uint32(i))
+		if o >= 0 {
+			stats.Set(id, uint64(d.statsOf(&statsIn, o)))
+			if !ironic {
+				info.metrics.AddFrom(n, id, &d.prev.metrics, uint32(o))
+			}
+			continue
+		}
 		stats.Set(id, uint64(statsIn.of(h)))
 		m, err := nova.SchedulerMetrics(h.Metrics)
 		if err != nil {

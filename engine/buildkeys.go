@@ -50,17 +50,14 @@ func (in *statsInterner) of(h *Host) int32 {
 	slices.Sort(in.keys)
 	in.buf = in.buf[:0] // each key and value length-prefixed
 	for _, k := range in.keys {
-		in.buf = binary.AppendUvarint(in.buf, uint64(len(k)))
-		in.buf = append(in.buf, k...)
+		in.buf = appendField(in.buf, k)
 		if c := counter(k); c >= 0 {
 			var num [20]byte
 			v := strconv.AppendInt(num[:0], counters[c].val, 10)
 			in.buf = binary.AppendUvarint(in.buf, uint64(len(v)))
 			in.buf = append(in.buf, v...)
 		} else {
-			v := h.Stats[k]
-			in.buf = binary.AppendUvarint(in.buf, uint64(len(v)))
-			in.buf = append(in.buf, v...)
+			in.buf = appendField(in.buf, h.Stats[k])
 		}
 	}
 	if k, ok := in.byKey[string(in.buf)]; ok {
@@ -71,10 +68,39 @@ func (in *statsInterner) of(h *Host) int32 {
 	for _, c := range counters {
 		st[c.key] = strconv.FormatInt(c.val, 10)
 	}
+	return in.add(st)
+}
+
+// share returns the index of stats st, a map an earlier snapshot
+// interned (a derived snapshot's, derive.go): the same key as of builds
+// for the host it came from, and st itself shared, not copied.
+func (in *statsInterner) share(st map[string]string) int32 {
+	in.keys = in.keys[:0]
+	for k := range st {
+		in.keys = append(in.keys, k)
+	}
+	slices.Sort(in.keys)
+	in.buf = in.buf[:0]
+	for _, k := range in.keys {
+		in.buf = appendField(appendField(in.buf, k), st[k])
+	}
+	if k, ok := in.byKey[string(in.buf)]; ok {
+		return k
+	}
+	return in.add(st)
+}
+
+// add interns st under the key in buf.
+func (in *statsInterner) add(st map[string]string) int32 {
 	k := int32(len(in.maps))
 	in.byKey[string(in.buf)] = k
 	in.maps = append(in.maps, st)
 	return k
+}
+
+// appendField appends s, length-prefixed.
+func appendField(dst []byte, s string) []byte {
+	return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
 }
 
 // sigKey appends to dst a key of a host's hypervisor signature: its
@@ -84,8 +110,7 @@ func sigKey(dst []byte, supported [][3]string, version *int64) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(supported)))
 	for _, spec := range supported {
 		for _, f := range spec {
-			dst = binary.AppendUvarint(dst, uint64(len(f)))
-			dst = append(dst, f...)
+			dst = appendField(dst, f)
 		}
 	}
 	if version == nil {

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"maps"
+	"slices"
+)
+
 // Cloud is everything a Snapshot is built from: the scheduler configuration,
 // the compute nodes and the host aggregates. It mirrors the "config",
 // "hosts" and "aggregates" of a scenario file (docs/formats.md).
@@ -117,4 +122,39 @@ func nodeName(h *Host) string {
 		return h.Host
 	}
 	return h.Node
+}
+
+// AggregateChange changes one aggregate's metadata: the keys of Set are
+// set, those of Delete removed (an aggregate that does not exist is made,
+// with no hosts).
+type AggregateChange struct {
+	Name   string
+	Set    map[string]string
+	Delete []string
+}
+
+// WithAggregates returns c with the changes applied in order (c is not
+// modified): the cloud a capacity question after an aggregate change is
+// asked on, through NewSnapshot, and what Store.SetAggregateMetadata
+// applies.
+func (c Cloud) WithAggregates(changes []AggregateChange) Cloud {
+	c.Aggregates = slices.Clone(c.Aggregates)
+	for _, ch := range changes {
+		i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == ch.Name })
+		if i < 0 {
+			c.Aggregates = append(c.Aggregates, Aggregate{Name: ch.Name})
+			i = len(c.Aggregates) - 1
+		}
+		a := &c.Aggregates[i]
+		meta := maps.Clone(a.Metadata)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		maps.Copy(meta, ch.Set)
+		for _, k := range ch.Delete {
+			delete(meta, k)
+		}
+		a.Metadata = meta
+	}
+	return c
 }

@@ -254,3 +254,35 @@ func ScoreBufsReused(s *Snapshot) int {
 	defer c.mu.Unlock()
 	return c.reused
 }
+
+// DerivedMatchesBuilt compares the static host data of s's current
+// snapshot (derived by its rebuilds, derive.go) with a NewSnapshot of the
+// Store's cloud and committed instances, field by field; nil when equal.
+func DerivedMatchesBuilt(s *Store) error {
+	s.mu.Lock()
+	built, err := NewSnapshot(s.withCommittedLocked(s.cloud))
+	got := s.cur.Load().snap.info
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	want := built.info
+	v, w := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
+	compared := 0
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		if name == "memo" { // the lineage's, filled by use
+			continue
+		}
+		compared++
+		a, b := v.Field(i), w.Field(i)
+		if !reflect.DeepEqual(reflect.NewAt(a.Type(), a.Addr().UnsafePointer()).Interface(),
+			reflect.NewAt(b.Type(), b.Addr().UnsafePointer()).Interface()) {
+			return fmt.Errorf("hostInfo.%s differs from a build's", name)
+		}
+	}
+	if compared < 20 {
+		return fmt.Errorf("compared %d fields of hostInfo", compared)
+	}
+	return nil
+}

@@ -144,7 +144,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			s.mu.Unlock()
 		}
 		var err error
-		if snap, err = s.buildOutside(built, 0); err != nil {
+		if snap, err = s.buildOutside(built, 0, nil); err != nil {
 			return 0, err // nothing changed
 		}
 	}
@@ -164,7 +164,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 				s.forgetLocked(uuid, e)
 			}
 		}
-		s.installLocked(c, snap)
+		s.installLocked(c, snap, nil)
 	}
 	st := s.cur.Load()
 	snap = st.snap

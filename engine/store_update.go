@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/placer/placer/bitmap"
@@ -176,8 +175,11 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // by name. It returns the new version. The Store keeps the hosts (see
 // NewStore): the caller must not change them afterwards.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
-	return s.rebuild(func(c Cloud) (Cloud, int, error) {
-		old := len(c.Hosts)
+	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
+		old := keepAll(len(c.Hosts))
+		for range hosts {
+			old = append(old, -1)
+		}
 		c.Hosts = append(slices.Clone(c.Hosts), hosts...)
 		return c, old, nil
 	}, func(v uint64) {
@@ -196,16 +198,23 @@ func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 // are a *ValidationError and nothing changes.
 func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 	drop := make(map[HostNode]bool, len(nodes))
-	return s.rebuild(func(c Cloud) (Cloud, int, error) {
+	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
 		info := s.cur.Load().snap.info
 		for i, hn := range nodes {
 			if _, ok := info.byHostNode(hn); !ok {
-				return c, 0, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+				return c, nil, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
 			}
 			drop[hn] = true
 		}
-		c.Hosts = slices.DeleteFunc(slices.Clone(c.Hosts), func(h Host) bool { return drop[HostNode{h.Host, nodeName(&h)}] })
-		return c, len(c.Hosts), nil
+		kept := make([]Host, 0, len(c.Hosts))
+		old := make([]int32, 0, len(c.Hosts))
+		for i := range c.Hosts {
+			if h := &c.Hosts[i]; !drop[HostNode{h.Host, nodeName(h)}] {
+				kept, old = append(kept, *h), append(old, int32(i))
+			}
+		}
+		c.Hosts = kept
+		return c, old, nil
 	}, func(v uint64) {
 		for uuid, e := range s.ledger {
 			if drop[e.host] {
@@ -221,27 +230,11 @@ func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 // SetAggregateMetadata changes aggregate name's metadata: keys of set are
 // set, keys of del removed. An aggregate that does not exist is created
 // with no hosts. Aggregate overrides are resolved per host at build time,
-// so the snapshot is rebuilt with NewSnapshot, as AddHosts does. It
-// returns the new version.
+// so the snapshot is rebuilt, as AddHosts does (derive.go). It returns
+// the new version.
 func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []string) (uint64, error) {
-	return s.rebuild(func(c Cloud) (Cloud, int, error) {
-		c.Aggregates = slices.Clone(c.Aggregates)
-		i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name })
-		if i < 0 {
-			c.Aggregates = append(c.Aggregates, Aggregate{Name: name})
-			i = len(c.Aggregates) - 1
-		}
-		a := &c.Aggregates[i]
-		meta := maps.Clone(a.Metadata)
-		if meta == nil {
-			meta = map[string]string{}
-		}
-		maps.Copy(meta, set)
-		for _, k := range del {
-			delete(meta, k)
-		}
-		a.Metadata = meta
-		return c, len(c.Hosts), nil
+	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
+		return c.WithAggregates([]AggregateChange{{Name: name, Set: set, Delete: del}}), keepAll(len(c.Hosts)), nil
 	}, func(v uint64) {
 		s.record(JournalEntry{Version: v, Kind: JournalAggregate})
 	})
@@ -250,10 +243,13 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // rebuild replaces the store's cloud by the one change derives from it
 // and publishes a whole new snapshot of it, then calls after with the
 // new version; both run under the mutex, and after only when the rebuild
-// succeeded. change also says how many of the new cloud's first hosts are
-// the store's own, unchanged (their own fields are not validated again).
-// NewSnapshot, the expensive part (hundreds of milliseconds at 50,000
-// hosts), runs outside the mutex, so that commits, deletions and usage
+// succeeded. change also says, per host of the new cloud, its index in
+// the store's cloud, which is its id in the current snapshot (-1: a host
+// that joins): those hosts are the store's own, unchanged, so their own
+// fields are not validated again and what the build would parse of them
+// is copied from the current snapshot (derive.go). The build, the
+// expensive part (a hundred milliseconds or more at 50,000 hosts), runs
+// outside the mutex, so that commits, deletions and usage
 // reports go on meanwhile: the snapshot is built from the cloud and the
 // committed instances as they were when the rebuild began, and
 // installLocked carries over the usage of the newest state when it is
@@ -264,50 +260,58 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // snapshot; an instance committed (or deleted) while it built joins (or
 // leaves) its host's instance list at the next rebuild, as one committed
 // after it does.
-func (s *Store) rebuild(change func(c Cloud) (Cloud, int, error), after func(v uint64)) (uint64, error) {
+func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func(v uint64)) (uint64, error) {
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
 	s.mu.Lock()
-	c, trusted, err := change(s.cloud)
+	c, old, err := change(s.cloud)
 	if err != nil {
 		s.mu.Unlock()
 		return 0, err
 	}
+	trusted := 0
+	for trusted < len(old) && old[trusted] >= 0 {
+		trusted++
+	}
+	d := newDerivation(s.cur.Load().snap.info, old)
 	built := s.withCommittedLocked(c)
 	s.mu.Unlock()
-	snap, err := s.buildOutside(built, trusted)
+	snap, err := s.buildOutside(built, trusted, d)
 	if err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := s.installLocked(c, snap)
+	v := s.installLocked(c, snap, d)
 	after(v)
 	return v, nil
 }
 
 // buildOutside builds a rebuild's snapshot of built, whose first trusted
-// hosts are the store's own (newSnapshot), without the mutex (the caller
-// holds rebuildMu); a test's whileRebuilding then runs.
-func (s *Store) buildOutside(built Cloud, trusted int) (*Snapshot, error) {
-	snap, err := newSnapshot(built, trusted)
+// hosts are the store's own and d derives (newSnapshot), without the
+// mutex (the caller holds rebuildMu); a test's whileRebuilding then runs.
+func (s *Store) buildOutside(built Cloud, trusted int, d *derivation) (*Snapshot, error) {
+	snap, err := newSnapshot(built, trusted, d)
 	if err == nil && s.whileRebuilding != nil {
 		s.whileRebuilding(s)
 	}
 	return snap, err
 }
 
-// rebuildLocked builds a whole new snapshot from c under the mutex (see
-// rebuild and installLocked): the current usage of every surviving host
-// is carried over exactly, and the instances committed through the store
-// join their hosts' instance lists (so group filters and
-// same_host/different_host hints see them from now on).
+// rebuildLocked builds a whole new snapshot from c, whose hosts are the
+// store's (its aggregates may differ), under the mutex (see rebuild and
+// installLocked): the current usage of every host is carried over
+// exactly, and the instances committed through the store join their
+// hosts' instance lists (so group filters and same_host/different_host
+// hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
-	snap, err := NewSnapshot(s.withCommittedLocked(c))
+	old := keepAll(len(c.Hosts))
+	d := newDerivation(s.cur.Load().snap.info, old)
+	snap, err := newSnapshot(s.withCommittedLocked(c), len(old), d)
 	if err != nil {
 		return 0, err
 	}
-	return s.installLocked(c, snap), nil
+	return s.installLocked(c, snap, d), nil
 }
 
 // withCommittedLocked is c with the instances committed through the store
@@ -333,20 +337,28 @@ func (s *Store) withCommittedLocked(c Cloud) Cloud {
 // instances), as the store's newest state: it takes a version after every
 // one published so far (commits may have published while it was built),
 // the usage of every surviving host is carried over exactly from the
-// newest state, and the group members committed through the store are
-// its groupPlaced. It returns the new version.
-func (s *Store) installLocked(c Cloud, snap *Snapshot) uint64 {
+// newest state (found by its id there, d's, else by name), and the group
+// members committed through the store are its groupPlaced. It returns
+// the new version.
+func (s *Store) installLocked(c Cloud, snap *Snapshot, d *derivation) uint64 {
 	old := s.cur.Load().snap
 	snap.version = snapshotVersions.Add(1)
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
 	var wide usageDelta
 	changed := make([]uint64, len(snap.shards)) // per shard, bit q: block q's usage changed
+	if d != nil && d.prev != old.info {
+		d = nil // cannot happen: rebuilds are serialized
+	}
 	for id := range uint32(snap.n) {
-		hn := HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)}
 		r, ok := snap.usage(id), false
-		if oid, found := old.info.byHostNode(hn); found {
-			r, ok = old.usage(oid), true
+		if o := d.oldID(int(id)); o >= 0 {
+			r, ok = old.usage(uint32(o)), true
+		} else if d == nil {
+			hn := HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)}
+			if oid, found := old.info.byHostNode(hn); found {
+				r, ok = old.usage(oid), true
+			}
 		}
 		sh, j := snap.at(id)
 		switch {

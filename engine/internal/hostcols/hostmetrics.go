@@ -35,14 +35,29 @@ type metricCol struct {
 // Add records host id's metrics (while building, over n hosts).
 func (m *Metrics) Add(n int, id uint32, metrics map[string]int64) {
 	for name, v := range metrics {
-		k, ok := slices.BinarySearch(m.names, name)
-		if !ok {
-			m.names = slices.Insert(m.names, k, strings.Clone(name))
-			m.cols = slices.Insert(m.cols, k, metricCol{has: bitmap.NewSet(n), v64: make([]int64, n)})
-		}
-		m.cols[k].has.Add(id)
-		m.cols[k].v64[id] = v
+		m.set(n, id, name, v)
 	}
+}
+
+// AddFrom records host id's metrics as from's host j's (while building,
+// over n hosts): a derived snapshot's hosts keep their parsed metrics.
+func (m *Metrics) AddFrom(n int, id uint32, from *Metrics, j uint32) {
+	for k, name := range from.names {
+		if c := &from.cols[k]; c.has.Has(j) {
+			m.set(n, id, name, c.at(j))
+		}
+	}
+}
+
+// set records host id's value v of metric name.
+func (m *Metrics) set(n int, id uint32, name string, v int64) {
+	k, ok := slices.BinarySearch(m.names, name)
+	if !ok {
+		m.names = slices.Insert(m.names, k, strings.Clone(name))
+		m.cols = slices.Insert(m.cols, k, metricCol{has: bitmap.NewSet(n), v64: make([]int64, n)})
+	}
+	m.cols[k].has.Add(id)
+	m.cols[k].v64[id] = v
 }
 
 // Narrow keeps each column as an Ints, in the narrowest width that

@@ -105,6 +105,17 @@ func (c *UUIDs) Set(i int32, u string) {
 	c.oddUUID = append(c.oddUUID, strings.Clone(u))
 }
 
+// SetFrom makes entry i's uuid from's entry j (entries set in ascending
+// order, as Set): a derived snapshot's hosts keep their parsed uuids.
+func (c *UUIDs) SetFrom(i int32, from *UUIDs, j int32) {
+	if k, ok := from.oddAt(j); ok {
+		c.odd = append(c.odd, i)
+		c.oddUUID = append(c.oddUUID, from.oddUUID[k])
+		return
+	}
+	c.keys[i] = from.keys[j]
+}
+
 // oddAt returns the index into odd of entry i, if i's uuid is odd.
 func (c *UUIDs) oddAt(i int32) (int, bool) {
 	if len(c.odd) == 0 {

@@ -1,0 +1,69 @@
+package engine
+
+// A Store's rebuild (a host added or removed, an aggregate changed) makes
+// a whole new snapshot, host ids dense in the new cloud's order, but its
+// hosts are, all but the new ones, the hosts of the snapshot it replaces,
+// whose fields a Store never changes. What NewSnapshot parses per host
+// (the uuid, the stats with Nova's counters, the metrics, the canonical
+// supported_instances) is then copied from that snapshot's columns by
+// the id the host had there, and interned in the same tables, in the same
+// order, as a build from scratch: the derived hostInfo equals the one
+// NewSnapshot builds (TestDerivedSnapshotsMatchBuilt).
+
+// derivation is what a rebuild hands newSnapshot from the snapshot it
+// replaces.
+//
+// Invariants: old[i] >= 0 only when host i of the new cloud is the very
+// Host that prev's host old[i] was built from, under the same Config (its
+// instance list aside: those are built again, with the instances
+// committed since). stats and sigs map prev's stats and signature indexes
+// to the new ones, plus one (0: not met yet).
+type derivation struct {
+	prev        *hostInfo
+	old         []int32
+	stats, sigs []int32
+}
+
+// newDerivation returns the derivation of a cloud whose host i had id
+// old[i] in prev (-1: a host that joins).
+func newDerivation(prev *hostInfo, old []int32) *derivation {
+	return &derivation{prev: prev, old: old,
+		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported))}
+}
+
+// keepAll is the old ids of a cloud that keeps prev's n hosts, in order.
+func keepAll(n int) []int32 {
+	old := make([]int32, n)
+	for i := range old {
+		old[i] = int32(i)
+	}
+	return old
+}
+
+// oldID is host i's id in prev, or -1 when it is parsed (a new host, or
+// no derivation).
+func (d *derivation) oldID(i int) int32 {
+	if d == nil || i >= len(d.old) {
+		return -1
+	}
+	return d.old[i]
+}
+
+// statsOf interns the stats of prev's host o.
+func (d *derivation) statsOf(in *statsInterner, o int32) int32 {
+	x := d.prev.stats.At(uint32(o))
+	if d.stats[x] == 0 {
+		d.stats[x] = in.share(d.prev.statsTab[x]) + 1
+	}
+	return d.stats[x] - 1
+}
+
+// sigOf returns the new index of the hypervisor signature of prev's host
+// o, or -1 before it is interned (setSig).
+func (d *derivation) sigOf(o int32) (sig int32, supported [][3]string) {
+	x := d.prev.hvSig.At(uint32(o))
+	return d.sigs[x] - 1, d.prev.sigSupported[x]
+}
+
+// setSig records that prev's host o's signature is now sig.
+func (d *derivation) setSig(o, sig int32) { d.sigs[d.prev.hvSig.At(uint32(o))] = sig + 1 }

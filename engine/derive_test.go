@@ -1,0 +1,102 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/synth"
+)
+
+// TestDerivedSnapshotsMatchBuilt changes Stores of every profile the ways
+// that rebuild their snapshot (hosts added, with and without uuids, stats
+// or signatures no host had; hosts removed, the first and an added one
+// among them; aggregates changed and created), with commits in between,
+// and compares each derived snapshot's static host data with a whole
+// build's (engine/derive.go): equal, field by field. Its shards are built
+// and its usage carried over as before the derivation.
+func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for pi, profile := range synth.Profiles {
+		gen := synth.New(synth.Options{Hosts: 300, Seed: 11, Profile: profile})
+		c := gen.Cloud()
+		st, err := engine.NewStore(c, engine.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := gen.Requests(60)
+		commit := func(step int) {
+			for i := range 5 {
+				req := reqs[(5*step+i)%len(reqs)]
+				n := max(len(req.InstanceUUIDs), req.NumInstances, 1)
+				req.InstanceUUIDs, req.NumInstances = nil, n
+				for j := range n {
+					req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", 5*step+i, pi, j))
+				}
+				if plan, err := engine.PlaceBatch(ctx, st.Snapshot(), req); err == nil {
+					if _, err := st.Commit(plan); err != nil && !errors.Is(err, engine.ErrConflict) {
+						t.Fatalf("%s: commit: %v", profile, err)
+					}
+				}
+			}
+		}
+		node := func(h *engine.Host) engine.HostNode {
+			if h.Node == "" {
+				return engine.HostNode{Host: h.Host, Node: h.Host}
+			}
+			return engine.HostNode{Host: h.Host, Node: h.Node}
+		}
+		version := int64(99999999)
+		added := func(k int) engine.Host {
+			h := c.Hosts[k%len(c.Hosts)]
+			h.Host, h.Node = fmt.Sprintf("added-%d", k), ""
+			switch k % 3 {
+			case 0:
+				h.UUID = ""
+			case 1:
+				h.UUID = fmt.Sprintf("00000000-1111-4000-8000-%012d", k)
+				h.Stats = map[string]string{"added": fmt.Sprint(k)} // stats no host had
+			case 2:
+				h.HypervisorVersion = &version // a signature no host had
+				h.Metrics = nil
+			}
+			return h
+		}
+		aggName := "derive-test"
+		if len(c.Aggregates) > 0 {
+			aggName = c.Aggregates[0].Name
+		}
+		changes := []struct {
+			name string
+			do   func() error
+		}{
+			{"add three", func() error { _, err := st.AddHosts(added(0), added(1), added(2)); return err }},
+			{"remove the first and an added one", func() error {
+				_, err := st.RemoveHosts(node(&c.Hosts[0]), engine.HostNode{Host: "added-1", Node: "added-1"})
+				return err
+			}},
+			{"change an aggregate", func() error {
+				_, err := st.SetAggregateMetadata(aggName, map[string]string{"cpu_allocation_ratio": "3.5", "availability_zone": "derived"}, nil)
+				return err
+			}},
+			{"create an aggregate", func() error {
+				_, err := st.SetAggregateMetadata("derive-new", map[string]string{"max_instances_per_host": "7"}, nil)
+				return err
+			}},
+			{"remove the last", func() error { _, err := st.RemoveHosts(node(&c.Hosts[len(c.Hosts)-1])); return err }},
+			{"add one", func() error { _, err := st.AddHosts(added(3)); return err }},
+		}
+		for step, ch := range changes {
+			commit(step)
+			if err := ch.do(); err != nil {
+				t.Fatalf("%s: %s: %v", profile, ch.name, err)
+			}
+			if err := engine.DerivedMatchesBuilt(st); err != nil {
+				t.Fatalf("%s: after %s: %v", profile, ch.name, err)
+			}
+		}
+	}
+}
