@@ -45,11 +45,12 @@ func newSnapshot(c Cloud, trusted int, d *derivation) (*Snapshot, error) {
 	}
 	s.info = info
 	var wide usageDelta
+	classVals := resolveClasses(info.classes)
 	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
 		if n == 0 {
 			break
 		}
-		s.shards = append(s.shards, buildShard(&c, info, base, min(base+bitmap.ShardSize, n), &wide))
+		s.shards = append(s.shards, buildShard(&c, info, classVals, base, min(base+bitmap.ShardSize, n), &wide))
 	}
 	if len(wide.ids) > 0 {
 		s.delta = &wide
@@ -135,7 +136,11 @@ func buildHostInfo(c *Cloud, d *derivation) (*hostInfo, error) {
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
-		hvModel.Set(id, uint64(models.Of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
+		if o >= 0 {
+			hvModel.Set(id, uint64(d.modelOf(&models, o)))
+		} else {
+			hvModel.Set(id, uint64(models.Of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
+		}
 		if !ironic { // an IronicNodeState's host_ip is None
 			hostIPs.Set(id, h.HostIP)
 		}
@@ -351,9 +356,53 @@ func summarise(shards []*shard) (m multipliers) {
 	return m
 }
 
-// buildShard builds the shard of hosts [lo, hi) and appends to wide the
-// hosts whose usage its columns cannot hold.
-func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
+// classValues is what an aggregate class's metadata says of the values
+// buildShard resolves per host, parsed once per class: each ok where the
+// aggregates' value applies, not the host's own or the configuration's.
+type classValues struct {
+	ratio                  [3]optional[float64] // ram, cpu, disk allocation ratios
+	maxIOOps, maxInstances optional[int64]
+	mult                   [numWeighers]optional[float64] // multiplierKeys
+}
+
+// optional is a value, if ok.
+type optional[T any] struct {
+	v  T
+	ok bool
+}
+
+func (o optional[T]) or(def T) T {
+	if o.ok {
+		return o.v
+	}
+	return def
+}
+
+// resolveClasses parses the classes' values buildShard resolves.
+func resolveClasses(classes []aggClass) []classValues {
+	out := make([]classValues, len(classes))
+	num := func(cl *aggClass, key string) (o optional[float64]) {
+		o.v, o.ok = nova.AggregateNum(cl.raw[key])
+		return o
+	}
+	for i := range classes {
+		cl, cv := &classes[i], &out[i]
+		for r, key := range [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"} {
+			cv.ratio[r] = num(cl, key)
+		}
+		cv.maxIOOps.v, cv.maxIOOps.ok = nova.AggregateInt(cl.raw["max_io_ops_per_host"])
+		cv.maxInstances.v, cv.maxInstances.ok = nova.AggregateInt(cl.raw["max_instances_per_host"])
+		for w, key := range multiplierKeys {
+			cv.mult[w] = num(cl, key)
+		}
+	}
+	return out
+}
+
+// buildShard builds the shard of hosts [lo, hi), vals its classes'
+// values, and appends to wide the hosts whose usage its columns cannot
+// hold.
+func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *usageDelta) *shard {
 	m := hi - lo
 	sh := &shard{id: newShardID(),
 		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
@@ -381,7 +430,7 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 	}
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
-		cl := &info.classes[info.class.At(uint32(lo+j))]
+		cv := &vals[info.class.At(uint32(lo+j))]
 		if r := usageOf(cfg, h); !sh.setUsage(j, r) {
 			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)
 		}
@@ -390,13 +439,13 @@ func buildShard(c *Cloud, info *hostInfo, lo, hi int, wide *usageDelta) *shard {
 		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
 		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
 		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
-		aggRAMRatio[j] = nova.AggregateNumValue(cl.raw["ram_allocation_ratio"], ramRatio[j])
-		aggCPURatio[j] = nova.AggregateNumValue(cl.raw["cpu_allocation_ratio"], cpuRatio[j])
-		aggDiskRatio[j] = nova.AggregateNumValue(cl.raw["disk_allocation_ratio"], diskRatio[j])
-		maxIOOps[j] = nova.AggregateIntValue(cl.raw["max_io_ops_per_host"], cfg.MaxIoOpsPerHost)
-		maxInstances[j] = nova.AggregateIntValue(cl.raw["max_instances_per_host"], cfg.MaxInstancesPerHost)
+		aggRAMRatio[j] = cv.ratio[0].or(ramRatio[j])
+		aggCPURatio[j] = cv.ratio[1].or(cpuRatio[j])
+		aggDiskRatio[j] = cv.ratio[2].or(diskRatio[j])
+		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
+		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
 		for w := range mult {
-			mult[w][j] = nova.AggregateNumValue(cl.raw[multiplierKeys[w]], cfgMult[w])
+			mult[w][j] = cv.mult[w].or(cfgMult[w])
 		}
 		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
 	}

@@ -110,20 +110,31 @@ func AggregateInstanceExtraSpecsCheck(extraSpecs map[string]string, meta Aggrega
 // depend on set order in Python; here NaN values are ignored unless all
 // values are NaN.
 func AggregateNumValue(values []string, def float64) float64 {
+	if v, ok := AggregateNum(values); ok {
+		return v
+	}
+	return def
+}
+
+// AggregateNum is AggregateNumValue apart from its default: the value,
+// or false where AggregateNumValue returns def (the values depend on a
+// host's aggregates, the default may not: a build resolves the values
+// once per set of aggregates).
+func AggregateNum(values []string) (float64, bool) {
 	if len(values) == 0 {
-		return def
+		return 0, false
 	}
 	min := math.NaN()
 	for _, v := range values {
 		f, ok := pyval.Float(v)
 		if !ok {
-			return def
+			return 0, false
 		}
 		if math.IsNaN(min) || f < min {
 			min = f
 		}
 	}
-	return min
+	return min, true
 }
 
 // AggregateIntValue is the same with cast_to=int (IoOps/NumInstances
@@ -131,21 +142,30 @@ func AggregateNumValue(values []string, def float64) float64 {
 // value outside the int64 range is treated as unparsable (Python would keep
 // it exactly); a huge negative one then gives def instead of itself.
 func AggregateIntValue(values []string, def int64) int64 {
+	if v, ok := AggregateInt(values); ok {
+		return v
+	}
+	return def
+}
+
+// AggregateInt is AggregateIntValue apart from its default, as
+// AggregateNum is AggregateNumValue's.
+func AggregateInt(values []string) (int64, bool) {
 	if len(values) == 0 {
-		return def
+		return 0, false
 	}
 	var min *big.Int
 	for _, v := range values {
 		b, ok := pyval.BigInt(v)
 		if !ok {
-			return def
+			return 0, false
 		}
 		if min == nil || b.Cmp(min) < 0 {
 			min = b
 		}
 	}
 	if !min.IsInt64() {
-		return def
+		return 0, false
 	}
-	return min.Int64()
+	return min.Int64(), true
 }
