@@ -1,14 +1,19 @@
 package engine
 
+import "github.com/placer/placer/engine/internal/hostcols"
+
 // A Store's rebuild (a host added or removed, an aggregate changed) makes
 // a whole new snapshot, host ids dense in the new cloud's order, but its
 // hosts are, all but the new ones, the hosts of the snapshot it replaces,
-// whose fields a Store never changes. What NewSnapshot parses per host
-// (the uuid, the stats with Nova's counters, the metrics, the canonical
-// supported_instances) is then copied from that snapshot's columns by
-// the id the host had there, and interned in the same tables, in the same
-// order, as a build from scratch: the derived hostInfo equals the one
-// NewSnapshot builds (TestDerivedSnapshotsMatchBuilt).
+// whose fields a Store never changes. What NewSnapshot parses or interns
+// per host (the uuid, the stats with Nova's counters, the metrics, the
+// hypervisor model, the canonical supported_instances) is then copied
+// from that snapshot's columns by the id the host had there, and
+// interned in the same tables, in the same order, as a build from
+// scratch: the derived hostInfo equals the one NewSnapshot builds
+// (TestDerivedSnapshotsMatchBuilt). The rest is built as NewSnapshot
+// builds it: the names and instance lists (those of a host change with
+// the instances the Store committed), the aggregate classes, the shards.
 
 // derivation is what a rebuild hands newSnapshot from the snapshot it
 // replaces.
@@ -16,19 +21,21 @@ package engine
 // Invariants: old[i] >= 0 only when host i of the new cloud is the very
 // Host that prev's host old[i] was built from, under the same Config (its
 // instance list aside: those are built again, with the instances
-// committed since). stats and sigs map prev's stats and signature indexes
-// to the new ones, plus one (0: not met yet).
+// committed since). stats, sigs and models map prev's stats, signature
+// and hypervisor model indexes to the new ones, plus one (0: not met
+// yet).
 type derivation struct {
-	prev        *hostInfo
-	old         []int32
-	stats, sigs []int32
+	prev                *hostInfo
+	old                 []int32
+	stats, sigs, models []int32
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id
 // old[i] in prev (-1: a host that joins).
 func newDerivation(prev *hostInfo, old []int32) *derivation {
 	return &derivation{prev: prev, old: old,
-		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported))}
+		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported)),
+		models: make([]int32, len(prev.hvModels))}
 }
 
 // keepAll is the old ids of a cloud that keeps prev's n hosts, in order.
@@ -56,6 +63,16 @@ func (d *derivation) statsOf(in *statsInterner, o int32) int32 {
 		d.stats[x] = in.share(d.prev.statsTab[x]) + 1
 	}
 	return d.stats[x] - 1
+}
+
+// modelOf interns the hypervisor model of prev's host o.
+func (d *derivation) modelOf(models *hostcols.HVModels, o int32) int32 {
+	x := d.prev.hvModel.At(uint32(o))
+	if d.models[x] == 0 {
+		m := &d.prev.hvModels[x]
+		d.models[x] = models.Of(m.Type, m.Version, m.CPUInfo) + 1
+	}
+	return d.models[x] - 1
 }
 
 // sigOf returns the new index of the hypervisor signature of prev's host

@@ -68,7 +68,8 @@ func ValidateCloud(c *Cloud) error { return validateCloud(c, 0) }
 // first trusted hosts (validateHost), which a Store's rebuild knows to
 // hold already: they are the hosts of its cloud, validated when they
 // joined it, whose fields it never changes. The checks across hosts
-// (duplicates, one service per host) cover every host.
+// (duplicates, one service per host) cover every host, unless every host
+// is trusted: the hosts of a valid cloud, or some of them, pass them.
 func validateCloud(c *Cloud, trusted int) error {
 	if err := validateConfig(&c.Config); err != nil {
 		return err
@@ -86,6 +87,11 @@ func validateCloud(c *Cloud, trusted int) error {
 		if err := validateAggregateNumbers(p, a.Metadata); err != nil {
 			return err
 		}
+	}
+	if trusted == len(c.Hosts) {
+		// The store's hosts, or some of them, which passed these checks
+		// together: none to check.
+		return nil
 	}
 	type key struct{ host, node string }
 	seen := make(map[key]int, len(c.Hosts))
