@@ -68,8 +68,9 @@ func ValidateCloud(c *Cloud) error { return validateCloud(c, 0) }
 // first trusted hosts (validateHost), which a Store's rebuild knows to
 // hold already: they are the hosts of its cloud, validated when they
 // joined it, whose fields it never changes. The checks across hosts
-// (duplicates, one service per host) cover every host, unless every host
-// is trusted: the hosts of a valid cloud, or some of them, pass them.
+// (duplicates, one service per host) cover every host; the trusted ones
+// passed them together, so a few joining hosts are checked against the
+// others by a scan (validateJoining), none when none joins.
 func validateCloud(c *Cloud, trusted int) error {
 	if err := validateConfig(&c.Config); err != nil {
 		return err
@@ -88,9 +89,15 @@ func validateCloud(c *Cloud, trusted int) error {
 			return err
 		}
 	}
-	if trusted == len(c.Hosts) {
-		// The store's hosts, or some of them, which passed these checks
-		// together: none to check.
+	if len(c.Hosts)-trusted <= joiningFew {
+		// The trusted hosts passed the checks across hosts together (a
+		// store's, or some of them): those that join are checked
+		// against the hosts before them, one by one, without the maps.
+		for i := trusted; i < len(c.Hosts); i++ {
+			if err := validateJoining(c, i); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	type key struct{ host, node string }
@@ -126,6 +133,44 @@ func validateCloud(c *Cloud, trusted int) error {
 		}
 	}
 	return nil
+}
+
+// joiningFew is how many hosts validateCloud checks against the trusted
+// ones one by one (a host's checks scan the hosts before it).
+const joiningFew = 8
+
+// validateJoining is validateCloud's checks of host i, with every host
+// before it: those across hosts by a scan (the same errors as the maps':
+// a duplicate names its first occurrence, a service the last host of the
+// same name), then its own.
+func validateJoining(c *Cloud, i int) error {
+	h := &c.Hosts[i]
+	p := func() string { return "hosts[" + strconv.Itoa(i) + "]" }
+	if h.Host == "" {
+		return invalid(p()+".host", "want a non-empty string")
+	}
+	node := nodeName(h)
+	for j := range c.Hosts[:i] {
+		if o := &c.Hosts[j]; o.Host == h.Host && nodeName(o) == node {
+			return invalid(p(), "duplicate host %q node %q (also hosts[%d])", h.Host, node, j)
+		}
+	}
+	if h.UUID != "" {
+		for j := range c.Hosts[:i] {
+			if c.Hosts[j].UUID == h.UUID {
+				return invalid(p()+".uuid", "duplicate uuid %q (also hosts[%d])", h.UUID, j)
+			}
+		}
+	}
+	for j := i - 1; j >= 0; j-- {
+		if o := &c.Hosts[j]; o.Host == h.Host {
+			if o.Service != h.Service {
+				return invalid(p()+".service", "differs from hosts[%d].service of the same host; Nova has one compute service per host", j)
+			}
+			break
+		}
+	}
+	return validateHost(p, h)
 }
 
 // validateAggregateNumbers refuses aggregate overrides that parse to
