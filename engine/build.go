@@ -17,13 +17,24 @@ import (
 
 // NewSnapshot validates a Cloud and builds its columnar state. The Cloud is
 // copied: later changes to it do not affect the snapshot.
-func NewSnapshot(c Cloud) (*Snapshot, error) { return newSnapshot(c, 0, nil) }
+func NewSnapshot(c Cloud) (*Snapshot, error) { return newSnapshot(c, buildInput{}) }
 
-// newSnapshot is NewSnapshot for a cloud whose first trusted hosts passed
-// validateHost already (validateCloud), and whose hosts d derives from
-// the snapshot it replaces (nil: none): a Store's rebuild.
-func newSnapshot(c Cloud, trusted int, d *derivation) (*Snapshot, error) {
-	if err := validateCloud(&c, trusted); err != nil {
+// buildInput is what a Store's rebuild knows beyond its new cloud.
+type buildInput struct {
+	// trusted is how many of the cloud's first hosts passed validateHost
+	// already (validateCloud).
+	trusted int
+	// derive derives hosts from the snapshot the build replaces (nil:
+	// none).
+	derive *derivation
+	// committed lists, per host, the instances a Store committed on it,
+	// sorted: its instance list is the cloud's and then these.
+	committed map[HostNode][]string
+}
+
+// newSnapshot is NewSnapshot, knowing in (a Store's rebuild).
+func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
+	if err := validateCloud(&c, in.trusted); err != nil {
 		return nil, err
 	}
 	cfg := c.Config.clone()
@@ -39,7 +50,7 @@ func newSnapshot(c Cloud, trusted int, d *derivation) (*Snapshot, error) {
 	for _, name := range cfg.Weighers {
 		s.weighers = append(s.weighers, weigherIndex(name))
 	}
-	info, err := buildHostInfo(&c, d)
+	info, err := buildHostInfo(&c, in.derive, in.committed)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +74,7 @@ func newSnapshot(c Cloud, trusted int, d *derivation) (*Snapshot, error) {
 	return s, nil
 }
 
-func buildHostInfo(c *Cloud, d *derivation) (*hostInfo, error) {
+func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*hostInfo, error) {
 	n := len(c.Hosts)
 	info := &hostInfo{
 		serviceUp: bitmap.NewSet(n),
@@ -128,10 +139,23 @@ func buildHostInfo(c *Cloud, d *derivation) (*hostInfo, error) {
 		if int(nid) == len(instancesOf) {
 			instancesOf = append(instancesOf, nil)
 		}
-		for _, u := range h.Instances {
-			if !ironic && !slices.Contains(instancesOf[nid], u) { // an ironic node's dict is its own, empty
-				instancesOf[nid] = append(instancesOf[nid], u)
+		if !ironic { // an ironic node's dict is its own, empty
+			var extra []string
+			if len(committed) > 0 {
+				extra = committed[HostNode{h.Host, node[i]}]
 			}
+			list := instancesOf[nid]
+			if list == nil {
+				list = make([]string, 0, len(h.Instances)+len(extra))
+			}
+			for _, us := range [2][]string{h.Instances, extra} {
+				for _, u := range us {
+					if !slices.Contains(list, u) {
+						list = append(list, u)
+					}
+				}
+			}
+			instancesOf[nid] = list
 		}
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
@@ -213,23 +237,29 @@ func buildHostInfo(c *Cloud, d *derivation) (*hostInfo, error) {
 			info.blockCells[id/kernels.Block] |= 1 << info.cell.At(id)
 		}
 	}
-	buildAggClasses(c, info)
+	buildAggClasses(c, info, d)
 	return info, nil
 }
 
 // buildAggClasses groups hosts by their set of aggregates (membership is by
-// host name, as in Nova).
-func buildAggClasses(c *Cloud, info *hostInfo) {
+// host name, as in Nova). A derived host (d) is in the set of aggregates
+// it was in: a Store's rebuild changes no aggregate's hosts, and appends
+// the aggregates it makes.
+func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	n := len(c.Hosts)
-	aggsOfName := make([][]int, info.names.Count())
-	nameIDs := make(map[string]int32, info.names.Count())
-	for nid := range int32(info.names.Count()) {
-		nameIDs[info.names.Name(nid)] = nid
+	// The aggregates of the host names not derived, ascending.
+	aggsOfName := map[string][]int{}
+	for i := range c.Hosts {
+		if d.oldID(i) < 0 {
+			aggsOfName[c.Hosts[i].Host] = nil
+		}
 	}
-	for a, agg := range c.Aggregates {
-		for _, h := range agg.Hosts {
-			if nid, ok := nameIDs[h]; ok && !slices.Contains(aggsOfName[nid], a) {
-				aggsOfName[nid] = append(aggsOfName[nid], a)
+	if len(aggsOfName) > 0 {
+		for a, agg := range c.Aggregates {
+			for _, h := range agg.Hosts {
+				if l, ok := aggsOfName[h]; ok && !slices.Contains(l, a) {
+					aggsOfName[h] = append(l, a)
+				}
 			}
 		}
 	}
@@ -237,8 +267,19 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 	var buf []byte
 	class := hostcols.NewIdxBuilder(n)
 	for i := 0; i < n; i++ {
-		aggs := aggsOfName[info.names.NameOf(uint32(i))]
-		slices.Sort(aggs)
+		o := d.oldID(i)
+		var aggs []int
+		if o >= 0 {
+			x := d.prev.class.At(uint32(o))
+			if cid := d.classes[x]; cid > 0 {
+				class.Set(uint32(i), uint64(cid-1))
+				info.classes[cid-1].hosts.Add(uint32(i))
+				continue
+			}
+			aggs = d.prev.classes[x].aggs
+		} else {
+			aggs = aggsOfName[c.Hosts[i].Host]
+		}
 		buf = buf[:0]
 		for _, a := range aggs {
 			buf = binary.AppendUvarint(buf, uint64(a))
@@ -262,6 +303,9 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 				limitFrom: limitsFrom(c, aggs, raw),
 			})
 		}
+		if o >= 0 {
+			d.classes[d.prev.class.At(uint32(o))] = cid + 1
+		}
 		class.Set(uint32(i), uint64(cid))
 		info.classes[cid].hosts.Add(uint32(i))
 	}
@@ -269,44 +313,6 @@ func buildAggClasses(c *Cloud, info *hostInfo) {
 	for i := range info.classes {
 		info.classes[i].hosts.RunOptimize()
 	}
-}
-
-// limitsFrom is an aggregate class's aggClass.limitFrom: for each
-// Aggregate* rule's key, the aggregates (of aggs, raw the class's raw
-// values) holding the value the rule applies.
-func limitsFrom(c *Cloud, aggs []int, raw map[string][]string) map[string][]string {
-	var from map[string][]string
-	for _, r := range resourceRules {
-		if r.aggKey == "" || len(raw[r.aggKey]) == 0 {
-			continue
-		}
-		// value is what the rule applies given vals and its default def,
-		// as buildShard computes it; two defaults tell a fallback.
-		value := func(vals []string, def float64) float64 {
-			if r.limits != nil {
-				return float64(nova.AggregateIntValue(vals, int64(def)))
-			}
-			return nova.AggregateNumValue(vals, def)
-		}
-		applied := value(raw[r.aggKey], 0)
-		if applied != value(raw[r.aggKey], 1) {
-			continue // a value did not parse: the default applies
-		}
-		var names []string
-		for _, a := range aggs {
-			if v, ok := c.Aggregates[a].Metadata[r.aggKey]; ok && value([]string{v}, 0) == applied {
-				names = append(names, strings.Clone(c.Aggregates[a].Name))
-			}
-		}
-		if names != nil {
-			if from == nil {
-				from = map[string][]string{}
-			}
-			slices.Sort(names)
-			from[r.aggKey] = names
-		}
-	}
-	return from
 }
 
 // cloneSpecs copies canonical supported_instances, so that the snapshot
@@ -354,49 +360,6 @@ func summarise(shards []*shard) (m multipliers) {
 		}
 	}
 	return m
-}
-
-// classValues is what an aggregate class's metadata says of the values
-// buildShard resolves per host, parsed once per class: each ok where the
-// aggregates' value applies, not the host's own or the configuration's.
-type classValues struct {
-	ratio                  [3]optional[float64] // ram, cpu, disk allocation ratios
-	maxIOOps, maxInstances optional[int64]
-	mult                   [numWeighers]optional[float64] // multiplierKeys
-}
-
-// optional is a value, if ok.
-type optional[T any] struct {
-	v  T
-	ok bool
-}
-
-func (o optional[T]) or(def T) T {
-	if o.ok {
-		return o.v
-	}
-	return def
-}
-
-// resolveClasses parses the classes' values buildShard resolves.
-func resolveClasses(classes []aggClass) []classValues {
-	out := make([]classValues, len(classes))
-	num := func(cl *aggClass, key string) (o optional[float64]) {
-		o.v, o.ok = nova.AggregateNum(cl.raw[key])
-		return o
-	}
-	for i := range classes {
-		cl, cv := &classes[i], &out[i]
-		for r, key := range [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"} {
-			cv.ratio[r] = num(cl, key)
-		}
-		cv.maxIOOps.v, cv.maxIOOps.ok = nova.AggregateInt(cl.raw["max_io_ops_per_host"])
-		cv.maxInstances.v, cv.maxInstances.ok = nova.AggregateInt(cl.raw["max_instances_per_host"])
-		for w, key := range multiplierKeys {
-			cv.mult[w] = num(cl, key)
-		}
-	}
-	return out
 }
 
 // buildShard builds the shard of hosts [lo, hi), vals its classes'

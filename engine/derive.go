@@ -21,13 +21,14 @@ import "github.com/placer/placer/engine/internal/hostcols"
 // Invariants: old[i] >= 0 only when host i of the new cloud is the very
 // Host that prev's host old[i] was built from, under the same Config (its
 // instance list aside: those are built again, with the instances
-// committed since). stats, sigs and models map prev's stats, signature
-// and hypervisor model indexes to the new ones, plus one (0: not met
-// yet).
+// committed since), and in the same aggregates (a rebuild changes no
+// aggregate's hosts). stats, sigs, models and classes map prev's stats,
+// signature, hypervisor model and aggregate class indexes to the new
+// ones, plus one (0: not met yet).
 type derivation struct {
-	prev                *hostInfo
-	old                 []int32
-	stats, sigs, models []int32
+	prev                         *hostInfo
+	old                          []int32
+	stats, sigs, models, classes []int32
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id
@@ -35,7 +36,7 @@ type derivation struct {
 func newDerivation(prev *hostInfo, old []int32) *derivation {
 	return &derivation{prev: prev, old: old,
 		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported)),
-		models: make([]int32, len(prev.hvModels))}
+		models: make([]int32, len(prev.hvModels)), classes: make([]int32, len(prev.classes))}
 }
 
 // keepAll is the old ids of a cloud that keeps prev's n hosts, in order.

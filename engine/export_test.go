@@ -260,7 +260,7 @@ func ScoreBufsReused(s *Snapshot) int {
 // Store's cloud and committed instances, field by field; nil when equal.
 func DerivedMatchesBuilt(s *Store) error {
 	s.mu.Lock()
-	built, err := NewSnapshot(s.withCommittedLocked(s.cloud))
+	built, err := newSnapshot(s.cloud, buildInput{committed: s.committedLocked()})
 	got := s.cur.Load().snap.info
 	s.mu.Unlock()
 	if err != nil {

@@ -137,14 +137,14 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		c = *ch.Cloud
 		c.Hosts = slices.Clone(c.Hosts)
 		c.Aggregates = cloneAggregates(c.Aggregates)
-		built := c
+		var in buildInput
 		if !ch.Reset {
 			s.mu.Lock()
-			built = s.withCommittedLocked(c)
+			in.committed = s.committedLocked()
 			s.mu.Unlock()
 		}
 		var err error
-		if snap, err = s.buildOutside(built, 0, nil); err != nil {
+		if snap, err = s.buildOutside(c, in); err != nil {
 			return 0, err // nothing changed
 		}
 	}

@@ -273,25 +273,24 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	for trusted < len(old) && old[trusted] >= 0 {
 		trusted++
 	}
-	d := newDerivation(s.cur.Load().snap.info, old)
-	built := s.withCommittedLocked(c)
+	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old), committed: s.committedLocked()}
 	s.mu.Unlock()
-	snap, err := s.buildOutside(built, trusted, d)
+	snap, err := s.buildOutside(c, in)
 	if err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := s.installLocked(c, snap, d)
+	v := s.installLocked(c, snap, in.derive)
 	after(v)
 	return v, nil
 }
 
-// buildOutside builds a rebuild's snapshot of built, whose first trusted
-// hosts are the store's own and d derives (newSnapshot), without the
-// mutex (the caller holds rebuildMu); a test's whileRebuilding then runs.
-func (s *Store) buildOutside(built Cloud, trusted int, d *derivation) (*Snapshot, error) {
-	snap, err := newSnapshot(built, trusted, d)
+// buildOutside builds a rebuild's snapshot of c (newSnapshot) without
+// the mutex (the caller holds rebuildMu); a test's whileRebuilding then
+// runs.
+func (s *Store) buildOutside(c Cloud, in buildInput) (*Snapshot, error) {
+	snap, err := newSnapshot(c, in)
 	if err == nil && s.whileRebuilding != nil {
 		s.whileRebuilding(s)
 	}
@@ -306,31 +305,26 @@ func (s *Store) buildOutside(built Cloud, trusted int, d *derivation) (*Snapshot
 // hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	old := keepAll(len(c.Hosts))
-	d := newDerivation(s.cur.Load().snap.info, old)
-	snap, err := newSnapshot(s.withCommittedLocked(c), len(old), d)
+	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old), committed: s.committedLocked()}
+	snap, err := newSnapshot(c, in)
 	if err != nil {
 		return 0, err
 	}
-	return s.installLocked(c, snap, d), nil
+	return s.installLocked(c, snap, in.derive), nil
 }
 
-// withCommittedLocked is c with the instances committed through the store
-// added to their hosts' instance lists (c itself is not changed).
-func (s *Store) withCommittedLocked(c Cloud) Cloud {
+// committedLocked is the instances committed through the store, per
+// host, sorted: a build adds them to their hosts' instance lists
+// (buildInput.committed).
+func (s *Store) committedLocked() map[HostNode][]string {
 	onHost := map[HostNode][]string{}
 	for uuid, e := range s.ledger {
 		onHost[e.host] = append(onHost[e.host], uuid)
 	}
-	built := c
-	built.Hosts = slices.Clone(c.Hosts)
-	for i := range built.Hosts {
-		h := &built.Hosts[i]
-		if extra := onHost[HostNode{h.Host, nodeName(h)}]; len(extra) > 0 {
-			slices.Sort(extra)
-			h.Instances = append(slices.Clone(h.Instances), extra...)
-		}
+	for _, us := range onHost {
+		slices.Sort(us)
 	}
-	return built
+	return onHost
 }
 
 // installLocked publishes snap, built from c (with the committed
