@@ -20,6 +20,11 @@
 // cases ask for a new RAM and swap amount each op, so that RamFilter and
 // DiskFilter run their column passes, as a flavor's first request does.
 //
+// BenchmarkStoreChange times a Store's host added, host removed and
+// aggregate changed at 50,000 hosts, each a snapshot derived from the one
+// it replaces (engine/derive.go), beside BenchmarkNewSnapshot's whole
+// build of the same cloud.
+//
 // BenchmarkRequestStream places a synth profile's varied requests (basic:
 // placer simulate's stream; rich: the whole filter catalogue) on one
 // 50,000-host snapshot without a Store, op=filter the filter pass of each,

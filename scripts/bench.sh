@@ -15,6 +15,8 @@
 #   COLDTIME    the cold and warm first-batch cases' (10x)
 #   FILTERTIME  the filter pass cases' (10000x: one op is one pass of
 #               ~100 us; a few hundred would let one stall move the mean)
+#   CHANGETIME  the snapshot build and Store change cases' (10x: one op is
+#               one build of 50,000 hosts)
 #   BUILDS      the builds to run ("default simd"; "default" alone skips the
 #               GOEXPERIMENT=simd binary)
 #   BENCH_OUT   the raw output's directory (.work/bench): one file per build
@@ -53,11 +55,16 @@ each -test.bench '^BenchmarkFilterPass$/filters=default/hosts=100000/' -test.ben
 each -test.bench 'FilterPassScaling/filters=default/hosts=100000(/verdicts=judged)?$' -test.benchtime "${FILTERTIME:-10000x}" -test.count 3
 each -test.bench '^BenchmarkScheduler(ColdStart)?$/stream=(uniform|realistic)/hosts=50000/workers=(1|8)$' -test.benchtime "${SCHEDTIME:-1000x}"
 each -test.bench '^BenchmarkSnapshotMemory$' -test.benchtime 1x
+first=${builds%% *}
+# A Store's host and aggregate changes (snapshots derived from the one they
+# replace) beside a whole NewSnapshot, on the first build only: building
+# runs no kernel worth comparing.
+(cd bench && "$dir/$first.test" -test.run '^$' -test.benchmem \
+  -test.bench '^Benchmark(NewSnapshot|StoreChange)$' -test.benchtime "${CHANGETIME:-10x}") | tee -a "$dir/$first.txt"
 # Last, the reference, one op, for the engine/reference ratio (default
 # build only: it has no kernels). It allocates 1.8 GB: run before the
 # filter pass, it left the second vCPU slow for the cases after it (the
 # default build's FilterPassScaling 1.11x there, 1.73-1.81x alone).
-first=${builds%% *}
 (cd bench && PLACER_BENCH_REFERENCE_BUDGET=5000000 "$dir/$first.test" -test.run '^$' -test.benchmem \
   -test.bench '^BenchmarkPlaceBatch$/impl=reference/filters=default/hosts=50000$/instances=100$' -test.benchtime 1x) | tee -a "$dir/$first.txt"
 
@@ -113,6 +120,12 @@ row "realistic / uniform placements/s, workers=8 (>= 0.5)" placements/s "$(print
 pb='^BenchmarkPlaceBatch/impl=engine/filters=%s/hosts=50000/instances=%s$'
 # shellcheck disable=SC2059
 row "rich / default ns/op, 50,000 hosts x 1 (<= 3)" ns/op "$(printf "$pb" rich 1)" "$(printf "$pb" default 1)"
+echo
+echo "| Store change / NewSnapshot, ns/op, 50,000 hosts ($first build) | ratio |"
+echo "|---|---:|"
+for c in add_host remove_host aggregate; do
+  echo "| change=$c | $(ratio "$(value "$dir/$first.txt" "^BenchmarkStoreChange/change=$c/hosts=50000\$" ns/op)" "$(value "$dir/$first.txt" '^BenchmarkNewSnapshot/hosts=50000$' ns/op)") |"
+done
 if [[ " $builds " == *" default "* && " $builds " == *" simd "* ]]; then
   echo
   echo "| default build / simd build (target <= 1.3) | ratio |"
