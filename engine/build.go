@@ -95,6 +95,10 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	names := hostcols.NewNamesBuilder(n)
 	host, node := make([]string, n), make([]string, n) // while building
 	var instancesOf [][]string                         // per host name, while building
+	// Per host name: its first host, and the name in d.prev whose
+	// instance list it keeps (-1: collected in instancesOf).
+	var firstOf []int
+	var sameAs []int32
 	statsIn := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		if c.Hosts[i].UUID != "" {
@@ -136,26 +140,20 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 		}
 		cells.Set(id, uint64(cid))
 		nid := names.Add(id, h.Host, node[i])
-		if int(nid) == len(instancesOf) {
+		switch {
+		case int(nid) == len(instancesOf):
 			instancesOf = append(instancesOf, nil)
+			firstOf = append(firstOf, i)
+			sameAs = append(sameAs, d.sameInstances(o, HostNode{h.Host, node[i]}, committed))
+		case sameAs[nid] >= 0:
+			// A second node of the name: its list is its nodes' (the
+			// first one's collected now).
+			sameAs[nid] = -1
+			f := firstOf[nid]
+			instancesOf[nid] = instancesOn(nil, c, f, node[f], committed)
 		}
-		if !ironic { // an ironic node's dict is its own, empty
-			var extra []string
-			if len(committed) > 0 {
-				extra = committed[HostNode{h.Host, node[i]}]
-			}
-			list := instancesOf[nid]
-			if list == nil {
-				list = make([]string, 0, len(h.Instances)+len(extra))
-			}
-			for _, us := range [2][]string{h.Instances, extra} {
-				for _, u := range us {
-					if !slices.Contains(list, u) {
-						list = append(list, u)
-					}
-				}
-			}
-			instancesOf[nid] = list
+		if sameAs[nid] < 0 {
+			instancesOf[nid] = instancesOn(instancesOf[nid], c, i, node[i], committed)
 		}
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
@@ -229,7 +227,11 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	info.hvModels = models.Models()
 	info.hvHostnames, info.hostIPs = hvHostnames.Done(), hostIPs.Done()
 	info.names = names.Done()
-	info.instances = hostcols.NewInstances(instancesOf)
+	if d != nil {
+		info.instances = hostcols.DeriveInstances(&d.prev.instances, sameAs, instancesOf)
+	} else {
+		info.instances = hostcols.NewInstances(instancesOf)
+	}
 	info.nameIdx = hostcols.NewNameIndex(host, node)
 	if len(info.cells) <= 64 {
 		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
@@ -239,6 +241,31 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	}
 	buildAggClasses(c, info, d)
 	return info, nil
+}
+
+// instancesOn appends to list the instances on host i (node its node
+// name) that it lacks: the cloud's, then those committed on it. An ironic
+// node's list is its own, empty.
+func instancesOn(list []string, c *Cloud, i int, node string, committed map[HostNode][]string) []string {
+	h := &c.Hosts[i]
+	if isIronic(&c.Config, h) {
+		return list
+	}
+	var extra []string
+	if len(committed) > 0 {
+		extra = committed[HostNode{h.Host, node}]
+	}
+	if list == nil {
+		list = make([]string, 0, len(h.Instances)+len(extra))
+	}
+	for _, us := range [2][]string{h.Instances, extra} {
+		for _, u := range us {
+			if !slices.Contains(list, u) {
+				list = append(list, u)
+			}
+		}
+	}
+	return list
 }
 
 // buildAggClasses groups hosts by their set of aggregates (membership is by

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/placer/placer/engine/internal/hostcols"
+import (
+	"slices"
+
+	"github.com/placer/placer/engine/internal/hostcols"
+)
 
 // A Store's rebuild (a host added or removed, an aggregate changed) makes
 // a whole new snapshot, host ids dense in the new cloud's order, but its
@@ -11,9 +15,12 @@ import "github.com/placer/placer/engine/internal/hostcols"
 // from that snapshot's columns by the id the host had there, and
 // interned in the same tables, in the same order, as a build from
 // scratch: the derived hostInfo equals the one NewSnapshot builds
-// (TestDerivedSnapshotsMatchBuilt). The rest is built as NewSnapshot
-// builds it: the names and instance lists (those of a host change with
-// the instances the Store committed), the aggregate classes, the shards.
+// (TestDerivedSnapshotsMatchBuilt). So is its aggregate class, and its
+// instance list where the host is its name's only node and the Store
+// committed no instance on it, and deleted none, since the replaced
+// snapshot was built (hostcols.DeriveInstances copies those lists' parsed
+// uuids). The rest is built as NewSnapshot builds it: the names, the
+// instance index's order, the classes' metadata, the shards.
 
 // derivation is what a rebuild hands newSnapshot from the snapshot it
 // replaces.
@@ -29,12 +36,15 @@ type derivation struct {
 	prev                         *hostInfo
 	old                          []int32
 	stats, sigs, models, classes []int32
+	// committed is the committed instances prev's instance lists hold
+	// (buildInput.committed of prev's build).
+	committed map[HostNode][]string
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id
 // old[i] in prev (-1: a host that joins).
-func newDerivation(prev *hostInfo, old []int32) *derivation {
-	return &derivation{prev: prev, old: old,
+func newDerivation(prev *hostInfo, old []int32, committed map[HostNode][]string) *derivation {
+	return &derivation{prev: prev, old: old, committed: committed,
 		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported)),
 		models: make([]int32, len(prev.hvModels)), classes: make([]int32, len(prev.classes))}
 }
@@ -46,6 +56,22 @@ func keepAll(n int) []int32 {
 		old[i] = int32(i)
 	}
 	return old
+}
+
+// sameInstances returns the name id in prev whose instance list is
+// host o's (prev's host o, now hn, committed its committed instances), or
+// -1 unless that name has host o alone and its committed instances are
+// those prev's lists hold.
+func (d *derivation) sameInstances(o int32, hn HostNode, committed map[HostNode][]string) int32 {
+	if o < 0 {
+		return -1
+	}
+	var one [1]uint32
+	oid := d.prev.names.NameOf(uint32(o))
+	if len(d.prev.names.NodesOf(oid, &one)) != 1 || !slices.Equal(committed[hn], d.committed[hn]) {
+		return -1
+	}
+	return oid
 }
 
 // oldID is host i's id in prev, or -1 when it is parsed (a new host, or

@@ -12,11 +12,13 @@ import (
 
 // TestDerivedSnapshotsMatchBuilt changes Stores of every profile the ways
 // that rebuild their snapshot (hosts added, with and without uuids, stats
-// or signatures no host had; hosts removed, the first and an added one
-// among them; aggregates changed and created), with commits in between,
-// and compares each derived snapshot's static host data with a whole
-// build's (engine/derive.go): equal, field by field. Its shards are built
-// and its usage carried over as before the derivation.
+// or signatures no host had, a second node of a host; hosts removed, the
+// first, an added one and that second node among them; aggregates changed
+// and created), with commits in between (so that some hosts' instance
+// lists change and others' do not), and compares each derived snapshot's
+// static host data with a whole build's (engine/derive.go): equal, field
+// by field. Its shards are built and its usage carried over as before the
+// derivation.
 func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -87,6 +89,17 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 				return err
 			}},
 			{"remove the last", func() error { _, err := st.RemoveHosts(node(&c.Hosts[len(c.Hosts)-1])); return err }},
+			{"add a second node of a host", func() error {
+				h := c.Hosts[5]
+				h.Node, h.UUID = "second-node", ""
+				h.Instances = []string{"00000000-2222-4000-8000-000000000005"}
+				_, err := st.AddHosts(h)
+				return err
+			}},
+			{"remove that second node", func() error {
+				_, err := st.RemoveHosts(engine.HostNode{Host: c.Hosts[5].Host, Node: "second-node"})
+				return err
+			}},
 			{"add one", func() error { _, err := st.AddHosts(added(3)); return err }},
 		}
 		for step, ch := range changes {

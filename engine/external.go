@@ -128,6 +128,7 @@ type ExternalChange struct {
 func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	var snap *Snapshot
 	var c Cloud
+	var in buildInput
 	if ch.Cloud != nil {
 		// A rebuild, as AddHosts makes one: none of those meanwhile, and
 		// NewSnapshot outside mu (commits and dry runs go on), from the
@@ -137,7 +138,6 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		c = *ch.Cloud
 		c.Hosts = slices.Clone(c.Hosts)
 		c.Aggregates = cloneAggregates(c.Aggregates)
-		var in buildInput
 		if !ch.Reset {
 			s.mu.Lock()
 			in.committed = s.committedLocked()
@@ -164,7 +164,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 				s.forgetLocked(uuid, e)
 			}
 		}
-		s.installLocked(c, snap, nil)
+		s.installLocked(c, snap, in)
 	}
 	st := s.cur.Load()
 	snap = st.snap

@@ -41,6 +41,11 @@ type Store struct {
 	byGroup map[string]map[string]int // group uuid -> host name -> members committed
 	journal []JournalEntry
 	opts    StoreOptions
+	// builtWith is the committed instances (per host, sorted) that the
+	// current snapshot's instance lists hold: its build's
+	// buildInput.committed; a derived build copies the lists of the hosts
+	// whose committed instances are still these.
+	builtWith map[HostNode][]string
 
 	// beforeCommit, when set (tests), runs under mu before a commit is
 	// checked: it may call the *Locked update helpers to force conflicts.

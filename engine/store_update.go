@@ -273,7 +273,7 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	for trusted < len(old) && old[trusted] >= 0 {
 		trusted++
 	}
-	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old), committed: s.committedLocked()}
+	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.builtWith), committed: s.committedLocked()}
 	s.mu.Unlock()
 	snap, err := s.buildOutside(c, in)
 	if err != nil {
@@ -281,7 +281,7 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := s.installLocked(c, snap, in.derive)
+	v := s.installLocked(c, snap, in)
 	after(v)
 	return v, nil
 }
@@ -305,12 +305,12 @@ func (s *Store) buildOutside(c Cloud, in buildInput) (*Snapshot, error) {
 // hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	old := keepAll(len(c.Hosts))
-	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old), committed: s.committedLocked()}
+	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.builtWith), committed: s.committedLocked()}
 	snap, err := newSnapshot(c, in)
 	if err != nil {
 		return 0, err
 	}
-	return s.installLocked(c, snap, in.derive), nil
+	return s.installLocked(c, snap, in), nil
 }
 
 // committedLocked is the instances committed through the store, per
@@ -327,15 +327,16 @@ func (s *Store) committedLocked() map[HostNode][]string {
 	return onHost
 }
 
-// installLocked publishes snap, built from c (with the committed
-// instances), as the store's newest state: it takes a version after every
+// installLocked publishes snap, built from c and in, as the store's
+// newest state: it takes a version after every
 // one published so far (commits may have published while it was built),
 // the usage of every surviving host is carried over exactly from the
 // newest state (found by its id there, d's, else by name), and the group
 // members committed through the store are its groupPlaced. It returns
 // the new version.
-func (s *Store) installLocked(c Cloud, snap *Snapshot, d *derivation) uint64 {
+func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	old := s.cur.Load().snap
+	d := in.derive
 	snap.version = snapshotVersions.Add(1)
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
@@ -375,7 +376,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, d *derivation) uint64 {
 		}
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
-	s.cloud = c
+	s.cloud, s.builtWith = c, in.committed
 	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return snap.version

@@ -14,6 +14,8 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 		cloud:   s.cloud,
 		ledger:  maps.Clone(s.ledger),
 		byGroup: s.byGroup, // read only by the rebuild
+		// the instance lists of the current snapshot (read only)
+		builtWith: s.builtWith,
 	}
 	tmp.cur.Store(s.cur.Load())
 	s.mu.Unlock()

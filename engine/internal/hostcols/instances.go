@@ -34,17 +34,48 @@ type Instances struct {
 // NewInstances builds the index from the per-name instance lists. It keeps
 // none of their strings.
 func NewInstances(perName [][]string) Instances {
+	return DeriveInstances(nil, nil, perName)
+}
+
+// DeriveInstances builds the index NewInstances builds, where the list of
+// each name nid with same[nid] >= 0 is prev's name same[nid]'s: its
+// entries are copied, not parsed (perName[nid] is not read). A snapshot
+// derived from another keeps the instance lists of most hosts.
+func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instances {
+	from := func(nid int) int32 {
+		if nid < len(same) {
+			return same[nid]
+		}
+		return -1
+	}
 	x := Instances{start: make([]int32, len(perName)+1)}
 	total := 0
-	for _, us := range perName {
-		total += len(us)
+	for nid, us := range perName {
+		if o := from(nid); o >= 0 {
+			total += int(prev.start[o+1] - prev.start[o])
+		} else {
+			total += len(us)
+		}
 	}
 	x.uuids = NewUUIDs(total)
 	i := int32(0)
 	for nid, us := range perName {
-		for _, u := range us {
-			x.uuids.Set(i, u)
-			i++
+		if o := from(nid); o >= 0 {
+			lo, hi := prev.start[o], prev.start[o+1]
+			copy(x.uuids.keys[i:], prev.uuids.keys[lo:hi])
+			if len(prev.uuids.odd) > 0 {
+				k, _ := slices.BinarySearch(prev.uuids.odd, lo)
+				for ; k < len(prev.uuids.odd) && prev.uuids.odd[k] < hi; k++ {
+					x.uuids.odd = append(x.uuids.odd, i+prev.uuids.odd[k]-lo)
+					x.uuids.oddUUID = append(x.uuids.oddUUID, prev.uuids.oddUUID[k])
+				}
+			}
+			i += hi - lo
+		} else {
+			for _, u := range us {
+				x.uuids.Set(i, u)
+				i++
+			}
 		}
 		x.start[nid+1] = i
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -477,5 +478,62 @@ func TestSortKeys(t *testing.T) {
 		if !slices.Equal(ks, want) {
 			t.Fatalf("n=%d: the radix sort's order differs from the comparison sort's", n)
 		}
+	}
+}
+
+// TestDeriveInstances checks that an index derived from another (some
+// names' lists copied from names of it, in any order, the others given)
+// equals the one NewInstances builds from every list, with odd text among
+// the copied entries and among the given ones.
+func TestDeriveInstances(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	uuid := func() string {
+		var k uuidKey
+		for i := range k {
+			k[i] = byte(r.Uint32())
+		}
+		return k.String()
+	}
+	list := func() []string {
+		var us []string
+		for range r.IntN(6) {
+			u := uuid()
+			if r.IntN(5) == 0 {
+				u = []string{"inst-" + u[:4], strings.ToUpper(u), "", "a"}[r.IntN(4)]
+			}
+			if !slices.Contains(us, u) {
+				us = append(us, u)
+			}
+		}
+		return us
+	}
+	copied := 0
+	for round := range 50 {
+		prevLists := make([][]string, r.IntN(200))
+		for nid := range prevLists {
+			prevLists[nid] = list()
+		}
+		prev := NewInstances(prevLists)
+		lists := make([][]string, r.IntN(200))
+		given := make([][]string, len(lists)) // nil where copied: not read
+		same := make([]int32, len(lists))
+		for nid := range lists {
+			same[nid] = -1
+			if len(prevLists) > 0 && r.IntN(3) > 0 {
+				same[nid] = int32(r.IntN(len(prevLists)))
+				lists[nid] = prevLists[same[nid]]
+				copied++
+				continue
+			}
+			lists[nid] = list()
+			given[nid] = lists[nid]
+		}
+		got, want := DeriveInstances(&prev, same, given), NewInstances(lists)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: the derived index differs from a build's", round)
+		}
+	}
+	if copied < 1000 {
+		t.Fatalf("%d lists copied: want most", copied)
 	}
 }
