@@ -4,26 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/synth"
 )
 
-// TestDerivedSnapshotsMatchBuilt changes Stores of every profile the ways
-// that rebuild their snapshot (hosts added, with and without uuids, stats
-// or signatures no host had, a second node of a host; hosts removed, the
-// first, an added one and that second node among them; aggregates changed
-// and created), with commits in between (so that some hosts' instance
-// lists change and others' do not), and compares each derived snapshot's
-// static host data with a whole build's (engine/derive.go): equal, field
-// by field. Its shards are built and its usage carried over as before the
-// derivation.
+// TestDerivedSnapshotsMatchBuilt changes Stores of every profile (and one
+// with ironic nodes) the ways that rebuild their snapshot (hosts added,
+// with and without uuids, stats or signatures no host had, a second node
+// of a host; hosts removed, the first, an added one, that second node,
+// and then every host; aggregates changed and created; rebuilds after an
+// external cloud replaced the hosts), with commits in between (so that
+// some hosts' instance lists change and others' do not), and compares
+// each derived snapshot's static host data with a whole build's
+// (engine/derive.go): equal, field by field; and a preview of aggregate
+// changes with a build of the changed cloud. Shards are built and usage
+// carried over as before the derivation.
 func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for pi, profile := range synth.Profiles {
-		gen := synth.New(synth.Options{Hosts: 300, Seed: 11, Profile: profile})
+	for pi, cs := range derivedCases() {
+		profile := cs.name
+		gen := synth.New(synth.Options{Hosts: 300, Seed: 11, Profile: cs.profile, IronicNodes: cs.ironic})
 		c := gen.Cloud()
 		st, err := engine.NewStore(c, engine.StoreOptions{})
 		if err != nil {
@@ -101,15 +105,62 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 				return err
 			}},
 			{"add one", func() error { _, err := st.AddHosts(added(3)); return err }},
+			{"preview aggregate changes", func() error {
+				return engine.PreviewMatchesBuilt(st, []engine.AggregateChange{
+					{Name: aggName, Set: map[string]string{"ram_weight_multiplier": "-2"}},
+					{Name: "derive-preview", Set: map[string]string{"availability_zone": "p"}},
+				})
+			}},
+			{"apply an external cloud", func() error {
+				ext := c // the hosts after the tenth, in reverse
+				ext.Hosts = slices.Clone(c.Hosts[10:])
+				slices.Reverse(ext.Hosts)
+				_, err := st.ApplyExternal(engine.ExternalChange{Cloud: &ext})
+				return err
+			}},
+			{"add after it", func() error { _, err := st.AddHosts(added(4), added(5)); return err }},
+			{"remove after it", func() error { _, err := st.RemoveHosts(node(&c.Hosts[20])); return err }},
+			{"change an aggregate after it", func() error {
+				_, err := st.SetAggregateMetadata(aggName, nil, []string{"cpu_allocation_ratio"})
+				return err
+			}},
+			{"remove every host", func() error {
+				snap := st.Snapshot()
+				all := make([]engine.HostNode, snap.Len())
+				for id := range all {
+					all[id] = snap.HostNode(uint32(id))
+				}
+				_, err := st.RemoveHosts(all...)
+				return err
+			}},
+			{"add to none", func() error { _, err := st.AddHosts(added(6)); return err }},
 		}
 		for step, ch := range changes {
 			commit(step)
 			if err := ch.do(); err != nil {
 				t.Fatalf("%s: %s: %v", profile, ch.name, err)
 			}
+			if ch.name == "preview aggregate changes" {
+				continue // no rebuild: the instances committed since are not in the lists
+			}
 			if err := engine.DerivedMatchesBuilt(st); err != nil {
 				t.Fatalf("%s: after %s: %v", profile, ch.name, err)
 			}
 		}
 	}
+}
+
+// derivedCase is one of TestDerivedSnapshotsMatchBuilt's clouds.
+type derivedCase struct {
+	name, profile string
+	ironic        float64 // synth.Options.IronicNodes
+}
+
+// derivedCases are every profile, and the basic one with ironic nodes.
+func derivedCases() []derivedCase {
+	var cases []derivedCase
+	for _, p := range synth.Profiles {
+		cases = append(cases, derivedCase{p, p, 0})
+	}
+	return append(cases, derivedCase{"basic/ironic=0.4", synth.Basic, 0.4})
 }

@@ -258,6 +258,8 @@ func ScoreBufsReused(s *Snapshot) int {
 // DerivedMatchesBuilt compares the static host data of s's current
 // snapshot (derived by its rebuilds, derive.go) with a NewSnapshot of the
 // Store's cloud and committed instances, field by field; nil when equal.
+// It holds right after a rebuild: the instances committed or deleted since
+// join (or leave) the lists at the next one.
 func DerivedMatchesBuilt(s *Store) error {
 	s.mu.Lock()
 	built, err := newSnapshot(s.cloud, buildInput{committed: s.committedLocked()})
@@ -266,7 +268,28 @@ func DerivedMatchesBuilt(s *Store) error {
 	if err != nil {
 		return err
 	}
-	want := built.info
+	return sameHostInfo(got, built.info)
+}
+
+// PreviewMatchesBuilt compares the static host data of s.Preview(changes)
+// with a NewSnapshot of the Store's cloud with the changes and its
+// committed instances, as DerivedMatchesBuilt does.
+func PreviewMatchesBuilt(s *Store, changes []AggregateChange) error {
+	got, err := s.Preview(changes)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	built, err := newSnapshot(s.cloud.WithAggregates(changes), buildInput{committed: s.committedLocked()})
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return sameHostInfo(got.info, built.info)
+}
+
+// sameHostInfo compares two hostInfos field by field, but for their memo.
+func sameHostInfo(got, want *hostInfo) error {
 	v, w := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
 	compared := 0
 	for i := range v.NumField() {

@@ -99,7 +99,10 @@ type ExternalChange struct {
 	// aggregates and the configuration: the snapshot is rebuilt from it as
 	// AddHosts rebuilds it (surviving hosts keep their usage, new ones
 	// start from their Host fields), and the instances of the nodes it
-	// drops are forgotten.
+	// drops are forgotten. The Store keeps its hosts, as NewStore keeps
+	// its cloud's (later rebuilds copy what they parsed of them): the
+	// caller must not change them, or the maps and values their fields
+	// point to, afterwards.
 	Cloud *Cloud
 	// Reset forgets every committed instance first (a re-list: Placed is
 	// then the whole set).

@@ -55,6 +55,9 @@ func TestValidateJoiningMatchesMaps(t *testing.T) {
 		if fmt.Sprint(got) != want {
 			t.Fatalf("trial %d: the scan says %v, the maps %v", trial, got, want)
 		}
+		if got := fmt.Sprint(validateCloud(&c, trusted)); got != want { // the scan, dispatched
+			t.Fatalf("trial %d: validateCloud with %d trusted says %v, the maps %v", trial, trusted, got, want)
+		}
 		if got != nil {
 			failed++
 		}
