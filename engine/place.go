@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // PlaceBatch places every instance of req against s, one after another, as
@@ -106,11 +107,27 @@ func (b *batch) fail(err error, tentative []Placement) error {
 
 func (b *batch) placement(id uint32, weight float64, candidates int) Placement {
 	info := b.s.info
+	host, node := ownNames(info.hostOf(id), info.nodeOf(id))
 	return Placement{
 		InstanceUUID: b.uuid, HostID: id,
-		Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.At(id)],
+		Host: host, Node: node, Cell: info.cells[info.cell.At(id)],
 		Weight: weight, Candidates: candidates, Limits: b.limitsOf(id),
 	}
+}
+
+// ownNames returns copies of a host's names, in one allocation: a
+// snapshot's names are slices of one text of every host's names
+// (hostcols.Names), which a string kept from it keeps alive whole. A plan
+// outlives its snapshot in the Store's ledger and in the caller's hands:
+// sharing the text, a long-running Store kept the names of every
+// snapshot it had rebuilt (placer soak's heap grew 2.5x in 40 s).
+func ownNames(host, node string) (string, string) {
+	if node == host {
+		host = strings.Clone(host)
+		return host, host
+	}
+	both := host + node
+	return both[:len(host)], both[len(host):]
 }
 
 // choose picks among the best host_subset_size candidates (after shuffling

@@ -65,9 +65,11 @@ func (s *Snapshot) Len() int { return s.n }
 // snapshot (or its resolved filter chain) holds.
 func (s *Snapshot) Config() Config { return s.cfg.clone() }
 
-// HostNode returns the host and node names of host id.
+// HostNode returns the host and node names of host id, in strings of
+// their own (see ownNames): keeping them keeps no snapshot's memory.
 func (s *Snapshot) HostNode(id uint32) HostNode {
-	return HostNode{Host: s.info.hostOf(id), Node: s.info.nodeOf(id)}
+	host, node := ownNames(s.info.hostOf(id), s.info.nodeOf(id))
+	return HostNode{Host: host, Node: node}
 }
 
 // at returns the shard and offset of host id.
