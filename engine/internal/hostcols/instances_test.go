@@ -387,13 +387,7 @@ func BenchmarkInstIndex(b *testing.B) {
 // leading bytes) and apart, and odd text.
 func TestInstIndexOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	uuid := func() string {
-		var k uuidKey
-		for i := range k {
-			k[i] = byte(r.Uint32())
-		}
-		return k.String()
-	}
+	uuid := func() string { return randomUUID(r) }
 	for round := range 60 {
 		var pool []string
 		for range 1 + r.IntN(200) {
@@ -487,13 +481,7 @@ func TestSortKeys(t *testing.T) {
 // the copied entries and among the given ones.
 func TestDeriveInstances(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	uuid := func() string {
-		var k uuidKey
-		for i := range k {
-			k[i] = byte(r.Uint32())
-		}
-		return k.String()
-	}
+	uuid := func() string { return randomUUID(r) }
 	list := func() []string {
 		var us []string
 		for range r.IntN(6) {
@@ -536,4 +524,13 @@ func TestDeriveInstances(t *testing.T) {
 	if copied < 1000 {
 		t.Fatalf("%d lists copied: want most", copied)
 	}
+}
+
+// randomUUID is a canonical uuid of random bytes.
+func randomUUID(r *rand.Rand) string {
+	var k uuidKey
+	for i := range k {
+		k[i] = byte(r.Uint32())
+	}
+	return k.String()
 }
