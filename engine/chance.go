@@ -63,9 +63,10 @@ func chancePlace(ctx context.Context, s *Snapshot, r *Request) (Plan, error) {
 	}
 	placements := make([]Placement, n)
 	for i, id := range chosen {
+		host, node := ownNames(info.hostOf(id), info.nodeOf(id))
 		placements[i] = Placement{
 			InstanceUUID: r.InstanceUUIDs[i], HostID: id,
-			Host: info.hostOf(id), Node: info.nodeOf(id), Cell: info.cells[info.cell.At(id)],
+			Host: host, Node: node, Cell: info.cells[info.cell.At(id)],
 			Candidates: len(hosts),
 		}
 	}

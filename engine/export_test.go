@@ -271,6 +271,18 @@ func DerivedMatchesBuilt(s *Store) error {
 	return sameHostInfo(got, built.info)
 }
 
+// WhileRebuilding makes s's rebuilds call f after building their snapshot
+// and before installing it, without the Store's mutex (nil: nothing).
+func WhileRebuilding(s *Store, f func()) {
+	s.rebuildMu.Lock() // not while a rebuild reads it
+	defer s.rebuildMu.Unlock()
+	if f == nil {
+		s.whileRebuilding = nil
+		return
+	}
+	s.whileRebuilding = func(*Store) { f() }
+}
+
 // PreviewMatchesBuilt compares the static host data of s.Preview(changes)
 // with a NewSnapshot of the Store's cloud with the changes and its
 // committed instances, as DerivedMatchesBuilt does.

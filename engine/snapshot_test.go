@@ -59,8 +59,9 @@ func TestDeriveCopiesEveryField(t *testing.T) {
 	}
 }
 
-// TestNamesKeepNoSnapshot checks that the host and node names a plan and
-// HostNode hand out are strings of their own, not slices of the
+// TestNamesKeepNoSnapshot checks that the host and node names a plan (its
+// placements and alternates, the chance scheduler's too) and HostNode
+// hand out are strings of their own, not slices of the
 // snapshot's text of every name (hostcols.Names): a plan kept by the
 // Store's ledger or a caller kept that text alive, one per snapshot a
 // Store ever built (placer soak's heap grew 2.5x).
@@ -90,6 +91,29 @@ func TestNamesKeepNoSnapshot(t *testing.T) {
 		}
 		if p.Host != c.Hosts[i].Host || p.Node != nodeName(&c.Hosts[i]) {
 			t.Fatalf("placement %d on %q %q, want %q %q", i, p.Host, p.Node, c.Hosts[i].Host, nodeName(&c.Hosts[i]))
+		}
+	}
+	// The alternates, and the chance scheduler's placements.
+	alts := mustPlan(t, snap, req("alternates")).Placements[0].Alternates
+	if len(alts) == 0 {
+		t.Fatal("a plan on four hosts with max_attempts 3 has no alternates")
+	}
+	for _, a := range alts {
+		id, ok := snap.info.byHostNode(a)
+		if !ok || shares(a.Host, snap.info.hostOf(id)) || shares(a.Node, snap.info.nodeOf(id)) {
+			t.Fatalf("alternate %v shares the snapshot's names (or is no host: %v)", a, !ok)
+		}
+	}
+	cc := c
+	cc.Config.SchedulerDriver = DriverChanceScheduler
+	chance, err := NewSnapshot(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		p := mustPlan(t, chance, req(fmt.Sprintf("chance-%d", i))).Placements[0]
+		if shares(p.Host, chance.info.hostOf(p.HostID)) || shares(p.Node, chance.info.nodeOf(p.HostID)) {
+			t.Fatalf("the chance scheduler's placement on host %d shares the snapshot's names", p.HostID)
 		}
 	}
 }
