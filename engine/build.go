@@ -87,8 +87,7 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	}
 	cells, hvModel, stats, hvSig := hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n), hostcols.NewIdxBuilder(n)
 	cellIDs := map[string]int32{}
-	sigIDs := map[string]int32{}
-	var sigBuf []byte
+	sigs := sigInterner{ids: map[string]int32{}}
 	var models hostcols.HVModels
 	hvHostnames, hostIPs := hostcols.NewTextsBuilder(n), hostcols.NewIPsBuilder(n)
 	var supported [][3]string
@@ -169,10 +168,9 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {
 			hvHostnames.Set(id, p)
 		}
-		sig, derived := int32(-1), false
+		var sig int32
 		if o >= 0 {
-			sig, supported = d.sigOf(o)
-			derived = true
+			sig = d.sigOf(&sigs, info, id, o, h.HypervisorVersion)
 		} else {
 			supported = nil
 			for _, spec := range h.SupportedInstances {
@@ -182,26 +180,7 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 				}
 				supported = append(supported, cs)
 			}
-		}
-		if sig < 0 {
-			sigBuf = sigKey(sigBuf[:0], supported, h.HypervisorVersion)
-			var ok bool
-			if sig, ok = sigIDs[string(sigBuf)]; !ok {
-				sig = int32(len(sigIDs))
-				sigIDs[string(sigBuf)] = sig
-			}
-			if int(sig) == len(info.hvSigHost) {
-				// One signature, one list: its hosts share it.
-				info.hvSigHost = append(info.hvSigHost, roaring.New())
-				info.hvSigRep = append(info.hvSigRep, uint32(i))
-				if !derived { // a derived one is the earlier snapshot's copy
-					supported = cloneSpecs(supported)
-				}
-				info.sigSupported = append(info.sigSupported, supported)
-			}
-			if derived {
-				d.setSig(o, sig)
-			}
+			sig = sigs.of(info, id, supported, h.HypervisorVersion, false)
 		}
 		hvSig.Set(id, uint64(sig))
 		info.hvSigHost[sig].Add(uint32(i))

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // The keys NewSnapshot interns per-host values by: hosts with equal stats
@@ -101,6 +103,34 @@ func (in *statsInterner) add(st map[string]string) int32 {
 // appendField appends s, length-prefixed.
 func appendField(dst []byte, s string) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
+}
+
+// sigInterner gives hosts with equal hypervisor signatures (canonical
+// supported_instances and hypervisor version) one index into the
+// hostInfo's signature tables.
+type sigInterner struct {
+	ids map[string]int32 // key (sigKey) -> index
+	buf []byte
+}
+
+// of returns the index of the signature of host id (supported, version),
+// adding it to info's tables, with id as its representative, when it is
+// new; own says supported is already a snapshot's own (else it is copied).
+func (in *sigInterner) of(info *hostInfo, id uint32, supported [][3]string, version *int64, own bool) int32 {
+	in.buf = sigKey(in.buf[:0], supported, version)
+	if sig, ok := in.ids[string(in.buf)]; ok {
+		return sig
+	}
+	sig := int32(len(info.hvSigHost))
+	in.ids[string(in.buf)] = sig
+	// One signature, one list: its hosts share it.
+	info.hvSigHost = append(info.hvSigHost, roaring.New())
+	info.hvSigRep = append(info.hvSigRep, id)
+	if !own {
+		supported = cloneSpecs(supported)
+	}
+	info.sigSupported = append(info.sigSupported, supported)
+	return sig
 }
 
 // sigKey appends to dst a key of a host's hypervisor signature: its

@@ -83,31 +83,31 @@ func (d *derivation) oldID(i int) int32 {
 	return d.old[i]
 }
 
+// remapped returns the new index of prev's table entry x (remap, one of
+// d's maps), interning it on first use.
+func remapped(remap []int32, x uint64, intern func() int32) int32 {
+	if remap[x] == 0 {
+		remap[x] = intern() + 1
+	}
+	return remap[x] - 1
+}
+
 // statsOf interns the stats of prev's host o.
 func (d *derivation) statsOf(in *statsInterner, o int32) int32 {
 	x := d.prev.stats.At(uint32(o))
-	if d.stats[x] == 0 {
-		d.stats[x] = in.share(d.prev.statsTab[x]) + 1
-	}
-	return d.stats[x] - 1
+	return remapped(d.stats, x, func() int32 { return in.share(d.prev.statsTab[x]) })
 }
 
 // modelOf interns the hypervisor model of prev's host o.
 func (d *derivation) modelOf(models *hostcols.HVModels, o int32) int32 {
 	x := d.prev.hvModel.At(uint32(o))
-	if d.models[x] == 0 {
-		m := &d.prev.hvModels[x]
-		d.models[x] = models.Of(m.Type, m.Version, m.CPUInfo) + 1
-	}
-	return d.models[x] - 1
+	m := &d.prev.hvModels[x]
+	return remapped(d.models, x, func() int32 { return models.Of(m.Type, m.Version, m.CPUInfo) })
 }
 
-// sigOf returns the new index of the hypervisor signature of prev's host
-// o, or -1 before it is interned (setSig).
-func (d *derivation) sigOf(o int32) (sig int32, supported [][3]string) {
+// sigOf interns the hypervisor signature of prev's host o, now host id
+// of info (version its hypervisor version, part of the signature).
+func (d *derivation) sigOf(in *sigInterner, info *hostInfo, id uint32, o int32, version *int64) int32 {
 	x := d.prev.hvSig.At(uint32(o))
-	return d.sigs[x] - 1, d.prev.sigSupported[x]
+	return remapped(d.sigs, x, func() int32 { return in.of(info, id, d.prev.sigSupported[x], version, true) })
 }
-
-// setSig records that prev's host o's signature is now sig.
-func (d *derivation) setSig(o, sig int32) { d.sigs[d.prev.hvSig.At(uint32(o))] = sig + 1 }
