@@ -271,46 +271,42 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	}
 	byKey := map[string]int32{} // the aggregates' indexes, uvarints
 	var buf []byte
-	class := hostcols.NewIdxBuilder(n)
-	for i := 0; i < n; i++ {
-		o := d.oldID(i)
-		var aggs []int
-		if o >= 0 {
-			x := d.prev.class.At(uint32(o))
-			if cid := d.classes[x]; cid > 0 {
-				class.Set(uint32(i), uint64(cid-1))
-				info.classes[cid-1].hosts.Add(uint32(i))
-				continue
-			}
-			aggs = d.prev.classes[x].aggs
-		} else {
-			aggs = aggsOfName[c.Hosts[i].Host]
-		}
+	// classOf returns the class of the aggregates aggs (ascending),
+	// making it on first use.
+	classOf := func(aggs []int) int32 {
 		buf = buf[:0]
 		for _, a := range aggs {
 			buf = binary.AppendUvarint(buf, uint64(a))
 		}
-		cid, ok := byKey[string(buf)]
-		if !ok {
-			cid = int32(len(info.classes))
-			byKey[string(buf)] = cid
-			metas := make([]map[string]string, len(aggs))
-			raw := map[string][]string{}
-			for j, a := range aggs {
-				metas[j] = c.Aggregates[a].Metadata
-				for k, v := range c.Aggregates[a].Metadata {
-					if !slices.Contains(raw[k], v) {
-						raw[k] = append(raw[k], v)
-					}
+		if cid, ok := byKey[string(buf)]; ok {
+			return cid
+		}
+		cid := int32(len(info.classes))
+		byKey[string(buf)] = cid
+		metas := make([]map[string]string, len(aggs))
+		raw := map[string][]string{}
+		for j, a := range aggs {
+			metas[j] = c.Aggregates[a].Metadata
+			for k, v := range c.Aggregates[a].Metadata {
+				if !slices.Contains(raw[k], v) {
+					raw[k] = append(raw[k], v)
 				}
 			}
-			info.classes = append(info.classes, aggClass{
-				aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
-				limitFrom: limitsFrom(c, aggs, raw),
-			})
 		}
-		if o >= 0 {
-			d.classes[d.prev.class.At(uint32(o))] = cid + 1
+		info.classes = append(info.classes, aggClass{
+			aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
+			limitFrom: limitsFrom(c, aggs, raw),
+		})
+		return cid
+	}
+	class := hostcols.NewIdxBuilder(n)
+	for i := 0; i < n; i++ {
+		var cid int32
+		if o := d.oldID(i); o >= 0 {
+			x := d.prev.class.At(uint32(o))
+			cid = remapped(d.classes, x, func() int32 { return classOf(d.prev.classes[x].aggs) })
+		} else {
+			cid = classOf(aggsOfName[c.Hosts[i].Host])
 		}
 		class.Set(uint32(i), uint64(cid))
 		info.classes[cid].hosts.Add(uint32(i))
