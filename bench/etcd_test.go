@@ -26,7 +26,8 @@ import (
 // committed per second of wall time), commit-p99-ms (CommitPlan, from
 // the call to the mirror applying the commit), retries/req (conflict
 // re-placements), failedtxn/req (transactions whose compares failed
-// and were checked again) and cpu-ms/req (the process's CPU time, members
+// and were checked again), conflictfail/req (requests whose retry budget
+// ran out, counted as answered) and cpu-ms/req (the process's CPU time, members
 // and stores together, per request: on a machine shared with others it
 // moves less than placements/s, so A/B comparisons read it first). PLACER_ETCD_BENCH_HOSTS changes the cloud's
 // size (a quick run on a small machine).
@@ -145,7 +146,7 @@ func runEtcdStream(b *testing.B, e *etcdBench, placers, workers int) {
 	b.ResetTimer()
 	cpu0, cpuKnown := processCPU()
 	start := time.Now()
-	var next atomic.Int64
+	var next, conflicts atomic.Int64
 	var wg sync.WaitGroup
 	for range 2 * workers * placers {
 		wg.Add(1)
@@ -157,7 +158,10 @@ func runEtcdStream(b *testing.B, e *etcdBench, placers, workers int) {
 					return
 				}
 				_, err := scheds[int(k)%placers].Place(ctx, request(k))
-				if err != nil && !errors.Is(err, engine.ErrNoValidHost) {
+				switch {
+				case errors.Is(err, engine.ErrConflict):
+					conflicts.Add(1) // the retry budget ran out: an answer, as in BenchmarkScheduler
+				case err != nil && !errors.Is(err, engine.ErrNoValidHost):
 					b.Error(err)
 					return
 				}
@@ -189,4 +193,5 @@ func runEtcdStream(b *testing.B, e *etcdBench, placers, workers int) {
 	b.ReportMetric(1e3*times[min(len(times)-1, len(times)*99/100)], "commit-p99-ms")
 	b.ReportMetric(float64(retries-before.ConflictRetries)/float64(b.N), "retries/req")
 	b.ReportMetric(float64(failed-failedBefore)/float64(b.N), "failedtxn/req")
+	b.ReportMetric(float64(conflicts.Load())/float64(b.N), "conflictfail/req")
 }

@@ -35,7 +35,10 @@ const (
 // committed or answered NoValidHost. It reports placements/s (instances
 // committed per second of wall time), retries/req (conflict retries per
 // request), warm/req (placements started from the worker's previous
-// batch, per request) and novalid/req (requests answered NoValidHost).
+// batch, per request), novalid/req (requests answered NoValidHost) and
+// conflictfail/req (requests whose retry budget ran out: a request, like
+// NoValidHost, the Scheduler answered; they appear as the cloud fills,
+// when every worker's best hosts are the same few, at long -benchtime).
 func BenchmarkScheduler(b *testing.B) { benchScheduler(b, false) }
 
 // BenchmarkSchedulerColdStart is BenchmarkScheduler with every placement
@@ -110,7 +113,7 @@ func runStream(b *testing.B, stream string, hosts, workers int, cold bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	var next, novalid atomic.Int64
+	var next, novalid, conflicts atomic.Int64
 	var wg sync.WaitGroup
 	for range 2 * workers {
 		wg.Add(1)
@@ -125,6 +128,8 @@ func runStream(b *testing.B, stream string, hosts, workers int, cold bool) {
 				switch {
 				case errors.Is(err, engine.ErrNoValidHost):
 					novalid.Add(1)
+				case errors.Is(err, engine.ErrConflict):
+					conflicts.Add(1)
 				case err != nil:
 					b.Error(err)
 					return
@@ -144,4 +149,8 @@ func runStream(b *testing.B, stream string, hosts, workers int, cold bool) {
 	b.ReportMetric(float64(st.ConflictRetries-before.ConflictRetries)/float64(b.N), "retries/req")
 	b.ReportMetric(float64(st.WarmStarts-before.WarmStarts)/float64(b.N), "warm/req")
 	b.ReportMetric(float64(novalid.Load())/float64(b.N), "novalid/req")
+	b.ReportMetric(float64(conflicts.Load())/float64(b.N), "conflictfail/req")
+	if failed := st.ConflictFailures - before.ConflictFailures; failed != conflicts.Load() {
+		b.Fatalf("the Scheduler counts %d conflict failures, the submitters saw %d", failed, conflicts.Load())
+	}
 }
