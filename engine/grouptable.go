@@ -11,9 +11,9 @@ import (
 //
 // Invariants: a table reachable from a published snapshot is never
 // modified; a table being built for a derived snapshot owns (may modify)
-// exactly the buckets whose bit is set in owned, and the member maps it
-// put there itself, and shares every other bucket with the table it was
-// derived from.
+// exactly the buckets whose bit is set in owned, and the member map of
+// group own when hasOwn (the last one it put there itself), and shares
+// every other bucket and member map with the table it was derived from.
 //
 // The groups are split into groupBuckets maps by the group's hash, so
 // that a commit adding a member copies one bucket, not every group: on a
@@ -23,6 +23,8 @@ type groupTable struct {
 	buckets [groupBuckets]map[string]map[string]string
 	owned   uint64
 	n       int // groups
+	own     string
+	hasOwn  bool
 }
 
 const groupBuckets = 64
@@ -83,7 +85,9 @@ func (t *groupTable) all() iter.Seq2[string, map[string]string] {
 // setGroupPlaced returns cur with group's member uuid at placed (placed
 // "" removes it), copying what it changes: the table once per derived
 // snapshot (while cur is still parent, the table it derives from), the
-// bucket of group once, and the group's member map.
+// bucket of group once, and the group's member map once for a run of
+// changes to one group (a plan's instances: copying it for each was
+// quadratic in the group's size).
 func setGroupPlaced(cur, parent *groupTable, group, uuid, placed string) *groupTable {
 	if cur == nil || cur == parent {
 		next := &groupTable{}
@@ -103,9 +107,13 @@ func setGroupPlaced(cur, parent *groupTable, group, uuid, placed string) *groupT
 	}
 	b := cur.buckets[k]
 	old, had := b[group]
-	m := make(map[string]string, len(old)+1)
-	for u, h := range old {
-		m[u] = h
+	m := old
+	if !had || !cur.hasOwn || cur.own != group {
+		m = make(map[string]string, len(old)+1)
+		for u, h := range old {
+			m[u] = h
+		}
+		cur.own, cur.hasOwn = group, true
 	}
 	if placed == "" {
 		delete(m, uuid)

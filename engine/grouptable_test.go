@@ -18,6 +18,7 @@ func TestGroupTable(t *testing.T) {
 	}
 	var past []frozen
 	var cur *groupTable
+	lastGroup := "g0"
 	want := map[string]map[string]string{}
 	check := func(tb *groupTable, want map[string]map[string]string, what string) {
 		t.Helper()
@@ -42,6 +43,13 @@ func TestGroupTable(t *testing.T) {
 			parent = nil // still building cur
 		}
 		g, u := fmt.Sprint("g", r.IntN(150)), fmt.Sprint("u", r.IntN(8))
+		switch r.IntN(8) {
+		case 0, 1, 2, 3:
+			g = lastGroup // a run of changes to one group: its map is copied once
+		case 4:
+			g = "" // the zero string is a group like any other
+		}
+		lastGroup = g
 		placed := ""
 		if r.IntN(3) > 0 {
 			placed = fmt.Sprint("h", r.IntN(5))
@@ -76,4 +84,24 @@ func cloneGroups(m map[string]map[string]string) map[string]map[string]string {
 		out[g] = maps.Clone(mm)
 	}
 	return out
+}
+
+// BenchmarkSetGroupPlaced commits a plan of 20 instances of one group of
+// members= members already placed: one derived table, 20 changes.
+func BenchmarkSetGroupPlaced(b *testing.B) {
+	for _, members := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("members=%d/instances=20", members), func(b *testing.B) {
+			m := map[string]string{}
+			for i := range members {
+				m[fmt.Sprint("u", i)] = "h"
+			}
+			parent := newGroupTable(map[string]map[string]string{"g": m})
+			for b.Loop() {
+				cur := parent
+				for i := range 20 {
+					cur = setGroupPlaced(cur, parent, "g", fmt.Sprint("new", i), "h")
+				}
+			}
+		})
+	}
 }
