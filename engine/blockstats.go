@@ -172,9 +172,14 @@ func (rk *denseRanker) restatAll() {
 
 // bounds brings the trees up to date with the stale blocks' statistics
 // (rebuilding them when many are stale), takes lo/hi from their roots and
-// reports whether any moved.
-func (rk *denseRanker) bounds() (changed bool) {
+// reports whether any moved, and whether only the sparse hosts' weights
+// moved with them (sparseOnly): every weigher whose bounds moved is the
+// sparse one, and what it adds to a host holding its default value
+// (sparseTerm) is what it added before, so that every other host's
+// weight is what it was.
+func (rk *denseRanker) bounds() (changed, sparseOnly bool) {
 	rebuild := len(rk.stale) > rk.nb/8
+	sparseOnly = true
 	for a, w := range rk.act {
 		var lo float64
 		if minvalZero(w) {
@@ -184,8 +189,28 @@ func (rk *denseRanker) bounds() (changed bool) {
 		}
 		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
+			if !sparseWeigher(w) || math.Float64bits(sparseTerm(w, lo, hi)) != math.Float64bits(sparseTerm(w, rk.lo[a], rk.hi[a])) {
+				sparseOnly = false
+			}
 			rk.lo[a], rk.hi[a], changed = lo, hi, true
 		}
 	}
-	return changed
+	return changed, changed && sparseOnly
+}
+
+// sparseTerm is what sparse weigher w's normalised value is, under bounds
+// lo and hi, on a host holding its default raw value: (d-lo)/(hi-lo), the
+// host's multiplier times which is added to its weight; +0 where the
+// weigher adds nothing (all raw values equal, or the default at the lower
+// bound: a multiplier times a zero adds a signed zero, which leaves a
+// weight as it is).
+func sparseTerm(w int, lo, hi float64) float64 {
+	if lo == hi {
+		return 0
+	}
+	q := (sparseDefault(w) - lo) / (hi - lo)
+	if q == 0 {
+		return 0
+	}
+	return q
 }

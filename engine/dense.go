@@ -37,10 +37,12 @@ import (
 //
 // After a placement only the hosts it changed and the blocks whose
 // candidates changed are recomputed; when no normalisation bound moves,
-// every other weight stays what it was. Hosts the batch consumed on (the
-// overlay) are read from it, never from the snapshot's columns, and the
-// hosts holding a member of a soft group from the group's counts. Every weight is computed with the
-// baseline's operations in its order (weigh.go), so it is bit for bit the
+// or only a soft group's whose term on the hosts without a member stays
+// what it was (bounds), every other weight stays what it was. Hosts the
+// batch consumed on (the overlay) are read from it, never from the
+// snapshot's columns, and the hosts holding a member of a soft group from
+// the group's counts. Every weight is computed with the baseline's
+// operations in its order (weigh.go), so it is bit for bit the
 // baseline's.
 //
 // Its parts, one file each: the block statistics (blockstats.go), the

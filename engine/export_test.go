@@ -39,6 +39,9 @@ type Ranking struct {
 	// DenseBatches, when set, counts the batches ranked by the dense
 	// ranker.
 	DenseBatches *int
+	// SparseRefreshes, when set, counts the refreshes whose bounds moved
+	// that weighed only a soft group's hosts again.
+	SparseRefreshes *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -57,7 +60,7 @@ func (r Ranking) options() rankOptions {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil {
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -86,6 +89,9 @@ func (r Ranking) options() rankOptions {
 	}
 	if n := r.DenseBatches; n != nil {
 		h.onDense = func() { *n++ }
+	}
+	if n := r.SparseRefreshes; n != nil {
+		h.onSparseRefresh = func() { *n++ }
 	}
 	if fail := r.Check; fail != nil {
 		h.afterRefresh = func(rk *denseRanker) {

@@ -77,6 +77,9 @@ type rankHooks struct {
 	// afterFitPass is called after every resource pass that could use
 	// the verdicts kept across batches, with whether it found them.
 	afterFitPass func(kept bool)
+	// onSparseRefresh is called when a refresh whose bounds moved weighed
+	// only the sparse hosts again (the others' weights did not move).
+	onSparseRefresh func()
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight

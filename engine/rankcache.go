@@ -72,16 +72,50 @@ type scoreBuf struct {
 	refs int
 }
 
+// weighTerm is one weigher's part in what weigh writes: the weigher and
+// its bounds' bits, or for a sparse weigher the bits of the term it adds
+// to the hosts holding its default value (sparseTerm; lo is 1 to tell it
+// apart, hi 0).
+type weighTerm struct {
+	w      int
+	lo, hi uint64
+}
+
+// weighTerms appends to dst what weigh's output depends on of rk's
+// weighers and bounds, in the order weigh accumulates them: the weighers
+// it runs, with their bounds. A weigher whose values are all equal adds
+// nothing and is left out; a sparse weigher counts by the term it adds to
+// the hosts holding its default (left out when that is 0), since the
+// others, its exceptions, are weighed one by one afterwards. So a request
+// of a soft-affinity group, whose members' hosts are its only exceptions,
+// shares the kept rescorings of requests without one.
+func (rk *denseRanker) weighTerms(dst []weighTerm) []weighTerm {
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		switch {
+		case lo == hi:
+		case sparseWeigher(w):
+			if t := sparseTerm(w, lo, hi); t != 0 {
+				dst = append(dst, weighTerm{w: w, lo: 1, hi: math.Float64bits(t)})
+			}
+		default:
+			dst = append(dst, weighTerm{w: w, lo: math.Float64bits(lo), hi: math.Float64bits(hi)})
+		}
+	}
+	return dst
+}
+
 // boundsKey hashes what an entry is matched on but for the pointers (the
 // MetricsWeigher column, the multiplier summary): a collision only keeps
 // a rescoring that may not be needed again.
 func boundsKey(rk *denseRanker) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(x uint64) { h = (h ^ x) * 1099511628211 }
-	for a, w := range rk.act {
-		mix(uint64(w))
-		mix(math.Float64bits(rk.lo[a]))
-		mix(math.Float64bits(rk.hi[a]))
+	var buf [numWeighers]weighTerm
+	for _, t := range rk.weighTerms(buf[:0]) {
+		mix(uint64(t.w))
+		mix(t.lo)
+		mix(t.hi)
 	}
 	return h
 }
@@ -106,16 +140,15 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 // scoreEntry is one full rescoring.
 //
 // Invariants: for every k < len(shards), scores[k].w is what weigh writes
-// for the hosts of the shard whose id is shards[k] under act, lo, hi,
-// metrics and mults; it is never
+// for the hosts of the shard whose id is shards[k] under terms (its
+// weighers and bounds), metrics and mults; it is never
 // written while the entry holds it, so that a later entry shares the
 // buffers of the shards it copied. The entry holds its buffers (counts in
 // their refs) from store until it is evicted and has no reader (readers:
 // lookups not yet released; both under scoreCache.mu).
 type scoreEntry struct {
 	mults   multipliers
-	act     []int
-	lo, hi  []float64
+	terms   []weighTerm
 	metrics *metricsCol
 	shards  []uint64 // shard ids
 	scores  []*scoreBuf
@@ -123,20 +156,15 @@ type scoreEntry struct {
 	evicted bool
 }
 
-// matches reports whether e was computed under rk's weighers, bounds
-// (bit for bit: a signed zero or a NaN bound weighs as itself),
-// MetricsWeigher column and multiplier summary.
+// matches reports whether e was computed under rk's weighers and bounds
+// (their weighTerms, bit for bit: a signed zero or a NaN bound weighs as
+// itself), MetricsWeigher column and multiplier summary.
 func (e *scoreEntry) matches(rk *denseRanker) bool {
-	if e.metrics != rk.metrics || !slices.Equal(e.act, rk.act) || e.mults != rk.v.snap().mults {
+	if e.metrics != rk.metrics || e.mults != rk.v.snap().mults {
 		return false
 	}
-	for a := range rk.act {
-		if math.Float64bits(e.lo[a]) != math.Float64bits(rk.lo[a]) ||
-			math.Float64bits(e.hi[a]) != math.Float64bits(rk.hi[a]) {
-			return false
-		}
-	}
-	return true
+	var buf [numWeighers]weighTerm
+	return slices.Equal(e.terms, rk.weighTerms(buf[:0]))
 }
 
 // lookup returns the entry computed under rk's weighers and bounds (nil:
@@ -210,7 +238,7 @@ func (c *scoreCache) buffer() []float64 {
 // own.
 func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 	e := &scoreEntry{
-		mults: s.mults, act: slices.Clone(rk.act), lo: slices.Clone(rk.lo), hi: slices.Clone(rk.hi),
+		mults: s.mults, terms: rk.weighTerms(nil),
 		metrics: rk.metrics, shards: make([]uint64, len(s.shards)), scores: make([]*scoreBuf, len(s.shards)),
 	}
 	for k, sh := range s.shards {

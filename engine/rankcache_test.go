@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -198,4 +199,86 @@ func TestScoreCacheConcurrent(t *testing.T) {
 		t.Fatal("no kept rescoring reused an evicted one's buffers")
 	}
 	t.Logf("%d shards copied, %d buffers reused", total, engine.ScoreBufsReused(snap))
+}
+
+// TestScoreCacheSoftGroups: what a full rescoring writes does not depend
+// on a soft group's bounds but through the term its weigher adds to the
+// hosts holding no member (the members' hosts are weighed one by one
+// afterwards), so requests of a soft-affinity group find the kept
+// rescoring of a request without a group, and soft-anti-affinity groups
+// of different sizes find each other's; every plan is the baseline's.
+func TestScoreCacheSoftGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cloud := synth.Cloud(synth.Options{Hosts: 2*4096 + 300, Seed: 3, Profile: synth.Basic})
+	// Members of groups on a few hosts: one on host 10, two on host 20,
+	// three on host 30.
+	var members []string
+	for _, h := range []int{10, 20, 20, 30, 30, 30} {
+		u := fmt.Sprintf("00000000-0000-0000-0000-%012d", len(members))
+		cloud.Hosts[h].Instances = append(cloud.Hosts[h].Instances, u)
+		members = append(members, u)
+	}
+	snap, err := engine.NewSnapshot(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(group *engine.InstanceGroup, n int) engine.Request {
+		r := engine.Request{InstanceGroup: group, Flavor: engine.Flavor{Name: "small", MemoryMB: 2048, VCPUs: 1, RootGB: 10}}
+		for i := range n {
+			r.InstanceUUIDs = append(r.InstanceUUIDs, fmt.Sprintf("new-%d", i))
+		}
+		return r
+	}
+	group := func(policy string, members ...string) *engine.InstanceGroup {
+		g := &engine.InstanceGroup{UUID: "g-" + policy, Policy: policy, Members: members}
+		for _, m := range members {
+			for _, h := range cloud.Hosts {
+				if slices.Contains(h.Instances, m) {
+					g.Hosts = append(g.Hosts, h.Host)
+				}
+			}
+		}
+		return g
+	}
+	sparse := 0
+	place := func(name string, req engine.Request) (copied, weighed int) {
+		t.Helper()
+		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Baseline: true})
+		exact := false
+		got, err := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed, SparseRefreshes: &sparse,
+			Check: func(err error) { t.Errorf("%s: %v", name, err) }})
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v %v, want the baseline's %+v %v", name, got.Placements, err, want.Placements, wantErr)
+		}
+		return copied, weighed
+	}
+	// A plain request's rescoring is kept from its second miss on.
+	place("plain, first", request(nil, 1))
+	place("plain, second", request(nil, 1))
+	if c, w := place("plain, third", request(nil, 1)); c == 0 || w != 0 {
+		t.Fatalf("plain request again: %d shards copied, %d weighed; the kept rescoring was not found", c, w)
+	}
+	soft := group(engine.PolicySoftAffinity, members...)
+	if c, w := place("soft-affinity", request(soft, 1)); c == 0 || w != 0 {
+		t.Errorf("soft-affinity group: %d shards copied, %d weighed; the plain request's rescoring serves it", c, w)
+	}
+	// Soft anti-affinity adds its multiplier to every host without a
+	// member, whatever the members' counts: two groups share.
+	place("soft-anti-affinity 1, first", request(group(engine.PolicySoftAntiAffinity, members[:1]...), 1))
+	place("soft-anti-affinity 1, second", request(group(engine.PolicySoftAntiAffinity, members[:1]...), 1))
+	if c, w := place("soft-anti-affinity 3", request(group(engine.PolicySoftAntiAffinity, members...), 1)); c == 0 || w != 0 {
+		t.Errorf("soft-anti-affinity group of other counts: %d shards copied, %d weighed", c, w)
+	}
+	// Batches whose group's bounds move from instance to instance: when
+	// only the group's did, only its hosts are weighed again.
+	sparse = 0
+	place("soft-affinity x 8", request(soft, 8))
+	if sparse == 0 {
+		t.Error("soft-affinity x 8: no refresh weighed only the group's hosts")
+	}
+	place("soft-anti-affinity x 8", request(group(engine.PolicySoftAntiAffinity, members...), 8))
+	place("soft-anti-affinity, empty, x 8", request(group(engine.PolicySoftAntiAffinity), 8))
+	place("soft-affinity, empty, x 8", request(group(engine.PolicySoftAffinity), 8))
+	t.Logf("%d refreshes weighed only the group's hosts", sparse)
 }

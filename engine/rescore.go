@@ -120,7 +120,22 @@ func (rk *denseRanker) best(q int) {
 func (rk *denseRanker) refresh() {
 	requery := rk.valid && len(rk.stale) == 0 && len(rk.moved) == 0
 	rk.restatAll()
-	if rk.bounds() || !rk.valid {
+	changed, sparseOnly := rk.bounds()
+	if changed && sparseOnly && rk.valid && !rk.scaled {
+		// Only the sparse hosts' weights moved with the bounds: weigh
+		// them again, as moved hosts, and keep every other weight.
+		for _, id := range rk.sparseIDs {
+			if rk.v.alive().Has(id) {
+				rk.moved = append(rk.moved, id)
+				rk.markStale(int(id) / kernels.Block) // its best, not its statistics, moved
+			}
+		}
+		changed = false
+		if h := rk.hooks; h != nil && h.onSparseRefresh != nil {
+			h.onSparseRefresh()
+		}
+	}
+	if changed || !rk.valid {
 		rk.rescoreAll()
 		rk.valid = true
 	} else {
