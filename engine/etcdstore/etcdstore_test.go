@@ -295,15 +295,12 @@ func TestCommitRacesReport(t *testing.T) {
 	report := engine.HostUsage{FreeRAMMB: 4096, FreeDiskMB: 50 * 1024, VCPUsUsed: 2, NumInstances: 2}
 	// a's mirror does not see the report before a sends: its transaction
 	// fails the compare, and a checks the plan again once its watch,
-	// resumed, brings the report.
+	// resumed after that first send, brings the report.
 	a.Close()
 	if _, err := b.UpdateHost(ctx, hn, report); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		a.start()
-	}()
+	resumeAfterFirstSend(a)
 	if _, err := a.CommitPlan(ctx, plan); err != nil {
 		t.Fatalf("a plan that still fits the report: %v", err)
 	}
@@ -325,6 +322,19 @@ func TestCommitRacesReport(t *testing.T) {
 	}
 	if _, ok := a.Instances()["y"]; ok {
 		t.Fatal("refused instance committed")
+	}
+}
+
+// resumeAfterFirstSend restarts s's watch, stopped by the caller, once
+// its next commit's first transaction has been answered: that send is
+// made on the mirror as it stood, whatever the goroutines' timing.
+func resumeAfterFirstSend(s *Store) {
+	sends := 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if sends++; sends == 1 {
+			s.start()
+		}
+		return resp, err
 	}
 }
 
@@ -351,16 +361,14 @@ func TestDuplicateAcrossStores(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	pa, pb := place(t, a, req("x")), place(t, b, engine.Request{InstanceUUIDs: []string{"x"}, Flavor: small, IgnoreHosts: []string{"h000", "h001"}})
 	// b's mirror does not see a's commit before b sends its own: etcd's
-	// compare of the instance key refuses it, and b's watch, resumed,
-	// then brings the instance (a ValidationError on the mirror).
+	// compare of the instance key refuses it, and b's watch, resumed
+	// after that first send, then brings the instance (a ValidationError
+	// on the mirror).
 	b.Close()
 	if _, err := a.CommitPlan(ctx, pa); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		b.start()
-	}()
+	resumeAfterFirstSend(b)
 	var ve *engine.ValidationError
 	if _, err := b.CommitPlan(ctx, pb); !errors.As(err, &ve) {
 		t.Fatalf("second commit of x: %v", err)
