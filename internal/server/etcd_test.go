@@ -71,6 +71,26 @@ func TestEtcdTwoServers(t *testing.T) {
 	code, body = call(t, "DELETE", b.URL+"/v1/hosts/h9", "")
 	wantStatus(t, "remove on b", code, http.StatusOK, body)
 
+	// Both mirrors show the release and the removal before the race
+	// below, or a server a step behind could answer NoValidHost for the
+	// last slot.
+	waitStats := func(instances, hosts int) {
+		t.Helper()
+		for _, ts := range []*httptest.Server{a, b} {
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				_, body := call(t, "GET", ts.URL+"/v1/stats", "")
+				st := decode[StatsDoc](t, body)
+				if st.Instances == instances && st.Hosts == hosts {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s stats %+v, want %d instances on %d hosts", ts.URL, st, instances, hosts)
+				}
+			}
+		}
+	}
+	waitStats(0, 2)
+
 	// 3 instances of 4 GiB fit a host (RAM ratio 1.5): 6 on the cloud.
 	// Ten clients, half on each server.
 	var wg sync.WaitGroup
@@ -94,18 +114,7 @@ func TestEtcdTwoServers(t *testing.T) {
 	if codes[http.StatusOK] != 6 || codes[http.StatusConflict] != 4 {
 		t.Fatalf("statuses %v, want 6 placed and 4 NoValidHost", codes)
 	}
-	for _, ts := range []*httptest.Server{a, b} {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			_, body = call(t, "GET", ts.URL+"/v1/stats", "")
-			st := decode[StatsDoc](t, body)
-			if st.Instances == 6 && st.Hosts == 2 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s stats %+v", ts.URL, st)
-			}
-		}
-	}
+	waitStats(6, 2)
 	_, body = call(t, "GET", a.URL+"/metrics", "")
 	if !strings.Contains(body, "placer_etcd_commit_seconds_count") || !strings.Contains(body, "placer_commits_total") {
 		t.Error("etcd and commit metrics missing from /metrics")
