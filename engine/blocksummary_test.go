@@ -107,3 +107,19 @@ func extremeOf(xs []float64, ats *[extremes]uint16, n uint8, words []uint64) (fl
 	}
 	return xs[ats[i]], true
 }
+
+// BenchmarkSummarize summarises one block of a usage column (int32, the
+// kind a compaction summarises again for the blocks it changed).
+func BenchmarkSummarize(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs := make([]int32, kernels.Block)
+	for i := range xs {
+		xs[i] = int32(rng.IntN(100000))
+	}
+	col := kernels.Ints(xs)
+	b.Run("col=int32/hosts=512", func(b *testing.B) {
+		for b.Loop() {
+			_ = summarize(col)
+		}
+	})
+}

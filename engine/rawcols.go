@@ -122,9 +122,17 @@ func summarize(xs kernels.Col) blockSummary {
 	// (the smallest values have the largest complements).
 	var topK, botK [extremes]uint64
 	n := 0
+	// Once both lists are full, a value enters one only if it is at
+	// least the float of the list's last key (as orderKey orders
+	// floats, but for -0 against +0): most values are ruled out by two
+	// float comparisons, without their keys.
+	topMin, botMax := math.Inf(-1), math.Inf(1)
 	var buf [64]float64
 	for base := 0; base < xs.Len(); base += 64 {
 		for i, x := range xs.Chunk(base, &buf) {
+			if x < topMin && x > botMax {
+				continue
+			}
 			if x != x {
 				nan := math.NaN()
 				return blockSummary{lo: nan, hi: nan}
@@ -136,7 +144,9 @@ func summarize(xs kernels.Col) blockSummary {
 			if n < extremes || ^k > botK[extremes-1] {
 				insertKey(&botK, &s.bottom, n, ^k, at)
 			}
-			n = min(n+1, extremes)
+			if n = min(n+1, extremes); n == extremes {
+				topMin, botMax = fromOrderKey(topK[extremes-1]), fromOrderKey(^botK[extremes-1])
+			}
 		}
 	}
 	if n == 0 {
