@@ -15,22 +15,47 @@ import (
 // few hosts a plan touches; past maxDelta entries, the next commit folds
 // the delta into copies of the shards it covers (compaction).
 //
-// Invariants: ids is sorted and holds distinct ids; res[i] is ids[i]'s
-// usage. A usageDelta is never modified once its snapshot is published: a
-// commit derives a new one.
+// A delta is two sorted runs: the base (ids, res), shared by every
+// snapshot a run of commits derives, and recent, the newer entries, which
+// take the place of the base's for the same host. A commit copies only
+// recent with its hosts merged in, until recent passes maxRecent entries
+// and is merged into a new base: a commit costs the few recent entries,
+// not the whole delta, and a whole copy every maxRecent hosts.
+//
+// Invariants: ids is sorted and holds distinct ids, res[i] is ids[i]'s
+// usage; so for recent (nil: no entry), whose fresh counts its ids the
+// base does not hold. A usageDelta and its runs are never modified once
+// its snapshot is published: a commit derives a new one.
 type usageDelta struct {
-	ids []uint32
-	res []hostRes
+	ids    []uint32
+	res    []hostRes
+	recent *deltaRun
+}
+
+// deltaRun is a delta's recent entries.
+type deltaRun struct {
+	ids   []uint32
+	res   []hostRes
+	fresh int
 }
 
 // maxDelta is the number of delta entries past which a commit compacts.
 // A batch seeds its overlay with the delta, so it bounds that cost too.
 const maxDelta = 256
 
+// maxRecent is the number of recent entries past which a commit merges
+// them into the delta's base.
+const maxRecent = 32
+
 // lookup returns host id's delta entry.
 func (d *usageDelta) lookup(id uint32) (hostRes, bool) {
 	if d == nil {
 		return hostRes{}, false
+	}
+	if r := d.recent; r != nil {
+		if i, ok := slices.BinarySearch(r.ids, id); ok {
+			return r.res[i], true
+		}
 	}
 	i, ok := slices.BinarySearch(d.ids, id)
 	if !ok {
@@ -43,32 +68,86 @@ func (d *usageDelta) lookup(id uint32) (hostRes, bool) {
 func (d *usageDelta) with(ov *pendingUsage) *usageDelta {
 	add := slices.Sorted(slices.Values(ov.ids))
 	next := &usageDelta{}
-	var ids []uint32
-	var res []hostRes
+	var recent deltaRun
 	if d != nil {
-		ids, res = d.ids, d.res
-	}
-	next.ids = make([]uint32, 0, len(ids)+len(add))
-	next.res = make([]hostRes, 0, len(ids)+len(add))
-	i := 0
-	for _, id := range add { // merge: ids and add are sorted
-		for ; i < len(ids) && ids[i] < id; i++ {
-			next.ids, next.res = append(next.ids, ids[i]), append(next.res, res[i])
+		next.ids, next.res = d.ids, d.res
+		if d.recent != nil {
+			recent = *d.recent
 		}
-		if i < len(ids) && ids[i] == id {
-			i++
-		}
-		next.ids, next.res = append(next.ids, id), append(next.res, ov.res[id])
 	}
-	next.ids, next.res = append(next.ids, ids[i:]...), append(next.res, res[i:]...)
+	merged := &deltaRun{fresh: recent.fresh}
+	merged.ids, merged.res = mergeRuns(recent.ids, recent.res, add, func(i int) hostRes { return ov.res[add[i]] },
+		func(id uint32) { // an id new to recent
+			if _, ok := slices.BinarySearch(next.ids, id); !ok {
+				merged.fresh++
+			}
+		})
+	if len(merged.ids) <= maxRecent {
+		next.recent = merged
+		return next
+	}
+	next.ids, next.res = mergeRuns(next.ids, next.res, merged.ids, func(i int) hostRes { return merged.res[i] }, nil)
 	return next
 }
 
+// mergeRuns returns the sorted run of ids and res with add's ids (sorted,
+// distinct) set to resOf(i) for add[i]; newID is called (when not nil)
+// with each of add's ids that ids does not hold.
+func mergeRuns(ids []uint32, res []hostRes, add []uint32, resOf func(int) hostRes, newID func(uint32)) ([]uint32, []hostRes) {
+	outIDs := make([]uint32, 0, len(ids)+len(add))
+	outRes := make([]hostRes, 0, len(ids)+len(add))
+	i := 0
+	for k, id := range add { // merge: ids and add are sorted
+		for ; i < len(ids) && ids[i] < id; i++ {
+			outIDs, outRes = append(outIDs, ids[i]), append(outRes, res[i])
+		}
+		if i < len(ids) && ids[i] == id {
+			i++
+		} else if newID != nil {
+			newID(id)
+		}
+		outIDs, outRes = append(outIDs, id), append(outRes, resOf(k))
+	}
+	return append(outIDs, ids[i:]...), append(outRes, res[i:]...)
+}
+
+// len is the number of hosts with an entry.
 func (d *usageDelta) len() int {
 	if d == nil {
 		return 0
 	}
-	return len(d.ids)
+	n := len(d.ids)
+	if d.recent != nil {
+		n += d.recent.fresh
+	}
+	return n
+}
+
+// each calls f with every host's entry, in id order.
+func (d *usageDelta) each(f func(id uint32, r hostRes)) {
+	if d == nil {
+		return
+	}
+	var rIDs []uint32
+	var rRes []hostRes
+	if d.recent != nil {
+		rIDs, rRes = d.recent.ids, d.recent.res
+	}
+	j := 0
+	for i, id := range d.ids {
+		for ; j < len(rIDs) && rIDs[j] < id; j++ {
+			f(rIDs[j], rRes[j])
+		}
+		if j < len(rIDs) && rIDs[j] == id {
+			f(id, rRes[j])
+			j++
+			continue
+		}
+		f(id, d.res[i])
+	}
+	for ; j < len(rIDs); j++ {
+		f(rIDs[j], rRes[j])
+	}
 }
 
 // usage returns host id's usage in s: its delta entry, else its columns.
@@ -88,12 +167,11 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	copied := map[int]uint64{} // shard -> its blocks changed (bit q: block q)
 	born := r.escapes.Load()
 	var wide usageDelta
-	for i, id := range snap.delta.ids {
+	snap.delta.each(func(id uint32, res hostRes) {
 		k, j := int(id>>bitmap.ShardBits), int(id&(bitmap.ShardSize-1))
-		res := snap.delta.res[i]
 		if !res.fitsColumns() {
 			wide.ids, wide.res = append(wide.ids, id), append(wide.res, res)
-			continue
+			return
 		}
 		if _, ok := copied[k]; !ok {
 			replaced = append(replaced, snap.shards[k])
@@ -102,7 +180,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 		}
 		snap.shards[k].setUsage(j, res)
 		copied[k] |= 1 << (j / kernels.Block)
-	}
+	})
 	for k, blocks := range copied {
 		snap.shards[k].statBlocks(blocks)
 	}

@@ -164,11 +164,7 @@ type overlay struct {
 func (o *overlay) reset(d *usageDelta) {
 	o.ids, o.res = o.ids[:0], o.res[:0]
 	o.in.Reset()
-	if d != nil {
-		for i, id := range d.ids {
-			o.put(id, d.res[i])
-		}
-	}
+	d.each(o.put)
 }
 
 // has reports whether host id is in the overlay.
