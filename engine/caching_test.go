@@ -137,15 +137,7 @@ func TestCachingStress(t *testing.T) {
 	// machine, sometimes never), so three commits are made to lose for
 	// certain: the host the plan chose on its (stale) view fills up just
 	// before the commit is verified (under the store's lock).
-	commits, lost := 0, 0
-	s.beforeCommit = func(s *Store, p *Plan) {
-		if commits++; lost < 3 && commits%7 == 0 && len(p.Placements) > 0 {
-			full := HostUsage{VCPUsUsed: 4, NumInstances: 4}
-			if _, err := s.updateHostLocked(hn(p.Placements[0]), full); err == nil {
-				lost++
-			}
-		}
-	}
+	lost := loseCommits(s, 7, 3)
 	var scheds []*Scheduler
 	for range 3 {
 		scheds = append(scheds, NewScheduler(s, SchedulerOptions{Workers: 2, CacheInterval: 20 * time.Millisecond}))
@@ -233,9 +225,7 @@ func TestCachingStress(t *testing.T) {
 		refreshes += sc.Stats().CacheRefreshes
 	}
 	t.Logf("%d conflict retries, %d refreshes", retries, refreshes)
-	s.mu.Lock()
-	forced := int64(lost)
-	s.mu.Unlock()
+	forced := int64(lost())
 	if forced == 0 || retries < forced || refreshes < int64(len(scheds))+forced {
 		t.Errorf("%d conflict retries, %d refreshes, %d forced: a lost commit did not make its view refresh", retries, refreshes, forced)
 	}

@@ -75,17 +75,7 @@ func TestSchedulerStress(t *testing.T) {
 	// commits are also made to lose for certain: the host a plan chose
 	// fills up just before the plan is verified (the hook runs under the
 	// store's lock), and the worker must re-place.
-	commits, lost := 0, 0
-	s.beforeCommit = func(s *Store, p *Plan) {
-		if commits++; lost < 3 && commits%5 == 0 && len(p.Placements) > 0 {
-			// An error: the host was removed meanwhile (the plan
-			// loses anyway); another commit fills one.
-			full := HostUsage{VCPUsUsed: 4, NumInstances: 4}
-			if _, err := s.updateHostLocked(hn(p.Placements[0]), full); err == nil {
-				lost++
-			}
-		}
-	}
+	lost := loseCommits(s, 5, 3)
 	sc := NewScheduler(s, SchedulerOptions{Workers: 16})
 	ctx := context.Background()
 
@@ -196,9 +186,7 @@ func TestSchedulerStress(t *testing.T) {
 	}
 	st := sc.Stats()
 	t.Logf("stats %+v, NoValidHost %d, conflicts %d, journal %d", st, nvh, conflicts, len(s.Journal()))
-	s.mu.Lock()
-	forced := int64(lost)
-	s.mu.Unlock()
+	forced := int64(lost())
 	if st.Placed == 0 || forced == 0 || st.ConflictRetries < forced {
 		t.Errorf("the stress test did not stress: %+v", st)
 	}

@@ -60,6 +60,28 @@ func fill(t testing.TB, s *Store, hn HostNode) {
 
 func hn(p Placement) HostNode { return HostNode{p.Host, p.Node} }
 
+// loseCommits makes n of s's commits lose for certain: every every-th
+// commit, the host its plan chose fills up (a tightCloud host: 4 vCPUs,
+// 4 instances) just before the plan is verified, under the store's lock.
+// A host removed meanwhile loses the plan anyway, and another commit
+// fills one. It returns how many commits it made lose so far.
+func loseCommits(s *Store, every, n int) (lost func() int) {
+	commits, filled := 0, 0
+	s.beforeCommit = func(s *Store, p *Plan) {
+		if commits++; filled < n && commits%every == 0 && len(p.Placements) > 0 {
+			full := HostUsage{VCPUsUsed: 4, NumInstances: 4}
+			if _, err := s.updateHostLocked(hn(p.Placements[0]), full); err == nil {
+				filled++
+			}
+		}
+	}
+	return func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return filled
+	}
+}
+
 func TestCommitHarness(t *testing.T) {
 	t.Run("accept", func(t *testing.T) {
 		s := mustStore(t, tightCloud(3*bitmap.ShardSize))
