@@ -23,8 +23,8 @@ import (
 // not the whole delta, and a whole copy every maxRecent hosts.
 //
 // Invariants: ids is sorted and holds distinct ids, res[i] is ids[i]'s
-// usage; so for recent (nil: no entry), whose fresh counts its ids the
-// base does not hold. A usageDelta and its runs are never modified once
+// usage; so for recent (nil, or empty: no entry), whose fresh counts its
+// ids the base does not hold. A usageDelta and its runs are never modified once
 // its snapshot is published: a commit derives a new one.
 type usageDelta struct {
 	ids    []uint32

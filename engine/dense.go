@@ -37,8 +37,10 @@ import (
 //
 // After a placement only the hosts it changed and the blocks whose
 // candidates changed are recomputed; when no normalisation bound moves,
-// or only a soft group's whose term on the hosts without a member stays
-// what it was (bounds), every other weight stays what it was. Hosts the
+// every other weight stays what it was; when only a soft group's moves
+// and its term on the hosts without a member stays what it was (bounds),
+// the group's hosts are weighed again too (and their blocks' bests), and
+// every other weight stays what it was. Hosts the
 // batch consumed on (the overlay) are read from it, never from the
 // snapshot's columns, and the hosts holding a member of a soft group from
 // the group's counts. Every weight is computed with the baseline's

@@ -12,8 +12,9 @@ import (
 // rescoring (rescoreAll) weighs every host of every shard with the column
 // kernels; what it writes for the hosts of shard k is a function of the
 // shard's columns and multipliers, the snapshot's summary of the
-// multipliers, the active weighers, Nova's bounds (lo, hi) and
-// MetricsWeigher's column alone (the exceptions, the hosts
+// multipliers, the weighers it accumulates with Nova's bounds (lo, hi),
+// a soft group's weigher by the term it adds to the hosts without a
+// member (weighTerms), and MetricsWeigher's column alone (the exceptions, the hosts
 // the batch consumed on and those of a soft group, are weighed one by one
 // afterwards). Requests of one flavor and filter recipe tend to have the
 // same candidates' extremes, hence the same bounds, from one request to

@@ -10,8 +10,9 @@ import (
 
 // The dense ranker's rescoring: every host's weight under Nova's bounds,
 // shard by shard with the column kernels when a bound moved (rescoreAll),
-// else only the hosts a placement changed (refresh); then each block's
-// best weight.
+// else only the hosts a placement changed, and the soft group's hosts
+// when only its weigher's bounds moved (refresh); then each block's best
+// weight.
 
 // weightOf is what score holds for candidate id: its scaled weight or
 // its weight.
