@@ -14,9 +14,9 @@ import (
 // shard's columns and multipliers, the snapshot's summary of the
 // multipliers, the weighers it accumulates with Nova's bounds (lo, hi),
 // a soft group's weigher by the term it adds to the hosts without a
-// member (weighTerms), and MetricsWeigher's column alone (the exceptions, the hosts
-// the batch consumed on and those of a soft group, are weighed one by one
-// afterwards). Requests of one flavor and filter recipe tend to have the
+// member (weighTerms), and MetricsWeigher's column alone (the
+// exceptions, the hosts the batch consumed on and those of a soft group,
+// are weighed one by one afterwards). Requests of one flavor and filter recipe tend to have the
 // same candidates' extremes, hence the same bounds, from one request to
 // the next; and a published shard never changes (commits add to the
 // snapshot's delta, compactions copy the shards they cover). So a batch
