@@ -211,7 +211,15 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	} else {
 		info.instances = hostcols.NewInstances(instancesOf)
 	}
-	info.nameIdx = hostcols.NewNameIndex(host, node)
+	if d != nil {
+		old := make([]int32, n)
+		for i := range old {
+			old[i] = d.oldID(i)
+		}
+		info.nameIdx = hostcols.DeriveNameIndex(&d.prev.nameIdx, old, host, node)
+	} else {
+		info.nameIdx = hostcols.NewNameIndex(host, node)
+	}
 	if len(info.cells) <= 64 {
 		info.blockCells = make([]uint64, (n+kernels.Block-1)/kernels.Block)
 		for id := range uint32(n) {

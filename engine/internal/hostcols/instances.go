@@ -228,6 +228,7 @@ func NewNameIndex(host, node []string) NameIndex {
 	for i, h := range host {
 		lower[i] = strings.ToLower(h)
 	}
+	keys := nameKeys(func(id uint32) string { return lower[id] }, host, node)
 	sorted := func(byKey func(a, b uint32) int) []uint32 {
 		inOrder := true
 		for i := 1; i < n && inOrder; i++ {
@@ -245,19 +246,31 @@ func NewNameIndex(host, node []string) NameIndex {
 		slices.SortFunc(ids, func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) })
 		return ids
 	}
-	x := NameIndex{
-		n:       n,
-		byLower: sorted(func(a, b uint32) int { return strings.Compare(lower[a], lower[b]) }),
-		byNode:  sorted(func(a, b uint32) int { return strings.Compare(node[a], node[b]) }),
-		byHostNode: sorted(func(a, b uint32) int {
+	x := NameIndex{n: n, byLower: sorted(keys[0]), byNode: sorted(keys[1]), byHostNode: sorted(keys[2])}
+	x.share()
+	return x
+}
+
+// nameKeys are the comparisons of the three orders, byLower's, byNode's
+// and byHostNode's, of hosts with the given names (lower: an id's
+// lowercased host name).
+func nameKeys(lower func(uint32) string, host, node []string) [3]func(a, b uint32) int {
+	return [3]func(a, b uint32) int{
+		func(a, b uint32) int { return strings.Compare(lower(a), lower(b)) },
+		func(a, b uint32) int { return strings.Compare(node[a], node[b]) },
+		func(a, b uint32) int {
 			if c := strings.Compare(host[a], host[b]); c != 0 {
 				return c
 			}
 			return strings.Compare(node[a], node[b])
-		}),
+		},
 	}
-	// Where nodes are named as their hosts and names are lowercase (the
-	// common cloud), the three orders are one: share it (read-only).
+}
+
+// share makes equal orders one slice: where nodes are named as their
+// hosts and names are lowercase (the common cloud), the three orders are
+// one (read-only).
+func (x *NameIndex) share() {
 	if x.byNode != nil && slices.Equal(x.byNode, x.byLower) {
 		x.byNode = x.byLower
 	}
@@ -268,6 +281,69 @@ func NewNameIndex(host, node []string) NameIndex {
 	case slices.Equal(x.byHostNode, x.byNode):
 		x.byHostNode = x.byNode
 	}
+}
+
+// DeriveNameIndex builds the index NewNameIndex(host, node) builds, from
+// prev, the index of a host list the new one keeps in order: new host i
+// is prev's host old[i] (-1: a host prev does not hold), the ids old
+// holds increasing. Each order is prev's with its ids renumbered and
+// those of the hosts left out dropped (still sorted: renumbering keeps
+// the order among equal keys), and the new hosts, sorted, merged in by
+// binary search: no sort of the whole list, and a lowercased name only
+// where a search probes. When old is not increasing it is NewNameIndex.
+func DeriveNameIndex(prev *NameIndex, old []int32, host, node []string) NameIndex {
+	n := len(host)
+	newOf := make([]int32, prev.n) // prev id -> new id, -1: left out
+	for i := range newOf {
+		newOf[i] = -1
+	}
+	var added []uint32
+	last := int32(-1)
+	for i, o := range old {
+		switch {
+		case o < 0:
+			added = append(added, uint32(i))
+		case o <= last || int(o) >= prev.n:
+			return NewNameIndex(host, node)
+		default:
+			newOf[o], last = int32(i), o
+		}
+	}
+	lower := func(id uint32) string { return strings.ToLower(host[id]) }
+	keys := nameKeys(lower, host, node)
+	derive := func(order []uint32, byKey func(a, b uint32) int) []uint32 {
+		byID := func(a, b uint32) int { return cmp.Or(byKey(a, b), cmp.Compare(a, b)) }
+		kept := make([]uint32, 0, n)
+		for k := range prev.n {
+			p := uint32(k)
+			if order != nil {
+				p = order[k]
+			}
+			if id := newOf[p]; id >= 0 {
+				kept = append(kept, uint32(id))
+			}
+		}
+		ids := kept
+		if len(added) > 0 {
+			slices.SortFunc(added, byID)
+			ids = make([]uint32, 0, n)
+			from := 0
+			for _, a := range added {
+				at := from + sort.Search(len(kept)-from, func(j int) bool { return byID(kept[from+j], a) > 0 })
+				ids = append(append(ids, kept[from:at]...), a)
+				from = at
+			}
+			ids = append(ids, kept[from:]...)
+		}
+		for i, id := range ids {
+			if id != uint32(i) {
+				return ids
+			}
+		}
+		return nil // the identity
+	}
+	x := NameIndex{n: n, byLower: derive(prev.byLower, keys[0]), byNode: derive(prev.byNode, keys[1]), byHostNode: derive(prev.byHostNode, keys[2])}
+	x.share()
 	return x
 }
 

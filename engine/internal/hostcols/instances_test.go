@@ -2,6 +2,7 @@ package hostcols
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -533,4 +534,108 @@ func randomUUID(r *rand.Rand) string {
 		k[i] = byte(r.Uint32())
 	}
 	return k.String()
+}
+
+// TestDeriveNameIndex checks DeriveNameIndex against NewNameIndex of the
+// same names: for host lists drawn with duplicate names, names differing
+// in case only, nodes named as their hosts or not, lists in name order or
+// not, a derived list keeps prev's hosts in order but for some left out
+// and appends new ones (as a Store's rebuilds do; none left out and none
+// added, as an aggregate change), and a list reordered falls back. Every
+// order is the built one, nil where the identity, shared where equal.
+func TestDeriveNameIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	name := func(sorted bool, i int) string {
+		if sorted {
+			return fmt.Sprintf("h%05d", i)
+		}
+		s := []string{"a", "B", "b", "c", "A", "d"}[rng.IntN(6)]
+		return s + fmt.Sprint(rng.IntN(8))
+	}
+	same := func(a, b []uint32) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	derived := 0
+	for round := range 400 {
+		n := rng.IntN(60)
+		sorted, ownNodes := round%3 == 0, round%2 == 1
+		host, node := make([]string, n), make([]string, n)
+		for i := range host {
+			host[i] = name(sorted, i)
+			node[i] = host[i]
+			if ownNodes && rng.IntN(2) == 0 {
+				node[i] = name(false, i)
+			}
+		}
+		prev := NewNameIndex(host, node)
+		var newHost, newNode []string
+		var old []int32
+		for i := range host {
+			if round%5 == 4 || rng.IntN(6) > 0 { // round%5 == 4: keep all
+				newHost, newNode, old = append(newHost, host[i]), append(newNode, node[i]), append(old, int32(i))
+			}
+		}
+		if round%5 != 4 {
+			for k := range rng.IntN(5) {
+				h := name(sorted, n+k)
+				newHost, newNode, old = append(newHost, h), append(newNode, h), append(old, -1)
+			}
+		}
+		if round%17 == 0 && len(old) > 1 && old[0] >= 0 && old[1] >= 0 { // reordered: the fallback
+			newHost[0], newHost[1], newNode[0], newNode[1], old[0], old[1] = newHost[1], newHost[0], newNode[1], newNode[0], old[1], old[0]
+		} else {
+			derived++
+		}
+		got, want := DeriveNameIndex(&prev, old, newHost, newNode), NewNameIndex(newHost, newNode)
+		if got.n != want.n || !slices.Equal(got.byLower, want.byLower) || !slices.Equal(got.byNode, want.byNode) || !slices.Equal(got.byHostNode, want.byHostNode) {
+			t.Fatalf("round %d: derived %+v, built %+v (hosts %q nodes %q, old %v)", round, got, want, newHost, newNode, old)
+		}
+		for _, o := range [][2][]uint32{{got.byLower, want.byLower}, {got.byNode, want.byNode}, {got.byHostNode, want.byHostNode}} {
+			if (o[0] == nil) != (o[1] == nil) {
+				t.Fatalf("round %d: an order elided in one index only", round)
+			}
+		}
+		if same(got.byNode, got.byLower) != same(want.byNode, want.byLower) || same(got.byHostNode, got.byLower) != same(want.byHostNode, want.byLower) ||
+			same(got.byHostNode, got.byNode) != same(want.byHostNode, want.byNode) {
+			t.Fatalf("round %d: orders shared differently", round)
+		}
+	}
+	if derived < 300 {
+		t.Fatalf("only %d rounds derived", derived)
+	}
+}
+
+// BenchmarkNameIndex builds the name index of 50,000 hosts and one added
+// to them, from scratch (build=new) and from the index before the
+// addition (build=derived): with names in order but for one (a first
+// added host named out of order), and with names in no order (hosts
+// listed as a database lists them, named by their FQDN).
+func BenchmarkNameIndex(b *testing.B) {
+	const n = 50000
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, names := range []string{"sorted", "random"} {
+		host := make([]string, n)
+		for i := range host {
+			host[i] = fmt.Sprintf("compute-%05d", i)
+			if names == "random" {
+				host[i] = fmt.Sprintf("node-%08x.example.net", rng.Uint32())
+			}
+		}
+		host[0] = "added-0"
+		prev := NewNameIndex(host, host)
+		next := append(slices.Clone(host), "added-1")
+		old := make([]int32, n+1)
+		for i := range n {
+			old[i] = int32(i)
+		}
+		old[n] = -1
+		b.Run(fmt.Sprintf("names=%s/hosts=%d/build=new", names, n), func(b *testing.B) {
+			for b.Loop() {
+				NewNameIndex(next, next)
+			}
+		})
+		b.Run(fmt.Sprintf("names=%s/hosts=%d/build=derived", names, n), func(b *testing.B) {
+			for b.Loop() {
+				DeriveNameIndex(&prev, old, next, next)
+			}
+		})
+	}
 }
