@@ -79,21 +79,23 @@ func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instance
 		}
 		x.start[nid+1] = i
 	}
-	keys, odd, oddUUID := x.uuids.keys, x.uuids.odd, x.uuids.oddUUID
-	// Sorted as two big-endian words and the entry (the order of the
-	// keys' bytes, then of entries), only while building: integer
-	// comparisons rather than a byte comparison per step.
-	sorted := make([]sortKey, 0, total-len(odd))
-	for i := range int32(total) {
-		if !x.uuids.isOdd(i) {
-			k := &keys[i]
-			sorted = append(sorted, sortKey{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:]), i})
+	odd, oddUUID := x.uuids.odd, x.uuids.oddUUID
+	byKey, ok := x.deriveByKey(prev, from)
+	if !ok {
+		// Sorted as two big-endian words and the entry (the order of the
+		// keys' bytes, then of entries), only while building: integer
+		// comparisons rather than a byte comparison per step.
+		sorted := make([]sortKey, 0, total-len(odd))
+		for i := range int32(total) {
+			if !x.uuids.isOdd(i) {
+				sorted = append(sorted, x.sortKeyOf(i))
+			}
 		}
-	}
-	sortKeys(sorted)
-	byKey := make([]int32, len(sorted))
-	for j, k := range sorted {
-		byKey[j] = k.i
+		sortKeys(sorted)
+		byKey = make([]int32, len(sorted))
+		for j, k := range sorted {
+			byKey[j] = k.i
+		}
 	}
 	x.byKey = newPackedInts(byKey, int32(total-1))
 	x.byOdd = make([]int32, len(odd))
@@ -104,6 +106,71 @@ func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instance
 		return cmp.Or(strings.Compare(oddUUID[a], oddUUID[b]), cmp.Compare(odd[a], odd[b]))
 	})
 	return x
+}
+
+// sortKeyOf is entry i's key as two big-endian words and the entry.
+func (x *Instances) sortKeyOf(i int32) sortKey {
+	k := &x.uuids.keys[i]
+	return sortKey{binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:]), i}
+}
+
+// deriveByKey returns x's byKey order (its uuids and start set) from
+// prev's, when the names whose lists x copied from prev (from(nid) >= 0)
+// keep prev's order: prev's order with the entries of those lists
+// renumbered (still in order among equal keys) and the others dropped,
+// and x's other entries, sorted, merged in by binary search. It reports
+// false (nothing done) without prev, or when the copied names are not
+// in prev's order.
+func (x *Instances) deriveByKey(prev *Instances, from func(nid int) int32) ([]int32, bool) {
+	if prev == nil {
+		return nil, false
+	}
+	entry := make([]int32, len(prev.uuids.keys)) // prev's entry -> x's, -1: not copied
+	for i := range entry {
+		entry[i] = -1
+	}
+	var added []sortKey
+	last := int32(-1)
+	for nid := range len(x.start) - 1 {
+		lo, hi := x.start[nid], x.start[nid+1]
+		o := from(nid)
+		if o < 0 {
+			for i := lo; i < hi; i++ {
+				if !x.uuids.isOdd(i) {
+					added = append(added, x.sortKeyOf(i))
+				}
+			}
+			continue
+		}
+		if o <= last {
+			return nil, false
+		}
+		last = o
+		for i := prev.start[o]; i < prev.start[o+1]; i++ {
+			entry[i] = lo + i - prev.start[o]
+		}
+	}
+	kept := make([]int32, 0, prev.byKey.len()+len(added))
+	for j := range prev.byKey.len() {
+		if e := entry[prev.byKey.get(j)]; e >= 0 {
+			kept = append(kept, e)
+		}
+	}
+	if len(added) == 0 {
+		return kept, true
+	}
+	sortKeys(added)
+	byKey := make([]int32, 0, len(kept)+len(added))
+	before := func(a, b sortKey) bool {
+		return a.hi < b.hi || a.hi == b.hi && (a.lo < b.lo || a.lo == b.lo && a.i < b.i)
+	}
+	from0 := 0
+	for _, a := range added {
+		at := from0 + sort.Search(len(kept)-from0, func(j int) bool { return before(a, x.sortKeyOf(kept[from0+j])) })
+		byKey = append(append(byKey, kept[from0:at]...), a.i)
+		from0 = at
+	}
+	return append(byKey, kept[from0:]...), true
 }
 
 // Of returns host name nid's instances, in a new slice.

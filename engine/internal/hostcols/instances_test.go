@@ -479,7 +479,9 @@ func TestSortKeys(t *testing.T) {
 // TestDeriveInstances checks that an index derived from another (some
 // names' lists copied from names of it, in any order, the others given)
 // equals the one NewInstances builds from every list, with odd text among
-// the copied entries and among the given ones.
+// the copied entries and among the given ones. Half the rounds have a
+// rebuild's shape (the copied names in prev's order), where the uuid
+// order is prev's renumbered with the new entries merged in.
 func TestDeriveInstances(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	uuid := func() string { return randomUUID(r) }
@@ -496,34 +498,63 @@ func TestDeriveInstances(t *testing.T) {
 		}
 		return us
 	}
-	copied := 0
-	for round := range 50 {
+	copied, inOrder := 0, 0
+	for round := range 100 {
 		prevLists := make([][]string, r.IntN(200))
 		for nid := range prevLists {
 			prevLists[nid] = list()
+			if nid > 0 && r.IntN(8) == 0 { // an instance listed on two names
+				prevLists[nid] = append(prevLists[nid], prevLists[r.IntN(nid)]...)
+			}
 		}
 		prev := NewInstances(prevLists)
-		lists := make([][]string, r.IntN(200))
-		given := make([][]string, len(lists)) // nil where copied: not read
-		same := make([]int32, len(lists))
-		for nid := range lists {
-			same[nid] = -1
-			if len(prevLists) > 0 && r.IntN(3) > 0 {
-				same[nid] = int32(r.IntN(len(prevLists)))
-				lists[nid] = prevLists[same[nid]]
-				copied++
-				continue
+		var lists, given [][]string // given: nil where copied (not read)
+		var same []int32
+		if round%2 == 0 {
+			// A rebuild's shape: prev's names kept in order (some left
+			// out, some with new lists), new names among them.
+			for o := range prevLists {
+				switch k := r.IntN(8); {
+				case k == 0: // left out
+				case k == 1: // a new list (a commit changed it)
+					l := append(slices.Clone(prevLists[o]), uuid())
+					lists, given, same = append(lists, l), append(given, l), append(same, -1)
+				default:
+					lists, given, same = append(lists, prevLists[o]), append(given, nil), append(same, int32(o))
+					copied++
+				}
+				if r.IntN(10) == 0 { // a new name, one of its uuids another's
+					l := list()
+					if len(lists) > 1 && len(lists[0]) > 0 {
+						l = append(l, lists[0][0])
+					}
+					lists, given, same = append(lists, l), append(given, l), append(same, -1)
+				}
 			}
-			lists[nid] = list()
-			given[nid] = lists[nid]
+			inOrder++
+		} else {
+			lists = make([][]string, r.IntN(200))
+			given = make([][]string, len(lists))
+			same = make([]int32, len(lists))
+			for nid := range lists {
+				same[nid] = -1
+				if len(prevLists) > 0 && r.IntN(3) > 0 {
+					same[nid] = int32(r.IntN(len(prevLists)))
+					lists[nid] = prevLists[same[nid]]
+					copied++
+					continue
+				}
+				lists[nid] = list()
+				given[nid] = lists[nid]
+			}
 		}
 		got, want := DeriveInstances(&prev, same, given), NewInstances(lists)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: the derived index differs from a build's", round)
 		}
 	}
-	if copied < 1000 {
-		t.Fatalf("%d lists copied: want most", copied)
+	if copied < 2000 || inOrder < 50 {
+		t.Fatalf("%d lists copied, %d rounds in a rebuild's shape: want most", copied, inOrder)
 	}
 }
 
