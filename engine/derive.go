@@ -19,10 +19,10 @@ import (
 // instance list where the host is its name's only node and the Store
 // committed no instance on it, and deleted none, since the replaced
 // snapshot was built (hostcols.DeriveInstances copies those lists' parsed
-// uuids). The name index's orders are prev's, renumbered, with the new
-// hosts merged in (hostcols.DeriveNameIndex). The rest is built as
-// NewSnapshot builds it: the names, the instance index's order, the
-// classes' metadata, the shards.
+// uuids, and takes its uuid order from prev's). The name index's orders
+// are prev's, renumbered, with the new hosts merged in
+// (hostcols.DeriveNameIndex). The rest is built as NewSnapshot builds
+// it: the names, the classes' metadata, the shards.
 
 // derivation is what a rebuild hands newSnapshot from the snapshot it
 // replaces.
