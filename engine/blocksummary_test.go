@@ -108,6 +108,49 @@ func extremeOf(xs []float64, ats *[extremes]uint16, n uint8, words []uint64) (fl
 	return xs[ats[i]], true
 }
 
+// TestSummarizeInts checks the integer path of summarize (Ints and
+// Clamped columns) against the float path on the same values: blocks of
+// every size up to a few words, with ties, negative values (clamped at 0
+// in a Clamped column) and the int32 extremes.
+func TestSummarizeInts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 9))
+	for round := range 3000 {
+		m := 1 + rng.IntN(200)
+		if round%7 == 0 {
+			m = kernels.Block
+		}
+		xs := make([]int32, m)
+		distinct := 1 + rng.IntN(40)
+		for i := range xs {
+			switch k := rng.IntN(20); {
+			case k == 0:
+				xs[i] = math.MinInt32
+			case k == 1:
+				xs[i] = math.MaxInt32
+			case k < 8:
+				xs[i] = int32(rng.IntN(distinct)) - int32(distinct/3) // ties, some negative
+			default:
+				xs[i] = rng.Int32() - math.MaxInt32/2
+			}
+		}
+		for _, clamped := range []bool{false, true} {
+			col, floats := kernels.Ints(xs), make([]float64, m)
+			for i, x := range xs {
+				floats[i] = float64(x)
+				if clamped {
+					floats[i] = float64(max(x, 0))
+				}
+			}
+			if clamped {
+				col = kernels.Clamped(xs)
+			}
+			if got, want := summarize(col), summarize(kernels.Floats(floats)); got != want {
+				t.Fatalf("round %d (clamped %v): the integer path's %+v, the float path's %+v", round, clamped, got, want)
+			}
+		}
+	}
+}
+
 // BenchmarkSummarize summarises one block of a usage column (int32, the
 // kind a compaction summarises again for the blocks it changed).
 func BenchmarkSummarize(b *testing.B) {

@@ -117,44 +117,96 @@ func fromOrderKey(k uint64) float64 {
 
 // summarize returns the summary of xs (a block's raw values).
 func summarize(xs kernels.Col) blockSummary {
-	var s blockSummary
-	// The orderKeys of top's values, and the complements of bottom's
-	// (the smallest values have the largest complements).
-	var topK, botK [extremes]uint64
-	n := 0
-	// Once both lists are full, a value enters one only if it is at
-	// least the float of the list's last key (as orderKey orders
-	// floats, but for -0 against +0): most values are ruled out by two
-	// float comparisons, without their keys.
-	topMin, botMax := math.Inf(-1), math.Inf(1)
+	if ints, floor, ok := xs.Int32s(); ok {
+		return summarizeInts(ints, floor)
+	}
+	e := newExtremes()
 	var buf [64]float64
 	for base := 0; base < xs.Len(); base += 64 {
 		for i, x := range xs.Chunk(base, &buf) {
-			if x < topMin && x > botMax {
+			if x < e.topMin && x > e.botMax {
 				continue
 			}
 			if x != x {
 				nan := math.NaN()
 				return blockSummary{lo: nan, hi: nan}
 			}
-			k, at := orderKey(x), uint16(base+i)
-			if n < extremes || k > topK[extremes-1] {
-				insertKey(&topK, &s.top, n, k, at)
-			}
-			if n < extremes || ^k > botK[extremes-1] {
-				insertKey(&botK, &s.bottom, n, ^k, at)
-			}
-			if n = min(n+1, extremes); n == extremes {
-				topMin, botMax = fromOrderKey(topK[extremes-1]), fromOrderKey(^botK[extremes-1])
-			}
+			e.add(orderKey(x), uint16(base+i))
 		}
 	}
-	if n == 0 {
+	return e.summary()
+}
+
+// summarizeInts is summarize of the column of float64(max(x, floor)) for
+// x in xs: in integers, which compare as their floats do, and without a
+// NaN.
+func summarizeInts(xs []int32, floor int32) blockSummary {
+	e := newExtremes()
+	i := 0
+	for ; i < len(xs) && !e.add(orderKey(float64(max(xs[i], floor))), uint16(i)); i++ {
+	}
+	if i == len(xs) {
+		return e.summary()
+	}
+	topMin, botMax := int32(e.topMin), int32(e.botMax)
+	for i++; i < len(xs); i++ {
+		if x := max(xs[i], floor); x >= topMin || x <= botMax {
+			e.add(orderKey(float64(x)), uint16(i))
+			topMin, botMax = int32(e.topMin), int32(e.botMax)
+		}
+	}
+	return e.summary()
+}
+
+// extremesOf gathers a block's largest and smallest values, by their
+// orderKeys, into a blockSummary.
+//
+// Invariants: the first n (at most extremes) entries of topK hold the
+// orderKeys of the largest values added, largest first, those of s.top
+// their offsets; botK and s.bottom the complements of the smallest
+// (the smallest values have the largest complements); topMin and botMax
+// are -Inf and +Inf until both lists are full, then the floats of
+// their last keys: a value below topMin and above botMax enters neither
+// (as orderKey orders floats, but for -0 against +0, which compare
+// equal), so a caller rules most values out with two comparisons,
+// without their keys.
+type extremesOf struct {
+	s              blockSummary
+	topK, botK     [extremes]uint64
+	n              int
+	topMin, botMax float64
+}
+
+// newExtremes returns an empty extremesOf.
+func newExtremes() extremesOf {
+	return extremesOf{topMin: math.Inf(-1), botMax: math.Inf(1)}
+}
+
+// add takes in the value of key k at offset at, and reports whether
+// both lists are full (topMin and botMax then hold their floats).
+func (e *extremesOf) add(k uint64, at uint16) bool {
+	if e.n < extremes || k > e.topK[extremes-1] {
+		insertKey(&e.topK, &e.s.top, e.n, k, at)
+	}
+	if e.n < extremes || ^k > e.botK[extremes-1] {
+		insertKey(&e.botK, &e.s.bottom, e.n, ^k, at)
+	}
+	if e.n = min(e.n+1, extremes); e.n == extremes {
+		e.topMin, e.botMax = fromOrderKey(e.topK[extremes-1]), fromOrderKey(^e.botK[extremes-1])
+		return true
+	}
+	return false
+}
+
+// summary is the summary of the values added.
+func (e *extremesOf) summary() blockSummary {
+	if e.n == 0 {
 		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	}
-	s.nTop = uint8(n)
-	s.lo, s.hi = fromOrderKey(^botK[0]), fromOrderKey(topK[0])
-	s.cnst = topK[0] == ^botK[0]
+	s := e.s
+	s.nTop = uint8(e.n)
+	s.lo, s.hi = fromOrderKey(^e.botK[0]), fromOrderKey(e.topK[0])
+	s.cnst = e.topK[0] == ^e.botK[0]
 	return s
 }
 

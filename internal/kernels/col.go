@@ -146,3 +146,13 @@ func (c Col) Slice(lo, hi int) Col {
 	c.n = hi - lo
 	return c
 }
+
+// Int32s returns, for a column of int32 values (Ints, Clamped), the
+// values and the floor its elements are clamped at: element i is
+// float64(max(xs[i], floor)). ok is false for the other kinds.
+func (c *Col) Int32s() (xs []int32, floor int32, ok bool) {
+	if c.kind != colInts {
+		return nil, 0, false
+	}
+	return c.i[:c.n], c.min, true
+}
