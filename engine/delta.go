@@ -24,8 +24,8 @@ import (
 //
 // Invariants: ids is sorted and holds distinct ids, res[i] is ids[i]'s
 // usage; so for recent (nil, or empty: no entry), whose fresh counts its
-// ids the base does not hold. A usageDelta and its runs are never modified once
-// its snapshot is published: a commit derives a new one.
+// ids the base does not hold. A usageDelta and its runs are never
+// modified once its snapshot is published: a commit derives a new one.
 type usageDelta struct {
 	ids    []uint32
 	res    []hostRes
