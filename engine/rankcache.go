@@ -27,9 +27,10 @@ import (
 // the ids of the shards it was computed from (shard.id: a shard's columns
 // never change once published, and a copy gets a new id), so a shard of a
 // later snapshot with one of those ids is that shard, whose columns are
-// what they were; the entry keeps no shard alive. An entry's weights are never modified once stored (only its
-// bookkeeping: readers, eviction); a batch that weighs some shards afresh
-// stores a new entry in place of the old one.
+// what they were; the entry keeps no shard alive. An entry's weights are
+// never modified once stored (only its bookkeeping: readers, eviction); a
+// batch that weighs some shards afresh stores a new entry in place of the
+// old one.
 //
 // Keeping a rescoring copies the weights of the shards it weighed (8
 // bytes a host): on the realistic stream those copies were most of the
