@@ -91,9 +91,10 @@ func (rk *denseRanker) rescoreAll() {
 }
 
 // weigh sets shard k's hosts' weights (score) with Nova's operations. A
-// sparse weigher whose default lies at its lower bound adds 0 to every
-// host but the sparse ones: its pass is left out (a weight is never -0,
-// so adding a zero leaves it as it is).
+// sparse weigher whose term on the hosts holding its default is 0
+// (sparseTerm: its default at its lower bound) adds 0 to every host but
+// the sparse ones: its pass is left out (a weight is never -0, so adding
+// a zero leaves it as it is). weighTerms leaves out what this leaves out.
 func (rk *denseRanker) weigh(k int, score []float64) {
 	s := rk.v.snap()
 	sh := s.shards[k]
@@ -102,7 +103,7 @@ func (rk *denseRanker) weigh(k int, score []float64) {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
 		case lo == hi:
-		case sparseWeigher(w) && sparseDefault(w)-lo == 0:
+		case sparseWeigher(w) && sparseTerm(w, lo, hi) == 0:
 		case s.mults.uniform(w):
 			kernels.AccumulateScalar(score, rk.col(k, w), s.mults.base[w], lo, hi-lo)
 		default:
