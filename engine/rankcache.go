@@ -158,25 +158,23 @@ type scoreEntry struct {
 	evicted bool
 }
 
-// matches reports whether e was computed under rk's weighers and bounds
+// matches reports whether e was computed under o's weighers and bounds
 // (their weighTerms, bit for bit: a signed zero or a NaN bound weighs as
 // itself), MetricsWeigher column and multiplier summary.
-func (e *scoreEntry) matches(rk *denseRanker) bool {
-	if e.metrics != rk.metrics || e.mults != rk.v.snap().mults {
-		return false
-	}
-	var buf [numWeighers]weighTerm
-	return slices.Equal(e.terms, rk.weighTerms(buf[:0]))
+func (e *scoreEntry) matches(o *scoreEntry) bool {
+	return e.metrics == o.metrics && e.mults == o.mults && slices.Equal(e.terms, o.terms)
 }
 
 // lookup returns the entry computed under rk's weighers and bounds (nil:
 // none), made the most recently used. The caller reads it until it calls
 // release.
 func (c *scoreCache) lookup(rk *denseRanker) *scoreEntry {
+	var buf [numWeighers]weighTerm
+	probe := scoreEntry{mults: rk.v.snap().mults, metrics: rk.metrics, terms: rk.weighTerms(buf[:0])}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
-		if e.matches(rk) {
+		if e.matches(&probe) {
 			c.entries = append(slices.Delete(c.entries, i, i+1), e)
 			e.readers++
 			return e
@@ -260,7 +258,7 @@ func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 		b.refs++
 	}
 	c.entries = slices.DeleteFunc(c.entries, func(o *scoreEntry) bool {
-		if o.matches(rk) {
+		if o.matches(e) {
 			c.evictLocked(o)
 			return true
 		}
