@@ -150,7 +150,7 @@ func (x *Instances) deriveByKey(prev *Instances, from func(nid int) int32) ([]in
 			entry[i] = lo + i - prev.start[o]
 		}
 	}
-	kept := make([]int32, 0, prev.byKey.len()+len(added))
+	kept := make([]int32, 0, prev.byKey.len())
 	for j := range prev.byKey.len() {
 		if e := entry[prev.byKey.get(j)]; e >= 0 {
 			kept = append(kept, e)
@@ -160,17 +160,29 @@ func (x *Instances) deriveByKey(prev *Instances, from func(nid int) int32) ([]in
 		return kept, true
 	}
 	sortKeys(added)
-	byKey := make([]int32, 0, len(kept)+len(added))
-	before := func(a, b sortKey) bool {
-		return a.hi < b.hi || a.hi == b.hi && (a.lo < b.lo || a.lo == b.lo && a.i < b.i)
+	entries := make([]int32, len(added))
+	for j, a := range added {
+		entries[j] = a.i
 	}
-	from0 := 0
+	return mergeSorted(kept, entries, func(a, b int32) bool {
+		ka, kb := x.sortKeyOf(a), x.sortKeyOf(b)
+		return ka.hi < kb.hi || ka.hi == kb.hi && (ka.lo < kb.lo || ka.lo == kb.lo && ka.i < kb.i)
+	}), true
+}
+
+// mergeSorted returns the elements of kept and added, each sorted by less
+// (a strict order under which no two of them are equal), in one sorted
+// slice, finding each of added's places in kept by binary search: for a
+// few added to many kept (a rebuild's new hosts), without a sort of all.
+func mergeSorted[T any](kept, added []T, less func(a, b T) bool) []T {
+	out := make([]T, 0, len(kept)+len(added))
+	from := 0
 	for _, a := range added {
-		at := from0 + sort.Search(len(kept)-from0, func(j int) bool { return before(a, x.sortKeyOf(kept[from0+j])) })
-		byKey = append(append(byKey, kept[from0:at]...), a.i)
-		from0 = at
+		at := from + sort.Search(len(kept)-from, func(j int) bool { return less(a, kept[from+j]) })
+		out = append(append(out, kept[from:at]...), a)
+		from = at
 	}
-	return append(byKey, kept[from0:]...), true
+	return append(out, kept[from:]...)
 }
 
 // Of returns host name nid's instances, in a new slice.
@@ -393,14 +405,7 @@ func DeriveNameIndex(prev *NameIndex, old []int32, host, node []string) NameInde
 		ids := kept
 		if len(added) > 0 {
 			slices.SortFunc(added, byID)
-			ids = make([]uint32, 0, n)
-			from := 0
-			for _, a := range added {
-				at := from + sort.Search(len(kept)-from, func(j int) bool { return byID(kept[from+j], a) > 0 })
-				ids = append(append(ids, kept[from:at]...), a)
-				from = at
-			}
-			ids = append(ids, kept[from:]...)
+			ids = mergeSorted(kept, added, func(a, b uint32) bool { return byID(a, b) < 0 })
 		}
 		for i, id := range ids {
 			if id != uint32(i) {
