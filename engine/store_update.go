@@ -172,8 +172,9 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // built (host ids are dense and aggregates are resolved per host), derived
 // from the current one (derive.go: only the new hosts are parsed), outside
 // the store's mutex: commits go on while it builds (see rebuild). Plans
-// made before it are re-checked host by host, by name. It returns the new version. The Store keeps the hosts (see
-// NewStore): the caller must not change them afterwards.
+// made before it are re-checked host by host, by name. It returns the new
+// version. The Store keeps the hosts (see NewStore): the caller must not
+// change them afterwards.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
 		old := keepAll(len(c.Hosts))
