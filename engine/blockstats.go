@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -43,8 +44,11 @@ func (rk *denseRanker) words(q int) []uint64 {
 // are one value or hosts among those holding its largest (and smallest)
 // values are candidates, else the kernel over the candidates whose
 // columns hold their raw values; then the exceptions (the overlay's and
-// sparse hosts), one by one.
-func (rk *denseRanker) restat(q int) {
+// sparse hosts), one by one. It computes them for weigher act[only]
+// alone when only >= 0, else for every weigher but, when skipLazy, the
+// lazy ones (lazybounds.go); a lazy weigher's statistics it computes are
+// exact.
+func (rk *denseRanker) restat(q, only int, skipLazy bool) {
 	_, off, m := rk.block(q)
 	k := q / blocksPerShard
 	words := rk.words(q)
@@ -76,6 +80,10 @@ func (rk *denseRanker) restat(q int) {
 		}
 	}
 	for a, w := range rk.act {
+		lazy := rk.lazy != nil && rk.lazy[a]
+		if only >= 0 && a != only || skipLazy && lazy {
+			continue
+		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		// A weigher whose minval is 0 takes 0 as its lower bound (bounds):
 		// only its maximum is needed, so only the host holding the
@@ -113,6 +121,9 @@ func (rk *denseRanker) restat(q int) {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
+		if lazy {
+			rk.exact[a][q] = true
+		}
 	}
 }
 
@@ -150,11 +161,23 @@ func fullWord(n int) uint64 {
 
 // restatAll recomputes the statistics of the stale blocks, those of
 // different shards in parallel when they are many (the first instance).
+// When they are many, the lazy weighers' leaves are seeded with bounds
+// instead (seed), which bounds refines where it needs to.
 func (rk *denseRanker) restatAll() {
 	if len(rk.stale) < rk.nb/2 {
 		for _, q := range rk.stale {
-			rk.restat(int(q))
+			rk.restat(int(q), -1, false)
 		}
+		return
+	}
+	seed := rk.lazy != nil
+	if seed && !slices.Contains(rk.lazy, false) {
+		// Only lazy weighers: seeding reads a summary per block and
+		// weigher, too little to share out.
+		for _, q := range rk.stale {
+			rk.seed(int(q))
+		}
+		rk.seedExceptions()
 		return
 	}
 	// Each shard's blocks are restated by one goroutine (restat writes
@@ -163,11 +186,17 @@ func (rk *denseRanker) restatAll() {
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), rk.v.snap().n, func(k int) error {
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			if rk.isStale[q] {
-				rk.restat(q)
+				if seed {
+					rk.seed(q)
+				}
+				rk.restat(q, -1, seed)
 			}
 		}
 		return nil
 	})
+	if seed {
+		rk.seedExceptions()
+	}
 }
 
 // bounds brings the trees up to date with the stale blocks' statistics
@@ -180,6 +209,7 @@ func (rk *denseRanker) restatAll() {
 func (rk *denseRanker) bounds() (changed, sparseOnly bool) {
 	rebuild := len(rk.stale) > rk.nb/8
 	sparseOnly = true
+	rk.refines = 0
 	for a, w := range rk.act {
 		var lo float64
 		if minvalZero(w) {
@@ -188,6 +218,9 @@ func (rk *denseRanker) bounds() (changed, sparseOnly bool) {
 			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
 		}
 		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
+		if rk.lazy != nil && rk.lazy[a] {
+			lo, hi = rk.refine(a)
+		}
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {
 			if !sparseWeigher(w) || math.Float64bits(sparseTerm(w, lo, hi)) != math.Float64bits(sparseTerm(w, rk.lo[a], rk.hi[a])) {
 				sparseOnly = false

@@ -56,8 +56,11 @@ import (
 // every block q not in stale, bLo[a][q]/bHi[a][q] are the minimum/maximum
 // of weigher act[a]'s raw value over q's candidates on the batch's state
 // (+Inf/-Inf without candidates), but for a weigher whose minval is 0,
-// whose bLo is at most that minimum (never read: its lo is 0); lo/hi
-// are Nova's bounds from them (lo 0 for the weighers whose minval is 0);
+// whose bLo is at most that minimum (never read: its lo is 0), and for a
+// lazy weigher's block that is not exact, at most (bLo) and at least
+// (bHi) those; lo/hi are Nova's bounds from them (lo 0 for the weighers
+// whose minval is 0), the roots of the trees after bounds has refined
+// them;
 // while valid, score[id] is
 // candidate id's weight under lo/hi for every candidate not in moved, and
 // bBest[q] (q not stale) the largest of q's candidates' weights (-Inf
@@ -90,6 +93,14 @@ type denseRanker struct {
 	// a weigher whose minval is 0 is not: its lo is 0).
 	loTree, hiTree [][]float64
 	leaves         int
+	// lazy[a] says that weigher act[a]'s leaves may be bounds rather than
+	// the statistics (lazybounds.go): a leaf q with exact[a][q] false holds
+	// at least (bHi) or at most (bLo) the statistic, from the block's
+	// summaries. nil when no weigher is lazy.
+	lazy       []bool
+	exact      [][]bool
+	refines    int // leaves refined by the current bounds
+	maxRefines int // maxRefines, or rankOptions.maxRefines
 	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
 	// search. bestAll says every leaf may have changed since it was last
 	// settled, else bestQs lists the blocks whose leaf may have.
@@ -156,6 +167,11 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 		rk.loTree[a], rk.hiTree[a] = lo, hi
 		rk.bLo[a], rk.bHi[a] = lo[rk.leaves:rk.leaves+nb:rk.leaves+nb], hi[rk.leaves:rk.leaves+nb:rk.leaves+nb]
 	}
+	rk.maxRefines = maxRefines
+	if o.maxRefines > 0 {
+		rk.maxRefines = o.maxRefines
+	}
+	rk.startLazy()
 	rk.bestTree = stats[2*nA*tree:]
 	for i := rk.leaves + nb; i < tree; i++ {
 		rk.bestTree[i] = math.Inf(-1)

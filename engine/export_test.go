@@ -42,6 +42,11 @@ type Ranking struct {
 	// SparseRefreshes, when set, counts the refreshes whose bounds moved
 	// that weighed only a soft group's hosts again.
 	SparseRefreshes *int
+	// MaxRefines, when positive, is the number of lazy leaves a refresh
+	// computes one by one before it computes the rest at once
+	// (lazybounds.go); Refines and RefineAlls, when set, count both.
+	MaxRefines          int
+	Refines, RefineAlls *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -53,14 +58,15 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, maxRefines: r.MaxRefines}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil {
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
+		r.Refines == nil && r.RefineAlls == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -92,6 +98,16 @@ func (r Ranking) options() rankOptions {
 	}
 	if n := r.SparseRefreshes; n != nil {
 		h.onSparseRefresh = func() { *n++ }
+	}
+	if r.Refines != nil || r.RefineAlls != nil {
+		h.onRefine = func(all bool) {
+			switch {
+			case all && r.RefineAlls != nil:
+				*r.RefineAlls++
+			case !all && r.Refines != nil:
+				*r.Refines++
+			}
+		}
 	}
 	if fail := r.Check; fail != nil {
 		h.afterRefresh = func(rk *denseRanker) {
@@ -179,7 +195,12 @@ func (rk *denseRanker) checkInvariants() error {
 			// A weigher whose minval is 0 keeps its maximum only: its
 			// bLo need only not exceed the candidates' minimum.
 			loOK := rk.bLo[a][q] == lo[a] || minvalZero(wi) && rk.bLo[a][q] <= lo[a]
-			if !loOK || rk.bHi[a][q] != hi[a] {
+			hiOK := rk.bHi[a][q] == hi[a]
+			if rk.lazy != nil && rk.lazy[a] && !rk.exact[a][q] {
+				// A lazy weigher's bound (lazybounds.go).
+				loOK, hiOK = rk.bLo[a][q] <= lo[a] || minvalZero(wi), rk.bHi[a][q] >= hi[a]
+			}
+			if !loOK || !hiOK {
 				return fmt.Errorf("block %d weigher %d: statistics [%v, %v], candidates' [%v, %v]", q, rk.act[a], rk.bLo[a][q], rk.bHi[a][q], lo[a], hi[a])
 			}
 		}

@@ -55,6 +55,9 @@ type rankOptions struct {
 	// noFitCache keeps the batch's resource filters from the verdicts
 	// kept across batches (fitcache.go): every pass judges its hosts.
 	noFitCache bool
+	// maxRefines, when positive, replaces the dense ranker's maxRefines
+	// (lazybounds.go).
+	maxRefines int
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -80,6 +83,10 @@ type rankHooks struct {
 	// onSparseRefresh is called when a refresh whose bounds moved weighed
 	// only the sparse hosts again (the others' weights did not move).
 	onSparseRefresh func()
+	// onRefine is called when bounds computes a lazy weigher's leaf
+	// (lazybounds.go), and with all set when it computes every bound
+	// left at once.
+	onRefine func(all bool)
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight

@@ -12,9 +12,10 @@ import (
 
 // TestRankerMatchesBaseline checks that the dense ranker (host-indexed
 // columns under a candidate mask, block statistics, rescoring only what
-// moved), with and without scaled weights, makes exactly the baseline's
-// decisions, for every weigher (metrics and soft groups included). The baseline
-// rescores every candidate for every instance, as Nova does. Every search
+// moved, lazy bounds refined one leaf at a time or all at once), with
+// and without scaled weights, makes exactly the baseline's decisions, for
+// every weigher (metrics and soft groups included). The baseline rescores
+// every candidate for every instance, as Nova does. Every search
 // of the dense ranker on its best tree is also compared with the scan
 // over the blocks it stands for.
 func TestRankerMatchesBaseline(t *testing.T) {
@@ -25,6 +26,7 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	// the dense ranker's non-column weighers.
 	metrics, required, soft := 0, 0, 0
 	violations, current, scaled, searchBestChecked := 0, "", 0, 0
+	refines, refineAlls := 0, 0
 	check := func(err error) {
 		if violations++; violations <= 5 {
 			t.Errorf("%s: %v", current, err)
@@ -57,13 +59,19 @@ func TestRankerMatchesBaseline(t *testing.T) {
 			if g := req.InstanceGroup; g != nil && (g.Policy == engine.PolicySoftAffinity || g.Policy == engine.PolicySoftAntiAffinity) && len(g.Hosts) > 0 {
 				soft++
 			}
-			for _, v := range []struct{ scaled bool }{{false}, {true}} {
-				current = fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
+			// maxRefines 1: a refresh's second lazy leaf computes every
+			// bound left (lazybounds.go).
+			for _, v := range []struct {
+				scaled     bool
+				maxRefines int
+			}{{false, 0}, {true, 0}, {false, 1}} {
+				current = fmt.Sprintf("%s/seed=%d/scaled=%v/maxRefines=%d", profile, seed, v.scaled, v.maxRefines)
 				got, gotErr := engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{
 					Scaled: &v.scaled, DenseBatches: &denseBatches,
 					Check: check, ScaledRefreshes: &scaled, SearchBestChecked: &searchBestChecked,
+					MaxRefines: v.maxRefines, Refines: &refines, RefineAlls: &refineAlls,
 				})
-				name := fmt.Sprintf("%s/seed=%d/scaled=%v", profile, seed, v.scaled)
+				name := current
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
 				}
@@ -83,9 +91,12 @@ func TestRankerMatchesBaseline(t *testing.T) {
 	if scaled == 0 {
 		t.Fatal("no refresh of the dense ranker used scaled weights")
 	}
+	if refines < cases || refineAlls == 0 {
+		t.Fatalf("the lazy bounds refined %d leaves one by one and all at once %d times in %d cases", refines, refineAlls, cases)
+	}
 	if searchBestChecked < cases {
 		t.Fatalf("only %d searches on the best tree were compared with the scan", searchBestChecked)
 	}
-	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights; %d weigh metrics (%d required), %d soft groups",
-		cases, denseBatches, scaled, metrics, required, soft)
+	t.Logf("%d cases, %d ranked by the dense ranker, %d refreshes with scaled weights; %d weigh metrics (%d required), %d soft groups; %d lazy leaves refined, %d times all at once",
+		cases, denseBatches, scaled, metrics, required, soft, refines, refineAlls)
 }

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"math"
+
+	"github.com/placer/placer/bitmap"
+
+	"github.com/placer/placer/internal/kernels"
+)
+
+// Lazy bounds. Nova's bounds are the extremes of each weigher's raw
+// values over the candidates; the block statistics give them, at the cost
+// of a pass over every block on the first instance of a batch. For a
+// column weigher the shard's block summaries already bound each block:
+// its candidates' largest raw value is at most the summary's largest over
+// all of its hosts, or an exception's (the overlay's hosts, whose values
+// are not their columns'), and their smallest at least the smallest of
+// those. So when many blocks are stale (the first instance), a column
+// weigher's leaves are seeded with those bounds (seed, seedExceptions),
+// and bounds refines the trees from the root down: while the root's leaf
+// is a bound, not the exact statistic, it computes that one leaf (restat
+// of that weigher alone) and settles. When the root is an exact leaf it
+// is the candidates' extreme, since every other leaf is at most (at least,
+// for the minimum) its block's. On the synthetic realistic stream, the
+// host holding a weigher's largest value is a candidate for most
+// requests: one block is computed instead of every block.
+//
+// A leaf restat computes (a stale block, a refined one) is exact until its
+// block is stale again; a bound stays a bound while its block is not
+// stale, as an exact statistic stays exact: nothing in the block moved.
+
+// maxRefines bounds the leaves bounds refines one by one in a refresh;
+// past it, every bound is computed in one pass (exactAll), as restatAll
+// would have: a request whose candidates lack the hosts holding the
+// largest values of a weigher finds a bound above its extreme in nearly
+// every block.
+const maxRefines = 64
+
+// lazyWeigher reports whether weigher w's leaves may be seeded with the
+// summaries' bounds: the column weighers, whose raw values the shard's
+// block summaries describe.
+func lazyWeigher(w int) bool { return colWeigher(w) }
+
+// startLazy marks the lazy weighers among the active ones.
+func (rk *denseRanker) startLazy() {
+	n := 0
+	for _, w := range rk.act {
+		if lazyWeigher(w) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+
+	rk.lazy = make([]bool, len(rk.act))
+	rk.exact = make([][]bool, len(rk.act))
+	flags := make([]bool, n*rk.nb)
+	for a, w := range rk.act {
+		if lazyWeigher(w) {
+			rk.lazy[a] = true
+			rk.exact[a], flags = flags[:rk.nb:rk.nb], flags[rk.nb:]
+		}
+	}
+}
+
+// seed sets the lazy weighers' leaves of block q to the block summaries'
+// bounds (seedExceptions then widens them by the exceptions). A column
+// weigher's raw values are never NaN (integers, and ratios validated
+// finite), but should a summary hold one, the leaf is computed exactly:
+// a bound must not be NaN (refineTree).
+func (rk *denseRanker) seed(q int) {
+	for a, w := range rk.act {
+		if !rk.lazy[a] {
+			continue
+		}
+		sum := rk.summary(w, q)
+		if sum.lo != sum.lo || sum.hi != sum.hi {
+			rk.restat(q, a, false)
+			continue
+		}
+		rk.bLo[a][q], rk.bHi[a][q] = sum.lo, sum.hi
+		rk.exact[a][q] = false
+	}
+}
+
+// seedExceptions widens the seeded bounds of the stale blocks by the
+// raw values of their exceptions that are candidates.
+func (rk *denseRanker) seedExceptions() {
+	rk.eachException(func(id uint32) {
+		q := int(id) / kernels.Block
+		if !rk.isStale[q] || rk.in[id/64]&(1<<(id%64)) == 0 {
+			return
+		}
+		for a, w := range rk.act {
+			if rk.lazy[a] && !rk.exact[a][q] {
+				x := rk.raw(w, id)
+				rk.bLo[a][q], rk.bHi[a][q] = min(rk.bLo[a][q], x), max(rk.bHi[a][q], x)
+			}
+		}
+	})
+}
+
+// refine makes the roots of lazy weigher act[a]'s trees exact and returns
+// them (lo 0 for a weigher whose minval is 0): while a root's leaf is a
+// bound, it computes that block's statistics and settles both trees.
+func (rk *denseRanker) refine(a int) (lo, hi float64) {
+	w := rk.act[a]
+	hi = rk.refineTree(a, rk.hiTree[a])
+	if minvalZero(w) {
+		return 0, hi
+	}
+	return rk.refineTree(a, rk.loTree[a]), hi
+}
+
+// refineTree refines tree, lazy weigher act[a]'s min or max tree (both
+// settled), until its root is an exact leaf's, and returns the root.
+func (rk *denseRanker) refineTree(a int, tree []float64) float64 {
+	for {
+		root := tree[1]
+		if root != root {
+			// A NaN is the extreme whatever the other leaves are (Go's min
+			// and max), and seed leaves no NaN bound: a candidate holds it.
+			return root
+		}
+		i := 1
+		for i < rk.leaves {
+			i *= 2
+			if math.Float64bits(tree[i]) != math.Float64bits(tree[i/2]) {
+				i++
+			}
+		}
+		q := i - rk.leaves
+		if q >= rk.nb || rk.exact[a][q] {
+			return root
+		}
+		all := rk.refines >= rk.maxRefines
+		if h := rk.hooks; h != nil && h.onRefine != nil {
+			h.onRefine(all)
+		}
+		if all {
+			rk.exactAll()
+			continue
+		}
+		rk.refines++
+		rk.restat(q, a, false)
+		rk.settleLeaf(a, q)
+	}
+}
+
+// exactAll computes every lazy leaf that is a bound, shards in parallel
+// (see restatAll), and rebuilds the lazy weighers' trees.
+func (rk *denseRanker) exactAll() {
+	inexact := func(q int) bool {
+		for a, lazy := range rk.lazy {
+			if lazy && !rk.exact[a][q] {
+				return true
+			}
+		}
+		return false
+	}
+	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), rk.v.snap().n, func(k int) error {
+		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
+			if inexact(q) {
+				rk.restat(q, -1, false)
+			}
+		}
+		return nil
+	})
+	for a, lazy := range rk.lazy {
+		if lazy {
+			settle(rk.hiTree[a], rk.leaves, true, nil, true)
+			if !minvalZero(rk.act[a]) {
+				settle(rk.loTree[a], rk.leaves, true, nil, false)
+			}
+		}
+	}
+}
+
+// settleLeaf settles lazy weigher act[a]'s trees after leaf q changed.
+func (rk *denseRanker) settleLeaf(a, q int) {
+	qs := [1]int32{int32(q)}
+	settle(rk.hiTree[a], rk.leaves, false, qs[:], true)
+	if !minvalZero(rk.act[a]) {
+		settle(rk.loTree[a], rk.leaves, false, qs[:], false)
+	}
+}
