@@ -41,7 +41,8 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // rescoreAll recomputes every weight with the column kernels, then those
 // of the exceptions in play (the overlay's and sparse hosts), and every
 // block's best: shard by shard, in parallel (each writes only its own
-// hosts and blocks).
+// hosts and blocks), but for the blocks holding an exception, whose best
+// waits for the exceptions' weights.
 //
 // Without scaled weights, the shards a kept full rescoring under the same
 // bounds read are copied from it (rankcache.go) rather than weighed, and
@@ -71,7 +72,9 @@ func (rk *denseRanker) rescoreAll() {
 			weighed.Add(1)
 		}
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
-			rk.best(q)
+			if !rk.hasExceptions(q) {
+				rk.best(q) // the others' once their exceptions are weighed
+			}
 		}
 		return nil
 	})
@@ -84,10 +87,35 @@ func (rk *denseRanker) rescoreAll() {
 	rk.eachException(func(id uint32) {
 		if rk.v.alive().Has(id) {
 			rk.score[id] = rk.weightOf(id)
-			rk.best(int(id) / kernels.Block)
 		}
 	})
+	for q := range rk.nb {
+		if rk.hasExceptions(q) {
+			rk.best(q)
+		}
+	}
 	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
+}
+
+// hasExceptions reports whether block q holds an exception (an overlay's
+// or sparse host), whose weight the kernels do not compute.
+func (rk *denseRanker) hasExceptions(q int) bool {
+	lo, hi := q*wordsPerBlock, min((q+1)*wordsPerBlock, len(rk.in))
+	if rk.v.overlaid() {
+		for _, w := range rk.v.overlayWords()[lo:hi] {
+			if w != 0 {
+				return true
+			}
+		}
+	}
+	if rk.sparse != nil {
+		for _, w := range rk.sparse.Words()[lo:hi] {
+			if w != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // weigh sets shard k's hosts' weights (score) with Nova's operations. A
