@@ -179,9 +179,11 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 			snap.shards[k].bornEscapes = born
 		}
 		snap.shards[k].setUsage(j, res)
+		snap.shards[k].changed = append(snap.shards[k].changed, uint16(j))
 		copied[k] |= 1 << (j / kernels.Block)
 	})
 	for k, blocks := range copied {
+		slices.Sort(snap.shards[k].changed)
 		snap.shards[k].statBlocks(blocks)
 	}
 	snap.delta = nil
@@ -193,10 +195,10 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 
 // cloneUsage copies a shard for a usage change: the consumable columns are
 // copied (into columns from r, nil: fresh ones), every other column is
-// shared.
+// shared; the copy's parent is sh, and no host has changed yet.
 func (sh *shard) cloneUsage(r *recycler) *shard {
 	c := *sh
-	c.id = newShardID()
+	c.id, c.parent, c.changed = newShardID(), sh.id, nil
 	c.freeRAM = r.cloneInts(sh.freeRAM)
 	c.freeDiskMB = r.cloneInts(sh.freeDiskMB)
 	c.vcpusUsed = r.cloneInts(sh.vcpusUsed)

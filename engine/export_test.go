@@ -32,10 +32,11 @@ type Ranking struct {
 	// FitKept and FitJudged, when set, count the resource passes over a
 	// shard that used kept verdicts and those that judged its hosts.
 	FitKept, FitJudged *int
-	// CopiedShards and WeighedShards, when set, count the shards the
-	// dense ranker's full rescorings copied from a kept rescoring and
-	// those they weighed (without scaled weights).
-	CopiedShards, WeighedShards *int
+	// CopiedShards, WeighedShards and DerivedShards, when set, count the
+	// shards the dense ranker's full rescorings copied from a kept
+	// rescoring, those they weighed and those they derived from a kept
+	// rescoring of the shard's parent (without scaled weights).
+	CopiedShards, WeighedShards, DerivedShards *int
 	// DenseBatches, when set, counts the batches ranked by the dense
 	// ranker.
 	DenseBatches *int
@@ -65,7 +66,7 @@ func (r Ranking) options() rankOptions {
 			o.scaled = 1
 		}
 	}
-	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
+	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.DerivedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
 		r.Refines == nil && r.RefineAlls == nil {
 		return o
 	}
@@ -83,13 +84,15 @@ func (r Ranking) options() rankOptions {
 			}
 		}
 	}
-	if r.CopiedShards != nil || r.WeighedShards != nil {
-		h.afterRescore = func(copied, weighed int) {
-			if r.CopiedShards != nil {
-				*r.CopiedShards += copied
-			}
-			if r.WeighedShards != nil {
-				*r.WeighedShards += weighed
+	if r.CopiedShards != nil || r.WeighedShards != nil || r.DerivedShards != nil {
+		h.afterRescore = func(copied, weighed, derived int) {
+			for _, c := range []struct {
+				n *int
+				v int
+			}{{r.CopiedShards, copied}, {r.WeighedShards, weighed}, {r.DerivedShards, derived}} {
+				if c.n != nil {
+					*c.n += c.v
+				}
 			}
 		}
 	}

@@ -74,9 +74,10 @@ type rankHooks struct {
 	// offered c, to compare with searchScan's.
 	afterSearchBest func(rk *denseRanker, c *collector, wantTies bool)
 	// afterRescore is called after every full rescoring without scaled
-	// weights with the number of shards copied from a kept rescoring and
-	// the number weighed.
-	afterRescore func(copied, weighed int)
+	// weights with the number of shards copied from a kept rescoring, the
+	// number weighed and the number derived from a kept rescoring of
+	// their parent (copied, then their changed hosts weighed).
+	afterRescore func(copied, weighed, derived int)
 	// afterFitPass is called after every resource pass that could use
 	// the verdicts kept across batches, with whether it found them.
 	afterFitPass func(kept bool)

@@ -22,6 +22,12 @@ import (
 // snapshot's delta, compactions copy the shards they cover). So a batch
 // whose bounds are those of an earlier full rescoring copies the weights
 // of every shard the two snapshots share instead of weighing them again.
+// A compaction's copy of a shard remembers its parent and the hosts whose
+// usage it set (shard.parent, shard.changed), so a kept rescoring of the
+// parent serves the copy too: its weights are copied and those hosts
+// weighed again (derivedShard), as after each compaction (every ~70
+// requests of the realistic stream) every kept rescoring's shards are
+// parents.
 //
 // The cache lives in the snapshots' lineage (lineage.go). An entry holds
 // the ids of the shards it was computed from (shard.id: a shard's columns
@@ -278,6 +284,22 @@ func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
 		return false
 	}
 	copy(score, e.scores[k].w)
+	return true
+}
+
+// derivedShard copies into score the weights of shard k of s from e when
+// e was computed from the shard it was compacted from (its parent), and
+// weighs again the hosts the compaction changed (rk.weighOne), reporting
+// whether it did: every other host's columns are its parent's.
+func (e *scoreEntry) derivedShard(rk *denseRanker, s *Snapshot, k int, score []float64) bool {
+	sh := s.shards[k]
+	if e == nil || k >= len(e.shards) || sh.parent == 0 || e.shards[k] != sh.parent {
+		return false
+	}
+	copy(score, e.scores[k].w)
+	for _, j := range sh.changed {
+		score[j] = rk.weighOne(k, int(j))
+	}
 	return true
 }
 

@@ -16,14 +16,15 @@ import (
 // rescorings kept across batches (rankcache.go) change no decision and no
 // weight: batches placed again on one snapshot (every shard copied from
 // the first batch's rescoring) and a Store's stream of committed requests
-// (snapshots sharing some shards and not others after compactions) place
+// (snapshots sharing some shards and not others after compactions, whose
+// shards are derived from their parents' kept weights) place
 // as the baseline ranker does, with the dense ranker's invariants checked
 // after every refresh (each candidate's weight against its own
 // computation).
 func TestScoreCacheMatchesBaseline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var copied, weighed, mixed, cases int
+	var copied, weighed, derived, mixed, cases int
 	violations := 0
 	place := func(name string, snap *engine.Snapshot, req engine.Request) (engine.Plan, error) {
 		t.Helper()
@@ -31,7 +32,7 @@ func TestScoreCacheMatchesBaseline(t *testing.T) {
 		c0, w0 := copied, weighed
 		exact := false // the kept rescorings serve exact weights only
 		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{
-			Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed,
+			Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed, DerivedShards: &derived,
 			Check: func(err error) {
 				if violations++; violations <= 5 {
 					t.Errorf("%s: %v", name, err)
@@ -129,11 +130,11 @@ func TestScoreCacheMatchesBaseline(t *testing.T) {
 	if copied == copiedBefore {
 		t.Fatal("no rescoring on identical hosts copied a kept one")
 	}
-	t.Logf("%d batches; shards copied %d (%d on repeated snapshots), weighed %d; %d rescorings did both",
-		cases, copied, copiedSame, weighed, mixed)
-	if copiedSame == 0 || copied == copiedSame || weighed == 0 || mixed == 0 {
-		t.Fatalf("the kept rescorings were not exercised: copied %d (%d on repeated snapshots), weighed %d, mixed %d",
-			copied, copiedSame, weighed, mixed)
+	t.Logf("%d batches; shards copied %d (%d on repeated snapshots), weighed %d, derived from their parent's %d; %d rescorings did both",
+		cases, copied, copiedSame, weighed, derived, mixed)
+	if copiedSame == 0 || copied == copiedSame || weighed == 0 || mixed == 0 || derived == 0 {
+		t.Fatalf("the kept rescorings were not exercised: copied %d (%d on repeated snapshots), weighed %d, derived %d, mixed %d",
+			copied, copiedSame, weighed, derived, mixed)
 	}
 }
 
@@ -281,4 +282,61 @@ func TestScoreCacheSoftGroups(t *testing.T) {
 	place("soft-anti-affinity, empty, x 8", request(group(engine.PolicySoftAntiAffinity), 8))
 	place("soft-affinity, empty, x 8", request(group(engine.PolicySoftAffinity), 8))
 	t.Logf("%d refreshes weighed only the group's hosts", sparse)
+}
+
+// TestScoreCacheDerivedShards checks the shards a full rescoring derives
+// from a kept rescoring of their parent (rankcache.go: the parent's
+// weights copied, the hosts the compaction changed weighed again): three
+// request recipes take turns on a Store while their commits compact the
+// shards under the kept rescorings, each plan against the baseline
+// ranker's and every weight against its own computation after every
+// refresh.
+func TestScoreCacheDerivedShards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cloud := engine.Cloud{Config: engine.DefaultConfig()}
+	for i := range 2*4096 + 700 {
+		gen, k := int64(1+i%3), int64(i) // three hardware generations, mixed across blocks
+		cloud.Hosts = append(cloud.Hosts, engine.Host{
+			Host: fmt.Sprintf("gen%d-%05d", gen, i), MemoryMB: 32768 * gen, FreeRAMMB: 32768*gen - 1024*(k%7),
+			VCPUs: 16 * gen, VCPUsUsed: k % 5, LocalGB: 500 * gen, FreeDiskGB: 500*gen - 10*(k%11),
+		})
+	}
+	st, err := engine.NewStore(cloud, engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flavors := []engine.Flavor{
+		{Name: "small", MemoryMB: 2048, VCPUs: 1, RootGB: 10},
+		{Name: "medium", MemoryMB: 8192, VCPUs: 4, RootGB: 40},
+		{Name: "large", MemoryMB: 40000, VCPUs: 20, RootGB: 600},
+	}
+	var copied, weighed, derived int
+	for i := range 120 {
+		req := engine.Request{Flavor: flavors[i%len(flavors)]}
+		for j := range 8 {
+			req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("derived-%d-%d", i, j))
+		}
+		name := fmt.Sprintf("request %d (%s)", i, req.Flavor.Name)
+		snap := st.Snapshot()
+		want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{Baseline: true})
+		exact := false
+		got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{
+			Scaled: &exact, CopiedShards: &copied, WeighedShards: &weighed, DerivedShards: &derived,
+			Check: func(err error) { t.Errorf("%s: %v", name, err) },
+		})
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: dense ranker differs from baseline\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
+		}
+		if gotErr != nil {
+			continue
+		}
+		if _, err := st.Commit(got); err != nil {
+			t.Fatalf("%s: commit: %v", name, err)
+		}
+	}
+	t.Logf("shards copied %d, weighed %d, derived from their parent's %d", copied, weighed, derived)
+	if derived < 3 { // one per shard at a compaction, at least
+		t.Fatalf("only %d shards were derived from their parent's kept weights (copied %d, weighed %d)", derived, copied, weighed)
+	}
 }

@@ -59,7 +59,7 @@ func (rk *denseRanker) rescoreAll() {
 		kept = cache.lookup(rk)
 		defer cache.release(kept)
 	}
-	var weighed atomic.Int32
+	var weighed, derived atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
 		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
@@ -67,6 +67,9 @@ func (rk *denseRanker) rescoreAll() {
 		case rk.scaled:
 			rk.weighScaled(k, score)
 		case kept.cachedShard(s, k, score):
+		case kept.derivedShard(rk, s, k, score):
+			weighed.Add(1) // a weight of its own: the new entry keeps it
+			derived.Add(1)
 		default:
 			rk.weigh(k, score)
 			weighed.Add(1)
@@ -82,7 +85,7 @@ func (rk *denseRanker) rescoreAll() {
 		cache.store(rk, s, kept)
 	}
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
-		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()))
+		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()-derived.Load()), int(derived.Load()))
 	}
 	rk.eachException(func(id uint32) {
 		if rk.v.alive().Has(id) {
@@ -116,6 +119,30 @@ func (rk *denseRanker) hasExceptions(q int) bool {
 		}
 	}
 	return false
+}
+
+// weighOne is what weigh writes for host j of shard k: the same terms,
+// each computed as the kernels compute it (their portable form, which
+// every kernel path matches bit for bit), added in the same order to 0.
+func (rk *denseRanker) weighOne(k, j int) float64 {
+	s := rk.v.snap()
+	sh := s.shards[k]
+	x := 0.0
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		switch {
+		case lo == hi:
+		case sparseWeigher(w) && sparseTerm(w, lo, hi) == 0:
+		default:
+			m := s.mults.base[w]
+			if !s.mults.uniform(w) {
+				m = sh.mult[w].At(j)
+			}
+			col := rk.col(k, w)
+			x += m * ((col.At(j) - lo) / (hi - lo))
+		}
+	}
+	return x
 }
 
 // weigh sets shard k's hosts' weights (score) with Nova's operations. A

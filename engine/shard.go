@@ -64,6 +64,13 @@ type shard struct {
 	// bornEscapes is the Store's escape count just before the snapshot
 	// that first held these usage columns was published (recycler).
 	bornEscapes uint64
+
+	// parent is the id of the shard a compaction copied this one from (0:
+	// none), and changed the hosts (offsets, increasing) whose usage it
+	// set: every other host's columns are the parent's, so what was
+	// computed from them for the parent holds here (rankcache.go).
+	parent  uint64
+	changed []uint16
 }
 
 // twinSlots numbers the six ratio rules (resourceRule.slot).
