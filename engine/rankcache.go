@@ -46,8 +46,13 @@ import (
 // looked it up, keeps holding them): a buffer no entry holds goes to the
 // cache's free list, and the next kept rescoring copies into it.
 
-// maxScoreEntries bounds the full rescorings kept per lineage.
-const maxScoreEntries = 8
+// maxScoreEntries bounds the full rescorings kept per lineage: at most
+// 16 x 8 bytes a host (6.4 MB at 50,000 hosts, about half the snapshot's
+// columns), less where entries share shards. On the realistic stream,
+// whose 5,000 requests have ~600 distinct bounds, 16 rather than 8
+// entries weigh 34% fewer shards (+5% placements/s, paired runs on
+// one CPU each); 32 weigh 42% fewer, for no further measurable gain.
+const maxScoreEntries = 16
 
 // scoreCache is a lineage's kept full rescorings, most recently used
 // last.
