@@ -161,8 +161,11 @@ func fullWord(n int) uint64 {
 
 // restatAll recomputes the statistics of the stale blocks, those of
 // different shards in parallel when they are many (the first instance).
-// When they are many, the lazy weighers' leaves are seeded with bounds
-// instead (seed), which bounds refines where it needs to.
+// On the ranker's first refresh, the lazy weighers' leaves are seeded
+// with bounds instead (seed), which bounds refines where it needs to; a
+// warm start's later refreshes, whose leaves a placement or a new
+// snapshot made stale, compute them (a seeded leaf costs a refinement
+// on every refresh whose root it reaches).
 func (rk *denseRanker) restatAll() {
 	if len(rk.stale) < rk.nb/2 {
 		for _, q := range rk.stale {
@@ -170,7 +173,7 @@ func (rk *denseRanker) restatAll() {
 		}
 		return
 	}
-	seed := rk.lazy != nil
+	seed := rk.lazy != nil && !rk.valid
 	if seed && !slices.Contains(rk.lazy, false) {
 		// Only lazy weighers: seeding reads a summary per block and
 		// weigher, too little to share out.
