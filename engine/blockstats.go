@@ -212,7 +212,6 @@ func (rk *denseRanker) restatAll() {
 func (rk *denseRanker) bounds() (changed, sparseOnly bool) {
 	rebuild := len(rk.stale) > rk.nb/8
 	sparseOnly = true
-	rk.refines = 0
 	for a, w := range rk.act {
 		var lo float64
 		if minvalZero(w) {

@@ -97,10 +97,8 @@ type denseRanker struct {
 	// the statistics (lazybounds.go): a leaf q with exact[a][q] false holds
 	// at least (bHi) or at most (bLo) the statistic, from the block's
 	// summaries. nil when no weigher is lazy.
-	lazy       []bool
-	exact      [][]bool
-	refines    int // leaves refined by the current bounds
-	maxRefines int // maxRefines, or rankOptions.maxRefines
+	lazy  []bool
+	exact [][]bool
 	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
 	// search. bestAll says every leaf may have changed since it was last
 	// settled, else bestQs lists the blocks whose leaf may have.
@@ -166,10 +164,6 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 		}
 		rk.loTree[a], rk.hiTree[a] = lo, hi
 		rk.bLo[a], rk.bHi[a] = lo[rk.leaves:rk.leaves+nb:rk.leaves+nb], hi[rk.leaves:rk.leaves+nb:rk.leaves+nb]
-	}
-	rk.maxRefines = maxRefines
-	if o.maxRefines > 0 {
-		rk.maxRefines = o.maxRefines
 	}
 	rk.startLazy()
 	rk.bestTree = stats[2*nA*tree:]

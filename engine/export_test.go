@@ -59,7 +59,7 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, maxRefines: r.MaxRefines}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
@@ -67,7 +67,7 @@ func (r Ranking) options() rankOptions {
 		}
 	}
 	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.DerivedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
-		r.Refines == nil && r.RefineAlls == nil {
+		r.Refines == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -102,15 +102,8 @@ func (r Ranking) options() rankOptions {
 	if n := r.SparseRefreshes; n != nil {
 		h.onSparseRefresh = func() { *n++ }
 	}
-	if r.Refines != nil || r.RefineAlls != nil {
-		h.onRefine = func(all bool) {
-			switch {
-			case all && r.RefineAlls != nil:
-				*r.RefineAlls++
-			case !all && r.Refines != nil:
-				*r.Refines++
-			}
-		}
+	if n := r.Refines; n != nil {
+		h.onRefine = func() { *n++ }
 	}
 	if fail := r.Check; fail != nil {
 		h.afterRefresh = func(rk *denseRanker) {

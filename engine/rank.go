@@ -55,9 +55,6 @@ type rankOptions struct {
 	// noFitCache keeps the batch's resource filters from the verdicts
 	// kept across batches (fitcache.go): every pass judges its hosts.
 	noFitCache bool
-	// maxRefines, when positive, replaces the dense ranker's maxRefines
-	// (lazybounds.go).
-	maxRefines int
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -85,9 +82,8 @@ type rankHooks struct {
 	// only the sparse hosts again (the others' weights did not move).
 	onSparseRefresh func()
 	// onRefine is called when bounds computes a lazy weigher's leaf
-	// (lazybounds.go), and with all set when it computes every bound
-	// left at once.
-	onRefine func(all bool)
+	// (lazybounds.go).
+	onRefine func()
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight
