@@ -80,23 +80,32 @@ func (b *batch) filterFirst() (*NoValidHostError, error) {
 		}
 		return nil, nil
 	}
-	counts, err := b.runChain(b.alive, false)
+	// The chain runs uncounted: the counts only explain a NoValidHost,
+	// and then the chain runs again, counted, over the prefiltered set
+	// (the same filters run on the same hosts, in the same order: the
+	// uncounted run stops where the counted one would, at the first
+	// filter, or fused run, after which no host is left).
+	if b.prev == nil {
+		b.prev = b.set()
+	}
+	prefiltered := b.prev
+	prefiltered.CopyFrom(b.alive)
+	if _, err := b.runChain(b.alive, false, false); err != nil {
+		return nil, err
+	}
+	if b.alive.Any() {
+		return nil, nil
+	}
+	counts, err := b.runChain(prefiltered, false, true)
 	if err != nil {
 		return nil, err
 	}
-	// The chain's counts start from the prefiltered set and end with
-	// what is left.
-	var prefiltered, left int
+	// The chain's counts start from the prefiltered set.
+	n := 0
 	if len(counts) > 0 {
-		prefiltered, left = counts[0].Start, counts[len(counts)-1].End
-	} else {
-		prefiltered = b.alive.Count()
-		left = prefiltered
+		n = counts[0].Start
 	}
-	if left == 0 {
-		return &NoValidHostError{InPlay: b.s.n, Prefiltered: prefiltered, Filters: counts}, nil
-	}
-	return nil, nil
+	return &NoValidHostError{InPlay: b.s.n, Prefiltered: n, Filters: counts}, nil
 }
 
 // filterFirstCounts is filterFirst returning the counts even on success.
@@ -104,7 +113,7 @@ func (b *batch) filterFirstCounts() ([]FilterCount, error) {
 	if !b.startFilter() || b.forced {
 		return nil, nil
 	}
-	return b.runChain(b.alive, false)
+	return b.runChain(b.alive, false, true)
 }
 
 // runChain runs the enabled filters in order over set (the once-per-request
@@ -120,8 +129,14 @@ func (b *batch) filterFirstCounts() ([]FilterCount, error) {
 // nothing. No stage can raise: a filter from which a Nova exception may
 // surface runs alone, in its place, through apply. A filter that keeps
 // every host for this request (keepsAll) is recorded without a pass.
-func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
-	counts := make([]FilterCount, 0, len(b.filters))
+//
+// Uncounted (count false), it records nothing and returns no counts, and
+// stops after the first filter or fused run that leaves no host.
+func (b *batch) runChain(set *bitmap.Set, later, count bool) ([]FilterCount, error) {
+	var counts []FilterCount
+	if count {
+		counts = make([]FilterCount, 0, len(b.filters))
+	}
 	start := -1 // the set's count, taken when first needed
 	chain := b.filters
 	var run []stage
@@ -156,9 +171,16 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 			ran |= 1 << g.idx
 		}
 		if len(run) > 0 {
-			first, ends, err := b.applyFused(set, run)
+			first, ends, err := b.applyFused(set, run, count)
 			if err != nil {
 				return nil, err
+			}
+			if !count {
+				if !set.Any() {
+					return nil, nil
+				}
+				i = j - 1
+				continue
 			}
 			if start < 0 {
 				start = first
@@ -171,6 +193,18 @@ func (b *batch) runChain(set *bitmap.Set, later bool) ([]FilterCount, error) {
 				start = end
 			}
 			i = j - 1
+			continue
+		}
+		if !count {
+			if f.keepsAll == nil || !f.keepsAll(b) {
+				if err := f.apply(b, set); err != nil {
+					return nil, err
+				}
+			}
+			ran |= 1 << f.idx
+			if !set.Any() {
+				break
+			}
 			continue
 		}
 		if start < 0 {
@@ -245,7 +279,7 @@ func (b *batch) filterNext(dirty []uint32, prevUUID string) (*NoValidHostError, 
 	}
 	// Explain: replay the per-instance filters on the hosts in play.
 	inPlay := prev.Count()
-	counts, err := b.runChain(prev, true)
+	counts, err := b.runChain(prev, true, true)
 	if err != nil {
 		return nil, err
 	}

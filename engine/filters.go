@@ -72,7 +72,7 @@ func register(f *filterImpl) {
 		// runChain runs column filters in fused runs; alone, one is a run
 		// of one.
 		f.apply = func(b *batch, set *bitmap.Set) error {
-			_, _, err := b.applyFused(set, []stage{{f: f, kernel: f.kernel, retest: f.host}})
+			_, _, err := b.applyFused(set, []stage{{f: f, kernel: f.kernel, retest: f.host}}, false)
 			return err
 		}
 	}

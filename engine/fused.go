@@ -48,9 +48,9 @@ func (b *batch) stageOf(f *filterImpl) (stage, bool) {
 // applyFused runs the stages of run, in order, over set in one pass:
 // every shard goes through all of them, ANDing a stage's mask, running its
 // kernel and then re-testing the hosts of the overlay that were still in
-// the set. It returns the number of hosts in the set before the run and
-// after each stage.
-func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
+// the set. Counted (count), it returns the number of hosts in the set
+// before the run and after each stage; else nothing but an error.
+func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int, error) {
 	nShards := set.Shards()
 	var touchedOf [][]uint32 // per shard, the overlay's hosts
 	if len(b.ov.ids) > 0 {
@@ -61,7 +61,10 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
 		}
 	}
 	stride := len(run) + 1
-	counts := make([]int, nShards*stride) // counts[k*stride+x+1]: after run[x]
+	var counts []int // counts[k*stride+x+1]: after run[x]
+	if count {
+		counts = make([]int, nShards*stride)
+	}
 	err := bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
 		words := set.ShardWordsOf(k)
 		var mine []uint32
@@ -69,7 +72,9 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
 			mine = touchedOf[k]
 		}
 		var was []bool
-		counts[k*stride] = popCount(words)
+		if count {
+			counts[k*stride] = popCount(words)
+		}
 		for x := range run {
 			st := &run[x]
 			if st.mask != nil {
@@ -95,11 +100,13 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage) (int, []int, error) {
 					}
 				}
 			}
-			counts[k*stride+x+1] = popCount(words)
+			if count {
+				counts[k*stride+x+1] = popCount(words)
+			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || !count {
 		return 0, nil, err
 	}
 	start, ends := 0, make([]int, len(run))

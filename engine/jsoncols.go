@@ -111,7 +111,7 @@ func jsonApply(b *batch, set *bitmap.Set) error {
 		return nil
 	}
 	if st, ok := jsonPlan(b); ok {
-		_, _, err := b.applyFused(set, []stage{st})
+		_, _, err := b.applyFused(set, []stage{st}, false)
 		return err
 	}
 	return applyHost(b, set, jsonPasses)
