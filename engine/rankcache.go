@@ -294,7 +294,7 @@ func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
 
 // derivedShard copies into score the weights of shard k of s from e when
 // e was computed from the shard it was compacted from (its parent), and
-// weighs again the hosts the compaction changed (rk.weighOne), reporting
+// weighs again the hosts the compaction changed (rk.weighHosts), reporting
 // whether it did: every other host's columns are its parent's.
 func (e *scoreEntry) derivedShard(rk *denseRanker, s *Snapshot, k int, score []float64) bool {
 	sh := s.shards[k]
@@ -302,9 +302,7 @@ func (e *scoreEntry) derivedShard(rk *denseRanker, s *Snapshot, k int, score []f
 		return false
 	}
 	copy(score, e.scores[k].w)
-	for _, j := range sh.changed {
-		score[j] = rk.weighOne(k, int(j))
-	}
+	rk.weighHosts(k, sh.changed, score)
 	return true
 }
 

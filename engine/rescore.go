@@ -121,28 +121,36 @@ func (rk *denseRanker) hasExceptions(q int) bool {
 	return false
 }
 
-// weighOne is what weigh writes for host j of shard k: the same terms,
-// each computed as the kernels compute it (their portable form, which
-// every kernel path matches bit for bit), added in the same order to 0.
-func (rk *denseRanker) weighOne(k, j int) float64 {
+// weighHosts sets the weights of shard k's hosts js (offsets) in score to
+// what weigh writes for them: the same terms, weigher by weigher, each
+// computed as the kernels compute it (their portable form, which every
+// kernel path matches bit for bit), added in the same order to 0.
+func (rk *denseRanker) weighHosts(k int, js []uint16, score []float64) {
 	s := rk.v.snap()
 	sh := s.shards[k]
-	x := 0.0
+	for _, j := range js {
+		score[j] = 0
+	}
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
 		case lo == hi:
 		case sparseWeigher(w) && sparseTerm(w, lo, hi) == 0:
 		default:
-			m := s.mults.base[w]
-			if !s.mults.uniform(w) {
-				m = sh.mult[w].At(j)
+			col, span := rk.col(k, w), hi-lo
+			if s.mults.uniform(w) {
+				m := s.mults.base[w]
+				for _, j := range js {
+					score[j] += m * ((col.At(int(j)) - lo) / span)
+				}
+				continue
 			}
-			col := rk.col(k, w)
-			x += m * ((col.At(j) - lo) / (hi - lo))
+			mult := &sh.mult[w]
+			for _, j := range js {
+				score[j] += mult.At(int(j)) * ((col.At(int(j)) - lo) / span)
+			}
 		}
 	}
-	return x
 }
 
 // weigh sets shard k's hosts' weights (score) with Nova's operations. A
