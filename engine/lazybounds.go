@@ -22,7 +22,10 @@ import (
 // for the minimum) its block's. On the synthetic realistic stream, the
 // host holding a weigher's largest value is a candidate for most
 // requests, and a request refines ~74 leaves in all its refreshes, where
-// its first refresh alone restated 98 blocks of 6 weighers. At worst
+// its first refresh alone restated 98 blocks of 6 weighers. (Those are
+// mostly the ~15% of requests whose candidates lack the largest hosts of
+// every block: they refine nearly every leaf of RAM, CPU, disk and
+// instances.) At worst
 // (candidates lacking the hosts that hold a weigher's largest values in
 // every block) every leaf is refined: restatAll's kernel work, with each
 // block's setup paid once per weigher. Computing every bound left in one
