@@ -110,6 +110,7 @@ type denseRanker struct {
 	stale    []int32
 	isStale  []bool
 	moved    []uint32
+	exIDs    []uint32 // weighExceptions' scratch
 	order    []int32
 	valid    bool
 

@@ -39,6 +39,9 @@ func (v rankView) overlaid() bool { return len(v.b.ov.ids) > 0 }
 // modified).
 func (v rankView) overlayWords() []uint64 { return v.b.ov.in.Words() }
 
+// overlayed reports whether host id is in the overlay.
+func (v rankView) overlayed(id uint32) bool { return v.b.ov.has(id) }
+
 // overlayIDs lists the overlay's hosts (not to be modified).
 func (v rankView) overlayIDs() []uint32 { return v.b.ov.ids }
 

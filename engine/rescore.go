@@ -87,17 +87,51 @@ func (rk *denseRanker) rescoreAll() {
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()-derived.Load()), int(derived.Load()))
 	}
-	rk.eachException(func(id uint32) {
-		if rk.v.alive().Has(id) {
-			rk.score[id] = rk.weightOf(id)
-		}
-	})
+	rk.weighExceptions()
 	for q := range rk.nb {
 		if rk.hasExceptions(q) {
 			rk.best(q)
 		}
 	}
 	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
+}
+
+// weighExceptions sets the weights of the exceptions in play (the
+// overlay's and sparse hosts) as weightOf does, the exact ones weigher by
+// weigher: each host's terms in scoreOf's order.
+func (rk *denseRanker) weighExceptions() {
+	ids := rk.exIDs[:0]
+	for _, id := range rk.v.overlayIDs() {
+		if rk.v.alive().Has(id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range rk.sparseIDs {
+		if rk.v.alive().Has(id) && !rk.v.overlayed(id) {
+			ids = append(ids, id)
+		}
+	}
+	rk.exIDs = ids
+	if rk.scaled {
+		for _, id := range ids {
+			rk.score[id] = rk.scaledOf(id)
+		}
+		return
+	}
+	s := rk.v.snap()
+	for _, id := range ids {
+		rk.score[id] = 0
+	}
+	for a, w := range rk.act {
+		lo, hi := rk.lo[a], rk.hi[a]
+		if lo == hi {
+			continue
+		}
+		for _, id := range ids {
+			sh, j := s.at(id)
+			rk.score[id] += sh.mult[w].At(j) * ((rk.raw(w, id) - lo) / (hi - lo))
+		}
+	}
 }
 
 // hasExceptions reports whether block q holds an exception (an overlay's
