@@ -449,7 +449,7 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 	if d := r.RequestedDestination; d != nil && d.Host == "" {
 		return r, p, invalid("request.requested_destination.host", "want a non-empty string")
 	}
-	if p.query, err = nova.ParseQuery(r.SchedulerHints.Query); err != nil {
+	if p.query, err = nova.SharedQuery(r.SchedulerHints.Query); err != nil {
 		return r, p, invalid("request.scheduler_hints.query", "%v", err)
 	}
 	return r, p, nil

@@ -75,6 +75,15 @@ func (q *Query) Compile() (*QueryNode, bool) {
 	if q == nil {
 		return &QueryNode{Op: QConst, Value: true}, true
 	}
+	if m := q.memo; m != nil {
+		m.once.Do(func() { m.node, m.ok = q.compile() })
+		return m.node, m.ok
+	}
+	return q.compile()
+}
+
+// compile is Compile for a query that is not nil.
+func (q *Query) compile() (*QueryNode, bool) {
 	if !readsChanging(q.root) {
 		return staticNode(q.root, true), true
 	}

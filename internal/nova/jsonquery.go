@@ -7,8 +7,12 @@ import (
 	"github.com/placer/placer/internal/pyval"
 )
 
-// Query is a parsed JsonFilter query.
-type Query struct{ root any }
+// Query is a parsed JsonFilter query. Immutable: one may be shared
+// (SharedQuery).
+type Query struct {
+	root any
+	memo *compileMemo // SharedQuery's: Compile's result, computed once
+}
 
 // ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
 // that passes every host. An error is the ValueError jsonutils.loads
