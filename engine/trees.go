@@ -43,27 +43,45 @@ func settle(tree []float64, leaves int, rebuild bool, qs []int32, isMax bool) fl
 }
 
 // kthLargest returns the k-th largest of xs (-Inf when xs has fewer than
-// k elements or holds a NaN), with buf as scratch, which it returns.
+// k elements or holds a NaN), with buf as scratch, which it returns. Up
+// to kthSmall, it keeps the k largest so far in order (one comparison per
+// element once they are k, as the k-th largest rarely moves); past it, it
+// sorts.
 func kthLargest(xs []float64, k int, buf []int32) (float64, []int32) {
 	if k <= 0 || k > len(xs) {
 		return math.Inf(-1), buf
 	}
-	top := math.Inf(-1)
+	if k <= kthSmall {
+		var top [kthSmall]float64
+		n := 0
+		for _, x := range xs {
+			if x != x {
+				return math.Inf(-1), buf
+			}
+			if n == k && x <= top[k-1] {
+				continue
+			}
+			i := min(n, k-1) // x goes at i or before, pushing the rest down
+			for ; i > 0 && top[i-1] < x; i-- {
+				top[i] = top[i-1]
+			}
+			top[i] = x
+			n = min(n+1, k)
+		}
+		return top[k-1], buf
+	}
 	for q, x := range xs {
 		if x != x {
 			return math.Inf(-1), buf
 		}
-		top = max(top, x)
-		if k > 1 {
-			buf = append(buf, int32(q))
-		}
-	}
-	if k == 1 {
-		return top, buf
+		buf = append(buf, int32(q))
 	}
 	slices.SortFunc(buf, func(p, q int32) int { return cmp.Compare(xs[q], xs[p]) })
 	return xs[buf[k-1]], buf
 }
+
+// kthSmall is the largest k kthLargest finds without sorting.
+const kthSmall = 16
 
 // blockHeap holds blocks best first: the largest best weight, then the
 // smallest index (the order search walks them in).

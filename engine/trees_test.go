@@ -101,3 +101,39 @@ func TestBlockHeapOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestKthLargest checks kthLargest, with and without its sort (k above
+// kthSmall), against sorting a copy: random values with many ties, signed
+// zeros and infinities, a NaN anywhere (-Inf), k out of range (-Inf).
+func TestKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 18))
+	pool := []float64{math.Inf(-1), -2, -1, math.Copysign(0, -1), 0, 0.5, 1, 3, math.Inf(1)}
+	for trial := range 3000 {
+		n := rng.IntN(80)
+		xs := make([]float64, n)
+		for i := range xs {
+			if rng.IntN(3) == 0 {
+				xs[i] = pool[rng.IntN(len(pool))]
+			} else {
+				xs[i] = rng.NormFloat64()
+			}
+		}
+		if n > 0 && rng.IntN(20) == 0 {
+			xs[rng.IntN(n)] = math.NaN()
+		}
+		k := rng.IntN(n+2) - 1
+		if trial%5 == 0 {
+			k = kthSmall + rng.IntN(4) - 1
+		}
+		want := math.Inf(-1)
+		if k >= 1 && k <= n && !slices.ContainsFunc(xs, func(x float64) bool { return x != x }) {
+			sorted := slices.Clone(xs)
+			slices.SortFunc(sorted, func(a, b float64) int { return cmp.Compare(b, a) })
+			want = sorted[k-1]
+		}
+		got, _ := kthLargest(xs, k, nil)
+		if got != want { // -0 and +0 alike: the threshold compares, never tells them apart
+			t.Fatalf("kthLargest(%v, %d) = %v, want %v", xs, k, got, want)
+		}
+	}
+}
