@@ -121,8 +121,9 @@ func (rk *denseRanker) restat(q, only int, skipLazy bool) {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
-		if lazy {
+		if lazy && !rk.exact[a][q] {
 			rk.exact[a][q] = true
+			rk.inexact.Add(-1)
 		}
 	}
 }
@@ -220,7 +221,7 @@ func (rk *denseRanker) bounds() (changed, sparseOnly bool) {
 			lo = settle(rk.loTree[a], rk.leaves, rebuild, rk.stale, false)
 		}
 		hi := settle(rk.hiTree[a], rk.leaves, rebuild, rk.stale, true)
-		if rk.lazy != nil && rk.lazy[a] {
+		if rk.lazy != nil && rk.lazy[a] && rk.inexact.Load() > 0 {
 			lo, hi = rk.refine(a)
 		}
 		if math.Float64bits(lo) != math.Float64bits(rk.lo[a]) || math.Float64bits(hi) != math.Float64bits(rk.hi[a]) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -97,8 +98,10 @@ type denseRanker struct {
 	// the statistics (lazybounds.go): a leaf q with exact[a][q] false holds
 	// at least (bHi) or at most (bLo) the statistic, from the block's
 	// summaries. nil when no weigher is lazy.
-	lazy  []bool
-	exact [][]bool
+	lazy     []bool
+	exact    [][]bool
+	inexact  atomic.Int32 // lazy leaves holding a bound (seed and restat run per shard in parallel)
+	rootLeaf [][2]int32   // per lazy weigher and tree (lo, hi), the exact leaf refine last found the root at
 	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
 	// search. bestAll says every leaf may have changed since it was last
 	// settled, else bestQs lists the blocks whose leaf may have.
