@@ -15,7 +15,9 @@ import (
 // candidates (the leaves of the trees, trees.go), recomputed for the
 // blocks marked stale, from the shard's block summaries where they stand
 // for the candidates, else with a masked kernel, then from the overlay for
-// the hosts the batch consumed on.
+// the hosts the batch consumed on. On a ranker's first refresh the column
+// weighers' leaves are seeded with bounds instead, which bounds refines
+// (lazybounds.go).
 
 // markStale marks block q for restat.
 func (rk *denseRanker) markStale(q int) {

@@ -117,7 +117,7 @@ func (b *batch) filterFirstCounts() ([]FilterCount, error) {
 }
 
 // runChain runs the enabled filters in order over set (the once-per-request
-// ones only when first), recording (name, start, end) and stopping at the
+// ones only when not later), recording (name, start, end) and stopping at the
 // first filter that leaves no host, as nova/filters.py does.
 //
 // A run of consecutive filters that each have a column form for this

@@ -43,11 +43,9 @@ type Ranking struct {
 	// SparseRefreshes, when set, counts the refreshes whose bounds moved
 	// that weighed only a soft group's hosts again.
 	SparseRefreshes *int
-	// MaxRefines, when positive, is the number of lazy leaves a refresh
-	// computes one by one before it computes the rest at once
-	// (lazybounds.go); Refines and RefineAlls, when set, count both.
-	MaxRefines          int
-	Refines, RefineAlls *int
+	// Refines, when set, counts the lazy leaves the dense ranker's
+	// bounds computed (lazybounds.go).
+	Refines *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -203,6 +201,17 @@ func (rk *denseRanker) checkInvariants() error {
 		if rk.bBest[q] != best {
 			return fmt.Errorf("block %d: best %v, candidates' %v", q, rk.bBest[q], best)
 		}
+	}
+	inexact := 0
+	for a, lazy := range rk.lazy {
+		for q := range rk.nb {
+			if lazy && !rk.exact[a][q] {
+				inexact++
+			}
+		}
+	}
+	if n := int(rk.inexact.Load()); n != inexact {
+		return fmt.Errorf("the ranker counts %d lazy leaves holding a bound, its flags %d", n, inexact)
 	}
 	for a, wi := range rk.act {
 		if minvalZero(wi) {

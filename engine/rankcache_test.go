@@ -286,21 +286,38 @@ func TestScoreCacheSoftGroups(t *testing.T) {
 
 // TestScoreCacheDerivedShards checks the shards a full rescoring derives
 // from a kept rescoring of their parent (rankcache.go: the parent's
-// weights copied, the hosts the compaction changed weighed again): three
-// request recipes take turns on a Store while their commits compact the
-// shards under the kept rescorings, each plan against the baseline
-// ranker's and every weight against its own computation after every
-// refresh.
+// weights copied, the hosts the compaction changed weighed again by
+// weighHosts): three request recipes take turns on a Store while their
+// commits compact the shards under the kept rescorings, each plan against
+// the baseline ranker's and every weight against its own computation
+// after every refresh; once with every host's multipliers the base ones,
+// once with an aggregate overriding RAM, CPU and disk multipliers on one
+// host in five (weighHosts' per-host branch).
 func TestScoreCacheDerivedShards(t *testing.T) {
 	t.Parallel()
+	for _, perHost := range []bool{false, true} {
+		t.Run(fmt.Sprintf("perHostMultipliers=%v", perHost), func(t *testing.T) { derivedShards(t, perHost) })
+	}
+}
+
+func derivedShards(t *testing.T, perHost bool) {
 	ctx := context.Background()
 	cloud := engine.Cloud{Config: engine.DefaultConfig()}
+	var overridden []string
 	for i := range 2*4096 + 700 {
 		gen, k := int64(1+i%3), int64(i) // three hardware generations, mixed across blocks
+		name := fmt.Sprintf("gen%d-%05d", gen, i)
 		cloud.Hosts = append(cloud.Hosts, engine.Host{
-			Host: fmt.Sprintf("gen%d-%05d", gen, i), MemoryMB: 32768 * gen, FreeRAMMB: 32768*gen - 1024*(k%7),
+			Host: name, MemoryMB: 32768 * gen, FreeRAMMB: 32768*gen - 1024*(k%7),
 			VCPUs: 16 * gen, VCPUsUsed: k % 5, LocalGB: 500 * gen, FreeDiskGB: 500*gen - 10*(k%11),
 		})
+		if i%5 == 0 {
+			overridden = append(overridden, name)
+		}
+	}
+	if perHost {
+		cloud.Aggregates = []engine.Aggregate{{Name: "multipliers", Hosts: overridden, Metadata: map[string]string{
+			"ram_weight_multiplier": "2.5", "cpu_weight_multiplier": "-0.75", "disk_weight_multiplier": "0.3"}}}
 	}
 	st, err := engine.NewStore(cloud, engine.StoreOptions{})
 	if err != nil {

@@ -7,8 +7,9 @@ import (
 	"github.com/placer/placer/internal/pyval"
 )
 
-// Query is a parsed JsonFilter query. Immutable: one may be shared
-// (SharedQuery).
+// Query is a parsed JsonFilter query. Never modified once parsed but for
+// a shared one's compiled form, computed once under its sync.Once: one
+// may be shared (SharedQuery).
 type Query struct {
 	root any
 	memo *compileMemo // SharedQuery's: Compile's result, computed once
