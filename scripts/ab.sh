@@ -17,6 +17,7 @@
 #               stream= part), -benchtime SCHEDTIME (1000x)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/benchbin.sh
 rev=${1:?usage: scripts/ab.sh REV}
 rounds=${ROUNDS:-3}
 builds=${BUILDS:-default simd}
@@ -27,19 +28,10 @@ schedOld=${AB_SCHED_OLD:-'^BenchmarkScheduler$/(stream=uniform/)?hosts=50000/wor
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-wt=$(mktemp -d)
-trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
-git worktree add -q --detach "$wt" "$rev"
+old_worktree "$rev"
 for b in $builds; do
-  for v in old new; do
-    src=.
-    [ "$v" = old ] && src=$wt
-    case $b in
-      default) (cd "$src" && env -u GOEXPERIMENT go test -c -o "$dir/$v-$b.test" ./bench) ;;
-      simd) (cd "$src" && GOEXPERIMENT=simd go test -c -o "$dir/$v-$b.test" ./bench) ;;
-      *) echo "ab: unknown build $b" >&2; exit 2 ;;
-    esac
-  done
+  build_bench ab "$b" "$wt" "$dir/old-$b.test"
+  build_bench ab "$b" . "$dir/new-$b.test"
 done
 
 out=$dir/ab.txt

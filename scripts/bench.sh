@@ -22,6 +22,7 @@
 #   BENCH_OUT   the raw output's directory (.work/bench): one file per build
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/benchbin.sh
 benchtime=${BENCHTIME:-2s}
 builds=${BUILDS:-default simd}
 dir=${BENCH_OUT:-.work/bench}
@@ -29,11 +30,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 for b in $builds; do
-  case $b in
-    default) env -u GOEXPERIMENT go test -c -o "$dir/default.test" ./bench ;;
-    simd) GOEXPERIMENT=simd go test -c -o "$dir/simd.test" ./bench ;;
-    *) echo "bench: unknown build $b (want default or simd)" >&2; exit 2 ;;
-  esac
+  build_bench bench "$b" . "$dir/$b.test"
   echo "# build=$b $(date -u +%FT%TZ) $(go version) commit $(git rev-parse --short HEAD) $(nproc) CPUs:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) avx512f=$(grep -q avx512f /proc/cpuinfo && echo yes || echo no)" >"$dir/$b.txt"
 done
 

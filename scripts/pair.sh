@@ -20,6 +20,7 @@
 #   PAIR_OUT     the binaries' directory (.work/pair)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/benchbin.sh
 rev=${1:?usage: scripts/pair.sh REV}
 bench=${PAIR_BENCH:-'^BenchmarkScheduler$/stream=realistic/hosts=50000/workers=8$'}
 benchtime=${PAIR_TIME:-12000x}
@@ -34,18 +35,9 @@ if [ "$(nproc)" -lt 2 ]; then
   exit 2
 fi
 
-wt=$(mktemp -d)
-trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
-git worktree add -q --detach "$wt" "$rev"
-for v in old new; do
-  src=.
-  [ "$v" = old ] && src=$wt
-  case $build in
-    default) (cd "$src" && env -u GOEXPERIMENT go test -c -o "$dir/$v.test" ./bench) ;;
-    simd) (cd "$src" && GOEXPERIMENT=simd go test -c -o "$dir/$v.test" ./bench) ;;
-    *) echo "pair: unknown build $build" >&2; exit 2 ;;
-  esac
-done
+old_worktree "$rev"
+build_bench pair "$build" "$wt" "$dir/old.test"
+build_bench pair "$build" . "$dir/new.test"
 
 # figure BINARY CPU OUT: one run of the case on one CPU, its figure to OUT.
 figure() {
