@@ -195,19 +195,7 @@ func (b *batch) runChain(set *bitmap.Set, later, count bool) ([]FilterCount, err
 			i = j - 1
 			continue
 		}
-		if !count {
-			if f.keepsAll == nil || !f.keepsAll(b) {
-				if err := f.apply(b, set); err != nil {
-					return nil, err
-				}
-			}
-			ran |= 1 << f.idx
-			if !set.Any() {
-				break
-			}
-			continue
-		}
-		if start < 0 {
+		if count && start < 0 {
 			start = set.Count()
 		}
 		end := start
@@ -215,9 +203,17 @@ func (b *batch) runChain(set *bitmap.Set, later, count bool) ([]FilterCount, err
 			if err := f.apply(b, set); err != nil {
 				return nil, err
 			}
-			end = set.Count()
+			if count {
+				end = set.Count()
+			}
 		}
 		ran |= 1 << f.idx
+		if !count {
+			if !set.Any() {
+				break
+			}
+			continue
+		}
 		counts = append(counts, FilterCount{Name: f.name, Start: start, End: end})
 		if end == 0 {
 			break

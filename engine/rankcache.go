@@ -106,11 +106,9 @@ func (rk *denseRanker) weighTerms(dst []weighTerm) []weighTerm {
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
-		case lo == hi:
+		case !rk.weighs(a):
 		case sparseWeigher(w):
-			if t := sparseTerm(w, lo, hi); t != 0 {
-				dst = append(dst, weighTerm{w: w, lo: 1, hi: math.Float64bits(t)})
-			}
+			dst = append(dst, weighTerm{w: w, lo: 1, hi: math.Float64bits(sparseTerm(w, lo, hi))})
 		default:
 			dst = append(dst, weighTerm{w: w, lo: math.Float64bits(lo), hi: math.Float64bits(hi)})
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
@@ -137,22 +138,8 @@ func (rk *denseRanker) weighExceptions() {
 // hasExceptions reports whether block q holds an exception (an overlay's
 // or sparse host), whose weight the kernels do not compute.
 func (rk *denseRanker) hasExceptions(q int) bool {
-	lo, hi := q*wordsPerBlock, min((q+1)*wordsPerBlock, len(rk.in))
-	if rk.v.overlaid() {
-		for _, w := range rk.v.overlayWords()[lo:hi] {
-			if w != 0 {
-				return true
-			}
-		}
-	}
-	if rk.sparse != nil {
-		for _, w := range rk.sparse.Words()[lo:hi] {
-			if w != 0 {
-				return true
-			}
-		}
-	}
-	return false
+	var buf [wordsPerBlock]uint64
+	return slices.ContainsFunc(rk.exceptionWords(q, &buf), func(w uint64) bool { return w != 0 })
 }
 
 // weighHosts sets the weights of shard k's hosts js (offsets) in score to
@@ -166,32 +153,40 @@ func (rk *denseRanker) weighHosts(k int, js []uint16, score []float64) {
 		score[j] = 0
 	}
 	for a, w := range rk.act {
-		lo, hi := rk.lo[a], rk.hi[a]
-		switch {
-		case lo == hi:
-		case sparseWeigher(w) && sparseTerm(w, lo, hi) == 0:
-		default:
-			col, span := rk.col(k, w), hi-lo
-			if s.mults.uniform(w) {
-				m := s.mults.base[w]
-				for _, j := range js {
-					score[j] += m * ((col.At(int(j)) - lo) / span)
-				}
-				continue
-			}
-			mult := &sh.mult[w]
+		if !rk.weighs(a) {
+			continue
+		}
+		lo, span, col := rk.lo[a], rk.hi[a]-rk.lo[a], rk.col(k, w)
+		if s.mults.uniform(w) {
+			m := s.mults.base[w]
 			for _, j := range js {
-				score[j] += mult.At(int(j)) * ((col.At(int(j)) - lo) / span)
+				score[j] += m * ((col.At(int(j)) - lo) / span)
 			}
+			continue
+		}
+		mult := &sh.mult[w]
+		for _, j := range js {
+			score[j] += mult.At(int(j)) * ((col.At(int(j)) - lo) / span)
 		}
 	}
 }
 
-// weigh sets shard k's hosts' weights (score) with Nova's operations. A
-// sparse weigher whose term on the hosts holding its default is 0
-// (sparseTerm: its default at its lower bound) adds 0 to every host but
-// the sparse ones: its pass is left out (a weight is never -0, so adding
-// a zero leaves it as it is). weighTerms leaves out what this leaves out.
+// weighs reports whether weigh runs weigher act[a]'s pass: not when its
+// values are all equal (it adds nothing), nor for a sparse weigher whose
+// term on the hosts holding its default is 0 (sparseTerm; its other
+// hosts, exceptions, are weighed one by one).
+func (rk *denseRanker) weighs(a int) bool {
+	lo, hi := rk.lo[a], rk.hi[a]
+	w := rk.act[a]
+	return lo != hi && !(sparseWeigher(w) && sparseTerm(w, lo, hi) == 0)
+}
+
+// weigh sets shard k's hosts' weights (score) with Nova's operations,
+// for the weighers whose pass it runs (weighs). A sparse weigher whose
+// term on the hosts holding its default is 0 (sparseTerm: its default at
+// its lower bound) adds 0 to every host but the sparse ones: its pass is
+// left out (a weight is never -0, so adding a zero leaves it as it is).
+// weighHosts and weighTerms follow the same rule, through weighs.
 func (rk *denseRanker) weigh(k int, score []float64) {
 	s := rk.v.snap()
 	sh := s.shards[k]
@@ -199,8 +194,7 @@ func (rk *denseRanker) weigh(k int, score []float64) {
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
-		case lo == hi:
-		case sparseWeigher(w) && sparseTerm(w, lo, hi) == 0:
+		case !rk.weighs(a):
 		case s.mults.uniform(w):
 			kernels.AccumulateScalar(score, rk.col(k, w), s.mults.base[w], lo, hi-lo)
 		default:
