@@ -110,7 +110,7 @@ func (rk *denseRanker) restat(q, only int, skipLazy bool) {
 					lo, hi = sum.lo, x
 					break
 				}
-				if y, ok := rk.firstValue(sum.lo, &sum.bottom, sum.nTop, words, q, w); ok {
+				if y, ok := rk.firstValue(sum.lo, &sum.bottom, sum.nBot, words, q, w); ok {
 					lo, hi = y, x
 					break
 				}

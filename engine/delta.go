@@ -165,6 +165,7 @@ func (s *Snapshot) usage(id uint32) hostRes {
 // stay in the delta.
 func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	copied := map[int]uint64{} // shard -> its blocks changed (bit q: block q)
+	was := map[int]*shard{}    // shard -> the one its copy replaces
 	born := r.escapes.Load()
 	var wide usageDelta
 	snap.delta.each(func(id uint32, res hostRes) {
@@ -174,7 +175,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 			return
 		}
 		if _, ok := copied[k]; !ok {
-			replaced = append(replaced, snap.shards[k])
+			replaced, was[k] = append(replaced, snap.shards[k]), snap.shards[k]
 			snap.shards[k] = snap.shards[k].cloneUsage(r)
 			snap.shards[k].bornEscapes = born
 		}
@@ -184,7 +185,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	})
 	for k, blocks := range copied {
 		slices.Sort(snap.shards[k].changed)
-		snap.shards[k].statBlocks(blocks)
+		snap.shards[k].restatBlocks(was[k], blocks)
 	}
 	snap.delta = nil
 	if len(wide.ids) > 0 {

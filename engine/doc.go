@@ -29,7 +29,7 @@
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
-//  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, buildkeys.go, aggclasses.go, derive.go
+//  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, buildkeys.go, aggclasses.go, derive.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
@@ -62,6 +62,7 @@
 //   - usage.go: a host's usage (hostRes), consuming a claim (an ironic node whole), the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
 //   - delta.go: the snapshot's usage delta and its compaction into shard copies.
 //   - rawcols.go: the column weighers' raw values as the kernels read them, and their per-block summaries.
+//   - summaryupdate.go: a compaction's block summaries, brought up to date from the changed hosts instead of summarised again.
 //   - resources.go: Nova's resource filters as one rule each, read by the filters, the commit check and the capacity.
 //   - capacity.go: the public usage and capacity of a host and the cloud's utilization.
 //   - scratch.go: the reusable memory of a PlaceBatch and the snapshot's pool of it.

@@ -82,18 +82,19 @@ const extremes = 8
 // Invariants: without a NaN in the block, lo and hi are its smallest and
 // largest values (as Go's min and max take them: -0 below +0), cnst
 // reports whether every host holds one value bit for bit, top[:nTop] are
-// the offsets in the block of the hosts holding its nTop largest values
-// in the order of orderKey, largest first, and bottom[:nTop] those of its
-// smallest, smallest first; nTop is min(extremes, hosts). So the first of
-// top whose host is a candidate holds the candidates' largest value (every
-// host past top holds no more than its last), and the first of bottom
-// their smallest. With a NaN, lo
-// and hi are NaN, cnst is false and nTop is 0 (the kernel then takes the
-// candidates' extremes).
+// the offsets in the block of hosts holding its nTop largest values in
+// the order of orderKey, largest first (ties by offset), every host off
+// the list holding no more than its last, and bottom[:nBot] likewise
+// for its smallest, smallest first. summarize lists min(extremes, hosts)
+// of each; a compaction's update (summaryupdate.go) may leave fewer, at
+// least minExtremes. So the first of top whose host is a candidate holds
+// the candidates' largest value, and the first of bottom their smallest.
+// With a NaN, lo and hi are NaN, cnst is false and nTop and nBot are 0
+// (the kernel then takes the candidates' extremes).
 type blockSummary struct {
 	lo, hi      float64
 	top, bottom [extremes]uint16
-	nTop        uint8
+	nTop, nBot  uint8
 	cnst        bool
 }
 
@@ -204,7 +205,7 @@ func (e *extremesOf) summary() blockSummary {
 		return blockSummary{lo: math.Inf(1), hi: math.Inf(-1)}
 	}
 	s := e.s
-	s.nTop = uint8(e.n)
+	s.nTop, s.nBot = uint8(e.n), uint8(e.n)
 	s.lo, s.hi = fromOrderKey(^e.botK[0]), fromOrderKey(e.topK[0])
 	s.cnst = e.topK[0] == ^e.botK[0]
 	return s
