@@ -62,8 +62,9 @@ import (
 // (bHi) those; lo/hi are Nova's bounds from them (lo 0 for the weighers
 // whose minval is 0), the roots of the trees after bounds has refined
 // them;
-// while valid, score[id] is
-// candidate id's weight under lo/hi for every candidate not in moved, and
+// while valid, weight(id) (score[id], or its shard's kept rescoring's
+// when lent and not overridden) is candidate id's weight under lo/hi for
+// every candidate not in moved, and
 // bBest[q] (q not stale) the largest of q's candidates' weights (-Inf
 // without any).
 type denseRanker struct {
@@ -109,13 +110,24 @@ type denseRanker struct {
 	bestAll  bool
 	bestQs   []int32
 	score    []float64
-	bBest    []float64
-	stale    []int32
-	isStale  []bool
-	moved    []uint32
-	exIDs    []uint32 // weighExceptions' scratch
-	order    []int32
-	valid    bool
+	// shardW[k] is shard k's weights: its part of score, or with lent[k]
+	// a buffer of held, the kept rescoring the ranker reads (of cache
+	// heldBy, the ranker one of its readers; nil: none), but for the
+	// hosts in ov (listed in ovIDs), whose weights are score's.
+	shardW  [][]float64
+	lent    []bool
+	held    *scoreEntry
+	heldBy  *scoreCache
+	ov      *bitmap.Set
+	ovIDs   []uint32
+	ovCount []int32 // per shard, its hosts in ov
+	bBest   []float64
+	stale   []int32
+	isStale []bool
+	moved   []uint32
+	exIDs   []uint32 // weighExceptions' scratch
+	order   []int32
+	valid   bool
 
 	// scaled is true when score holds scaled weights (scaledPlan) rather
 	// than Nova's: within eps of each candidate's weight shifted by one
@@ -182,6 +194,10 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 		rk.isStale[q], rk.stale[q] = true, int32(q)
 	}
 	rk.score = v.floats(s.n)
+	rk.shardW, rk.lent = make([][]float64, len(s.shards)), make([]bool, len(s.shards))
+	for k, sh := range s.shards {
+		rk.shardW[k] = rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+	}
 	rk.inSet = v.set()
 	rk.in = rk.inSet.Words()
 	copy(rk.in, v.alive().Words())
@@ -208,11 +224,13 @@ func (rk *denseRanker) check() error {
 	return nil
 }
 
-// release has nothing to give back but the sets and columns the batch
-// gives back itself.
-func (rk *denseRanker) release(*scratch) {}
+// release ends the ranker's read of the kept rescoring it holds; the
+// batch gives its sets and columns back itself.
+func (rk *denseRanker) release(*scratch) { rk.hold(nil, nil) }
 
-func (rk *denseRanker) holds(st *bitmap.Set) bool { return st == rk.inSet || st == rk.sparse }
+func (rk *denseRanker) holds(st *bitmap.Set) bool {
+	return st == rk.inSet || st == rk.sparse || st == rk.ov
+}
 
 // carries is true: the dense ranker's state is the hosts in play and the
 // snapshot's and overlay's columns, which update brings up to date.

@@ -167,15 +167,15 @@ func (rk *denseRanker) checkInvariants() error {
 					lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 				}
 				want := rk.weightOf(id)
-				if math.Float64bits(rk.score[id]) != math.Float64bits(want) {
-					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.score[id], want, rk.scaled, rk.v.b.ov.has(id), rk.count, rk.lo, rk.hi)
+				if math.Float64bits(rk.weight(id)) != math.Float64bits(want) {
+					return fmt.Errorf("host %d: score %v, want %v (scaled %v) touched %v count %d lohi %v %v", id, rk.weight(id), want, rk.scaled, rk.v.b.ov.has(id), rk.count, rk.lo, rk.hi)
 				}
 				best = max(best, want)
 				if !haveRef {
 					ref, haveRef = id, true
 				}
 				if rk.scaled {
-					d := (rk.score[id] - rk.score[ref]) - (rk.scoreOf(id) - rk.scoreOf(ref))
+					d := (rk.weight(id) - rk.weight(ref)) - (rk.scoreOf(id) - rk.scoreOf(ref))
 					if math.Abs(d) > 2*rk.eps {
 						return fmt.Errorf("hosts %d, %d: scaled weights differ from the weights' difference by %v > 2*eps = %v", id, ref, d, 2*rk.eps)
 					}

@@ -20,12 +20,14 @@ import (
 // same candidates' extremes, hence the same bounds, from one request to
 // the next; and a published shard never changes (commits add to the
 // snapshot's delta, compactions copy the shards they cover). So a batch
-// whose bounds are those of an earlier full rescoring copies the weights
-// of every shard the two snapshots share instead of weighing them again.
-// A compaction's copy of a shard remembers its parent and the hosts whose
-// usage it set (shard.parent, shard.changed), so a kept rescoring of the
-// parent serves the copy too: its weights are copied and those hosts
-// weighed again (derivedShard), as after each compaction (every ~70
+// whose bounds are those of an earlier full rescoring reads the weights
+// of every shard the two snapshots share from it, in place, instead of
+// weighing them again (rescore.go: the ranker holds the entry while it
+// reads it, and keeps the weights it sets afterwards, the exceptions',
+// in score). A compaction's copy of a shard remembers its parent and the
+// hosts whose usage it set (shard.parent, shard.changed), so a kept
+// rescoring of the parent serves the copy too: its weights are copied
+// and those hosts weighed again (derivedShard), as after each compaction (every ~70
 // requests of the realistic stream) every kept rescoring's shards are
 // parents.
 //
@@ -38,13 +40,14 @@ import (
 // batch that weighs some shards afresh stores a new entry in place of the
 // old one.
 //
-// Keeping a rescoring copies the weights of the shards it weighed (8
-// bytes a host): on the realistic stream those copies were most of the
-// bytes a placement allocated, and the collector's work with them. The
-// shards' weights are therefore held in scoreBufs counted by the entries
-// that hold them (an evicted entry still being read, by the batch that
-// looked it up, keeps holding them): a buffer no entry holds goes to the
-// cache's free list, and the next kept rescoring copies into it.
+// A rescoring to be kept weighs the shards it does not read from an
+// entry into buffers the new entry takes (8 bytes a host): fresh
+// allocations were most of the bytes a placement allocated on the
+// realistic stream, and the collector's work with them. The shards'
+// weights are therefore held in scoreBufs counted by the entries that
+// hold them (an evicted entry still being read, by a ranker that looked
+// it up or stored it, keeps holding them): a buffer no entry holds goes
+// to the cache's free list, and the next kept rescoring weighs into it.
 
 // maxScoreEntries bounds the full rescorings kept per lineage: at most
 // 16 x 8 bytes a host (6.4 MB at 50,000 hosts, about half the snapshot's
@@ -239,22 +242,23 @@ func (c *scoreCache) buffer() []float64 {
 	return make([]float64, 0, bitmap.ShardSize)
 }
 
-// store keeps the weights rk's full rescoring wrote for the shards of
-// snapshot s (before its exceptions), in place of any entry under the
-// same weighers and bounds. The shards the rescoring copied from kept
-// (its entry, nil when none; the caller has not released it yet) share
-// kept's buffers; the others are copied from rk into buffers of their
-// own.
-func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
+// store keeps rk's full rescoring of the shards of snapshot s (before its
+// exceptions), in place of any entry under the same weighers and bounds,
+// and returns it with the caller as its reader (release ends the read).
+// fresh[k] holds the weights of shard k when the rescoring weighed it (a
+// buffer from buffer, which the entry takes), and is nil when it read
+// them from kept (its entry, nil when none; the caller has not released
+// it yet): the new entry shares kept's buffer then.
+func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry, fresh [][]float64) *scoreEntry {
 	e := &scoreEntry{
 		mults: s.mults, terms: rk.weighTerms(nil),
 		metrics: rk.metrics, shards: make([]uint64, len(s.shards)), scores: make([]*scoreBuf, len(s.shards)),
+		readers: 1,
 	}
 	for k, sh := range s.shards {
 		e.shards[k] = sh.id
-		if !kept.has(s, k) {
-			base := k * bitmap.ShardSize
-			e.scores[k] = &scoreBuf{w: append(c.buffer(), rk.score[base:base+sh.hostCount()]...)}
+		if fresh[k] != nil {
+			e.scores[k] = &scoreBuf{w: fresh[k]}
 		}
 	}
 	c.mu.Lock()
@@ -278,16 +282,7 @@ func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry) {
 		c.entries = slices.Delete(c.entries, 0, 1)
 	}
 	c.entries = append(c.entries, e)
-}
-
-// cachedShard copies into score the weights of shard k of s from e when
-// e was computed from that very shard, and reports whether it did.
-func (e *scoreEntry) cachedShard(s *Snapshot, k int, score []float64) bool {
-	if !e.has(s, k) {
-		return false
-	}
-	copy(score, e.scores[k].w)
-	return true
+	return e
 }
 
 // derivedShard copies into score the weights of shard k of s from e when

@@ -23,11 +23,22 @@ func TestScoreBufLifecycle(t *testing.T) {
 	}
 	cache := &scoreCache{}
 	ranker := func(bound float64) *denseRanker {
-		rk := &denseRanker{v: rankView{b: &batch{s: s}}, act: []int{0}, lo: []float64{0}, hi: []float64{bound}, score: make([]float64, s.n)}
-		for i := range rk.score {
-			rk.score[i] = bound
+		return &denseRanker{v: rankView{b: &batch{s: s}}, act: []int{0}, lo: []float64{0}, hi: []float64{bound}}
+	}
+	// weighed is a rescoring's buffers of every shard of snap, each from
+	// the cache (as rescoreAll takes them) and holding bound.
+	weighed := func(snap *Snapshot, bound float64) [][]float64 {
+		fresh := make([][]float64, len(snap.shards))
+		for k, sh := range snap.shards {
+			fresh[k] = cache.buffer()[:sh.hostCount()]
+			for i := range fresh[k] {
+				fresh[k][i] = bound
+			}
 		}
-		return rk
+		return fresh
+	}
+	store := func(bound float64) {
+		cache.release(cache.store(ranker(bound), s, nil, weighed(s, bound)))
 	}
 	holds := func(e *scoreEntry, bound float64) bool {
 		for _, b := range e.scores {
@@ -38,15 +49,15 @@ func TestScoreBufLifecycle(t *testing.T) {
 		return len(e.scores) == len(s.shards)
 	}
 
-	cache.store(ranker(1), s, nil)
-	read := cache.lookup(ranker(1))
-	if read == nil || !holds(read, 1) {
+	read := cache.store(ranker(1), s, nil, weighed(s, 1)) // read by the rescoring that stored it
+	if cache.lookup(ranker(1)) != read || !holds(read, 1) {
 		t.Fatal("the stored rescoring is not found with its weights")
 	}
+	cache.release(read) // the lookup's read
 	// Evict it (maxScoreEntries newer ones) while it is read, and let the
 	// newer ones take whatever buffers are free.
 	for b := 2.0; b < 2+2*maxScoreEntries; b++ {
-		cache.store(ranker(b), s, nil)
+		store(b)
 	}
 	if !read.evicted || !holds(read, 1) {
 		t.Fatalf("an evicted entry still read: evicted %v, weights kept %v", read.evicted, holds(read, 1))
@@ -56,7 +67,7 @@ func TestScoreBufLifecycle(t *testing.T) {
 	if read.scores != nil {
 		t.Fatal("the last reader's release left the evicted entry holding its buffers")
 	}
-	cache.store(ranker(100), s, nil)
+	store(100)
 	if cache.reused-reused != len(s.shards) {
 		t.Fatalf("%d buffers reused after the release, want %d", cache.reused-reused, len(s.shards))
 	}
@@ -65,7 +76,7 @@ func TestScoreBufLifecycle(t *testing.T) {
 	// (it matches the newer one's bounds) leaves them to the newer.
 	kept := cache.lookup(ranker(100))
 	rk := ranker(100)
-	cache.store(rk, s, kept) // every shard shared: the snapshot is the same
+	cache.release(cache.store(rk, s, kept, make([][]float64, len(s.shards)))) // every shard shared: the snapshot is the same
 	cache.release(kept)
 	if kept.scores != nil {
 		t.Fatal("the replaced entry holds its buffers after its release")
@@ -83,22 +94,21 @@ func TestScoreBufLifecycle(t *testing.T) {
 
 	// A rescoring on a later snapshot that shares shard 0 (and has a
 	// shard 1 of its own, as after a compaction) stores an entry sharing
-	// the kept one's shard-0 buffer and copying shard 1 into a new one;
+	// the kept one's shard-0 buffer and taking shard 1's new one;
 	// releasing the replaced entry frees only its shard-1 buffer.
 	later := s.derive()
 	sh1 := *s.shards[1]
 	sh1.id = newShardID() // a copy, as cloneUsage makes it
 	later.shards[1] = &sh1
 	cache = &scoreCache{}
-	cache.store(ranker(1), s, nil)
+	store(1)
 	kept = cache.lookup(ranker(1))
 	rk = ranker(1)
 	rk.v = rankView{b: &batch{s: later}}
-	for i := bitmap.ShardSize; i < s.n; i++ {
-		rk.score[i] = 7 // shard 1's fresh weights
-	}
-	cache.store(rk, later, kept)
-	got = cache.entries[len(cache.entries)-1]
+	fresh := weighed(later, 7)
+	fresh[0] = nil // read from kept; shard 1's weights are fresh
+	got = cache.store(rk, later, kept, fresh)
+	cache.release(got)
 	if got.scores[0] != kept.scores[0] || got.scores[1] == kept.scores[1] {
 		t.Fatal("the later entry does not share shard 0 alone with the kept one")
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -46,35 +47,54 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // waits for the exceptions' weights.
 //
 // Without scaled weights, the shards a kept full rescoring under the same
-// bounds read are copied from it (rankcache.go) rather than weighed, and
-// a rescoring that weighed any shard is kept for the next: in place of
-// the one it started from, or, when none matched, if its bounds missed
-// recently already (scoreCache.admit).
+// bounds holds are read from its buffers (rankcache.go) rather than
+// weighed, and a rescoring that weighs any shard is kept for the next: in
+// place of the one it started from, or, when none matched, if its bounds
+// missed recently already (scoreCache.admit). A kept rescoring weighs
+// into buffers of its own, which the ranker reads in place too; it holds
+// the entry whose buffers it reads until its next full rescoring or its
+// release (hold). A weight the ranker sets afterwards for a host of such
+// a shard (an exception, a moved host) goes to score and overrides the
+// buffer's (setOverride): the exceptions of a batch (the snapshot's delta
+// among them) touch most shards, and copying each one touched cost more
+// than the copies of the weights it saved.
 func (rk *denseRanker) rescoreAll() {
 	s := rk.v.snap()
 	rk.scaledPlan()
 	var cache *scoreCache
 	var kept *scoreEntry
+	var fresh [][]float64 // per shard, the buffer a kept rescoring weighed it into
 	if !rk.scaled && !rk.noCache {
 		cache = &lineageOf(s.info).scores
 		kept = cache.lookup(rk)
-		defer cache.release(kept)
+		if kept != nil || cache.admit(rk) {
+			fresh = make([][]float64, len(s.shards))
+		}
 	}
+	rk.clearOverrides()
 	var weighed, derived atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
-		score := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+		out := rk.score[k*bitmap.ShardSize : k*bitmap.ShardSize+sh.hostCount()]
+		lent := fresh != nil
 		switch {
 		case rk.scaled:
-			rk.weighScaled(k, score)
-		case kept.cachedShard(s, k, score):
-		case kept.derivedShard(rk, s, k, score):
-			weighed.Add(1) // a weight of its own: the new entry keeps it
-			derived.Add(1)
+			rk.weighScaled(k, out)
+		case kept.has(s, k):
+			out = kept.scores[k].w
 		default:
-			rk.weigh(k, score)
+			if lent {
+				out = cache.buffer()[:sh.hostCount()]
+				fresh[k] = out
+			}
+			if kept.derivedShard(rk, s, k, out) {
+				derived.Add(1)
+			} else {
+				rk.weigh(k, out)
+			}
 			weighed.Add(1)
 		}
+		rk.shardW[k], rk.lent[k] = out, lent
 		for q := k * blocksPerShard; q < min((k+1)*blocksPerShard, rk.nb); q++ {
 			if !rk.hasExceptions(q) {
 				rk.best(q) // the others' once their exceptions are weighed
@@ -82,9 +102,12 @@ func (rk *denseRanker) rescoreAll() {
 		}
 		return nil
 	})
-	if cache != nil && weighed.Load() > 0 && (kept != nil || cache.admit(rk)) {
-		cache.store(rk, s, kept)
+	held := kept
+	if fresh != nil && weighed.Load() > 0 {
+		held = cache.store(rk, s, kept, fresh)
+		cache.release(kept)
 	}
+	rk.hold(cache, held)
 	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		h.afterRescore(len(s.shards)-int(weighed.Load()), int(weighed.Load()-derived.Load()), int(derived.Load()))
 	}
@@ -95,6 +118,116 @@ func (rk *denseRanker) rescoreAll() {
 		}
 	}
 	rk.bestAll, rk.bestQs = true, rk.bestQs[:0]
+}
+
+// hold makes e (of cache c; nil: none), whose reader the caller is, the
+// entry whose buffers the ranker reads, and ends the ranker's read of the
+// one it held.
+func (rk *denseRanker) hold(c *scoreCache, e *scoreEntry) {
+	if rk.held != nil {
+		rk.heldBy.release(rk.held)
+	}
+	rk.held, rk.heldBy = e, c
+}
+
+// setOverride notes that host id's weight is score's, not its shard's
+// kept rescoring's (when it is lent): the caller writes score[id]. Past
+// maxOverrides in one shard, the shard's weights become score's
+// (ownShard): a long batch's placements would otherwise slow every scan
+// of its blocks.
+func (rk *denseRanker) setOverride(id uint32) {
+	k := id >> bitmap.ShardBits
+	if !rk.lent[k] {
+		return
+	}
+	if rk.ov == nil {
+		rk.ov = rk.v.set()
+		rk.ovCount = make([]int32, len(rk.lent))
+	}
+	if rk.ov.Has(id) {
+		return
+	}
+	if rk.ovCount[k] == maxOverrides {
+		rk.ownShard(int(k))
+		return
+	}
+	rk.ov.Add(id)
+	rk.ovIDs = append(rk.ovIDs, id)
+	rk.ovCount[k]++
+}
+
+// maxOverrides is the most overridden hosts a lent shard keeps before its
+// weights are copied into score.
+const maxOverrides = 32
+
+// ownShard makes shard k's weights score's: the lent ones copied, its
+// overridden hosts' kept.
+func (rk *denseRanker) ownShard(k int) {
+	base := uint32(k * bitmap.ShardSize)
+	own := rk.score[base : int(base)+len(rk.shardW[k])]
+	ids := rk.ovIDs[:0]
+	var keep [maxOverrides]struct {
+		id uint32
+		x  float64
+	}
+	n := 0
+	for _, id := range rk.ovIDs {
+		if id>>bitmap.ShardBits != uint32(k) {
+			ids = append(ids, id)
+			continue
+		}
+		keep[n].id, keep[n].x = id, rk.score[id]
+		n++
+		rk.ov.Remove(id)
+	}
+	copy(own, rk.shardW[k])
+	for _, e := range keep[:n] {
+		rk.score[e.id] = e.x
+	}
+	rk.ovIDs, rk.ovCount[k] = ids, 0
+	rk.shardW[k], rk.lent[k] = own, false
+}
+
+// clearOverrides forgets every override (a full rescoring sets every
+// shard's weights).
+func (rk *denseRanker) clearOverrides() {
+	for _, id := range rk.ovIDs {
+		rk.ov.Remove(id)
+		rk.ovCount[id>>bitmap.ShardBits] = 0
+	}
+	rk.ovIDs = rk.ovIDs[:0]
+}
+
+// overrides returns the words of block q's overridden hosts (nil: none).
+func (rk *denseRanker) overrides(q int) []uint64 {
+	if len(rk.ovIDs) == 0 || !rk.lent[q/blocksPerShard] || rk.ovCount[q/blocksPerShard] == 0 {
+		return nil
+	}
+	ws := rk.ov.Words()
+	ws = ws[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(ws))]
+	for _, w := range ws {
+		if w != 0 {
+			return ws
+		}
+	}
+	return nil
+}
+
+// weight is candidate id's weight as the ranker holds it.
+func (rk *denseRanker) weight(id uint32) float64 {
+	k := id >> bitmap.ShardBits
+	if !rk.lent[k] || len(rk.ovIDs) > 0 && rk.ov.Has(id) {
+		return rk.score[id]
+	}
+	return rk.shardW[k][id&(bitmap.ShardSize-1)]
+}
+
+// blockWeights is block q's weights as its shard's slice holds them (but
+// for its overrides).
+func (rk *denseRanker) blockWeights(q int) []float64 {
+	w := rk.shardW[q/blocksPerShard]
+	off := q % blocksPerShard * kernels.Block
+	return w[off:min(off+kernels.Block, len(w))]
 }
 
 // weighExceptions sets the weights of the exceptions in play (the
@@ -113,6 +246,9 @@ func (rk *denseRanker) weighExceptions() {
 		}
 	}
 	rk.exIDs = ids
+	for _, id := range ids {
+		rk.setOverride(id)
+	}
 	if rk.scaled {
 		for _, id := range ids {
 			rk.score[id] = rk.scaledOf(id)
@@ -205,8 +341,21 @@ func (rk *denseRanker) weigh(k int, score []float64) {
 
 // best recomputes block q's largest candidate weight.
 func (rk *denseRanker) best(q int) {
-	off := q * kernels.Block
-	kernels.MaxMasked(rk.score[off:min(off+kernels.Block, rk.v.snap().n)], rk.words(q), rk.bBest[q:q+1])
+	words, ov := rk.words(q), rk.overrides(q)
+	if ov == nil {
+		kernels.MaxMasked(rk.blockWeights(q), words, rk.bBest[q:q+1])
+		return
+	}
+	var rest [wordsPerBlock]uint64
+	for i, w := range words {
+		rest[i] = w &^ ov[i]
+	}
+	kernels.MaxMasked(rk.blockWeights(q), rest[:len(words)], rk.bBest[q:q+1])
+	for i, w := range words {
+		for t := w & ov[i]; t != 0; t &= t - 1 {
+			rk.bBest[q] = max(rk.bBest[q], rk.score[q*kernels.Block+i*64+bits.TrailingZeros64(t)])
+		}
+	}
 }
 
 // refresh brings the stale blocks, the bounds and the weights up to date.
@@ -234,6 +383,7 @@ func (rk *denseRanker) refresh() {
 	} else {
 		for _, id := range rk.moved {
 			if rk.v.alive().Has(id) {
+				rk.setOverride(id)
 				rk.score[id] = rk.weightOf(id)
 			}
 		}

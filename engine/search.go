@@ -133,7 +133,7 @@ func (rk *denseRanker) scanExact(c *collector, keep func(uint32) bool, q int, cu
 		base := q*kernels.Block + k*64
 		for ; w != 0; w &= w - 1 {
 			id := uint32(base + bits.TrailingZeros64(w))
-			if rk.score[id] >= cut && (keep == nil || keep(id)) {
+			if rk.weight(id) >= cut && (keep == nil || keep(id)) {
 				c.offer(scored{id, rk.scoreOf(id)})
 			}
 		}
@@ -154,24 +154,35 @@ func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
 // scan offers block q's candidates weighing at least thr (and kept) to c
 // and returns the new threshold (the k-th best weight, once there are k).
 func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
-	n := rk.v.snap().n
+	ws, ov := rk.blockWeights(q), rk.overrides(q)
+	offer := func(id uint32, x float64) {
+		if x < thr || (keep != nil && !keep(id)) {
+			return
+		}
+		c.offer(scored{id, x})
+		if t, ok := c.threshold(); ok {
+			thr = t.score
+		}
+	}
 	for k, w := range rk.words(q) {
-		base := q*kernels.Block + k*64
 		if w == 0 {
 			continue
 		}
+		base := uint32(q*kernels.Block + k*64)
+		if ov != nil {
+			// The overridden hosts' weights are score's (setOverride).
+			for t := w & ov[k]; t != 0; t &= t - 1 {
+				id := base + uint32(bits.TrailingZeros64(t))
+				offer(id, rk.score[id])
+			}
+			w &^= ov[k]
+		}
 		// The word's candidates below the threshold so far cannot rank:
 		// one vector compare per eight rather than a test per candidate.
-		for w = kernels.NotBelow(rk.score[base:min(base+64, n)], w, thr); w != 0; w &= w - 1 {
-			id := uint32(base + bits.TrailingZeros64(w))
-			x := rk.score[id]
-			if x < thr || (keep != nil && !keep(id)) {
-				continue
-			}
-			c.offer(scored{id, x})
-			if t, ok := c.threshold(); ok {
-				thr = t.score
-			}
+		xs := ws[k*64 : min(k*64+64, len(ws))]
+		for w = kernels.NotBelow(xs, w, thr); w != 0; w &= w - 1 {
+			i := bits.TrailingZeros64(w)
+			offer(base+uint32(i), xs[i])
 		}
 	}
 	return thr
