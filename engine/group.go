@@ -14,7 +14,7 @@ type groupState struct {
 	policy     string
 	maxPerHost int
 	members    map[string]bool
-	hostNames  map[string]bool // group.hosts
+	hostNames  map[string]int32 // group.hosts, each with its name id (addHost)
 	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
 	count      map[int32]int   // instance key (ironic.go) -> |instances ∩ members|
 	added      map[int32][]string
@@ -24,7 +24,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	gs := &groupState{
 		policy: g.Policy, maxPerHost: g.MaxServerPerHost,
 		members:   make(map[string]bool, len(g.Members)+len(uuids)),
-		hostNames: make(map[string]bool, len(g.Hosts)),
+		hostNames: make(map[string]int32, len(g.Hosts)),
 		hostsSet:  hosts,
 		count:     map[int32]int{},
 		added:     map[int32][]string{},
@@ -56,28 +56,31 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	}
 	for _, at := range placed {
 		host, whole := placedOn(at) // on an ironic node: counted nowhere
-		for id := range s.info.byHostLower(strings.ToLower(host)).All() {
-			if s.info.hostOf(id) == host && !whole {
-				gs.count[s.info.nameOf(id)]++
-				break
-			}
+		if nid := gs.addHost(s, host); nid >= 0 && !whole {
+			gs.count[nid]++
 		}
-		gs.addHost(s, host)
 	}
 	return gs
 }
 
-// addHost appends a host name to group.hosts.
-func (g *groupState) addHost(s *Snapshot, name string) {
-	if g.hostNames[name] {
-		return
+// addHost appends a host name to group.hosts, and returns the name id of
+// its first node in id order (-1: the snapshot has none), looked up once
+// per name (many members share a host).
+func (g *groupState) addHost(s *Snapshot, name string) int32 {
+	if nid, ok := g.hostNames[name]; ok {
+		return nid
 	}
-	g.hostNames[name] = true
+	nid := int32(-1)
 	for id := range s.info.byHostLower(strings.ToLower(name)).All() {
 		if s.info.hostOf(id) == name {
+			if nid < 0 {
+				nid = s.info.nameOf(id)
+			}
 			g.hostsSet.Add(id)
 		}
 	}
+	g.hostNames[name] = nid
+	return nid
 }
 
 // hasInstance reports whether uuid is among the instances of instance
