@@ -15,7 +15,9 @@ import (
 // delta into new shards block by block, and places every request with the
 // dense ranker, its invariants checked after every refresh (its block
 // statistics come from the shards' block summaries), against the baseline
-// ranker: a compaction that left a changed block's summary stale fails it.
+// ranker: a compaction that left a changed block's summary stale fails it;
+// and after every commit, every block summary is checked against its
+// column (CheckSummaries), as compactions update them.
 func TestCompactedSummariesMatchBaseline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -46,6 +48,9 @@ func TestCompactedSummariesMatchBaseline(t *testing.T) {
 		}
 		if _, err := st.Commit(got); err != nil {
 			t.Fatalf("%s: commit: %v", name, err)
+		}
+		if err := engine.CheckSummaries(st.Snapshot()); err != nil {
+			t.Fatalf("after %s: %v", name, err)
 		}
 	}
 	if violations > 0 {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/placer/placer/bitmap"
 	"math"
 	"math/bits"
 	"reflect"
@@ -202,6 +203,9 @@ func (rk *denseRanker) checkInvariants() error {
 			return fmt.Errorf("block %d: best %v, candidates' %v", q, rk.bBest[q], best)
 		}
 	}
+	if err := rk.checkLent(); err != nil {
+		return err
+	}
 	inexact := 0
 	for a, lazy := range rk.lazy {
 		for q := range rk.nb {
@@ -219,6 +223,79 @@ func (rk *denseRanker) checkInvariants() error {
 		}
 		if rk.lo[a] != allLo[a] || rk.hi[a] != allHi[a] {
 			return fmt.Errorf("weigher %d: bounds [%v, %v], candidates' [%v, %v]", wi, rk.lo[a], rk.hi[a], allLo[a], allHi[a])
+		}
+	}
+	return nil
+}
+
+// checkLent checks the weights the ranker reads in place: a lent shard's
+// are a buffer of the entry it holds, which still holds them and counts
+// it among its readers; an owned shard's are its part of score; the
+// overrides (ov, ovIDs, ovCount) agree and cover lent shards only.
+func (rk *denseRanker) checkLent() error {
+	s := rk.v.snap()
+	for k, w := range rk.shardW {
+		if len(w) != s.shards[k].hostCount() {
+			return fmt.Errorf("shard %d: %d weights for %d hosts", k, len(w), s.shards[k].hostCount())
+		}
+		if len(w) == 0 {
+			continue
+		}
+		if !rk.lent[k] {
+			if &w[0] != &rk.score[k*bitmap.ShardSize] {
+				return fmt.Errorf("shard %d: owned weights outside score", k)
+			}
+			continue
+		}
+		e := rk.held
+		if e == nil {
+			return fmt.Errorf("shard %d lent, no entry held", k)
+		}
+		rk.heldBy.mu.Lock()
+		readers, bufs := e.readers, e.scores
+		rk.heldBy.mu.Unlock()
+		if readers <= 0 || k >= len(bufs) || bufs[k] == nil || len(bufs[k].w) == 0 || &bufs[k].w[0] != &w[0] {
+			return fmt.Errorf("shard %d: lent weights not the held entry's buffer (readers %d)", k, readers)
+		}
+	}
+	counts := make([]int32, len(rk.shardW))
+	for _, id := range rk.ovIDs {
+		k := id >> bitmap.ShardBits
+		if !rk.ov.Has(id) || !rk.lent[k] {
+			return fmt.Errorf("override %d: in ov %v, its shard lent %v", id, rk.ov.Has(id), rk.lent[k])
+		}
+		counts[k]++
+	}
+	if rk.ov != nil && rk.ov.Count() != len(rk.ovIDs) {
+		return fmt.Errorf("%d overrides in ov, %d listed", rk.ov.Count(), len(rk.ovIDs))
+	}
+	for k, n := range counts {
+		if rk.ovCount != nil && rk.ovCount[k] != n {
+			return fmt.Errorf("shard %d: %d overrides counted, %d listed", k, rk.ovCount[k], n)
+		}
+	}
+	return nil
+}
+
+// CheckSummaries checks every block summary of s's shards against the
+// raw columns it summarises (summaryError).
+func CheckSummaries(s *Snapshot) error {
+	for k, sh := range s.shards {
+		for w := range numWeighers {
+			if !colWeigher(w) {
+				continue
+			}
+			col := sh.rawCol(w)
+			for q := range (sh.hostCount() + kernels.Block - 1) / kernels.Block {
+				lo, hi := sh.blockRange(q)
+				xs := make([]float64, hi-lo)
+				for i := range xs {
+					xs[i] = col.At(lo + i)
+				}
+				if err := summaryError(xs, sh.blk.raw[w][q]); err != nil {
+					return fmt.Errorf("shard %d weigher %d block %d: %v", k, w, q, err)
+				}
+			}
 		}
 	}
 	return nil

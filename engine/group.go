@@ -15,8 +15,8 @@ type groupState struct {
 	maxPerHost int
 	members    map[string]bool
 	hostNames  map[string]int32 // group.hosts, each with its name id (addHost)
-	hostsSet   *bitmap.Set     // nodes whose host name is in group.hosts
-	count      map[int32]int   // instance key (ironic.go) -> |instances ∩ members|
+	hostsSet   *bitmap.Set      // nodes whose host name is in group.hosts
+	count      map[int32]int    // instance key (ironic.go) -> |instances ∩ members|
 	added      map[int32][]string
 }
 

@@ -159,7 +159,11 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 // written while the entry holds it, so that a later entry shares the
 // buffers of the shards it copied. The entry holds its buffers (counts in
 // their refs) from store until it is evicted and has no reader (readers:
-// lookups not yet released; both under scoreCache.mu).
+// the lookups and stores not yet released, a ranker reading its buffers
+// in place among them; both under scoreCache.mu). A Scheduler worker's
+// kept batch holds the entry it read until its next full rescoring, so
+// beyond the maxScoreEntries entries, up to one evicted entry per worker
+// may still hold its buffers.
 type scoreEntry struct {
 	mults   multipliers
 	terms   []weighTerm
@@ -195,7 +199,7 @@ func (c *scoreCache) lookup(rk *denseRanker) *scoreEntry {
 	return nil
 }
 
-// release ends a read of e that lookup began (nil: none).
+// release ends a read of e that lookup or store began (nil: none).
 func (c *scoreCache) release(e *scoreEntry) {
 	if e == nil {
 		return

@@ -155,34 +155,34 @@ func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
 // and returns the new threshold (the k-th best weight, once there are k).
 func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
 	ws, ov := rk.blockWeights(q), rk.overrides(q)
-	offer := func(id uint32, x float64) {
-		if x < thr || (keep != nil && !keep(id)) {
-			return
-		}
-		c.offer(scored{id, x})
-		if t, ok := c.threshold(); ok {
-			thr = t.score
-		}
-	}
 	for k, w := range rk.words(q) {
 		if w == 0 {
 			continue
 		}
 		base := uint32(q*kernels.Block + k*64)
-		if ov != nil {
-			// The overridden hosts' weights are score's (setOverride).
-			for t := w & ov[k]; t != 0; t &= t - 1 {
-				id := base + uint32(bits.TrailingZeros64(t))
-				offer(id, rk.score[id])
-			}
-			w &^= ov[k]
-		}
 		// The word's candidates below the threshold so far cannot rank:
-		// one vector compare per eight rather than a test per candidate.
+		// one vector compare per eight rather than a test per candidate;
+		// the overridden hosts' weights are score's (setOverride), tested
+		// one by one. Candidates are offered in id order either way.
 		xs := ws[k*64 : min(k*64+64, len(ws))]
-		for w = kernels.NotBelow(xs, w, thr); w != 0; w &= w - 1 {
+		var o uint64
+		if ov != nil {
+			o = w & ov[k]
+		}
+		for w = kernels.NotBelow(xs, w&^o, thr) | o; w != 0; w &= w - 1 {
 			i := bits.TrailingZeros64(w)
-			offer(base+uint32(i), xs[i])
+			x := xs[i]
+			if o&(1<<i) != 0 {
+				x = rk.score[base+uint32(i)]
+			}
+			id := base + uint32(i)
+			if x < thr || (keep != nil && !keep(id)) {
+				continue
+			}
+			c.offer(scored{id, x})
+			if t, ok := c.threshold(); ok {
+				thr = t.score
+			}
 		}
 	}
 	return thr

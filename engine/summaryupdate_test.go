@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -90,12 +91,20 @@ func TestUpdateSummary(t *testing.T) {
 // values xs, bit for bit.
 func checkSummary(t *testing.T, xs []float64, s blockSummary) {
 	t.Helper()
+	if err := summaryError(xs, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// summaryError returns how s breaks blockSummary's invariants for the
+// block's values xs, bit for bit (nil: it does not).
+func summaryError(xs []float64, s blockSummary) error {
 	m := len(xs)
 	if slices.ContainsFunc(xs, func(x float64) bool { return x != x }) {
 		if s.lo == s.lo || s.hi == s.hi || s.cnst || s.nTop != 0 || s.nBot != 0 {
-			t.Fatalf("a block with a NaN summarised as %+v", s)
+			return fmt.Errorf("a block with a NaN summarised as %+v", s)
 		}
-		return
+		return nil
 	}
 	lo, hi, cnst := math.Inf(1), math.Inf(-1), true
 	for _, x := range xs {
@@ -103,7 +112,7 @@ func checkSummary(t *testing.T, xs []float64, s blockSummary) {
 		cnst = cnst && math.Float64bits(x) == math.Float64bits(xs[0])
 	}
 	if math.Float64bits(s.lo) != math.Float64bits(lo) || math.Float64bits(s.hi) != math.Float64bits(hi) || s.cnst != cnst {
-		t.Fatalf("lo %v hi %v cnst %v, want %v %v %v", s.lo, s.hi, s.cnst, lo, hi, cnst)
+		return fmt.Errorf("lo %v hi %v cnst %v, want %v %v %v", s.lo, s.hi, s.cnst, lo, hi, cnst)
 	}
 	for _, side := range []struct {
 		name string
@@ -114,26 +123,83 @@ func checkSummary(t *testing.T, xs []float64, s blockSummary) {
 		{"bottom", s.bottom[:s.nBot], func(x float64) uint64 { return ^orderKey(x) }},
 	} {
 		if n := len(side.ats); n < min(minExtremes, m) || n > min(extremes, m) {
-			t.Fatalf("%s lists %d hosts of %d", side.name, n, m)
+			return fmt.Errorf("%s lists %d hosts of %d", side.name, n, m)
 		}
 		on := map[uint16]bool{}
 		for i, at := range side.ats {
 			if int(at) >= m || on[at] {
-				t.Fatalf("%s %v: offset %d out of the block or listed twice", side.name, side.ats, at)
+				return fmt.Errorf("%s %v: offset %d out of the block or listed twice", side.name, side.ats, at)
 			}
 			on[at] = true
 			if i > 0 {
 				p, k := side.key(xs[side.ats[i-1]]), side.key(xs[at])
 				if p < k || p == k && side.ats[i-1] > at {
-					t.Fatalf("%s %v out of order at %d", side.name, side.ats, i)
+					return fmt.Errorf("%s %v out of order at %d", side.name, side.ats, i)
 				}
 			}
 		}
 		last := side.key(xs[side.ats[len(side.ats)-1]])
 		for j, x := range xs {
 			if !on[uint16(j)] && side.key(x) > last {
-				t.Fatalf("%s %v: host %d off the list holds %v, past its last", side.name, side.ats, j, x)
+				return fmt.Errorf("%s %v: host %d off the list holds %v, past its last", side.name, side.ats, j, x)
 			}
 		}
+	}
+	return nil
+}
+
+// TestUpdateSummaryInts is TestUpdateSummary on the int32 columns a
+// compaction updates (Ints, and Clamped, whose negative values read 0),
+// without NaNs.
+func TestUpdateSummaryInts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 2))
+	updated := 0
+	for round := range 300 {
+		m := extremes + 1 + rng.IntN(kernels.Block-extremes)
+		clamped := round%2 == 0
+		col := func(xs []int32) kernels.Col {
+			if clamped {
+				return kernels.Clamped(xs)
+			}
+			return kernels.Ints(xs)
+		}
+		floats := func(xs []int32) []float64 {
+			out := make([]float64, len(xs))
+			for i, x := range xs {
+				out[i] = float64(x)
+				if clamped {
+					out[i] = float64(max(x, 0))
+				}
+			}
+			return out
+		}
+		distinct := 1 + rng.IntN(40)
+		cur := make([]int32, m)
+		for i := range cur {
+			cur[i] = int32(rng.IntN(distinct)) - int32(distinct/4)
+		}
+		s := summarize(col(cur))
+		for range 40 {
+			old := slices.Clone(cur)
+			var changed []uint16
+			for j := range m {
+				if rng.IntN(m) < 1+rng.IntN(6) {
+					changed = append(changed, uint16(j))
+				}
+			}
+			for _, j := range changed {
+				cur[j] = old[j] - int32(rng.IntN(4)) + int32(rng.IntN(2)) // mostly consumed on
+			}
+			oc, cc := col(old), col(cur)
+			if updateSummary(&s, &oc, &cc, changed) {
+				updated++
+			} else {
+				s = summarize(cc)
+			}
+			checkSummary(t, floats(cur), s)
+		}
+	}
+	if updated == 0 {
+		t.Fatal("no update succeeded")
 	}
 }
