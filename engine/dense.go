@@ -126,6 +126,7 @@ type denseRanker struct {
 	isStale []bool
 	moved   []uint32
 	exIDs   []uint32 // weighExceptions' scratch
+	exCount []int32  // rescoreAll's scratch: exceptions per shard
 	order   []int32
 	valid   bool
 

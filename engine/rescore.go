@@ -72,6 +72,15 @@ func (rk *denseRanker) rescoreAll() {
 		}
 	}
 	rk.clearOverrides()
+	// A shard holding more exceptions than a lent one keeps overrides for
+	// is copied at once (a long batch's overlay covers most shards).
+	many := rk.exCount[:0]
+	if fresh != nil {
+		many = slices.Grow(many, len(s.shards))[:len(s.shards)]
+		clear(many)
+		rk.eachException(func(id uint32) { many[id>>bitmap.ShardBits]++ })
+	}
+	rk.exCount = many
 	var weighed, derived atomic.Int32
 	_ = bitmap.ForShards(context.WithoutCancel(rk.v.ctx()), s.n, func(k int) error {
 		sh := s.shards[k]
@@ -80,6 +89,9 @@ func (rk *denseRanker) rescoreAll() {
 		switch {
 		case rk.scaled:
 			rk.weighScaled(k, out)
+		case kept.has(s, k) && many[k] > maxOverrides:
+			copy(out, kept.scores[k].w)
+			lent = false
 		case kept.has(s, k):
 			out = kept.scores[k].w
 		default:
