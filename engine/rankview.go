@@ -94,3 +94,7 @@ func (v rankView) floats(m int) []float64 { return v.b.floats(m) }
 
 // set returns an empty host set from the batch's scratch.
 func (v rankView) set() *bitmap.Set { return v.b.set() }
+
+// instancesLeft is the number of instances the batch has still to place,
+// the current one included.
+func (v rankView) instancesLeft() int { return v.b.req.NumInstances - v.b.index }
