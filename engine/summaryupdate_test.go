@@ -40,12 +40,7 @@ func TestUpdateSummary(t *testing.T) {
 		s := summarize(kernels.Floats(cur))
 		for step := range 40 {
 			old := slices.Clone(cur)
-			var changed []uint16
-			for j := range m {
-				if rng.IntN(m) < 1+rng.IntN(6) {
-					changed = append(changed, uint16(j))
-				}
-			}
+			changed := drawChanged(rng, m)
 			for _, j := range changed {
 				switch rng.IntN(4) {
 				case 0:
@@ -85,6 +80,18 @@ func TestUpdateSummary(t *testing.T) {
 	if updated < 5*declined || declined == 0 {
 		t.Fatalf("%d updates, %d declined: both paths must run, updates mostly", updated, declined)
 	}
+}
+
+// drawChanged draws the offsets a compaction changes in a block of m
+// hosts: a few, sorted, as a delta spread over many blocks leaves them.
+func drawChanged(rng *rand.Rand, m int) []uint16 {
+	var changed []uint16
+	for j := range m {
+		if rng.IntN(m) < 1+rng.IntN(6) {
+			changed = append(changed, uint16(j))
+		}
+	}
+	return changed
 }
 
 // checkSummary checks blockSummary's invariants for s against the block's
@@ -181,12 +188,7 @@ func TestUpdateSummaryInts(t *testing.T) {
 		s := summarize(col(cur))
 		for range 40 {
 			old := slices.Clone(cur)
-			var changed []uint16
-			for j := range m {
-				if rng.IntN(m) < 1+rng.IntN(6) {
-					changed = append(changed, uint16(j))
-				}
-			}
+			changed := drawChanged(rng, m)
 			for _, j := range changed {
 				cur[j] = old[j] - int32(rng.IntN(4)) + int32(rng.IntN(2)) // mostly consumed on
 			}
