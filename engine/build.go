@@ -442,7 +442,7 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 	if sh.failed = int32sOf(failed); sh.failed == nil {
 		sh.failedF = kernels.NewCoded(failed)
 	}
-	sh.statBlocks(allBlocks)
+	sh.statBlocks(allBlocks, nil)
 	return sh
 }
 

@@ -185,7 +185,7 @@ func (snap *Snapshot) compact(r *recycler) (replaced []*shard) {
 	})
 	for k, blocks := range copied {
 		slices.Sort(snap.shards[k].changed)
-		snap.shards[k].restatBlocks(was[k], blocks)
+		snap.shards[k].statBlocks(blocks, was[k])
 	}
 	snap.delta = nil
 	if len(wide.ids) > 0 {

@@ -252,14 +252,18 @@ const allBlocks = 1<<blocksPerShard - 1
 // for every block of a new shard (blk nil), else for the blocks of
 // changed (bit q for block q) and the usage weighers only (a usage change:
 // the other summaries, and the changed weighers' other blocks, are
-// shared with the old blockStats).
-func (sh *shard) statBlocks(changed uint64) {
+// shared with the old blockStats). With was, the shard a compaction
+// copied sh from (its columns what blk summarises), a changed block's
+// summaries are updated from the hosts at sh.changed (sorted) where they
+// can be (updateSummary), else summarised again.
+func (sh *shard) statBlocks(changed uint64, was *shard) {
 	nq := (sh.hostCount() + kernels.Block - 1) / kernels.Block
 	st := &blockStats{}
 	old := sh.blk
 	if old != nil {
 		*st = *old
 	}
+	var offs [kernels.Block]uint16
 	for w := range numWeighers {
 		if !colWeigher(w) || (old != nil && !usageWeigher(w)) {
 			continue
@@ -269,11 +273,25 @@ func (sh *shard) statBlocks(changed uint64) {
 			*sums = *old.raw[w]
 		}
 		col := sh.rawCol(w)
+		rest := sh.changed
 		for q := range nq {
-			if old == nil || changed&(1<<q) != 0 {
-				lo, hi := sh.blockRange(q)
-				sums[q] = summarize(col.Slice(lo, hi))
+			lo, hi := sh.blockRange(q)
+			n := 0
+			for ; was != nil && n < len(rest) && int(rest[n]) < hi; n++ {
+				offs[n] = rest[n] - uint16(lo)
 			}
+			rest = rest[n:]
+			if old != nil && changed&(1<<q) == 0 {
+				continue
+			}
+			c := col.Slice(lo, hi)
+			if was != nil {
+				o := was.rawCol(w).Slice(lo, hi)
+				if updateSummary(&sums[q], &o, &c, offs[:n]) {
+					continue
+				}
+			}
+			sums[q] = summarize(c)
 		}
 		st.raw[w] = sums
 	}

@@ -53,11 +53,11 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 // missed recently already (scoreCache.admit). A kept rescoring weighs
 // into buffers of its own, which the ranker reads in place too; it holds
 // the entry whose buffers it reads until its next full rescoring or its
-// release (hold). A weight the ranker sets afterwards for a host of such
-// a shard (an exception, a moved host) goes to score and overrides the
-// buffer's (setOverride): the exceptions of a batch (the snapshot's delta
-// among them) touch most shards, and copying each one touched cost more
-// than the copies of the weights it saved.
+// release (hold). The exceptions' weights go to score and override the
+// buffer's (setOverride): a batch's exceptions (the snapshot's delta
+// among them) touch most shards, and copying each shard one touched cost
+// more than the copies of the weights it saved. A moved host's shard is
+// copied into score instead (refresh, ownShard).
 func (rk *denseRanker) rescoreAll() {
 	s := rk.v.snap()
 	rk.scaledPlan()
@@ -108,7 +108,7 @@ func (rk *denseRanker) rescoreAll() {
 			}
 			weighed.Add(1)
 		}
-		if fresh != nil && !lent && !rk.scaled {
+		if fresh != nil && !lent { // fresh is nil with scaled weights
 			copy(own, out)
 			out = own
 		}

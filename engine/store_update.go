@@ -373,7 +373,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	}
 	for k, sh := range snap.shards {
 		if changed[k] != 0 {
-			sh.statBlocks(changed[k]) // on the usage just carried over
+			sh.statBlocks(changed[k], nil) // on the usage just carried over
 		}
 	}
 	snap.groupPlaced = s.groupPlacedLocked(snap)
