@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/placer/placer/bitmap"
 )
@@ -63,21 +62,17 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 	return gs
 }
 
-// addHost appends a host name to group.hosts, and returns the name id of
-// its first node in id order (-1: the snapshot has none), looked up once
-// per name (many members share a host).
+// addHost appends a host name to group.hosts, and returns its name id
+// (-1: the snapshot has no node of that host name), looked up once per
+// name (many members share a host).
 func (g *groupState) addHost(s *Snapshot, name string) int32 {
 	if nid, ok := g.hostNames[name]; ok {
 		return nid
 	}
 	nid := int32(-1)
-	for id := range s.info.byHostLower(strings.ToLower(name)).All() {
-		if s.info.hostOf(id) == name {
-			if nid < 0 {
-				nid = s.info.nameOf(id)
-			}
-			g.hostsSet.Add(id)
-		}
+	for id := range s.info.byHost(name).All() {
+		nid = s.info.nameOf(id) // one per host name
+		g.hostsSet.Add(id)
 	}
 	g.hostNames[name] = nid
 	return nid

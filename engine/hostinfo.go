@@ -121,6 +121,11 @@ func (info *hostInfo) byHostLower(lower string) hostcols.IDRun {
 	return info.nameIdx.ByHostLower(lower, &info.names)
 }
 
+// byHost returns the ids whose host name is host (exactly), by node name.
+func (info *hostInfo) byHost(host string) hostcols.IDRun {
+	return info.nameIdx.ByHost(host, &info.names)
+}
+
 // byNode returns the ids of node name node, in id order.
 func (info *hostInfo) byNode(node string) hostcols.IDRun {
 	return info.nameIdx.ByNode(node, &info.names)

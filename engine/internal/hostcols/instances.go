@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Instances holds the instances the cloud lists on its hosts, by host name
@@ -467,7 +468,41 @@ func equalRange(order []uint32, n int, cmp func(id uint32) int) IDRun {
 // ByHostLower returns the ids whose lowercased host name is lower, in id
 // order; names are the hosts' names.
 func (x *NameIndex) ByHostLower(lower string, names *Names) IDRun {
-	return equalRange(x.byLower, x.n, func(id uint32) int { return strings.Compare(strings.ToLower(names.HostOf(id)), lower) })
+	return equalRange(x.byLower, x.n, func(id uint32) int { return compareLower(names.HostOf(id), lower) })
+}
+
+// ByHost returns the ids whose host name is host, in the byHostNode
+// order (by node name): a host's nodes are a run of that order.
+func (x *NameIndex) ByHost(host string, names *Names) IDRun {
+	return equalRange(x.byHostNode, x.n, func(id uint32) int { return strings.Compare(names.HostOf(id), host) })
+}
+
+// compareLower is strings.Compare(strings.ToLower(s), lower) without
+// building the lowercased string where s is ASCII (host names are):
+// a lookup compares some thirty names.
+func compareLower(s, lower string) int {
+	for i := range len(s) {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.Compare(strings.ToLower(s), lower)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if i == len(lower) {
+			return 1
+		}
+		if d := lower[i]; c != d {
+			if c < d {
+				return -1
+			}
+			return 1
+		}
+	}
+	if len(s) < len(lower) {
+		return -1
+	}
+	return 0
 }
 
 // ByNode returns the ids of node name node, in id order.

@@ -138,21 +138,27 @@ func TestUUIDKey(t *testing.T) {
 
 // TestNameIndex checks the sorted orders against the maps they replaced.
 func TestNameIndex(t *testing.T) {
-	host := []string{"b", "A", "a", "B", "a", "c", "b"}
-	node := []string{"n1", "n2", "n1", "n1", "n3", "n1", "n2"}
+	host := []string{"b", "A", "a", "B", "a", "c", "b", "Ä", "ä", "ab", "aB"}
+	node := []string{"n1", "n2", "n1", "n1", "n3", "n1", "n2", "n1", "n2", "n1", "n1"}
 	names := namesOf(host, node, false)
 	x := NewNameIndex(host, node)
-	lower, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[hostNode]uint32{}
+	lower, exact, byNode, byHN := map[string][]uint32{}, map[string][]uint32{}, map[string][]uint32{}, map[hostNode]uint32{}
 	for i := range host {
 		id := uint32(i)
 		l := strings.ToLower(host[i])
 		lower[l] = append(lower[l], id)
+		exact[host[i]] = append(exact[host[i]], id)
 		byNode[node[i]] = append(byNode[node[i]], id)
 		byHN[hostNode{host[i], node[i]}] = id
 	}
-	for _, k := range []string{"a", "b", "c", "A", "d", ""} {
+	for _, k := range []string{"a", "b", "c", "A", "d", "", "ä", "Ä", "ab", "aB", "a\x00"} {
 		if got := slices.Collect(x.ByHostLower(k, names).All()); !slices.Equal(got, lower[k]) {
 			t.Errorf("byHostLower(%q) = %v, want %v", k, got, lower[k])
+		}
+		got := slices.Collect(x.ByHost(k, names).All())
+		slices.Sort(got)
+		if !slices.Equal(got, exact[k]) {
+			t.Errorf("byHost(%q) = %v, want %v", k, got, exact[k])
 		}
 	}
 	for _, k := range []string{"n1", "n2", "n3", "n4"} {
@@ -167,6 +173,20 @@ func TestNameIndex(t *testing.T) {
 			wantID, wantOK := byHN[hn]
 			if id != wantID || ok != wantOK {
 				t.Errorf("byHostNode(%v) = %d, %v; want %d, %v", hn, id, ok, wantID, wantOK)
+			}
+		}
+	}
+}
+
+// TestCompareLower checks compareLower against its definition,
+// strings.Compare(strings.ToLower(s), lower), on ASCII and other names.
+func TestCompareLower(t *testing.T) {
+	words := []string{"", "a", "A", "ab", "aB", "Ab", "abc", "b", "B", "a0", "a-b", "Z", "[", "@", "ä", "Ä", "aÄ", "İ", "i", "compute-0001", "Compute-0001"}
+	for _, s := range words {
+		for _, w := range words {
+			lower := strings.ToLower(w)
+			if got, want := compareLower(s, lower), strings.Compare(strings.ToLower(s), lower); got != want {
+				t.Errorf("compareLower(%q, %q) = %d, want %d", s, lower, got, want)
 			}
 		}
 	}
@@ -295,6 +315,9 @@ func TestNameLookupsAllocate(t *testing.T) {
 				n += int(id)
 			}
 			if id, ok := x.ByHostNode("a", "a", names); ok {
+				n += int(id)
+			}
+			for id := range x.ByHost("a", names).All() {
 				n += int(id)
 			}
 		})
