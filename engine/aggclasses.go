@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/placer/placer/engine/internal/hostcols"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -67,6 +72,34 @@ func (o optional[T]) or(def T) T {
 	return def
 }
 
+// sameClassValues reports whether a and b are the same values, bit for
+// bit (the shards' coded columns tell -0 from 0).
+func sameClassValues(a, b []classValues) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	same := func(x, y optional[float64]) bool {
+		return x.ok == y.ok && math.Float64bits(x.v) == math.Float64bits(y.v)
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.maxIOOps != y.maxIOOps || x.maxInstances != y.maxInstances {
+			return false
+		}
+		for r := range x.ratio {
+			if !same(x.ratio[r], y.ratio[r]) {
+				return false
+			}
+		}
+		for w := range x.mult {
+			if !same(x.mult[w], y.mult[w]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // resolveClasses parses the classes' values buildShard resolves.
 func resolveClasses(classes []aggClass) []classValues {
 	out := make([]classValues, len(classes))
@@ -86,4 +119,81 @@ func resolveClasses(classes []aggClass) []classValues {
 		}
 	}
 	return out
+}
+
+// buildAggClasses groups hosts by their set of aggregates (membership is by
+// host name, as in Nova). A derived host (d) is in the set of aggregates
+// it was in: a Store's rebuild changes no aggregate's hosts, and appends
+// the aggregates it makes.
+func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
+	n := len(c.Hosts)
+	// The aggregates of the host names not derived, ascending.
+	aggsOfName := map[string][]int{}
+	for i := range c.Hosts {
+		if d.oldID(i) < 0 {
+			aggsOfName[c.Hosts[i].Host] = nil
+		}
+	}
+	if len(aggsOfName) > 0 {
+		for a, agg := range c.Aggregates {
+			for _, h := range agg.Hosts {
+				if l, ok := aggsOfName[h]; ok && !slices.Contains(l, a) {
+					aggsOfName[h] = append(l, a)
+				}
+			}
+		}
+	}
+	byKey := map[string]int32{} // the aggregates' indexes, uvarints
+	var buf []byte
+	// classOf returns the class of the aggregates aggs (ascending),
+	// making it on first use.
+	classOf := func(aggs []int) int32 {
+		buf = buf[:0]
+		for _, a := range aggs {
+			buf = binary.AppendUvarint(buf, uint64(a))
+		}
+		if cid, ok := byKey[string(buf)]; ok {
+			return cid
+		}
+		cid := int32(len(info.classes))
+		byKey[string(buf)] = cid
+		info.classes = append(info.classes, newAggClass(c, aggs, roaring.New()))
+		return cid
+	}
+	class := hostcols.NewIdxBuilder(n)
+	for i := 0; i < n; i++ {
+		var cid int32
+		if o := d.oldID(i); o >= 0 {
+			x := d.prev.class.At(uint32(o))
+			cid = remapped(d.classes, x, func() int32 { return classOf(d.prev.classes[x].aggs) })
+		} else {
+			cid = classOf(aggsOfName[c.Hosts[i].Host])
+		}
+		class.Set(uint32(i), uint64(cid))
+		info.classes[cid].hosts.Add(uint32(i))
+	}
+	info.class = class.Done()
+	for i := range info.classes {
+		info.classes[i].hosts.RunOptimize()
+	}
+}
+
+// newAggClass returns the class of the aggregates aggs (indexes into
+// c.Aggregates, ascending) with their metadata as c has it, and hosts as
+// its inverted index entry.
+func newAggClass(c *Cloud, aggs []int, hosts *roaring.Bitmap) aggClass {
+	metas := make([]map[string]string, len(aggs))
+	raw := map[string][]string{}
+	for j, a := range aggs {
+		metas[j] = c.Aggregates[a].Metadata
+		for k, v := range c.Aggregates[a].Metadata {
+			if !slices.Contains(raw[k], v) {
+				raw[k] = append(raw[k], v)
+			}
+		}
+	}
+	return aggClass{
+		aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: hosts,
+		limitFrom: limitsFrom(c, aggs, raw),
+	}
 }

@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine/internal/hostcols"
@@ -55,27 +52,39 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 		return nil, err
 	}
 	s.info = info
-	var wide usageDelta
-	classVals := resolveClasses(info.classes)
-	for base := 0; base < n || (n == 0 && base == 0); base += bitmap.ShardSize {
-		if n == 0 {
-			break
-		}
-		s.shards = append(s.shards, buildShard(&c, info, classVals, base, min(base+bitmap.ShardSize, n), &wide))
-	}
-	if len(wide.ids) > 0 {
-		s.delta = &wide
-	}
+	info.classVals = resolveClasses(info.classes)
 	for i := range info.classes {
 		cl := &info.classes[i]
 		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
 	}
-	s.mults = summarise(s.shards)
+	if d := in.derive; d != nil && d.sameHosts && sameClassValues(d.prev.classVals, info.classVals) {
+		// Every shard column is the replaced snapshot's: the Store's
+		// install takes its newest shards (Store.installLocked).
+		d.keepShards = true
+		return s, nil
+	}
+	s.buildShards(&c)
 	return s, nil
+}
+
+// buildShards builds s's shards from c, whose host data s.info is, and
+// their multipliers' summary.
+func (s *Snapshot) buildShards(c *Cloud) {
+	var wide usageDelta
+	for base := 0; base < s.n; base += bitmap.ShardSize {
+		s.shards = append(s.shards, buildShard(c, s.info, s.info.classVals, base, min(base+bitmap.ShardSize, s.n), &wide))
+	}
+	if len(wide.ids) > 0 {
+		s.delta = &wide
+	}
+	s.mults = summarise(s.shards)
 }
 
 func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*hostInfo, error) {
 	n := len(c.Hosts)
+	if info := deriveSameHosts(c, d, committed); info != nil {
+		return info, nil
+	}
 	info := &hostInfo{
 		serviceUp: bitmap.NewSet(n),
 		diskGBUsed: hostcols.NewInts(n, func(i int) int64 {
@@ -255,76 +264,6 @@ func instancesOn(list []string, c *Cloud, i int, node string, committed map[Host
 	return list
 }
 
-// buildAggClasses groups hosts by their set of aggregates (membership is by
-// host name, as in Nova). A derived host (d) is in the set of aggregates
-// it was in: a Store's rebuild changes no aggregate's hosts, and appends
-// the aggregates it makes.
-func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
-	n := len(c.Hosts)
-	// The aggregates of the host names not derived, ascending.
-	aggsOfName := map[string][]int{}
-	for i := range c.Hosts {
-		if d.oldID(i) < 0 {
-			aggsOfName[c.Hosts[i].Host] = nil
-		}
-	}
-	if len(aggsOfName) > 0 {
-		for a, agg := range c.Aggregates {
-			for _, h := range agg.Hosts {
-				if l, ok := aggsOfName[h]; ok && !slices.Contains(l, a) {
-					aggsOfName[h] = append(l, a)
-				}
-			}
-		}
-	}
-	byKey := map[string]int32{} // the aggregates' indexes, uvarints
-	var buf []byte
-	// classOf returns the class of the aggregates aggs (ascending),
-	// making it on first use.
-	classOf := func(aggs []int) int32 {
-		buf = buf[:0]
-		for _, a := range aggs {
-			buf = binary.AppendUvarint(buf, uint64(a))
-		}
-		if cid, ok := byKey[string(buf)]; ok {
-			return cid
-		}
-		cid := int32(len(info.classes))
-		byKey[string(buf)] = cid
-		metas := make([]map[string]string, len(aggs))
-		raw := map[string][]string{}
-		for j, a := range aggs {
-			metas[j] = c.Aggregates[a].Metadata
-			for k, v := range c.Aggregates[a].Metadata {
-				if !slices.Contains(raw[k], v) {
-					raw[k] = append(raw[k], v)
-				}
-			}
-		}
-		info.classes = append(info.classes, aggClass{
-			aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: roaring.New(),
-			limitFrom: limitsFrom(c, aggs, raw),
-		})
-		return cid
-	}
-	class := hostcols.NewIdxBuilder(n)
-	for i := 0; i < n; i++ {
-		var cid int32
-		if o := d.oldID(i); o >= 0 {
-			x := d.prev.class.At(uint32(o))
-			cid = remapped(d.classes, x, func() int32 { return classOf(d.prev.classes[x].aggs) })
-		} else {
-			cid = classOf(aggsOfName[c.Hosts[i].Host])
-		}
-		class.Set(uint32(i), uint64(cid))
-		info.classes[cid].hosts.Add(uint32(i))
-	}
-	info.class = class.Done()
-	for i := range info.classes {
-		info.classes[i].hosts.RunOptimize()
-	}
-}
-
 // cloneSpecs copies canonical supported_instances, so that the snapshot
 // keeps none of its input's strings.
 func cloneSpecs(specs [][3]string) [][3]string {
@@ -341,15 +280,32 @@ func cloneSpecs(specs [][3]string) [][3]string {
 }
 
 // summarise returns the shards' multipliers' summary and sets every
-// shard's multOver.
+// shard's multOver. A coded column (a few distinct multipliers, the
+// common case) is counted code by code, not value by value.
 func summarise(shards []*shard) (m multipliers) {
+	per := make([][kernels.CodedValues]int, len(shards)) // a coded column's hosts per code
 	for w := range numWeighers {
 		count := map[uint64]int{}
-		for _, sh := range shards {
-			for j := range sh.mult[w].Len() {
-				x := sh.mult[w].At(j)
-				count[math.Float64bits(x)]++
-				m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
+		for k, sh := range shards {
+			col := &sh.mult[w]
+			tab := col.Table()
+			if tab == nil {
+				for j := range col.Len() {
+					x := col.At(j)
+					count[math.Float64bits(x)]++
+					m.maxAbs[w] = max(m.maxAbs[w], math.Abs(x))
+				}
+				continue
+			}
+			per[k] = [kernels.CodedValues]int{}
+			for j := range col.Len() {
+				per[k][col.Code(j)]++
+			}
+			for c, hosts := range per[k] {
+				if hosts > 0 {
+					count[math.Float64bits(tab[c])] += hosts
+					m.maxAbs[w] = max(m.maxAbs[w], math.Abs(tab[c]))
+				}
 			}
 		}
 		base, most := uint64(0), -1
@@ -359,10 +315,22 @@ func summarise(shards []*shard) (m multipliers) {
 			}
 		}
 		m.base[w] = math.Float64frombits(base)
-		for _, sh := range shards {
+		for k, sh := range shards {
 			sh.multOver[w] = nil
-			for j := range sh.mult[w].Len() {
-				if math.Float64bits(sh.mult[w].At(j)) != base {
+			col := &sh.mult[w]
+			if tab := col.Table(); tab != nil {
+				over := 0
+				for c, hosts := range per[k] {
+					if hosts > 0 && math.Float64bits(tab[c]) != base {
+						over += hosts
+					}
+				}
+				if over == 0 {
+					continue
+				}
+			}
+			for j := range col.Len() {
+				if math.Float64bits(col.At(j)) != base {
 					sh.multOver[w] = append(sh.multOver[w], uint16(j))
 					m.overs[w]++
 				}

@@ -23,6 +23,16 @@ import (
 // are prev's, renumbered, with the new hosts merged in
 // (hostcols.DeriveNameIndex). The rest is built as NewSnapshot builds
 // it: the names, the classes' metadata, the shards.
+//
+// A rebuild that keeps every host in order (an aggregate's metadata
+// changed) goes further (deriveSameHosts): every per-host column and
+// table is the replaced snapshot's, shared, and only the instance lists
+// and the classes' metadata are made again (a class's hosts never change
+// in a rebuild). When, besides, every class resolves the same values for
+// the shards (allocation ratios, limits, multipliers: a zone, a tenant
+// or an extra spec changed, or an aggregate no host is in), the shards
+// are the replaced snapshot's too, its newest ones at install, and so is
+// its lineage: the kept rescorings and verdicts stay warm.
 
 // derivation is what a rebuild hands newSnapshot from the snapshot it
 // replaces.
@@ -41,6 +51,12 @@ type derivation struct {
 	// committed is the committed instances prev's instance lists hold
 	// (buildInput.committed of prev's build).
 	committed map[HostNode][]string
+	// sameHosts is set by the build when the new cloud's hosts are
+	// prev's, all and in order (deriveSameHosts), and keepShards when,
+	// besides, every class resolves the same values: every shard column
+	// is then the replaced snapshot's, and the build leaves the shards to
+	// the install (Store.installLocked).
+	sameHosts, keepShards bool
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id
@@ -112,4 +128,66 @@ func (d *derivation) modelOf(models *hostcols.HVModels, o int32) int32 {
 func (d *derivation) sigOf(in *sigInterner, info *hostInfo, id uint32, o int32, version *int64) int32 {
 	x := d.prev.hvSig.At(uint32(o))
 	return remapped(d.sigs, x, func() int32 { return in.of(info, id, d.prev.sigSupported[x], version, true) })
+}
+
+// deriveSameHosts returns the host data of c when its hosts are d.prev's,
+// all and in order (a rebuild for an aggregate's metadata, or one that
+// only brings the committed instances into the lists), else nil. Nothing
+// per host is then parsed or interned again: every column and table is
+// d.prev's (never modified once built), but for the instance lists,
+// derived as buildHostInfo derives them, and the aggregate classes'
+// metadata, made again from c's aggregates. The classes themselves, which
+// hosts share one, stay d.prev's: a rebuild changes no aggregate's hosts
+// (see derivation). The result equals a build's (TestDerivedSnapshotsMatchBuilt).
+func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *hostInfo {
+	if d == nil || len(d.old) != len(c.Hosts) || d.prev.class.Len() != len(c.Hosts) {
+		return nil
+	}
+	for i, o := range d.old {
+		if o != int32(i) {
+			return nil
+		}
+	}
+	p := d.prev
+	info := &hostInfo{
+		uuid: p.uuid, cell: p.cell, blockCells: p.blockCells, cells: p.cells, cellUUID: p.cellUUID,
+		diskGBUsed: p.diskGBUsed, names: p.names, nameIdx: p.nameIdx,
+		serviceUp: p.serviceUp, ironic: p.ironic,
+		hvModel: p.hvModel, hvModels: p.hvModels, hvHostnames: p.hvHostnames, hostIPs: p.hostIPs,
+		stats: p.stats, statsTab: p.statsTab, metrics: p.metrics,
+		hvSig: p.hvSig, hvSigHost: p.hvSigHost, hvSigRep: p.hvSigRep, sigSupported: p.sigSupported,
+		class: p.class,
+	}
+	// The instance lists, per host name, as buildHostInfo collects them
+	// (host name ids are in order of first appearance).
+	var instancesOf [][]string
+	var firstOf []int
+	var sameAs []int32
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		node := nodeName(h)
+		nid := p.names.NameOf(uint32(i))
+		switch {
+		case int(nid) == len(instancesOf):
+			instancesOf = append(instancesOf, nil)
+			firstOf = append(firstOf, i)
+			sameAs = append(sameAs, d.sameInstances(int32(i), HostNode{h.Host, node}, committed))
+		case int(nid) > len(instancesOf):
+			return nil // not in order of appearance: cannot happen
+		case sameAs[nid] >= 0:
+			sameAs[nid] = -1
+			f := firstOf[nid]
+			instancesOf[nid] = instancesOn(nil, c, f, nodeName(&c.Hosts[f]), committed)
+		}
+		if sameAs[nid] < 0 {
+			instancesOf[nid] = instancesOn(instancesOf[nid], c, i, node, committed)
+		}
+	}
+	info.instances = hostcols.DeriveInstances(&p.instances, sameAs, instancesOf)
+	info.classes = make([]aggClass, len(p.classes))
+	for x := range p.classes {
+		info.classes[x] = newAggClass(c, p.classes[x].aggs, p.classes[x].hosts)
+	}
+	d.sameHosts = true
+	return info
 }

@@ -75,6 +75,18 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 			}
 			return h
 		}
+		// keeps runs a change after which the shards resolve the same
+		// values: the rebuild must keep every shard and the lineage.
+		keeps := func(change func() error) error {
+			before := st.Snapshot()
+			if err := change(); err != nil {
+				return err
+			}
+			if !engine.KeptShards(before, st.Snapshot()) {
+				return fmt.Errorf("the rebuild did not keep the shards")
+			}
+			return nil
+		}
 		aggName := "derive-test"
 		if len(c.Aggregates) > 0 {
 			aggName = c.Aggregates[0].Name
@@ -93,8 +105,16 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 				return err
 			}},
 			{"create an aggregate", func() error {
-				_, err := st.SetAggregateMetadata("derive-new", map[string]string{"max_instances_per_host": "7"}, nil)
-				return err
+				return keeps(func() error {
+					_, err := st.SetAggregateMetadata("derive-new", map[string]string{"max_instances_per_host": "7"}, nil)
+					return err
+				})
+			}},
+			{"rename a zone", func() error {
+				return keeps(func() error {
+					_, err := st.SetAggregateMetadata(aggName, map[string]string{"availability_zone": "renamed"}, nil)
+					return err
+				})
 			}},
 			{"remove the last", func() error { _, err := st.RemoveHosts(node(&c.Hosts[len(c.Hosts)-1])); return err }},
 			{"add a second node of a host", func() error {

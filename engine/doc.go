@@ -67,10 +67,10 @@
 //   - capacity.go: the public usage and capacity of a host and the cloud's utilization.
 //   - scratch.go: the reusable memory of a PlaceBatch and the snapshot's pool of it.
 //   - recycle.go: the reuse of the usage columns compactions replace.
-//   - build.go: NewSnapshot, building a snapshot from a Cloud.
+//   - build.go: NewSnapshot, building a snapshot from a Cloud (its host data, its shards and their multipliers' summary).
 //   - buildkeys.go: the keys NewSnapshot interns hosts' stats and hypervisor signatures by.
-//   - aggclasses.go: what an aggregate class (hosts in one set of aggregates) resolves: the limits' sources, the values a build resolves once per class.
-//   - derive.go: a Store's rebuild copies what the build parses of the hosts it keeps from the snapshot it replaces.
+//   - aggclasses.go: aggregate classes (hosts in one set of aggregates): grouping the hosts, what a class resolves (the limits' sources, the values a build resolves once per class), and whether two builds resolve the same.
+//   - derive.go: a Store's rebuild copies what the build parses of the hosts it keeps from the snapshot it replaces; with the same hosts, it shares their columns, and keeps every shard when the classes resolve the same values.
 //
 // Filters and rankers:
 //   - batch.go: batch, the private state of one PlaceBatch, its reset and consumption.

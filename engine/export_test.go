@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/placer/placer/internal/kernels"
@@ -372,12 +373,86 @@ func ScoreBufsReused(s *Snapshot) int {
 func DerivedMatchesBuilt(s *Store) error {
 	s.mu.Lock()
 	built, err := newSnapshot(s.cloud, buildInput{committed: s.committedLocked()})
-	got := s.cur.Load().snap.info
+	got := s.cur.Load().snap
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return sameHostInfo(got, built.info)
+	if err := sameHostInfo(got.info, built.info); err != nil {
+		return err
+	}
+	if err := sameShardColumns(got, built); err != nil {
+		return err
+	}
+	return CheckSummaries(got)
+}
+
+// sameBits is reflect.DeepEqual of a and b (pointers to one type) but for
+// float columns, compared bit for bit (a resolved ratio may be NaN).
+func sameBits(a, b any) bool {
+	sameFloats := func(x, y *kernels.Coded[float64]) bool {
+		if x.Len() != y.Len() || x.IsCoded() != y.IsCoded() {
+			return false
+		}
+		for i := range x.Len() {
+			if math.Float64bits(x.At(i)) != math.Float64bits(y.At(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	switch x := a.(type) {
+	case *kernels.Coded[float64]:
+		return sameFloats(x, b.(*kernels.Coded[float64]))
+	case *[numWeighers]kernels.Coded[float64]:
+		y := b.(*[numWeighers]kernels.Coded[float64])
+		for w := range x {
+			if !sameFloats(&x[w], &y[w]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// sameShardColumns compares the shards' columns that do not change with
+// usage, field by field, and the multipliers' summary, of got and want.
+func sameShardColumns(got, want *Snapshot) error {
+	if len(got.shards) != len(want.shards) {
+		return fmt.Errorf("%d shards, a build has %d", len(got.shards), len(want.shards))
+	}
+	if got.mults != want.mults {
+		return fmt.Errorf("multipliers %+v, a build's %+v", got.mults, want.mults)
+	}
+	usage := map[string]bool{"id": true, "freeRAM": true, "freeDiskMB": true, "vcpusUsed": true, "numInstances": true,
+		"numIOOps": true, "blk": true, "twins": true, "bornEscapes": true, "parent": true, "changed": true}
+	for k := range got.shards {
+		v, w := reflect.ValueOf(got.shards[k]).Elem(), reflect.ValueOf(want.shards[k]).Elem()
+		compared := 0
+		for i := range v.NumField() {
+			name := v.Type().Field(i).Name
+			if usage[name] {
+				continue
+			}
+			compared++
+			a, b := v.Field(i), w.Field(i)
+			if !sameBits(reflect.NewAt(a.Type(), a.Addr().UnsafePointer()).Interface(),
+				reflect.NewAt(b.Type(), b.Addr().UnsafePointer()).Interface()) {
+				return fmt.Errorf("shard %d: %s differs from a build's", k, name)
+			}
+		}
+		if compared < 15 {
+			return fmt.Errorf("compared %d fields of shard %d", compared, k)
+		}
+	}
+	return nil
+}
+
+// KeptShards reports whether snapshot b holds a's shards, every one, and
+// shares a's lineage (a rebuild that kept every shard column).
+func KeptShards(a, b *Snapshot) bool {
+	return a.info != b.info && slices.Equal(a.shards, b.shards) && lineageOf(a.info) == lineageOf(b.info)
 }
 
 // WhileRebuilding makes s's rebuilds call f after building their snapshot
@@ -419,6 +494,12 @@ func sameHostInfo(got, want *hostInfo) error {
 			continue
 		}
 		compared++
+		if name == "classVals" { // bit for bit: an aggregate's ratio may be NaN
+			if !sameClassValues(got.classVals, want.classVals) {
+				return fmt.Errorf("hostInfo.classVals differs from a build's")
+			}
+			continue
+		}
 		a, b := v.Field(i), w.Field(i)
 		if !reflect.DeepEqual(reflect.NewAt(a.Type(), a.Addr().UnsafePointer()).Interface(),
 			reflect.NewAt(b.Type(), b.Addr().UnsafePointer()).Interface()) {

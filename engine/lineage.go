@@ -43,6 +43,17 @@ func lineageOf(info *hostInfo) *lineage {
 	return l.(*lineage)
 }
 
+// shareLineage makes info's static ranking data prev's: info is a
+// rebuild's host data whose shards and metrics are prev's snapshot's
+// (Store.publishKeptLocked), so what the lineage keeps holds for it.
+func shareLineage(info, prev *hostInfo) {
+	l := lineageOf(prev)
+	k := weak.Make(info)
+	if _, loaded := lineages.LoadOrStore(k, l); !loaded {
+		runtime.AddCleanup(info, func(k weak.Pointer[hostInfo]) { lineages.Delete(k) }, k)
+	}
+}
+
 // metricsCol is MetricsWeigher's raw value for every host, as the dense
 // ranker's kernels read it, with its per-block summaries (as a shard's
 // blockStats, over the global blocks of kernels.Block hosts).

@@ -339,6 +339,12 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	old := s.cur.Load().snap
 	d := in.derive
 	snap.version = snapshotVersions.Add(1)
+	if d != nil && d.keepShards && snap.shards == nil {
+		if d.prev == old.info {
+			return s.publishKeptLocked(c, snap, in, old)
+		}
+		snap.buildShards(&c) // cannot happen: rebuilds are serialized
+	}
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
 	var wide usageDelta
@@ -376,6 +382,27 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 			sh.statBlocks(changed[k], nil) // on the usage just carried over
 		}
 	}
+	return s.publishBuiltLocked(c, snap, in)
+}
+
+// publishKeptLocked publishes snap, whose build kept every shard column of
+// old's (derivation.keepShards): it takes old's shards, the newest, with
+// their usage and old's delta, and shares old's lineage (the kept
+// rescorings and verdicts, which read the shards and the metrics alone,
+// both unchanged). Not the shards the build began from: a compaction
+// since may have retired them, and the recycler then hands their columns
+// out again.
+func (s *Store) publishKeptLocked(c Cloud, snap *Snapshot, in buildInput, old *Snapshot) uint64 {
+	snap.shards = slices.Clone(old.shards)
+	snap.delta, snap.mults = old.delta, old.mults
+	shareLineage(snap.info, old.info)
+	return s.publishBuiltLocked(c, snap, in)
+}
+
+// publishBuiltLocked publishes snap, built from c and in, its shards
+// holding the newest usage: its server groups' members are the store's,
+// and every host's generation starts at its version.
+func (s *Store) publishBuiltLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	snap.groupPlaced = s.groupPlacedLocked(snap)
 	s.cloud, s.builtWith = c, in.committed
 	s.changes.reset(snap.version)
