@@ -135,6 +135,9 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 					{Name: "derive-preview", Set: map[string]string{"availability_zone": "p"}},
 				})
 			}},
+			{"preview a zone", func() error {
+				return engine.PreviewMatchesBuilt(st, []engine.AggregateChange{{Name: aggName, Set: map[string]string{"availability_zone": "previewed"}}})
+			}},
 			{"apply an external cloud", func() error {
 				ext := c // the hosts after the tenth, in reverse
 				ext.Hosts = slices.Clone(c.Hosts[10:])
@@ -181,7 +184,7 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 		}
 		// After these the instance lists lag behind the ledger (no rebuild,
 		// or commits while one built) until the next rebuild.
-		lags := map[string]bool{"preview aggregate changes": true, "change an aggregate while commits and a deletion go on": true}
+		lags := map[string]bool{"preview aggregate changes": true, "preview a zone": true, "change an aggregate while commits and a deletion go on": true}
 		for step, ch := range changes {
 			commit(step)
 			if err := ch.do(); err != nil {

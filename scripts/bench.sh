@@ -120,7 +120,7 @@ row "rich / default ns/op, 50,000 hosts x 1 (<= 3)" ns/op "$(printf "$pb" rich 1
 echo
 echo "| Store change / NewSnapshot, ns/op, 50,000 hosts ($first build) | ratio |"
 echo "|---|---:|"
-for c in add_host remove_host aggregate; do
+for c in add_host remove_host aggregate aggregate_zone; do
   echo "| change=$c | $(ratio "$(value "$dir/$first.txt" "^BenchmarkStoreChange/change=$c/hosts=50000\$" ns/op)" "$(value "$dir/$first.txt" '^BenchmarkNewSnapshot/hosts=50000$' ns/op)") |"
 done
 if [[ " $builds " == *" default "* && " $builds " == *" simd "* ]]; then
