@@ -174,7 +174,7 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 			sameAs = append(sameAs, d.sameInstances(int32(i), HostNode{h.Host, node}, committed))
 		case int(nid) > len(instancesOf):
 			return nil // not in order of appearance: cannot happen
-		case sameAs[nid] >= 0:
+		case sameAs[nid] >= 0: // as buildHostInfo; never so here (sameInstances is -1 for a name of several nodes)
 			sameAs[nid] = -1
 			f := firstOf[nid]
 			instancesOf[nid] = instancesOn(nil, c, f, nodeName(&c.Hosts[f]), committed)

@@ -104,6 +104,10 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 				_, err := st.SetAggregateMetadata(aggName, map[string]string{"cpu_allocation_ratio": "3.5", "availability_zone": "derived"}, nil)
 				return err
 			}},
+			{"change a multiplier and a limit", func() error {
+				_, err := st.SetAggregateMetadata(aggName, map[string]string{"ram_weight_multiplier": "-3", "max_io_ops_per_host": "5"}, nil)
+				return err
+			}},
 			{"create an aggregate", func() error {
 				return keeps(func() error {
 					_, err := st.SetAggregateMetadata("derive-new", map[string]string{"max_instances_per_host": "7"}, nil)

@@ -481,7 +481,13 @@ func PreviewMatchesBuilt(s *Store, changes []AggregateChange) error {
 	if err != nil {
 		return err
 	}
-	return sameHostInfo(got.info, built.info)
+	if err := sameHostInfo(got.info, built.info); err != nil {
+		return err
+	}
+	if err := sameShardColumns(got, built); err != nil {
+		return err
+	}
+	return CheckSummaries(got)
 }
 
 // sameHostInfo compares two hostInfos field by field, but for their memo.

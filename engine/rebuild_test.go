@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/placer/placer/bitmap"
 )
 
 // TestCommitWhileRebuilding commits, deletes and reports usage while
@@ -165,4 +168,87 @@ func TestAddHostsValidates(t *testing.T) {
 	if _, err := s.AddHosts(ok); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestKeptShardsRebuild checks the rebuilds that keep every shard (an
+// aggregate no host is in, a zone): on full shards, usage reports made
+// while one builds compact the delta (the shards the build began from
+// are retired and their columns recycled), and the published snapshot
+// holds the newest shards with every report; a Preview of such a change,
+// held while later compactions recycle columns, never changes. Nothing
+// here calls Snapshot(), whose escapes would stop the recycling.
+func TestKeptShardsRebuild(t *testing.T) {
+	const n = 2 * bitmap.ShardSize // full shards: only those recycle
+	s := mustStore(t, tightCloud(n))
+	want := map[uint32]HostUsage{}
+	round := 0
+	// report sets a usage on maxDelta+1 hosts (one compaction at least).
+	report := func() {
+		round++
+		for k := range maxDelta + 1 {
+			id := uint32((k*7 + round*13) % n)
+			name := fmt.Sprintf("h%04d", id)
+			u := HostUsage{FreeRAMMB: int64(1000 + round), FreeDiskMB: int64(2000 + k), VCPUsUsed: 1, NumInstances: int64(round % 5)}
+			if _, err := s.UpdateHost(HostNode{name, name}, u); err != nil {
+				t.Fatal(err)
+			}
+			want[id] = u
+		}
+	}
+	check := func(what string) {
+		t.Helper()
+		s.View(func(snap *Snapshot) {
+			for id, u := range want {
+				if got := snap.Usage(id); got != u {
+					t.Fatalf("%s: host %d's usage %+v, want %+v", what, id, got, u)
+				}
+			}
+			if err := CheckSummaries(snap); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		})
+	}
+	report()
+	s.whileRebuilding = func(*Store) { report(); report() }
+	reused := s.rec.reused
+	beforeInfo := s.cur.Load().snap.info
+	if _, err := s.SetAggregateMetadata("maintenance", map[string]string{"note": "window"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.whileRebuilding = nil
+	if s.rec.reused == reused {
+		t.Fatal("no column was recycled while the rebuild built: the test compacts too little")
+	}
+	if after := s.cur.Load().snap; after.info == beforeInfo || lineageOf(after.info) != lineageOf(beforeInfo) {
+		t.Fatal("the rebuild did not share the lineage")
+	}
+	check("after the rebuild")
+
+	preview, err := s.Preview([]AggregateChange{{Name: "maintenance", Set: map[string]string{"availability_zone": "p"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(preview.shards, s.cur.Load().snap.shards) {
+		t.Fatal("the preview did not keep the shards")
+	}
+	if lineageOf(preview.info) == lineageOf(s.cur.Load().snap.info) {
+		t.Fatal("the preview shares the store's lineage")
+	}
+	held := make([]HostUsage, preview.Len())
+	for id := range held {
+		held[id] = preview.Usage(uint32(id))
+	}
+	reused = s.rec.reused
+	for range 4 {
+		report()
+	}
+	if s.rec.reused == reused {
+		t.Fatal("no column was recycled after the preview")
+	}
+	for id, u := range held {
+		if got := preview.Usage(uint32(id)); got != u {
+			t.Fatalf("the preview's host %d changed from %+v to %+v: its columns were recycled", id, u, got)
+		}
+	}
+	check("after the preview")
 }

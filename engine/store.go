@@ -53,6 +53,10 @@ type Store struct {
 	// whileRebuilding, when set (tests), runs in a rebuild after the
 	// snapshot is built and before it is installed, without mu.
 	whileRebuilding func(s *Store)
+	// preview marks Preview's temporary store: a snapshot it installs
+	// keeps a lineage of its own, so that questions asked on it do not
+	// evict the live store's kept rescorings and verdicts.
+	preview bool
 	// recent are the last snapshots published by usage commits, whose
 	// scratch pools handOverScratch drains into the next one.
 	recent []*Snapshot

@@ -393,13 +393,15 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 // old's (derivation.keepShards): it takes old's shards, the newest, with
 // their usage and old's delta, and shares old's lineage (the kept
 // rescorings and verdicts, which read the shards and the metrics alone,
-// both unchanged). Not the shards the build began from: a compaction
-// since may have retired them, and the recycler then hands their columns
-// out again.
+// both unchanged), but for a Preview's. Not the shards the build began
+// from: a compaction since may have retired them, and the recycler then
+// hands their columns out again.
 func (s *Store) publishKeptLocked(c Cloud, snap *Snapshot, in buildInput, old *Snapshot) uint64 {
 	snap.shards = slices.Clone(old.shards)
 	snap.delta, snap.mults = old.delta, old.mults
-	shareLineage(snap.info, old.info)
+	if !s.preview {
+		shareLineage(snap.info, old.info)
+	}
 	return s.publishBuiltLocked(c, snap, in)
 }
 

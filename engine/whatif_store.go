@@ -9,8 +9,15 @@ import "maps"
 // capacity question after an aggregate change is asked on; the store is
 // not changed.
 func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
+	// The preview may hold the current snapshot's shards (a change no
+	// shard column reads keeps them: publishKeptLocked) and is handed out
+	// for good, as Snapshot() hands one out: an escape, so that the
+	// recycler never reuses their columns (the garbage collector frees
+	// them instead). First: see recycler.
+	s.rec.escapes.Add(1)
 	s.mu.Lock()
 	tmp := &Store{
+		preview: true,
 		cloud:   s.cloud,
 		ledger:  maps.Clone(s.ledger),
 		byGroup: s.byGroup, // read only by the rebuild
