@@ -178,20 +178,30 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	}
 }
 
-// newAggClass returns the class of the aggregates aggs (indexes into
-// c.Aggregates, ascending) with their metadata as c has it, and hosts as
-// its inverted index entry.
-func newAggClass(c *Cloud, aggs []int, hosts *roaring.Bitmap) aggClass {
-	metas := make([]map[string]string, len(aggs))
+// aggregateValues is the raw values per key of the aggregates aggs
+// (indexes into all), as aggregate_values_from_key collects them: each
+// distinct value once, in the aggregates' order.
+func aggregateValues(all []Aggregate, aggs []int) map[string][]string {
 	raw := map[string][]string{}
-	for j, a := range aggs {
-		metas[j] = c.Aggregates[a].Metadata
-		for k, v := range c.Aggregates[a].Metadata {
+	for _, a := range aggs {
+		for k, v := range all[a].Metadata {
 			if !slices.Contains(raw[k], v) {
 				raw[k] = append(raw[k], v)
 			}
 		}
 	}
+	return raw
+}
+
+// newAggClass returns the class of the aggregates aggs (indexes into
+// c.Aggregates, ascending) with their metadata as c has it, and hosts as
+// its inverted index entry.
+func newAggClass(c *Cloud, aggs []int, hosts *roaring.Bitmap) aggClass {
+	metas := make([]map[string]string, len(aggs))
+	for j, a := range aggs {
+		metas[j] = c.Aggregates[a].Metadata
+	}
+	raw := aggregateValues(c.Aggregates, aggs)
 	return aggClass{
 		aggs: aggs, meta: nova.MetadataByHost(metas), raw: raw, hosts: hosts,
 		limitFrom: limitsFrom(c, aggs, raw),

@@ -52,27 +52,27 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 		return nil, err
 	}
 	s.info = info
-	info.classVals = resolveClasses(info.classes)
+	classVals := resolveClasses(info.classes)
 	for i := range info.classes {
 		cl := &info.classes[i]
 		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
 	}
-	if d := in.derive; d != nil && d.sameHosts && sameClassValues(d.prev.classVals, info.classVals) {
+	if d := in.derive; d != nil && d.sameHosts && sameClassValues(d.prevClassValues(), classVals) {
 		// Every shard column is the replaced snapshot's: the Store's
 		// install takes its newest shards (Store.installLocked).
-		d.keepShards = true
+		d.keepShards, d.classVals = true, classVals
 		return s, nil
 	}
-	s.buildShards(&c)
+	s.buildShards(&c, classVals)
 	return s, nil
 }
 
-// buildShards builds s's shards from c, whose host data s.info is, and
-// their multipliers' summary.
-func (s *Snapshot) buildShards(c *Cloud) {
+// buildShards builds s's shards from c, whose host data s.info is (vals
+// its classes' values), and their multipliers' summary.
+func (s *Snapshot) buildShards(c *Cloud, vals []classValues) {
 	var wide usageDelta
 	for base := 0; base < s.n; base += bitmap.ShardSize {
-		s.shards = append(s.shards, buildShard(c, s.info, s.info.classVals, base, min(base+bitmap.ShardSize, s.n), &wide))
+		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide))
 	}
 	if len(wide.ids) > 0 {
 		s.delta = &wide

@@ -45,7 +45,10 @@ import (
 // signature, hypervisor model and aggregate class indexes to the new
 // ones, plus one (0: not met yet).
 type derivation struct {
-	prev                         *hostInfo
+	prev *hostInfo
+	// prevAggs are the aggregates of the cloud prev was built from (its
+	// classes' aggs index them).
+	prevAggs                     []Aggregate
 	old                          []int32
 	stats, sigs, models, classes []int32
 	// committed is the committed instances prev's instance lists hold
@@ -53,16 +56,17 @@ type derivation struct {
 	committed map[HostNode][]string
 	// sameHosts is set by the build when the new cloud's hosts are
 	// prev's, all and in order (deriveSameHosts), and keepShards when,
-	// besides, every class resolves the same values: every shard column
-	// is then the replaced snapshot's, and the build leaves the shards to
-	// the install (Store.installLocked).
+	// besides, every class resolves the same values (classVals, the new
+	// ones): every shard column is then the replaced snapshot's, and the
+	// build leaves the shards to the install (Store.installLocked).
 	sameHosts, keepShards bool
+	classVals             []classValues
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id
 // old[i] in prev (-1: a host that joins).
-func newDerivation(prev *hostInfo, old []int32, committed map[HostNode][]string) *derivation {
-	return &derivation{prev: prev, old: old, committed: committed,
+func newDerivation(prev *hostInfo, old []int32, prevAggs []Aggregate, committed map[HostNode][]string) *derivation {
+	return &derivation{prev: prev, prevAggs: prevAggs, old: old, committed: committed,
 		stats: make([]int32, len(prev.statsTab)), sigs: make([]int32, len(prev.sigSupported)),
 		models: make([]int32, len(prev.hvModels)), classes: make([]int32, len(prev.classes))}
 }
@@ -190,4 +194,16 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 	}
 	d.sameHosts = true
 	return info
+}
+
+// prevClassValues is the values prev's classes resolve for the shards,
+// from the aggregates prev was built from (a hostInfo keeps only what
+// the filters read of its classes: 240 bytes a class kept would have
+// cost 1.7 bytes a host at 100,000).
+func (d *derivation) prevClassValues() []classValues {
+	classes := make([]aggClass, len(d.prev.classes))
+	for x := range classes {
+		classes[x].raw = aggregateValues(d.prevAggs, d.prev.classes[x].aggs)
+	}
+	return resolveClasses(classes)
 }

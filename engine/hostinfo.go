@@ -60,9 +60,6 @@ type hostInfo struct {
 	// Aggregate classes: hosts with the same set of aggregates share one.
 	class   hostcols.Idx // index into classes
 	classes []aggClass
-	// classVals are the classes' values the shards resolve per host
-	// (resolveClasses), by class.
-	classVals []classValues
 
 	// memo holds the static filters' masks, verdicts and indexes
 	// (masks.go), shared by the snapshots a Store derives by commits.

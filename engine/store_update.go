@@ -278,7 +278,7 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	for trusted < len(old) && old[trusted] >= 0 {
 		trusted++
 	}
-	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.builtWith), committed: s.committedLocked()}
+	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith), committed: s.committedLocked()}
 	s.mu.Unlock()
 	snap, err := s.buildOutside(c, in)
 	if err != nil {
@@ -310,7 +310,7 @@ func (s *Store) buildOutside(c Cloud, in buildInput) (*Snapshot, error) {
 // hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	old := keepAll(len(c.Hosts))
-	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.builtWith), committed: s.committedLocked()}
+	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith), committed: s.committedLocked()}
 	snap, err := newSnapshot(c, in)
 	if err != nil {
 		return 0, err
@@ -347,7 +347,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 		if d.prev == old.info {
 			return s.publishKeptLocked(c, snap, in, old)
 		}
-		snap.buildShards(&c) // cannot happen: rebuilds are serialized
+		snap.buildShards(&c, d.classVals) // cannot happen: rebuilds are serialized
 	}
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
