@@ -96,6 +96,21 @@ func (d *derivation) sameInstances(o int32, hn HostNode, committed map[HostNode]
 	return oid
 }
 
+// keepsAll reports whether the new cloud's first hosts are those of old
+// (a snapshot built from d.prev), all and in order: hosts were only
+// added, or none changed.
+func (d *derivation) keepsAll(old *Snapshot) bool {
+	if d == nil || d.prev != old.info || len(d.old) < old.n {
+		return false
+	}
+	for i, o := range d.old[:old.n] {
+		if o != int32(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // oldID is host i's id in prev, or -1 when it is parsed (a new host, or
 // no derivation).
 func (d *derivation) oldID(i int) int32 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/placer/placer/bitmap"
+	"maps"
 	"math"
 	"math/bits"
 	"reflect"
@@ -384,7 +385,26 @@ func DerivedMatchesBuilt(s *Store) error {
 	if err := sameShardColumns(got, built); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	want := s.groupPlacedLocked(got)
+	s.mu.Unlock()
+	if err := sameGroups(got.groupPlaced, want); err != nil {
+		return err
+	}
 	return CheckSummaries(got)
+}
+
+// sameGroups compares two server-group tables' members.
+func sameGroups(got, want *groupTable) error {
+	if got.len() != want.len() {
+		return fmt.Errorf("%d groups with members, the ledger has %d", got.len(), want.len())
+	}
+	for g, m := range want.all() {
+		if !maps.Equal(got.members(g), m) {
+			return fmt.Errorf("group %s: members %v, the ledger's %v", g, got.members(g), m)
+		}
+	}
+	return nil
 }
 
 // sameBits is reflect.DeepEqual of a and b (pointers to one type) but for

@@ -386,7 +386,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 			sh.statBlocks(changed[k], nil) // on the usage just carried over
 		}
 	}
-	return s.publishBuiltLocked(c, snap, in)
+	return s.publishBuiltLocked(c, snap, in, old)
 }
 
 // publishKeptLocked publishes snap, whose build kept every shard column of
@@ -402,14 +402,20 @@ func (s *Store) publishKeptLocked(c Cloud, snap *Snapshot, in buildInput, old *S
 	if !s.preview {
 		shareLineage(snap.info, old.info)
 	}
-	return s.publishBuiltLocked(c, snap, in)
+	return s.publishBuiltLocked(c, snap, in, old)
 }
 
 // publishBuiltLocked publishes snap, built from c and in, its shards
-// holding the newest usage: its server groups' members are the store's,
-// and every host's generation starts at its version.
-func (s *Store) publishBuiltLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
-	snap.groupPlaced = s.groupPlacedLocked(snap)
+// holding the newest usage, after old (the newest state): its server
+// groups' members are the store's on its hosts (old's table where snap
+// keeps all of old's hosts: no member is on a host that joins), and
+// every host's generation starts at its version.
+func (s *Store) publishBuiltLocked(c Cloud, snap *Snapshot, in buildInput, old *Snapshot) uint64 {
+	if in.derive.keepsAll(old) {
+		snap.groupPlaced = old.groupPlaced // read only once published
+	} else {
+		snap.groupPlaced = s.groupPlacedLocked(snap) // O(ledger)
+	}
 	s.cloud, s.builtWith = c, in.committed
 	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
