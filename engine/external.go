@@ -1,6 +1,9 @@
 package engine
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // A Store can mirror a commit layer shared by several processes
 // (engine/etcdstore): plans are made on its snapshots and checked against
@@ -143,8 +146,9 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		c.Aggregates = cloneAggregates(c.Aggregates)
 		if !ch.Reset {
 			s.mu.Lock()
-			in.committed = s.committedLocked()
+			ledger := maps.Clone(s.ledger)
 			s.mu.Unlock()
+			in.committed = committedOf(ledger)
 		}
 		var err error
 		if snap, err = s.buildOutside(c, in); err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/placer/placer/bitmap"
@@ -278,8 +279,10 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	for trusted < len(old) && old[trusted] >= 0 {
 		trusted++
 	}
-	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith), committed: s.committedLocked()}
+	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith)}
+	ledger := maps.Clone(s.ledger) // a quarter of committedOf's time, under the mutex
 	s.mu.Unlock()
+	in.committed = committedOf(ledger)
 	snap, err := s.buildOutside(c, in)
 	if err != nil {
 		return 0, err
@@ -321,9 +324,13 @@ func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 // committedLocked is the instances committed through the store, per
 // host, sorted: a build adds them to their hosts' instance lists
 // (buildInput.committed).
-func (s *Store) committedLocked() map[HostNode][]string {
+func (s *Store) committedLocked() map[HostNode][]string { return committedOf(s.ledger) }
+
+// committedOf is committedLocked of ledger (a copy of the store's, read
+// without the mutex).
+func committedOf(ledger map[string]ledgerEntry) map[HostNode][]string {
 	onHost := map[HostNode][]string{}
-	for uuid, e := range s.ledger {
+	for uuid, e := range ledger {
 		onHost[e.host] = append(onHost[e.host], uuid)
 	}
 	for _, us := range onHost {
