@@ -63,16 +63,17 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 		d.keepShards, d.classVals = true, classVals
 		return s, nil
 	}
-	s.buildShards(&c, classVals)
+	s.buildShards(&c, classVals, in.derive)
 	return s, nil
 }
 
 // buildShards builds s's shards from c, whose host data s.info is (vals
-// its classes' values), and their multipliers' summary.
-func (s *Snapshot) buildShards(c *Cloud, vals []classValues) {
+// its classes' values), and their multipliers' summary; a host derived
+// by d starts with its usage in d.usage, when set.
+func (s *Snapshot) buildShards(c *Cloud, vals []classValues, d *derivation) {
 	var wide usageDelta
 	for base := 0; base < s.n; base += bitmap.ShardSize {
-		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide))
+		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide, d))
 	}
 	if len(wide.ids) > 0 {
 		s.delta = &wide
@@ -343,7 +344,7 @@ func summarise(shards []*shard) (m multipliers) {
 // buildShard builds the shard of hosts [lo, hi), vals its classes'
 // values, and appends to wide the hosts whose usage its columns cannot
 // hold.
-func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *usageDelta) *shard {
+func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *usageDelta, d *derivation) *shard {
 	m := hi - lo
 	sh := &shard{id: newShardID(),
 		freeRAM: make([]int32, m), freeDiskMB: make([]int32, m), vcpusUsed: make([]int32, m),
@@ -372,7 +373,11 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
 		cv := &vals[info.class.At(uint32(lo+j))]
-		if r := usageOf(cfg, h); !sh.setUsage(j, r) {
+		r := usageOf(cfg, h)
+		if o := d.oldID(lo + j); o >= 0 && d.usage != nil {
+			r = d.usage.usage(uint32(o)) // the install carries over what changed since
+		}
+		if !sh.setUsage(j, r) {
 			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)
 		}
 		totalRAM[j], totalDiskGB[j], vcpusTotal[j] = h.MemoryMB, h.LocalGB, h.VCPUs

@@ -61,6 +61,11 @@ type derivation struct {
 	// build leaves the shards to the install (Store.installLocked).
 	sameHosts, keepShards bool
 	classVals             []classValues
+	// usage, when set, is a snapshot built from prev whose usage the
+	// build gives the hosts it derives (leased by the rebuild while it
+	// builds), in place of their clouds' (a Store's cloud keeps the usage
+	// it was given).
+	usage *Snapshot
 }
 
 // newDerivation returns the derivation of a cloud whose host i had id

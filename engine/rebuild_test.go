@@ -170,37 +170,46 @@ func TestAddHostsValidates(t *testing.T) {
 	}
 }
 
-// TestKeptShardsRebuild checks the rebuilds that keep every shard (an
-// aggregate no host is in, a zone): on full shards, usage reports made
-// while one builds compact the delta (the shards the build began from
-// are retired and their columns recycled), and the published snapshot
-// holds the newest shards with every report; a Preview of such a change,
-// held while later compactions recycle columns, never changes. Nothing
-// here calls Snapshot(), whose escapes would stop the recycling.
-func TestKeptShardsRebuild(t *testing.T) {
+// TestRebuildsWhileCompacting checks the rebuilds on full shards while
+// usage reports made as each one builds compact the delta (the shards it
+// began from are retired and their columns recycled): an aggregate no
+// host is in (every shard kept), a host added and one removed (the kept
+// hosts start with the usage of the snapshot the rebuild leased, and the
+// install carries over what changed since). Every report is in the
+// published snapshot, and its block summaries match its columns. Then a
+// Preview that keeps the shards, held while later compactions recycle
+// columns, never changes. Nothing here calls Snapshot(), whose escapes
+// would stop the recycling.
+func TestRebuildsWhileCompacting(t *testing.T) {
 	const n = 2 * bitmap.ShardSize // full shards: only those recycle
 	s := mustStore(t, tightCloud(n))
-	want := map[uint32]HostUsage{}
+	want := map[string]HostUsage{} // by host name: a removal renumbers
 	round := 0
 	// report sets a usage on maxDelta+1 hosts (one compaction at least).
 	report := func() {
 		round++
 		for k := range maxDelta + 1 {
-			id := uint32((k*7 + round*13) % n)
-			name := fmt.Sprintf("h%04d", id)
+			name := fmt.Sprintf("h%04d", (k*7+round*13)%n)
+			if name == "h0005" && round > 3 {
+				continue // removed below
+			}
 			u := HostUsage{FreeRAMMB: int64(1000 + round), FreeDiskMB: int64(2000 + k), VCPUsUsed: 1, NumInstances: int64(round % 5)}
 			if _, err := s.UpdateHost(HostNode{name, name}, u); err != nil {
 				t.Fatal(err)
 			}
-			want[id] = u
+			want[name] = u
 		}
 	}
 	check := func(what string) {
 		t.Helper()
 		s.View(func(snap *Snapshot) {
-			for id, u := range want {
+			for name, u := range want {
+				id, ok := snap.info.byHostNode(HostNode{name, name})
+				if !ok {
+					t.Fatalf("%s: no host %s", what, name)
+				}
 				if got := snap.Usage(id); got != u {
-					t.Fatalf("%s: host %d's usage %+v, want %+v", what, id, got, u)
+					t.Fatalf("%s: %s's usage %+v, want %+v", what, name, got, u)
 				}
 			}
 			if err := CheckSummaries(snap); err != nil {
@@ -210,19 +219,39 @@ func TestKeptShardsRebuild(t *testing.T) {
 	}
 	report()
 	s.whileRebuilding = func(*Store) { report(); report() }
-	reused := s.rec.reused
-	beforeInfo := s.cur.Load().snap.info
-	if _, err := s.SetAggregateMetadata("maintenance", map[string]string{"note": "window"}, nil); err != nil {
-		t.Fatal(err)
+	rebuilds := []struct {
+		name string
+		do   func() error
+	}{
+		{"an aggregate no host is in", func() error {
+			_, err := s.SetAggregateMetadata("maintenance", map[string]string{"note": "window"}, nil)
+			return err
+		}},
+		{"a host added", func() error {
+			_, err := s.AddHosts(Host{Host: "late", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100})
+			return err
+		}},
+		{"a host removed", func() error {
+			delete(want, "h0005")
+			_, err := s.RemoveHosts(HostNode{"h0005", "h0005"})
+			return err
+		}},
+	}
+	for i, rb := range rebuilds {
+		reused := s.rec.reused
+		beforeInfo := s.cur.Load().snap.info
+		if err := rb.do(); err != nil {
+			t.Fatal(err)
+		}
+		if s.rec.reused == reused {
+			t.Fatalf("%s: no column was recycled while it built: the test compacts too little", rb.name)
+		}
+		if kept := lineageOf(s.cur.Load().snap.info) == lineageOf(beforeInfo); kept != (i == 0) {
+			t.Fatalf("%s: the lineage kept: %v", rb.name, kept)
+		}
+		check(rb.name)
 	}
 	s.whileRebuilding = nil
-	if s.rec.reused == reused {
-		t.Fatal("no column was recycled while the rebuild built: the test compacts too little")
-	}
-	if after := s.cur.Load().snap; after.info == beforeInfo || lineageOf(after.info) != lineageOf(beforeInfo) {
-		t.Fatal("the rebuild did not share the lineage")
-	}
-	check("after the rebuild")
 
 	preview, err := s.Preview([]AggregateChange{{Name: "maintenance", Set: map[string]string{"availability_zone": "p"}}})
 	if err != nil {
@@ -238,7 +267,7 @@ func TestKeptShardsRebuild(t *testing.T) {
 	for id := range held {
 		held[id] = preview.Usage(uint32(id))
 	}
-	reused = s.rec.reused
+	reused := s.rec.reused
 	for range 4 {
 		report()
 	}

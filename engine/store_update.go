@@ -281,9 +281,16 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	}
 	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith)}
 	ledger := maps.Clone(s.ledger) // a quarter of committedOf's time, under the mutex
+	// The current snapshot, leased while the build reads its usage (the
+	// kept hosts start with it, so that the install, under the mutex,
+	// carries over only what commits changed since).
+	usage, release := s.acquire()
+	in.derive.usage = usage
 	s.mu.Unlock()
 	in.committed = committedOf(ledger)
 	snap, err := s.buildOutside(c, in)
+	in.derive.usage = nil
+	release()
 	if err != nil {
 		return 0, err
 	}
@@ -354,7 +361,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 		if d.prev == old.info {
 			return s.publishKeptLocked(c, snap, in, old)
 		}
-		snap.buildShards(&c, d.classVals) // cannot happen: rebuilds are serialized
+		snap.buildShards(&c, d.classVals, d) // cannot happen: rebuilds are serialized
 	}
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
