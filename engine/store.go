@@ -35,8 +35,11 @@ type Store struct {
 	// ApplyExternal with a cloud); it is taken before mu.
 	rebuildMu sync.Mutex
 
-	// Under mu: what a rebuild needs, and the committed instances.
-	cloud   Cloud                     // usage fields stale; Instances as given
+	// Under mu: what a rebuild needs, and the committed instances. cloud
+	// (usage fields stale; Instances as given) is written under both mu
+	// and rebuildMu, so either lets one read it: a rebuild derives its
+	// new cloud holding rebuildMu alone.
+	cloud   Cloud
 	ledger  map[string]ledgerEntry    // committed instance uuid -> where, what
 	byGroup map[string]map[string]int // group uuid -> host name -> members committed
 	journal []JournalEntry

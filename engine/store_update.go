@@ -260,7 +260,8 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // committed instances as they were when the rebuild began, and
 // installLocked carries over the usage of the newest state when it is
 // published. Rebuilds are serialized among themselves (rebuildMu,
-// taken before mu), so the cloud does not change in between.
+// taken before mu), so the cloud does not change in between, and change
+// runs before mu is taken (RemoveHosts copies every host it keeps).
 //
 // What a caller sees: the usage committed while it built is in the new
 // snapshot; an instance committed (or deleted) while it built joins (or
@@ -269,12 +270,11 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func(v uint64)) (uint64, error) {
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
-	s.mu.Lock()
-	c, old, err := change(s.cloud)
+	c, old, err := change(s.cloud) // rebuildMu keeps s.cloud and the host set still
 	if err != nil {
-		s.mu.Unlock()
 		return 0, err
 	}
+	s.mu.Lock()
 	trusted := 0
 	for trusted < len(old) && old[trusted] >= 0 {
 		trusted++
