@@ -218,7 +218,21 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 		})
 	}
 	report()
-	s.whileRebuilding = func(*Store) { report(); report() }
+	// began is the snapshot each rebuild began from, which it leases
+	// while it builds: the compactions the reports make meanwhile must not
+	// recycle its columns (its usage must not change).
+	var began *Snapshot
+	var beganUsage []HostUsage
+	s.whileRebuilding = func(*Store) {
+		report()
+		report()
+		for id, u := range beganUsage {
+			if got := began.Usage(uint32(id)); got != u {
+				t.Errorf("the snapshot a rebuild began from changed while it built (host %d: %+v, was %+v): its columns were recycled", id, got, u)
+				return
+			}
+		}
+	}
 	rebuilds := []struct {
 		name string
 		do   func() error
@@ -239,7 +253,12 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 	}
 	for i, rb := range rebuilds {
 		reused := s.rec.reused
-		beforeInfo := s.cur.Load().snap.info
+		began = s.cur.Load().snap
+		beganUsage = make([]HostUsage, began.Len())
+		for id := range beganUsage {
+			beganUsage[id] = began.Usage(uint32(id))
+		}
+		beforeInfo := began.info
 		if err := rb.do(); err != nil {
 			t.Fatal(err)
 		}

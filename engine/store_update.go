@@ -248,8 +248,9 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 
 // rebuild replaces the store's cloud by the one change derives from it
 // and publishes a whole new snapshot of it, then calls after with the
-// new version; both run under the mutex, and after only when the rebuild
-// succeeded. change also says, per host of the new cloud, its index in
+// new version: change under rebuildMu alone, the publication and after
+// under the mutex too, and after only when the rebuild succeeded.
+// change also says, per host of the new cloud, its index in
 // the store's cloud, which is its id in the current snapshot (-1: a host
 // that joins): those hosts are the store's own, unchanged, so their own
 // fields are not validated again and what the build would parse of them
@@ -287,10 +288,12 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	usage, release := s.acquire()
 	in.derive.usage = usage
 	s.mu.Unlock()
-	in.committed = committedOf(ledger)
-	snap, err := s.buildOutside(c, in)
+	snap, err := func() (*Snapshot, error) {
+		defer release() // even if the build panics: a lease left behind stops all recycling
+		in.committed = committedOf(ledger)
+		return s.buildOutside(c, in)
+	}()
 	in.derive.usage = nil
-	release()
 	if err != nil {
 		return 0, err
 	}
