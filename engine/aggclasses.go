@@ -103,22 +103,28 @@ func sameClassValues(a, b []classValues) bool {
 // resolveClasses parses the classes' values buildShard resolves.
 func resolveClasses(classes []aggClass) []classValues {
 	out := make([]classValues, len(classes))
-	num := func(cl *aggClass, key string) (o optional[float64]) {
-		o.v, o.ok = nova.AggregateNum(cl.raw[key])
-		return o
-	}
 	for i := range classes {
-		cl, cv := &classes[i], &out[i]
-		for r, key := range [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"} {
-			cv.ratio[r] = num(cl, key)
-		}
-		cv.maxIOOps.v, cv.maxIOOps.ok = nova.AggregateInt(cl.raw["max_io_ops_per_host"])
-		cv.maxInstances.v, cv.maxInstances.ok = nova.AggregateInt(cl.raw["max_instances_per_host"])
-		for w, key := range multiplierKeys {
-			cv.mult[w] = num(cl, key)
-		}
+		out[i] = resolveClass(classes[i].raw)
 	}
 	return out
+}
+
+// resolveClass parses the values buildShard resolves of a class whose
+// aggregates' raw values per key are raw (aggregateValues).
+func resolveClass(raw map[string][]string) (cv classValues) {
+	num := func(key string) (o optional[float64]) {
+		o.v, o.ok = nova.AggregateNum(raw[key])
+		return o
+	}
+	for r, key := range [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"} {
+		cv.ratio[r] = num(key)
+	}
+	cv.maxIOOps.v, cv.maxIOOps.ok = nova.AggregateInt(raw["max_io_ops_per_host"])
+	cv.maxInstances.v, cv.maxInstances.ok = nova.AggregateInt(raw["max_instances_per_host"])
+	for w, key := range multiplierKeys {
+		cv.mult[w] = num(key)
+	}
+	return cv
 }
 
 // buildAggClasses groups hosts by their set of aggregates (membership is by

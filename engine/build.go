@@ -103,11 +103,7 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	var supported [][3]string
 	names := hostcols.NewNamesBuilder(n)
 	host, node := make([]string, n), make([]string, n) // while building
-	var instancesOf [][]string                         // per host name, while building
-	// Per host name: its first host, and the name in d.prev whose
-	// instance list it keeps (-1: collected in instancesOf).
-	var firstOf []int
-	var sameAs []int32
+	var lists instanceLists
 	statsIn := statsInterner{byKey: map[string]int32{}}
 	for i := range c.Hosts {
 		if c.Hosts[i].UUID != "" {
@@ -149,21 +145,7 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 		}
 		cells.Set(id, uint64(cid))
 		nid := names.Add(id, h.Host, node[i])
-		switch {
-		case int(nid) == len(instancesOf):
-			instancesOf = append(instancesOf, nil)
-			firstOf = append(firstOf, i)
-			sameAs = append(sameAs, d.sameInstances(o, HostNode{h.Host, node[i]}, committed))
-		case sameAs[nid] >= 0:
-			// A second node of the name: its list is its nodes' (the
-			// first one's collected now).
-			sameAs[nid] = -1
-			f := firstOf[nid]
-			instancesOf[nid] = instancesOn(nil, c, f, node[f], committed)
-		}
-		if sameAs[nid] < 0 {
-			instancesOf[nid] = instancesOn(instancesOf[nid], c, i, node[i], committed)
-		}
+		lists.add(c, d, committed, i, nid, o, node[i])
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
@@ -217,9 +199,9 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	info.hvHostnames, info.hostIPs = hvHostnames.Done(), hostIPs.Done()
 	info.names = names.Done()
 	if d != nil {
-		info.instances = hostcols.DeriveInstances(&d.prev.instances, sameAs, instancesOf)
+		info.instances = hostcols.DeriveInstances(&d.prev.instances, lists.sameAs, lists.of)
 	} else {
-		info.instances = hostcols.NewInstances(instancesOf)
+		info.instances = hostcols.NewInstances(lists.of)
 	}
 	if d != nil {
 		old := make([]int32, n)
@@ -238,6 +220,38 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	}
 	buildAggClasses(c, info, d)
 	return info, nil
+}
+
+// instanceLists collects the instance lists of a build's host names, host
+// by host in id order (host name ids in order of first appearance).
+type instanceLists struct {
+	of [][]string // per host name, its instances (collected)
+	// Per host name: its first host, and the name in d.prev whose
+	// instance list it keeps (-1: collected in of).
+	firstOf []int
+	sameAs  []int32
+}
+
+// add takes host i of c (node its node name, o its id in d.prev, -1:
+// none), whose host name id is nid: the first host of a name may keep
+// its list from d.prev (derivation.sameInstances); a name's second node
+// collects the list of all of them.
+func (l *instanceLists) add(c *Cloud, d *derivation, committed map[HostNode][]string, i int, nid, o int32, node string) {
+	switch {
+	case int(nid) == len(l.of):
+		l.of = append(l.of, nil)
+		l.firstOf = append(l.firstOf, i)
+		l.sameAs = append(l.sameAs, d.sameInstances(o, HostNode{c.Hosts[i].Host, node}, committed))
+	case l.sameAs[nid] >= 0:
+		// A second node of the name: its list is its nodes' (the first
+		// one's collected now).
+		l.sameAs[nid] = -1
+		f := l.firstOf[nid]
+		l.of[nid] = instancesOn(nil, c, f, nodeName(&c.Hosts[f]), committed)
+	}
+	if l.sameAs[nid] < 0 {
+		l.of[nid] = instancesOn(l.of[nid], c, i, node, committed)
+	}
 }
 
 // instancesOn appends to list the instances on host i (node its node
@@ -373,9 +387,11 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
 		cv := &vals[info.class.At(uint32(lo+j))]
-		r := usageOf(cfg, h)
+		var r hostRes
 		if o := d.oldID(lo + j); o >= 0 && d.usage != nil {
 			r = d.usage.usage(uint32(o)) // the install carries over what changed since
+		} else {
+			r = usageOf(cfg, h)
 		}
 		if !sh.setUsage(j, r) {
 			wide.ids, wide.res = append(wide.ids, uint32(lo+j)), append(wide.res, r)

@@ -105,10 +105,16 @@ func (d *derivation) sameInstances(o int32, hn HostNode, committed map[HostNode]
 // (a snapshot built from d.prev), all and in order: hosts were only
 // added, or none changed.
 func (d *derivation) keepsAll(old *Snapshot) bool {
-	if d == nil || d.prev != old.info || len(d.old) < old.n {
+	return d != nil && d.prev == old.info && d.keepsFirst(old.n)
+}
+
+// keepsFirst reports whether the new cloud's first n hosts are prev's
+// first n, in order.
+func (d *derivation) keepsFirst(n int) bool {
+	if len(d.old) < n {
 		return false
 	}
-	for i, o := range d.old[:old.n] {
+	for i, o := range d.old[:n] {
 		if o != int32(i) {
 			return false
 		}
@@ -164,13 +170,9 @@ func (d *derivation) sigOf(in *sigInterner, info *hostInfo, id uint32, o int32, 
 // hosts share one, stay d.prev's: a rebuild changes no aggregate's hosts
 // (see derivation). The result equals a build's (TestDerivedSnapshotsMatchBuilt).
 func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *hostInfo {
-	if d == nil || len(d.old) != len(c.Hosts) || d.prev.class.Len() != len(c.Hosts) {
+	n := len(c.Hosts)
+	if d == nil || len(d.old) != n || d.prev.class.Len() != n || !d.keepsFirst(n) {
 		return nil
-	}
-	for i, o := range d.old {
-		if o != int32(i) {
-			return nil
-		}
 	}
 	p := d.prev
 	info := &hostInfo{
@@ -182,32 +184,17 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 		hvSig: p.hvSig, hvSigHost: p.hvSigHost, hvSigRep: p.hvSigRep, sigSupported: p.sigSupported,
 		class: p.class,
 	}
-	// The instance lists, per host name, as buildHostInfo collects them
-	// (host name ids are in order of first appearance).
-	var instancesOf [][]string
-	var firstOf []int
-	var sameAs []int32
+	// The instance lists, as buildHostInfo collects them (prev's host
+	// name ids are in order of first appearance).
+	var lists instanceLists
 	for i := range c.Hosts {
-		h := &c.Hosts[i]
-		node := nodeName(h)
 		nid := p.names.NameOf(uint32(i))
-		switch {
-		case int(nid) == len(instancesOf):
-			instancesOf = append(instancesOf, nil)
-			firstOf = append(firstOf, i)
-			sameAs = append(sameAs, d.sameInstances(int32(i), HostNode{h.Host, node}, committed))
-		case int(nid) > len(instancesOf):
+		if int(nid) > len(lists.of) {
 			return nil // not in order of appearance: cannot happen
-		case sameAs[nid] >= 0: // as buildHostInfo; never so here (sameInstances is -1 for a name of several nodes)
-			sameAs[nid] = -1
-			f := firstOf[nid]
-			instancesOf[nid] = instancesOn(nil, c, f, nodeName(&c.Hosts[f]), committed)
 		}
-		if sameAs[nid] < 0 {
-			instancesOf[nid] = instancesOn(instancesOf[nid], c, i, node, committed)
-		}
+		lists.add(c, d, committed, i, nid, int32(i), nodeName(&c.Hosts[i]))
 	}
-	info.instances = hostcols.DeriveInstances(&p.instances, sameAs, instancesOf)
+	info.instances = hostcols.DeriveInstances(&p.instances, lists.sameAs, lists.of)
 	info.classes = make([]aggClass, len(p.classes))
 	for x := range p.classes {
 		info.classes[x] = newAggClass(c, p.classes[x].aggs, p.classes[x].hosts)
@@ -221,9 +208,9 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 // the filters read of its classes: 240 bytes a class kept would have
 // cost 1.7 bytes a host at 100,000).
 func (d *derivation) prevClassValues() []classValues {
-	classes := make([]aggClass, len(d.prev.classes))
-	for x := range classes {
-		classes[x].raw = aggregateValues(d.prevAggs, d.prev.classes[x].aggs)
+	out := make([]classValues, len(d.prev.classes))
+	for x := range out {
+		out[x] = resolveClass(aggregateValues(d.prevAggs, d.prev.classes[x].aggs))
 	}
-	return resolveClasses(classes)
+	return out
 }

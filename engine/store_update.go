@@ -360,7 +360,7 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	old := s.cur.Load().snap
 	d := in.derive
 	snap.version = snapshotVersions.Add(1)
-	if d != nil && d.keepShards && snap.shards == nil {
+	if d != nil && d.keepShards { // the build left the shards to the install
 		if d.prev == old.info {
 			return s.publishKeptLocked(c, snap, in, old)
 		}
