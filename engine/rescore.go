@@ -342,20 +342,34 @@ func (rk *denseRanker) weighs(a int) bool {
 // term on the hosts holding its default is 0 (sparseTerm: its default at
 // its lower bound) adds 0 to every host but the sparse ones: its pass is
 // left out (a weight is never -0, so adding a zero leaves it as it is).
-// weighHosts and weighTerms follow the same rule, through weighs.
+// weighHosts and weighTerms follow the same rule, through weighs. The
+// first pass sets the weights (kernels.SetScalar, SetCoded: 0 + its
+// term, Nova's weights starting at 0.0) rather than adding to cleared
+// ones: a pass less over the shard's weights, which a kept rescoring
+// weighs into recycled buffers (on the realistic stream, clearing them
+// was 4% of the workers' time).
 func (rk *denseRanker) weigh(k int, score []float64) {
 	s := rk.v.snap()
 	sh := s.shards[k]
-	clear(score)
+	first := true // the first weigher sets the weights (0 + its term)
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		switch {
 		case !rk.weighs(a):
+			continue
+		case s.mults.uniform(w) && first:
+			kernels.SetScalar(score, rk.col(k, w), s.mults.base[w], lo, hi-lo)
 		case s.mults.uniform(w):
 			kernels.AccumulateScalar(score, rk.col(k, w), s.mults.base[w], lo, hi-lo)
+		case first:
+			kernels.SetCoded(score, rk.col(k, w), &sh.mult[w], lo, hi-lo)
 		default:
 			kernels.AccumulateCoded(score, rk.col(k, w), &sh.mult[w], lo, hi-lo)
 		}
+		first = false
+	}
+	if first {
+		clear(score) // no weigher contributes: every weight is 0
 	}
 }
 

@@ -146,7 +146,7 @@ func minMaxAsm(z bool, xs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64) {
+func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	n := len(score) &^ 7
 	if n > 0 {
@@ -154,21 +154,37 @@ func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64) 
 		c, p := raw.arg(&st), opArg{m: m, lo: lo, span: span, inv: 1 / span}
 		switch q := quot(z, &raw, lo, span); {
 		case z && q:
-			accScalarQAVX512(score[:n], c, p)
+			if set {
+				accScalarQSetAVX512(score[:n], c, p)
+			} else {
+				accScalarQAVX512(score[:n], c, p)
+			}
 		case z:
-			accScalarAVX512(score[:n], c, p)
+			if set {
+				accScalarSetAVX512(score[:n], c, p)
+			} else {
+				accScalarAVX512(score[:n], c, p)
+			}
 		case q:
-			accScalarQAVX2(score[:n], c, p)
+			if set {
+				accScalarQSetAVX2(score[:n], c, p)
+			} else {
+				accScalarQAVX2(score[:n], c, p)
+			}
 		default:
-			accScalarAVX2(score[:n], c, p)
+			if set {
+				accScalarSetAVX2(score[:n], c, p)
+			} else {
+				accScalarAVX2(score[:n], c, p)
+			}
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += m * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, m*((raw.At(i)-lo)/span))
 	}
 }
 
-func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span float64) {
+func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	mult = mult[:len(score)]
 	n := len(score) &^ 7
@@ -177,17 +193,33 @@ func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span fl
 		c, p := raw.arg(&st), opArg{mult: &mult[0], lo: lo, span: span, inv: 1 / span}
 		switch q := quot(z, &raw, lo, span); {
 		case z && q:
-			accMultQAVX512(score[:n], c, p)
+			if set {
+				accMultQSetAVX512(score[:n], c, p)
+			} else {
+				accMultQAVX512(score[:n], c, p)
+			}
 		case z:
-			accMultAVX512(score[:n], c, p)
+			if set {
+				accMultSetAVX512(score[:n], c, p)
+			} else {
+				accMultAVX512(score[:n], c, p)
+			}
 		case q:
-			accMultQAVX2(score[:n], c, p)
+			if set {
+				accMultQSetAVX2(score[:n], c, p)
+			} else {
+				accMultQAVX2(score[:n], c, p)
+			}
 		default:
-			accMultAVX2(score[:n], c, p)
+			if set {
+				accMultSetAVX2(score[:n], c, p)
+			} else {
+				accMultAVX2(score[:n], c, p)
+			}
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += mult[i] * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, mult[i]*((raw.At(i)-lo)/span))
 	}
 }
 
@@ -210,7 +242,7 @@ func accumulateScaledAsm(z bool, score []float64, raw Col, mult []float64, lo, b
 }
 
 // accumulateCodedAsm is accumulateAsm with a coded multiplier column.
-func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	n := len(score) &^ 7
 	if n > 0 {
@@ -221,21 +253,45 @@ func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], 
 		small := mult.k <= CodedValues/2
 		switch q := quot(z, &raw, lo, span); {
 		case z && q:
-			accCodedQAVX512(score[:n], c, p)
+			if set {
+				accCodedQSetAVX512(score[:n], c, p)
+			} else {
+				accCodedQAVX512(score[:n], c, p)
+			}
 		case z:
-			accCodedAVX512(score[:n], c, p)
+			if set {
+				accCodedSetAVX512(score[:n], c, p)
+			} else {
+				accCodedAVX512(score[:n], c, p)
+			}
 		case q && small:
-			accCodedQSmallAVX2(score[:n], c, p)
+			if set {
+				accCodedQSmallSetAVX2(score[:n], c, p)
+			} else {
+				accCodedQSmallAVX2(score[:n], c, p)
+			}
 		case q:
-			accCodedQAVX2(score[:n], c, p)
+			if set {
+				accCodedQSetAVX2(score[:n], c, p)
+			} else {
+				accCodedQAVX2(score[:n], c, p)
+			}
 		case small:
-			accCodedSmallAVX2(score[:n], c, p)
+			if set {
+				accCodedSmallSetAVX2(score[:n], c, p)
+			} else {
+				accCodedSmallAVX2(score[:n], c, p)
+			}
 		default:
-			accCodedAVX2(score[:n], c, p)
+			if set {
+				accCodedSetAVX2(score[:n], c, p)
+			} else {
+				accCodedAVX2(score[:n], c, p)
+			}
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, mult.At(i)*((raw.At(i)-lo)/span))
 	}
 }
 

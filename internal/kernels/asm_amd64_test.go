@@ -13,8 +13,8 @@ import (
 // the AVX2 kernels use nothing of AVX-512 (registers X16-31, Y16-31,
 // ZMM or opmask registers, or EVEX-only instructions), so that they run
 // on AVX2-only CPUs; and that no kernel uses a fused multiply-add but the
-// quotient kernels (accScalarQ, accMultQ, accCodedQ and accCodedQSmall:
-// quotient.go), whose
+// quotient kernels (accScalarQ, accMultQ, accCodedQ and accCodedQSmall,
+// and their Set variants: quotient.go), whose
 // two FMAs give the division's result exactly.
 func TestAssemblyText(t *testing.T) {
 	text, err := os.ReadFile("kernels_amd64.s")
@@ -30,7 +30,7 @@ func TestAssemblyText(t *testing.T) {
 			fn = line
 			funcs++
 		}
-		if fused.MatchString(line) && !regexp.MustCompile(`^TEXT ·acc(Scalar|Mult|Coded)Q(Small)?(AVX2|AVX512)\(SB\)`).MatchString(fn) {
+		if fused.MatchString(line) && !regexp.MustCompile(`^TEXT ·acc(Scalar|Mult|Coded)Q(Small)?(Set)?(AVX2|AVX512)\(SB\)`).MatchString(fn) {
 			t.Errorf("line %d: fused multiply-add: %s", i+1, line)
 		}
 		if !strings.Contains(fn, "AVX2(SB)") {

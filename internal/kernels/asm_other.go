@@ -12,13 +12,13 @@ func noAsm() { panic("kernels: no assembly kernels in this build") }
 
 func minMaxAsm(bool, []float64) (float64, float64) { noAsm(); return 0, 0 }
 
-func accumulateScalarAsm(bool, []float64, Col, float64, float64, float64) { noAsm() }
+func accumulateScalarAsm(bool, []float64, Col, float64, float64, float64, bool) { noAsm() }
 
-func accumulateAsm(bool, []float64, Col, []float64, float64, float64) { noAsm() }
+func accumulateAsm(bool, []float64, Col, []float64, float64, float64, bool) { noAsm() }
 
 func accumulateScaledAsm(bool, []float64, Col, []float64, float64, float64, float64) { noAsm() }
 
-func accumulateCodedAsm(bool, []float64, Col, *Coded[float64], float64, float64) { noAsm() }
+func accumulateCodedAsm(bool, []float64, Col, *Coded[float64], float64, float64, bool) { noAsm() }
 
 func accumulateScaledCodedAsm(bool, []float64, Col, *Coded[float64], float64, float64, float64) {
 	noAsm()

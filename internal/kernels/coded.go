@@ -133,19 +133,36 @@ func (c *Coded[T]) Full() []T { return c.full }
 // coded: mult.At(i) is element i's multiplier. mult must be at least
 // len(score) long.
 func AccumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+	accumulateCodedAny(score, raw, mult, lo, span, false)
+}
+
+// SetCoded is AccumulateCoded onto zeros: score[i] = 0 +
+// mult.At(i) * ((raw.At(i) - lo) / span), the weight of a host after
+// Nova's first weigher (its weights start at 0.0; 0 + -0 is +0). It
+// neither reads score nor needs it cleared.
+func SetCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+	accumulateCodedAny(score, raw, mult, lo, span, true)
+}
+
+func accumulateCodedAny(score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	if len(score) == 0 {
 		return
 	}
 	if f := mult.Full(); f != nil {
-		accumulate(score, raw, f[:len(score)], lo, span)
+		accumulate(score, raw, f[:len(score)], lo, span, set)
 		return
 	}
-	accumulateCoded(score, raw, mult, lo, span)
+	accumulateCoded(score, raw, mult, lo, span, set)
 }
 
 // AccumulateCodedPortable is AccumulateCoded without SIMD.
 func AccumulateCodedPortable(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
-	accumulateCodedGo(score, raw, mult, lo, span)
+	accumulateCodedGo(score, raw, mult, lo, span, false)
+}
+
+// SetCodedPortable is SetCoded without SIMD.
+func SetCodedPortable(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+	accumulateCodedGo(score, raw, mult, lo, span, true)
 }
 
 // AccumulateScaledCoded is AccumulateScaled with a multiplier column that
@@ -166,10 +183,10 @@ func AccumulateScaledCodedPortable(score []float64, raw Col, mult *Coded[float64
 	accumulateScaledCodedGo(score, raw, mult, lo, base, inv)
 }
 
-func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	chunks(score, raw, func(b int, s, xs []float64) {
 		for k, x := range xs {
-			s[k] += mult.At(b+k) * ((x - lo) / span)
+			s[k] = addTo(s[k], set, mult.At(b+k)*((x-lo)/span))
 		}
 	})
 }

@@ -39,15 +39,19 @@ func tables(c *Coded[float64]) (lo, hi archsimd.Float64x8, shifts archsimd.Uint6
 }
 
 // accumulateCoded is accumulate with a coded multiplier column.
-func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
-		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s := zero
+		if !set {
+			s = archsimd.LoadFloat64x8Slice(score[i:])
+		}
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
@@ -78,7 +82,7 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += mult.At(i) * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, mult.At(i)*((raw.At(i)-lo)/span))
 	}
 }
 

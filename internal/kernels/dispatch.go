@@ -2,6 +2,8 @@ package kernels
 
 // Each kernel calls the implementation of the path in use (paths.go).
 // Those a build lacks are stubs that supported keeps from being chosen.
+// An accumulation with set writes score[i] = 0 + the term in place of
+// score[i] += the term (SetScalar, SetCoded).
 
 func minMax(xs []float64) (lo, hi float64) {
 	switch cur {
@@ -15,29 +17,29 @@ func minMax(xs []float64) (lo, hi float64) {
 	return minMaxGo(xs)
 }
 
-func accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
+func accumulate(score []float64, raw Col, mult []float64, lo, span float64, set bool) {
 	switch cur {
 	case pathAVX512:
-		accumulateAsm(true, score, raw, mult, lo, span)
+		accumulateAsm(true, score, raw, mult, lo, span, set)
 	case pathAVX2:
-		accumulateAsm(false, score, raw, mult, lo, span)
+		accumulateAsm(false, score, raw, mult, lo, span, set)
 	case pathSimd:
-		accumulateSimd(score, raw, mult, lo, span)
+		accumulateSimd(score, raw, mult, lo, span, set)
 	default:
-		accumulateGo(score, raw, mult, lo, span)
+		accumulateGo(score, raw, mult, lo, span, set)
 	}
 }
 
-func accumulateScalar(score []float64, raw Col, m, lo, span float64) {
+func accumulateScalar(score []float64, raw Col, m, lo, span float64, set bool) {
 	switch cur {
 	case pathAVX512:
-		accumulateScalarAsm(true, score, raw, m, lo, span)
+		accumulateScalarAsm(true, score, raw, m, lo, span, set)
 	case pathAVX2:
-		accumulateScalarAsm(false, score, raw, m, lo, span)
+		accumulateScalarAsm(false, score, raw, m, lo, span, set)
 	case pathSimd:
-		accumulateScalarSimd(score, raw, m, lo, span)
+		accumulateScalarSimd(score, raw, m, lo, span, set)
 	default:
-		accumulateScalarGo(score, raw, m, lo, span)
+		accumulateScalarGo(score, raw, m, lo, span, set)
 	}
 }
 
@@ -56,16 +58,16 @@ func accumulateScaled(score []float64, raw Col, mult []float64, lo, base, inv fl
 
 // accumulateCoded and accumulateScaledCoded take a coded mult (not in
 // full).
-func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64) {
+func accumulateCoded(score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	switch cur {
 	case pathAVX512:
-		accumulateCodedAsm(true, score, raw, mult, lo, span)
+		accumulateCodedAsm(true, score, raw, mult, lo, span, set)
 	case pathAVX2:
-		accumulateCodedAsm(false, score, raw, mult, lo, span)
+		accumulateCodedAsm(false, score, raw, mult, lo, span, set)
 	case pathSimd:
-		accumulateCodedSimd(score, raw, mult, lo, span)
+		accumulateCodedSimd(score, raw, mult, lo, span, set)
 	default:
-		accumulateCodedGo(score, raw, mult, lo, span)
+		accumulateCodedGo(score, raw, mult, lo, span, set)
 	}
 }
 

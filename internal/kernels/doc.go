@@ -45,18 +45,31 @@ func MinMax(xs []float64) (lo, hi float64) { return minMax(xs) }
 // i, with exactly those operations in that order (Nova's normalised,
 // multiplied weigher term). The slices must have equal lengths.
 func Accumulate(score []float64, raw Col, mult []float64, lo, span float64) {
-	accumulate(score, raw, mult, lo, span)
+	accumulate(score, raw, mult, lo, span, false)
 }
 
 // AccumulateScalar adds m * ((raw.At(i) - lo) / span) to score[i] for every
 // i: Accumulate with one multiplier for every element.
 func AccumulateScalar(score []float64, raw Col, m, lo, span float64) {
-	accumulateScalar(score, raw, m, lo, span)
+	accumulateScalar(score, raw, m, lo, span, false)
+}
+
+// SetScalar is AccumulateScalar onto zeros: score[i] = 0 + m *
+// ((raw.At(i) - lo) / span), the weight of a host after Nova's first
+// weigher (its weights start at 0.0; 0 + -0 is +0). It neither reads
+// score nor needs it cleared.
+func SetScalar(score []float64, raw Col, m, lo, span float64) {
+	accumulateScalar(score, raw, m, lo, span, true)
 }
 
 // AccumulateScalarPortable is AccumulateScalar without SIMD.
 func AccumulateScalarPortable(score []float64, raw Col, m, lo, span float64) {
-	accumulateScalarGo(score, raw, m, lo, span)
+	accumulateScalarGo(score, raw, m, lo, span, false)
+}
+
+// SetScalarPortable is SetScalar without SIMD.
+func SetScalarPortable(score []float64, raw Col, m, lo, span float64) {
+	accumulateScalarGo(score, raw, m, lo, span, true)
 }
 
 // MinMaxPortable is MinMax without SIMD, for tests and paired benchmarks.
@@ -64,7 +77,7 @@ func MinMaxPortable(xs []float64) (lo, hi float64) { return minMaxGo(xs) }
 
 // AccumulatePortable is Accumulate without SIMD.
 func AccumulatePortable(score []float64, raw Col, mult []float64, lo, span float64) {
-	accumulateGo(score, raw, mult, lo, span)
+	accumulateGo(score, raw, mult, lo, span, false)
 }
 
 // Block is the number of elements one MinMaxMasked statistic covers:

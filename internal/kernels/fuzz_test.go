@@ -132,6 +132,10 @@ func FuzzPaths(f *testing.F) {
 					func(s []float64) { AccumulateCoded(s, c, &multFew, ilo, ispan) },
 					func(s []float64) { AccumulateCoded(s, c, &multMany, lo, span) },
 					func(s []float64) { AccumulateCoded(s, c, &multMany, ilo, ispan) },
+					func(s []float64) { SetScalar(s, c, m, lo, span) },
+					func(s []float64) { SetScalar(s, c, m, ilo, ispan) },
+					func(s []float64) { SetCoded(s, c, &multFew, ilo, ispan) },
+					func(s []float64) { SetCoded(s, c, &multMany, lo, span) },
 				} {
 					s := slices.Clone(mult)
 					if k%2 == 0 {

@@ -382,6 +382,226 @@ ret:
 	VZEROUPPER
 	RET
 
+// func accScalarSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2
+TEXT ·accScalarSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_m+120(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_16
+	CMPQ         DX, $0x01
+	JEQ          ints_17
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_18
+	CMPQ         DX, $0x03
+	JEQ          static_19
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_20
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_21
+	JMP          done_15
+
+floats_16:
+	MOVQ   c_f+32(FP), DX
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+loop_22:
+	VMOVUPD (DX)(BX*8), Y4
+	VSUBPD  Y0, Y4, Y4
+	VDIVPD  Y2, Y4, Y4
+	VMULPD  Y1, Y4, Y4
+	VADDPD  Y3, Y4, Y4
+	VMOVUPD Y4, (AX)(BX*8)
+	VMOVUPD 32(DX)(BX*8), Y4
+	VSUBPD  Y0, Y4, Y4
+	VDIVPD  Y2, Y4, Y4
+	VMULPD  Y1, Y4, Y4
+	VADDPD  Y3, Y4, Y4
+	VMOVUPD Y4, 32(AX)(BX*8)
+	ADDQ    $0x08, BX
+	CMPQ    BX, CX
+	JB      loop_22
+	JMP     done_15
+
+ints_17:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X3
+	VPBROADCASTD X3, X3
+	VXORPD       Y4, Y4, Y4
+	XORQ         BX, BX
+
+loop_23:
+	VPMAXSD   (DX)(BX*4), X3, X5
+	VCVTDQ2PD X5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, (AX)(BX*8)
+	VPMAXSD   16(DX)(BX*4), X3, X5
+	VCVTDQ2PD X5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, 32(AX)(BX*8)
+	ADDQ      $0x08, BX
+	CMPQ      BX, CX
+	JB        loop_23
+	JMP       done_15
+
+intheadroom_18:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   SI, SI
+
+loop_24:
+	VCVTDQ2PD (BX)(SI*4), Y5
+	VCVTDQ2PD (DX)(SI*4), Y6
+	VSUBPD    Y6, Y5, Y5
+	VMAXPD    Y3, Y5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, (AX)(SI*8)
+	VCVTDQ2PD 16(BX)(SI*4), Y5
+	VCVTDQ2PD 16(DX)(SI*4), Y6
+	VSUBPD    Y6, Y5, Y5
+	VMAXPD    Y3, Y5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, 32(AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_24
+	JMP       done_15
+
+static_19:
+	MOVQ   c_codes+56(FP), DX
+	MOVQ   c_split+72(FP), BX
+	VXORPD Y3, Y3, Y3
+	XORQ   SI, SI
+
+loop_25:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (DX)(DI*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y2, Y4, Y4
+	VMULPD       Y1, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(SI*8)
+	VSUBPD       Y0, Y5, Y4
+	VDIVPD       Y2, Y4, Y4
+	VMULPD       Y1, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_25
+	JMP          done_15
+
+headroomfull_20:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   SI, SI
+
+loop_26:
+	VMOVUPD   (DX)(SI*8), Y5
+	VCVTDQ2PD (BX)(SI*4), Y6
+	VSUBPD    Y6, Y5, Y5
+	VMAXPD    Y3, Y5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, (AX)(SI*8)
+	VMOVUPD   32(DX)(SI*8), Y5
+	VCVTDQ2PD 16(BX)(SI*4), Y6
+	VSUBPD    Y6, Y5, Y5
+	VMAXPD    Y3, Y5, Y5
+	VSUBPD    Y0, Y5, Y5
+	VDIVPD    Y2, Y5, Y5
+	VMULPD    Y1, Y5, Y5
+	VADDPD    Y4, Y5, Y5
+	VMOVUPD   Y5, 32(AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_26
+	JMP       done_15
+
+headroomcoded_21:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_codes+56(FP), BX
+	MOVQ   c_split+72(FP), SI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   DI, DI
+
+loop_27:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (SI), Y5, Y7
+	VPERMD       32(SI), Y5, Y8
+	VPERMD       64(SI), Y5, Y9
+	VPERMD       96(SI), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VCVTDQ2PD    (DX)(DI*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VDIVPD       Y2, Y5, Y5
+	VMULPD       Y1, Y5, Y5
+	VADDPD       Y4, Y5, Y5
+	VMOVUPD      Y5, (AX)(DI*8)
+	VCVTDQ2PD    16(DX)(DI*4), Y5
+	VSUBPD       Y5, Y6, Y6
+	VMAXPD       Y3, Y6, Y6
+	VSUBPD       Y0, Y6, Y5
+	VDIVPD       Y2, Y5, Y5
+	VMULPD       Y1, Y5, Y5
+	VADDPD       Y4, Y5, Y5
+	VMOVUPD      Y5, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_27
+
+done_15:
+ret:
+	VZEROUPPER
+	RET
+
 // func accMultAVX2(score []float64, c colArg, p opArg)
 // Requires: AVX, AVX2
 TEXT ·accMultAVX2(SB), NOSPLIT, $0-160
@@ -394,24 +614,24 @@ TEXT ·accMultAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_16
+	JEQ          floats_29
 	CMPQ         BX, $0x01
-	JEQ          ints_17
+	JEQ          ints_30
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_18
+	JEQ          intheadroom_31
 	CMPQ         BX, $0x03
-	JEQ          static_19
+	JEQ          static_32
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_20
+	JEQ          headroomfull_33
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_21
-	JMP          done_15
+	JEQ          headroomcoded_34
+	JMP          done_28
 
-floats_16:
+floats_29:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_22:
+loop_35:
 	VMOVUPD (BX)(SI*8), Y2
 	VSUBPD  Y0, Y2, Y2
 	VMOVUPD (DX)(SI*8), Y3
@@ -428,17 +648,17 @@ loop_22:
 	VMOVUPD Y2, 32(AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_22
-	JMP     done_15
+	JB      loop_35
+	JMP     done_28
 
-ints_17:
+ints_30:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
 	VPBROADCASTD X2, X2
 	XORQ         SI, SI
 
-loop_23:
+loop_36:
 	VPMAXSD   (BX)(SI*4), X2, X3
 	VCVTDQ2PD X3, Y3
 	VSUBPD    Y0, Y3, Y3
@@ -457,16 +677,16 @@ loop_23:
 	VMOVUPD   Y3, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_23
-	JMP       done_15
+	JB        loop_36
+	JMP       done_28
 
-intheadroom_18:
+intheadroom_31:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Y2, Y2, Y2
 	XORQ   DI, DI
 
-loop_24:
+loop_37:
 	VCVTDQ2PD (SI)(DI*4), Y3
 	VCVTDQ2PD (BX)(DI*4), Y4
 	VSUBPD    Y4, Y3, Y3
@@ -489,15 +709,15 @@ loop_24:
 	VMOVUPD   Y3, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_24
-	JMP       done_15
+	JB        loop_37
+	JMP       done_28
 
-static_19:
+static_32:
 	MOVQ c_codes+56(FP), BX
 	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
-loop_25:
+loop_38:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -525,16 +745,16 @@ loop_25:
 	VMOVUPD      Y2, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_25
-	JMP          done_15
+	JB           loop_38
+	JMP          done_28
 
-headroomfull_20:
+headroomfull_33:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Y2, Y2, Y2
 	XORQ   DI, DI
 
-loop_26:
+loop_39:
 	VMOVUPD   (BX)(DI*8), Y3
 	VCVTDQ2PD (SI)(DI*4), Y4
 	VSUBPD    Y4, Y3, Y3
@@ -557,17 +777,17 @@ loop_26:
 	VMOVUPD   Y3, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_26
-	JMP       done_15
+	JB        loop_39
+	JMP       done_28
 
-headroomcoded_21:
+headroomcoded_34:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
 	MOVQ   c_split+72(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
-loop_27:
+loop_40:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -601,9 +821,241 @@ loop_27:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_27
+	JB           loop_40
 
-done_15:
+done_28:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2
+TEXT ·accMultSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_42
+	CMPQ         BX, $0x01
+	JEQ          ints_43
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_44
+	CMPQ         BX, $0x03
+	JEQ          static_45
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_46
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_47
+	JMP          done_41
+
+floats_42:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Y2, Y2, Y2
+	XORQ   SI, SI
+
+loop_48:
+	VMOVUPD (BX)(SI*8), Y3
+	VSUBPD  Y0, Y3, Y3
+	VMOVUPD (DX)(SI*8), Y4
+	VDIVPD  Y1, Y3, Y3
+	VMULPD  Y4, Y3, Y3
+	VADDPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)(SI*8)
+	VMOVUPD 32(BX)(SI*8), Y3
+	VSUBPD  Y0, Y3, Y3
+	VMOVUPD 32(DX)(SI*8), Y4
+	VDIVPD  Y1, Y3, Y3
+	VMULPD  Y4, Y3, Y3
+	VADDPD  Y2, Y3, Y3
+	VMOVUPD Y3, 32(AX)(SI*8)
+	ADDQ    $0x08, SI
+	CMPQ    SI, CX
+	JB      loop_48
+	JMP     done_41
+
+ints_43:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X2
+	VPBROADCASTD X2, X2
+	VXORPD       Y3, Y3, Y3
+	XORQ         SI, SI
+
+loop_49:
+	VPMAXSD   (BX)(SI*4), X2, X4
+	VCVTDQ2PD X4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   (DX)(SI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, (AX)(SI*8)
+	VPMAXSD   16(BX)(SI*4), X2, X4
+	VCVTDQ2PD X4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   32(DX)(SI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, 32(AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_49
+	JMP       done_41
+
+intheadroom_44:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_50:
+	VCVTDQ2PD (SI)(DI*4), Y4
+	VCVTDQ2PD (BX)(DI*4), Y5
+	VSUBPD    Y5, Y4, Y4
+	VMAXPD    Y2, Y4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   (DX)(DI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, (AX)(DI*8)
+	VCVTDQ2PD 16(SI)(DI*4), Y4
+	VCVTDQ2PD 16(BX)(DI*4), Y5
+	VSUBPD    Y5, Y4, Y4
+	VMAXPD    Y2, Y4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   32(DX)(DI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, 32(AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_50
+	JMP       done_41
+
+static_45:
+	MOVQ   c_codes+56(FP), BX
+	MOVQ   c_split+72(FP), SI
+	VXORPD Y2, Y2, Y2
+	XORQ   DI, DI
+
+loop_51:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (SI), Y3, Y5
+	VPERMD       32(SI), Y3, Y6
+	VPERMD       64(SI), Y3, Y7
+	VPERMD       96(SI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VMOVUPD      (DX)(DI*8), Y5
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, (AX)(DI*8)
+	VSUBPD       Y0, Y4, Y3
+	VMOVUPD      32(DX)(DI*8), Y4
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_51
+	JMP          done_41
+
+headroomfull_46:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_52:
+	VMOVUPD   (BX)(DI*8), Y4
+	VCVTDQ2PD (SI)(DI*4), Y5
+	VSUBPD    Y5, Y4, Y4
+	VMAXPD    Y2, Y4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   (DX)(DI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, (AX)(DI*8)
+	VMOVUPD   32(BX)(DI*8), Y4
+	VCVTDQ2PD 16(SI)(DI*4), Y5
+	VSUBPD    Y5, Y4, Y4
+	VMAXPD    Y2, Y4, Y4
+	VSUBPD    Y0, Y4, Y4
+	VMOVUPD   32(DX)(DI*8), Y5
+	VDIVPD    Y1, Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y3, Y4, Y4
+	VMOVUPD   Y4, 32(AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_52
+	JMP       done_41
+
+headroomcoded_47:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_53:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (BX)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(R8*8), Y6
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R8*8)
+	VCVTDQ2PD    16(BX)(R8*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y2, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VMOVUPD      32(DX)(R8*8), Y5
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_53
+
+done_41:
 ret:
 	VZEROUPPER
 	RET
@@ -621,24 +1073,24 @@ TEXT ·accCodedAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_29
+	JEQ          floats_55
 	CMPQ         SI, $0x01
-	JEQ          ints_30
+	JEQ          ints_56
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_31
+	JEQ          intheadroom_57
 	CMPQ         SI, $0x03
-	JEQ          static_32
+	JEQ          static_58
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_33
+	JEQ          headroomfull_59
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_34
-	JMP          done_28
+	JEQ          headroomcoded_60
+	JMP          done_54
 
-floats_29:
+floats_55:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_35:
+loop_61:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y2
@@ -666,17 +1118,17 @@ loop_35:
 	VMOVUPD      Y2, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_35
-	JMP          done_28
+	JB           loop_61
+	JMP          done_54
 
-ints_30:
+ints_56:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
 
-loop_36:
+loop_62:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X2, X3
@@ -706,16 +1158,16 @@ loop_36:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_36
-	JMP          done_28
+	JB           loop_62
+	JMP          done_54
 
-intheadroom_31:
+intheadroom_57:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
-loop_37:
+loop_63:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y3
@@ -749,15 +1201,15 @@ loop_37:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_37
-	JMP          done_28
+	JB           loop_63
+	JMP          done_54
 
-static_32:
+static_58:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_38:
+loop_64:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y2
@@ -794,16 +1246,16 @@ loop_38:
 	VMOVUPD      Y2, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_38
-	JMP          done_28
+	JB           loop_64
+	JMP          done_54
 
-headroomfull_33:
+headroomfull_59:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
-loop_39:
+loop_65:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y3
@@ -837,17 +1289,17 @@ loop_39:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_39
-	JMP          done_28
+	JB           loop_65
+	JMP          done_54
 
-headroomcoded_34:
+headroomcoded_60:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y2, Y2, Y2
 	XORQ   R9, R9
 
-loop_40:
+loop_66:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y3
@@ -890,9 +1342,9 @@ loop_40:
 	VMOVUPD      Y3, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_40
+	JB           loop_66
 
-done_28:
+done_54:
 ret:
 	VZEROUPPER
 	RET
@@ -910,24 +1362,24 @@ TEXT ·accCodedSmallAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_42
+	JEQ          floats_68
 	CMPQ         SI, $0x01
-	JEQ          ints_43
+	JEQ          ints_69
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_44
+	JEQ          intheadroom_70
 	CMPQ         SI, $0x03
-	JEQ          static_45
+	JEQ          static_71
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_46
+	JEQ          headroomfull_72
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_47
-	JMP          done_41
+	JEQ          headroomcoded_73
+	JMP          done_67
 
-floats_42:
+floats_68:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_48:
+loop_74:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y2
@@ -950,17 +1402,17 @@ loop_48:
 	VMOVUPD      Y2, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_48
-	JMP          done_41
+	JB           loop_74
+	JMP          done_67
 
-ints_43:
+ints_69:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
 
-loop_49:
+loop_75:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X2, X3
@@ -985,16 +1437,16 @@ loop_49:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_49
-	JMP          done_41
+	JB           loop_75
+	JMP          done_67
 
-intheadroom_44:
+intheadroom_70:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
-loop_50:
+loop_76:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y3
@@ -1023,15 +1475,15 @@ loop_50:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_50
-	JMP          done_41
+	JB           loop_76
+	JMP          done_67
 
-static_45:
+static_71:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_51:
+loop_77:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y2
@@ -1063,16 +1515,16 @@ loop_51:
 	VMOVUPD      Y2, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_51
-	JMP          done_41
+	JB           loop_77
+	JMP          done_67
 
-headroomfull_46:
+headroomfull_72:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y2, Y2, Y2
 	XORQ   R8, R8
 
-loop_52:
+loop_78:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y3
@@ -1101,17 +1553,17 @@ loop_52:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_52
-	JMP          done_41
+	JB           loop_78
+	JMP          done_67
 
-headroomcoded_47:
+headroomcoded_73:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y2, Y2, Y2
 	XORQ   R9, R9
 
-loop_53:
+loop_79:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y3
@@ -1149,9 +1601,569 @@ loop_53:
 	VMOVUPD      Y3, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_53
+	JB           loop_79
 
-done_41:
+done_67:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2
+TEXT ·accCodedSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_81
+	CMPQ         SI, $0x01
+	JEQ          ints_82
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_83
+	CMPQ         SI, $0x03
+	JEQ          static_84
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_85
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_86
+	JMP          done_80
+
+floats_81:
+	MOVQ   c_f+32(FP), SI
+	VXORPD Y2, Y2, Y2
+	XORQ   DI, DI
+
+loop_87:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (BX), Y4, Y6
+	VPERMD       32(BX), Y4, Y7
+	VPERMD       64(BX), Y4, Y8
+	VPERMD       96(BX), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_87
+	JMP          done_80
+
+ints_82:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X2
+	VPBROADCASTD X2, X2
+	VXORPD       Y3, Y3, Y3
+	XORQ         DI, DI
+
+loop_88:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X2, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X2, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_88
+	JMP          done_80
+
+intheadroom_83:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_89:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y4
+	VCVTDQ2PD    (SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y4
+	VCVTDQ2PD    16(SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_89
+	JMP          done_80
+
+static_84:
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y2, Y2, Y2
+	XORQ   R8, R8
+
+loop_90:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, (AX)(R8*8)
+	VSUBPD       Y0, Y4, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_90
+	JMP          done_80
+
+headroomfull_85:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_91:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y4
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y4
+	VCVTDQ2PD    16(DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_91
+	JMP          done_80
+
+headroomcoded_86:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R9, R9
+
+loop_92:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (R8), Y4, Y6
+	VPERMD       32(R8), Y4, Y7
+	VPERMD       64(R8), Y4, Y8
+	VPERMD       96(R8), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (SI)(R9*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R10*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y2, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_92
+
+done_80:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedSmallSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2
+TEXT ·accCodedSmallSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_span+136(FP), Y1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_94
+	CMPQ         SI, $0x01
+	JEQ          ints_95
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_96
+	CMPQ         SI, $0x03
+	JEQ          static_97
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_98
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_99
+	JMP          done_93
+
+floats_94:
+	MOVQ   c_f+32(FP), SI
+	VXORPD Y2, Y2, Y2
+	XORQ   DI, DI
+
+loop_100:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPERMD       (BX), Y4, Y5
+	VPERMD       64(BX), Y4, Y4
+	VPUNPCKLDQ   Y4, Y5, Y6
+	VPUNPCKHDQ   Y4, Y5, Y4
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y6, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y3
+	VSUBPD       Y0, Y3, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_100
+	JMP          done_93
+
+ints_95:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X2
+	VPBROADCASTD X2, X2
+	VXORPD       Y3, Y3, Y3
+	XORQ         DI, DI
+
+loop_101:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X2, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X2, X4
+	VCVTDQ2PD    X4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_101
+	JMP          done_93
+
+intheadroom_96:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_102:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y4
+	VCVTDQ2PD    (SI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y4
+	VCVTDQ2PD    16(SI)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_102
+	JMP          done_93
+
+static_97:
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y2, Y2, Y2
+	XORQ   R8, R8
+
+loop_103:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y3
+	VPSRLVD      splitshifts<>+0(SB), Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMD       (DI), Y3, Y5
+	VPERMD       32(DI), Y3, Y6
+	VPERMD       64(DI), Y3, Y7
+	VPERMD       96(DI), Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VBLENDVPS    Y4, Y3, Y7, Y7
+	VPUNPCKLDQ   Y7, Y5, Y3
+	VPUNPCKHDQ   Y7, Y5, Y4
+	VSUBPD       Y0, Y3, Y3
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y7, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, (AX)(R8*8)
+	VSUBPD       Y0, Y4, Y3
+	VDIVPD       Y1, Y3, Y3
+	VMULPD       Y5, Y3, Y3
+	VADDPD       Y2, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_103
+	JMP          done_93
+
+headroomfull_98:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_104:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y4
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VSUBPD       Y5, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y7, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y4
+	VCVTDQ2PD    16(DI)(R8*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_104
+	JMP          done_93
+
+headroomcoded_99:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   R9, R9
+
+loop_105:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (R8), Y4, Y6
+	VPERMD       32(R8), Y4, Y7
+	VPERMD       64(R8), Y4, Y8
+	VPERMD       96(R8), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VCVTDQ2PD    (SI)(R9*4), Y6
+	VSUBPD       Y6, Y4, Y4
+	VMAXPD       Y2, Y4, Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R10*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y8, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y4
+	VSUBPD       Y4, Y5, Y5
+	VMAXPD       Y2, Y5, Y5
+	VSUBPD       Y0, Y5, Y4
+	VDIVPD       Y1, Y4, Y4
+	VMULPD       Y6, Y4, Y4
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_105
+
+done_93:
 ret:
 	VZEROUPPER
 	RET
@@ -1169,24 +2181,24 @@ TEXT ·accScaledAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_55
+	JEQ          floats_107
 	CMPQ         BX, $0x01
-	JEQ          ints_56
+	JEQ          ints_108
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_57
+	JEQ          intheadroom_109
 	CMPQ         BX, $0x03
-	JEQ          static_58
+	JEQ          static_110
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_59
+	JEQ          headroomfull_111
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_60
-	JMP          done_54
+	JEQ          headroomcoded_112
+	JMP          done_106
 
-floats_55:
+floats_107:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_61:
+loop_113:
 	VMOVUPD (BX)(SI*8), Y3
 	VSUBPD  Y0, Y3, Y3
 	VMOVUPD (DX)(SI*8), Y4
@@ -1205,17 +2217,17 @@ loop_61:
 	VMOVUPD Y3, 32(AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_61
-	JMP     done_54
+	JB      loop_113
+	JMP     done_106
 
-ints_56:
+ints_108:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
 
-loop_62:
+loop_114:
 	VPMAXSD   (BX)(SI*4), X3, X4
 	VCVTDQ2PD X4, Y4
 	VSUBPD    Y0, Y4, Y4
@@ -1236,16 +2248,16 @@ loop_62:
 	VMOVUPD   Y4, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_62
-	JMP       done_54
+	JB        loop_114
+	JMP       done_106
 
-intheadroom_57:
+intheadroom_109:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_63:
+loop_115:
 	VCVTDQ2PD (SI)(DI*4), Y4
 	VCVTDQ2PD (BX)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1270,15 +2282,15 @@ loop_63:
 	VMOVUPD   Y4, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_63
-	JMP       done_54
+	JB        loop_115
+	JMP       done_106
 
-static_58:
+static_110:
 	MOVQ c_codes+56(FP), BX
 	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
-loop_64:
+loop_116:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y3
@@ -1308,16 +2320,16 @@ loop_64:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_64
-	JMP          done_54
+	JB           loop_116
+	JMP          done_106
 
-headroomfull_59:
+headroomfull_111:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_65:
+loop_117:
 	VMOVUPD   (BX)(DI*8), Y4
 	VCVTDQ2PD (SI)(DI*4), Y5
 	VSUBPD    Y5, Y4, Y4
@@ -1342,17 +2354,17 @@ loop_65:
 	VMOVUPD   Y4, 32(AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_65
-	JMP       done_54
+	JB        loop_117
+	JMP       done_106
 
-headroomcoded_60:
+headroomcoded_112:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
 	MOVQ   c_split+72(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_66:
+loop_118:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y4
@@ -1388,9 +2400,9 @@ loop_66:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_66
+	JB           loop_118
 
-done_54:
+done_106:
 ret:
 	VZEROUPPER
 	RET
@@ -1409,24 +2421,24 @@ TEXT ·accScaledCodedAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_68
+	JEQ          floats_120
 	CMPQ         SI, $0x01
-	JEQ          ints_69
+	JEQ          ints_121
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_70
+	JEQ          intheadroom_122
 	CMPQ         SI, $0x03
-	JEQ          static_71
+	JEQ          static_123
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_72
+	JEQ          headroomfull_124
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_73
-	JMP          done_67
+	JEQ          headroomcoded_125
+	JMP          done_119
 
-floats_68:
+floats_120:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_74:
+loop_126:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y3
@@ -1456,17 +2468,17 @@ loop_74:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_74
-	JMP          done_67
+	JB           loop_126
+	JMP          done_119
 
-ints_69:
+ints_121:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
 
-loop_75:
+loop_127:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X3, X4
@@ -1498,16 +2510,16 @@ loop_75:
 	VMOVUPD      Y4, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_75
-	JMP          done_67
+	JB           loop_127
+	JMP          done_119
 
-intheadroom_70:
+intheadroom_122:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_76:
+loop_128:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y4
@@ -1543,15 +2555,15 @@ loop_76:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_76
-	JMP          done_67
+	JB           loop_128
+	JMP          done_119
 
-static_71:
+static_123:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_77:
+loop_129:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -1590,16 +2602,16 @@ loop_77:
 	VMOVUPD      Y3, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_77
-	JMP          done_67
+	JB           loop_129
+	JMP          done_119
 
-headroomfull_72:
+headroomfull_124:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_78:
+loop_130:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y4
@@ -1635,17 +2647,17 @@ loop_78:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_78
-	JMP          done_67
+	JB           loop_130
+	JMP          done_119
 
-headroomcoded_73:
+headroomcoded_125:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
-loop_79:
+loop_131:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
@@ -1690,9 +2702,9 @@ loop_79:
 	VMOVUPD      Y4, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_79
+	JB           loop_131
 
-done_67:
+done_119:
 ret:
 	VZEROUPPER
 	RET
@@ -1710,24 +2722,24 @@ TEXT ·accScalarQAVX2(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Y3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_81
+	JEQ          floats_133
 	CMPQ         DX, $0x01
-	JEQ          ints_82
+	JEQ          ints_134
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_83
+	JEQ          intheadroom_135
 	CMPQ         DX, $0x03
-	JEQ          static_84
+	JEQ          static_136
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_85
+	JEQ          headroomfull_137
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_86
-	JMP          done_80
+	JEQ          headroomcoded_138
+	JMP          done_132
 
-floats_81:
+floats_133:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_87:
+loop_139:
 	VMOVUPD      (DX)(BX*8), Y4
 	VSUBPD       Y0, Y4, Y4
 	VMULPD       Y1, Y4, Y5
@@ -1746,17 +2758,17 @@ loop_87:
 	VMOVUPD      Y5, 32(AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_87
-	JMP          done_80
+	JB           loop_139
+	JMP          done_132
 
-ints_82:
+ints_134:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
 	VPBROADCASTD X4, X4
 	XORQ         BX, BX
 
-loop_88:
+loop_140:
 	VPMAXSD      (DX)(BX*4), X4, X5
 	VCVTDQ2PD    X5, Y5
 	VSUBPD       Y0, Y5, Y5
@@ -1777,16 +2789,16 @@ loop_88:
 	VMOVUPD      Y6, 32(AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_88
-	JMP          done_80
+	JB           loop_140
+	JMP          done_132
 
-intheadroom_83:
+intheadroom_135:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y4, Y4, Y4
 	XORQ   SI, SI
 
-loop_89:
+loop_141:
 	VCVTDQ2PD    (BX)(SI*4), Y5
 	VCVTDQ2PD    (DX)(SI*4), Y6
 	VSUBPD       Y6, Y5, Y5
@@ -1811,15 +2823,15 @@ loop_89:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_89
-	JMP          done_80
+	JB           loop_141
+	JMP          done_132
 
-static_84:
+static_136:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_90:
+loop_142:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y4
@@ -1849,16 +2861,16 @@ loop_90:
 	VMOVUPD      Y5, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_90
-	JMP          done_80
+	JB           loop_142
+	JMP          done_132
 
-headroomfull_85:
+headroomfull_137:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y4, Y4, Y4
 	XORQ   SI, SI
 
-loop_91:
+loop_143:
 	VMOVUPD      (DX)(SI*8), Y5
 	VCVTDQ2PD    (BX)(SI*4), Y6
 	VSUBPD       Y6, Y5, Y5
@@ -1883,17 +2895,17 @@ loop_91:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_91
-	JMP          done_80
+	JB           loop_143
+	JMP          done_132
 
-headroomcoded_86:
+headroomcoded_138:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y4, Y4, Y4
 	XORQ   DI, DI
 
-loop_92:
+loop_144:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y5
@@ -1929,9 +2941,254 @@ loop_92:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_92
+	JB           loop_144
 
-done_80:
+done_132:
+ret:
+	VZEROUPPER
+	RET
+
+// func accScalarQSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accScalarQSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_m+120(FP), Y2
+	VBROADCASTSD p_span+136(FP), Y3
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_146
+	CMPQ         DX, $0x01
+	JEQ          ints_147
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_148
+	CMPQ         DX, $0x03
+	JEQ          static_149
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_150
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_151
+	JMP          done_145
+
+floats_146:
+	MOVQ   c_f+32(FP), DX
+	VXORPD Y4, Y4, Y4
+	XORQ   BX, BX
+
+loop_152:
+	VMOVUPD      (DX)(BX*8), Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, (AX)(BX*8)
+	VMOVUPD      32(DX)(BX*8), Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_152
+	JMP          done_145
+
+ints_147:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X4
+	VPBROADCASTD X4, X4
+	VXORPD       Y5, Y5, Y5
+	XORQ         BX, BX
+
+loop_153:
+	VPMAXSD      (DX)(BX*4), X4, X6
+	VCVTDQ2PD    X6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, (AX)(BX*8)
+	VPMAXSD      16(DX)(BX*4), X4, X6
+	VCVTDQ2PD    X6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_153
+	JMP          done_145
+
+intheadroom_148:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	XORQ   SI, SI
+
+loop_154:
+	VCVTDQ2PD    (BX)(SI*4), Y6
+	VCVTDQ2PD    (DX)(SI*4), Y7
+	VSUBPD       Y7, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, (AX)(SI*8)
+	VCVTDQ2PD    16(BX)(SI*4), Y6
+	VCVTDQ2PD    16(DX)(SI*4), Y7
+	VSUBPD       Y7, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_154
+	JMP          done_145
+
+static_149:
+	MOVQ   c_codes+56(FP), DX
+	MOVQ   c_split+72(FP), BX
+	VXORPD Y4, Y4, Y4
+	XORQ   SI, SI
+
+loop_155:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (DX)(DI*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y3, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(SI*8)
+	VSUBPD       Y0, Y6, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y3, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y2, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_155
+	JMP          done_145
+
+headroomfull_150:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	XORQ   SI, SI
+
+loop_156:
+	VMOVUPD      (DX)(SI*8), Y6
+	VCVTDQ2PD    (BX)(SI*4), Y7
+	VSUBPD       Y7, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, (AX)(SI*8)
+	VMOVUPD      32(DX)(SI*8), Y6
+	VCVTDQ2PD    16(BX)(SI*4), Y7
+	VSUBPD       Y7, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_156
+	JMP          done_145
+
+headroomcoded_151:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_codes+56(FP), BX
+	MOVQ   c_split+72(FP), SI
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	XORQ   DI, DI
+
+loop_157:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (SI), Y6, Y8
+	VPERMD       32(SI), Y6, Y9
+	VPERMD       64(SI), Y6, Y10
+	VPERMD       96(SI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VCVTDQ2PD    (DX)(DI*4), Y8
+	VSUBPD       Y8, Y6, Y6
+	VMAXPD       Y4, Y6, Y6
+	VSUBPD       Y0, Y6, Y6
+	VMULPD       Y1, Y6, Y8
+	VFNMADD231PD Y3, Y8, Y6
+	VFMADD231PD  Y1, Y6, Y8
+	VMULPD       Y2, Y8, Y8
+	VADDPD       Y5, Y8, Y8
+	VMOVUPD      Y8, (AX)(DI*8)
+	VCVTDQ2PD    16(DX)(DI*4), Y6
+	VSUBPD       Y6, Y7, Y7
+	VMAXPD       Y4, Y7, Y7
+	VSUBPD       Y0, Y7, Y6
+	VMULPD       Y1, Y6, Y7
+	VFNMADD231PD Y3, Y7, Y6
+	VFMADD231PD  Y1, Y6, Y7
+	VMULPD       Y2, Y7, Y7
+	VADDPD       Y5, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_157
+
+done_145:
 ret:
 	VZEROUPPER
 	RET
@@ -1949,24 +3206,24 @@ TEXT ·accMultQAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_94
+	JEQ          floats_159
 	CMPQ         BX, $0x01
-	JEQ          ints_95
+	JEQ          ints_160
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_96
+	JEQ          intheadroom_161
 	CMPQ         BX, $0x03
-	JEQ          static_97
+	JEQ          static_162
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_98
+	JEQ          headroomfull_163
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_99
-	JMP          done_93
+	JEQ          headroomcoded_164
+	JMP          done_158
 
-floats_94:
+floats_159:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_100:
+loop_165:
 	VMOVUPD      (BX)(SI*8), Y3
 	VSUBPD       Y0, Y3, Y3
 	VMOVUPD      (DX)(SI*8), Y4
@@ -1987,17 +3244,17 @@ loop_100:
 	VMOVUPD      Y5, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_100
-	JMP          done_93
+	JB           loop_165
+	JMP          done_158
 
-ints_95:
+ints_160:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
 
-loop_101:
+loop_166:
 	VPMAXSD      (BX)(SI*4), X3, X4
 	VCVTDQ2PD    X4, Y4
 	VSUBPD       Y0, Y4, Y4
@@ -2020,16 +3277,16 @@ loop_101:
 	VMOVUPD      Y6, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_101
-	JMP          done_93
+	JB           loop_166
+	JMP          done_158
 
-intheadroom_96:
+intheadroom_161:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_102:
+loop_167:
 	VCVTDQ2PD    (SI)(DI*4), Y4
 	VCVTDQ2PD    (BX)(DI*4), Y5
 	VSUBPD       Y5, Y4, Y4
@@ -2056,15 +3313,15 @@ loop_102:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_102
-	JMP          done_93
+	JB           loop_167
+	JMP          done_158
 
-static_97:
+static_162:
 	MOVQ c_codes+56(FP), BX
 	MOVQ c_split+72(FP), SI
 	XORQ DI, DI
 
-loop_103:
+loop_168:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y3
@@ -2096,16 +3353,16 @@ loop_103:
 	VMOVUPD      Y5, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_103
-	JMP          done_93
+	JB           loop_168
+	JMP          done_158
 
-headroomfull_98:
+headroomfull_163:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Y3, Y3, Y3
 	XORQ   DI, DI
 
-loop_104:
+loop_169:
 	VMOVUPD      (BX)(DI*8), Y4
 	VCVTDQ2PD    (SI)(DI*4), Y5
 	VSUBPD       Y5, Y4, Y4
@@ -2132,17 +3389,17 @@ loop_104:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_104
-	JMP          done_93
+	JB           loop_169
+	JMP          done_158
 
-headroomcoded_99:
+headroomcoded_164:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_codes+56(FP), SI
 	MOVQ   c_split+72(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_105:
+loop_170:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y4
@@ -2180,9 +3437,266 @@ loop_105:
 	VMOVUPD      Y6, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_105
+	JB           loop_170
 
-done_93:
+done_158:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultQSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accMultQSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_172
+	CMPQ         BX, $0x01
+	JEQ          ints_173
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_174
+	CMPQ         BX, $0x03
+	JEQ          static_175
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_176
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_177
+	JMP          done_171
+
+floats_172:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Y3, Y3, Y3
+	XORQ   SI, SI
+
+loop_178:
+	VMOVUPD      (BX)(SI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(SI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y3, Y6, Y6
+	VMOVUPD      Y6, (AX)(SI*8)
+	VMOVUPD      32(BX)(SI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      32(DX)(SI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y3, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_178
+	JMP          done_171
+
+ints_173:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, X3
+	VXORPD       Y4, Y4, Y4
+	XORQ         SI, SI
+
+loop_179:
+	VPMAXSD      (BX)(SI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      (DX)(SI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(SI*8)
+	VPMAXSD      16(BX)(SI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      32(DX)(SI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_179
+	JMP          done_171
+
+intheadroom_174:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   DI, DI
+
+loop_180:
+	VCVTDQ2PD    (SI)(DI*4), Y5
+	VCVTDQ2PD    (BX)(DI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      (DX)(DI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VCVTDQ2PD    16(SI)(DI*4), Y5
+	VCVTDQ2PD    16(BX)(DI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      32(DX)(DI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_180
+	JMP          done_171
+
+static_175:
+	MOVQ   c_codes+56(FP), BX
+	MOVQ   c_split+72(FP), SI
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_181:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (BX)(R8*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (SI), Y4, Y6
+	VPERMD       32(SI), Y4, Y7
+	VPERMD       64(SI), Y4, Y8
+	VPERMD       96(SI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y0, Y4, Y4
+	VMOVUPD      (DX)(DI*8), Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y3, Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VSUBPD       Y0, Y5, Y4
+	VMOVUPD      32(DX)(DI*8), Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y3, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_181
+	JMP          done_171
+
+headroomfull_176:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   DI, DI
+
+loop_182:
+	VMOVUPD      (BX)(DI*8), Y5
+	VCVTDQ2PD    (SI)(DI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      (DX)(DI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VMOVUPD      32(BX)(DI*8), Y5
+	VCVTDQ2PD    16(SI)(DI*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      32(DX)(DI*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_182
+	JMP          done_171
+
+headroomcoded_177:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R8, R8
+
+loop_183:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (DI), Y5, Y7
+	VPERMD       32(DI), Y5, Y8
+	VPERMD       64(DI), Y5, Y9
+	VPERMD       96(DI), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VCVTDQ2PD    (BX)(R8*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMOVUPD      (DX)(R8*8), Y7
+	VMULPD       Y1, Y5, Y8
+	VFNMADD231PD Y2, Y8, Y5
+	VFMADD231PD  Y1, Y5, Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y4, Y8, Y8
+	VMOVUPD      Y8, (AX)(R8*8)
+	VCVTDQ2PD    16(BX)(R8*4), Y5
+	VSUBPD       Y5, Y6, Y6
+	VMAXPD       Y3, Y6, Y6
+	VSUBPD       Y0, Y6, Y5
+	VMOVUPD      32(DX)(R8*8), Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_183
+
+done_171:
 ret:
 	VZEROUPPER
 	RET
@@ -2201,24 +3715,24 @@ TEXT ·accCodedQAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_107
+	JEQ          floats_185
 	CMPQ         SI, $0x01
-	JEQ          ints_108
+	JEQ          ints_186
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_109
+	JEQ          intheadroom_187
 	CMPQ         SI, $0x03
-	JEQ          static_110
+	JEQ          static_188
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_111
+	JEQ          headroomfull_189
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_112
-	JMP          done_106
+	JEQ          headroomcoded_190
+	JMP          done_184
 
-floats_107:
+floats_185:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_113:
+loop_191:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y3
@@ -2250,17 +3764,17 @@ loop_113:
 	VMOVUPD      Y4, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_113
-	JMP          done_106
+	JB           loop_191
+	JMP          done_184
 
-ints_108:
+ints_186:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
 
-loop_114:
+loop_192:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X3, X4
@@ -2294,16 +3808,16 @@ loop_114:
 	VMOVUPD      Y5, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_114
-	JMP          done_106
+	JB           loop_192
+	JMP          done_184
 
-intheadroom_109:
+intheadroom_187:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_115:
+loop_193:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y4
@@ -2341,15 +3855,15 @@ loop_115:
 	VMOVUPD      Y5, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_115
-	JMP          done_106
+	JB           loop_193
+	JMP          done_184
 
-static_110:
+static_188:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_116:
+loop_194:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -2390,16 +3904,16 @@ loop_116:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_116
-	JMP          done_106
+	JB           loop_194
+	JMP          done_184
 
-headroomfull_111:
+headroomfull_189:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_117:
+loop_195:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y4
@@ -2437,17 +3951,17 @@ loop_117:
 	VMOVUPD      Y5, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_117
-	JMP          done_106
+	JB           loop_195
+	JMP          done_184
 
-headroomcoded_112:
+headroomcoded_190:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
-loop_118:
+loop_196:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
@@ -2494,9 +4008,9 @@ loop_118:
 	VMOVUPD      Y5, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_118
+	JB           loop_196
 
-done_106:
+done_184:
 ret:
 	VZEROUPPER
 	RET
@@ -2515,24 +4029,24 @@ TEXT ·accCodedQSmallAVX2(SB), NOSPLIT, $0-160
 	MOVQ         p_split+112(FP), BX
 	MOVQ         c_kind+24(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_120
+	JEQ          floats_198
 	CMPQ         SI, $0x01
-	JEQ          ints_121
+	JEQ          ints_199
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_122
+	JEQ          intheadroom_200
 	CMPQ         SI, $0x03
-	JEQ          static_123
+	JEQ          static_201
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_124
+	JEQ          headroomfull_202
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_125
-	JMP          done_119
+	JEQ          headroomcoded_203
+	JMP          done_197
 
-floats_120:
+floats_198:
 	MOVQ c_f+32(FP), SI
 	XORQ DI, DI
 
-loop_126:
+loop_204:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (SI)(DI*8), Y3
@@ -2559,17 +4073,17 @@ loop_126:
 	VMOVUPD      Y5, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_126
-	JMP          done_119
+	JB           loop_204
+	JMP          done_197
 
-ints_121:
+ints_199:
 	MOVQ         c_i+40(FP), SI
 	MOVL         c_min+80(FP), DI
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
 
-loop_127:
+loop_205:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPMAXSD      (SI)(DI*4), X3, X4
@@ -2598,16 +4112,16 @@ loop_127:
 	VMOVUPD      Y6, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_127
-	JMP          done_119
+	JB           loop_205
+	JMP          done_197
 
-intheadroom_122:
+intheadroom_200:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_j+48(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_128:
+loop_206:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VCVTDQ2PD    (DI)(R8*4), Y4
@@ -2640,15 +4154,15 @@ loop_128:
 	VMOVUPD      Y6, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_128
-	JMP          done_119
+	JB           loop_206
+	JMP          done_197
 
-static_123:
+static_201:
 	MOVQ c_codes+56(FP), SI
 	MOVQ c_split+72(FP), DI
 	XORQ R8, R8
 
-loop_129:
+loop_207:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VPBROADCASTD (SI)(R9*4), Y3
@@ -2684,16 +4198,16 @@ loop_129:
 	VMOVUPD      Y4, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_129
-	JMP          done_119
+	JB           loop_207
+	JMP          done_197
 
-headroomfull_124:
+headroomfull_202:
 	MOVQ   c_f+32(FP), SI
 	MOVQ   c_i+40(FP), DI
 	VXORPD Y3, Y3, Y3
 	XORQ   R8, R8
 
-loop_130:
+loop_208:
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	VMOVUPD      (SI)(R8*8), Y4
@@ -2726,17 +4240,17 @@ loop_130:
 	VMOVUPD      Y6, 32(AX)(R8*8)
 	ADDQ         $0x08, R8
 	CMPQ         R8, CX
-	JB           loop_130
-	JMP          done_119
+	JB           loop_208
+	JMP          done_197
 
-headroomcoded_125:
+headroomcoded_203:
 	MOVQ   c_i+40(FP), SI
 	MOVQ   c_codes+56(FP), DI
 	MOVQ   c_split+72(FP), R8
 	VXORPD Y3, Y3, Y3
 	XORQ   R9, R9
 
-loop_131:
+loop_209:
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	VPBROADCASTD (DI)(R10*4), Y4
@@ -2778,9 +4292,619 @@ loop_131:
 	VMOVUPD      Y5, 32(AX)(R9*8)
 	ADDQ         $0x08, R9
 	CMPQ         R9, CX
-	JB           loop_131
+	JB           loop_209
 
-done_119:
+done_197:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accCodedQSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_211
+	CMPQ         SI, $0x01
+	JEQ          ints_212
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_213
+	CMPQ         SI, $0x03
+	JEQ          static_214
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_215
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_216
+	JMP          done_210
+
+floats_211:
+	MOVQ   c_f+32(FP), SI
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_217:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (BX), Y5, Y7
+	VPERMD       32(BX), Y5, Y8
+	VPERMD       64(BX), Y5, Y9
+	VPERMD       96(BX), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y5, Y7, Y7
+	VADDPD       Y3, Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       Y3, Y5, Y5
+	VMOVUPD      Y5, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_217
+	JMP          done_210
+
+ints_212:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X3
+	VPBROADCASTD X3, X3
+	VXORPD       Y4, Y4, Y4
+	XORQ         DI, DI
+
+loop_218:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R8*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMULPD       Y1, Y5, Y8
+	VFNMADD231PD Y2, Y8, Y5
+	VFMADD231PD  Y1, Y5, Y8
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y4, Y8, Y8
+	VMOVUPD      Y8, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y2, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_218
+	JMP          done_210
+
+intheadroom_213:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R8, R8
+
+loop_219:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VCVTDQ2PD    (SI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMULPD       Y1, Y5, Y8
+	VFNMADD231PD Y2, Y8, Y5
+	VFMADD231PD  Y1, Y5, Y8
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y4, Y8, Y8
+	VMOVUPD      Y8, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y5
+	VCVTDQ2PD    16(SI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y2, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_219
+	JMP          done_210
+
+static_214:
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_220:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMULPD       Y1, Y4, Y8
+	VFNMADD231PD Y2, Y8, Y4
+	VFMADD231PD  Y1, Y4, Y8
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y3, Y8, Y8
+	VMOVUPD      Y8, (AX)(R8*8)
+	VSUBPD       Y0, Y5, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y7, Y5, Y5
+	VADDPD       Y3, Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_220
+	JMP          done_210
+
+headroomfull_215:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R8, R8
+
+loop_221:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y5
+	VCVTDQ2PD    (DI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (BX), Y6, Y8
+	VPERMD       32(BX), Y6, Y9
+	VPERMD       64(BX), Y6, Y10
+	VPERMD       96(BX), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMULPD       Y1, Y5, Y8
+	VFNMADD231PD Y2, Y8, Y5
+	VFMADD231PD  Y1, Y5, Y8
+	VMULPD       Y6, Y8, Y8
+	VADDPD       Y4, Y8, Y8
+	VMOVUPD      Y8, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y5
+	VCVTDQ2PD    16(DI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y2, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_221
+	JMP          done_210
+
+headroomcoded_216:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R9, R9
+
+loop_222:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VCVTDQ2PD    (SI)(R9*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R10*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (BX), Y7, Y9
+	VPERMD       32(BX), Y7, Y10
+	VPERMD       64(BX), Y7, Y11
+	VPERMD       96(BX), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VMULPD       Y1, Y5, Y9
+	VFNMADD231PD Y2, Y9, Y5
+	VFMADD231PD  Y1, Y5, Y9
+	VMULPD       Y7, Y9, Y9
+	VADDPD       Y4, Y9, Y9
+	VMOVUPD      Y9, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y6
+	VMAXPD       Y3, Y6, Y6
+	VSUBPD       Y0, Y6, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y2, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y8, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_222
+
+done_210:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQSmallSetAVX2(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, FMA3
+TEXT ·accCodedQSmallSetAVX2(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Y0
+	VBROADCASTSD p_inv+152(FP), Y1
+	VBROADCASTSD p_span+136(FP), Y2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_split+112(FP), BX
+	MOVQ         c_kind+24(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_224
+	CMPQ         SI, $0x01
+	JEQ          ints_225
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_226
+	CMPQ         SI, $0x03
+	JEQ          static_227
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_228
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_229
+	JMP          done_223
+
+floats_224:
+	MOVQ   c_f+32(FP), SI
+	VXORPD Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop_230:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (SI)(DI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R8*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPERMD       (BX), Y5, Y6
+	VPERMD       64(BX), Y5, Y5
+	VPUNPCKLDQ   Y5, Y6, Y7
+	VPUNPCKHDQ   Y5, Y6, Y5
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y3, Y6, Y6
+	VMOVUPD      Y6, (AX)(DI*8)
+	VMOVUPD      32(SI)(DI*8), Y4
+	VSUBPD       Y0, Y4, Y4
+	VMULPD       Y1, Y4, Y6
+	VFNMADD231PD Y2, Y6, Y4
+	VFMADD231PD  Y1, Y4, Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y3, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_230
+	JMP          done_223
+
+ints_225:
+	MOVQ         c_i+40(FP), SI
+	MOVL         c_min+80(FP), DI
+	VMOVD        DI, X3
+	VPBROADCASTD X3, X3
+	VXORPD       Y4, Y4, Y4
+	XORQ         DI, DI
+
+loop_231:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPMAXSD      (SI)(DI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R8*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VPMAXSD      16(SI)(DI*4), X3, X5
+	VCVTDQ2PD    X5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_231
+	JMP          done_223
+
+intheadroom_226:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_j+48(FP), DI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R8, R8
+
+loop_232:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VCVTDQ2PD    (DI)(R8*4), Y5
+	VCVTDQ2PD    (SI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VCVTDQ2PD    16(DI)(R8*4), Y5
+	VCVTDQ2PD    16(SI)(R8*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_232
+	JMP          done_223
+
+static_227:
+	MOVQ   c_codes+56(FP), SI
+	MOVQ   c_split+72(FP), DI
+	VXORPD Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop_233:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VPBROADCASTD (SI)(R9*4), Y4
+	VPSRLVD      splitshifts<>+0(SB), Y4, Y4
+	VPSLLD       $0x1c, Y4, Y5
+	VPERMD       (DI), Y4, Y6
+	VPERMD       32(DI), Y4, Y7
+	VPERMD       64(DI), Y4, Y8
+	VPERMD       96(DI), Y4, Y4
+	VBLENDVPS    Y5, Y7, Y6, Y6
+	VBLENDVPS    Y5, Y4, Y8, Y8
+	VPUNPCKLDQ   Y8, Y6, Y4
+	VPUNPCKHDQ   Y8, Y6, Y5
+	VSUBPD       Y0, Y4, Y4
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VMULPD       Y1, Y4, Y7
+	VFNMADD231PD Y2, Y7, Y4
+	VFMADD231PD  Y1, Y4, Y7
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y3, Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VSUBPD       Y0, Y5, Y4
+	VMULPD       Y1, Y4, Y5
+	VFNMADD231PD Y2, Y5, Y4
+	VFMADD231PD  Y1, Y4, Y5
+	VMULPD       Y6, Y5, Y5
+	VADDPD       Y3, Y5, Y5
+	VMOVUPD      Y5, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_233
+	JMP          done_223
+
+headroomfull_228:
+	MOVQ   c_f+32(FP), SI
+	MOVQ   c_i+40(FP), DI
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R8, R8
+
+loop_234:
+	MOVQ         R8, R9
+	SHRQ         $0x03, R9
+	VMOVUPD      (SI)(R8*8), Y5
+	VCVTDQ2PD    (DI)(R8*4), Y6
+	VSUBPD       Y6, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R9*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPERMD       (BX), Y6, Y7
+	VPERMD       64(BX), Y6, Y6
+	VPUNPCKLDQ   Y6, Y7, Y8
+	VPUNPCKHDQ   Y6, Y7, Y6
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y8, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, (AX)(R8*8)
+	VMOVUPD      32(SI)(R8*8), Y5
+	VCVTDQ2PD    16(DI)(R8*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VMULPD       Y1, Y5, Y7
+	VFNMADD231PD Y2, Y7, Y5
+	VFMADD231PD  Y1, Y5, Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMOVUPD      Y7, 32(AX)(R8*8)
+	ADDQ         $0x08, R8
+	CMPQ         R8, CX
+	JB           loop_234
+	JMP          done_223
+
+headroomcoded_229:
+	MOVQ   c_i+40(FP), SI
+	MOVQ   c_codes+56(FP), DI
+	MOVQ   c_split+72(FP), R8
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	XORQ   R9, R9
+
+loop_235:
+	MOVQ         R9, R10
+	SHRQ         $0x03, R10
+	VPBROADCASTD (DI)(R10*4), Y5
+	VPSRLVD      splitshifts<>+0(SB), Y5, Y5
+	VPSLLD       $0x1c, Y5, Y6
+	VPERMD       (R8), Y5, Y7
+	VPERMD       32(R8), Y5, Y8
+	VPERMD       64(R8), Y5, Y9
+	VPERMD       96(R8), Y5, Y5
+	VBLENDVPS    Y6, Y8, Y7, Y7
+	VBLENDVPS    Y6, Y5, Y9, Y9
+	VPUNPCKLDQ   Y9, Y7, Y5
+	VPUNPCKHDQ   Y9, Y7, Y6
+	VCVTDQ2PD    (SI)(R9*4), Y7
+	VSUBPD       Y7, Y5, Y5
+	VMAXPD       Y3, Y5, Y5
+	VSUBPD       Y0, Y5, Y5
+	VPBROADCASTD (DX)(R10*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPERMD       (BX), Y7, Y8
+	VPERMD       64(BX), Y7, Y7
+	VPUNPCKLDQ   Y7, Y8, Y9
+	VPUNPCKHDQ   Y7, Y8, Y7
+	VMULPD       Y1, Y5, Y8
+	VFNMADD231PD Y2, Y8, Y5
+	VFMADD231PD  Y1, Y5, Y8
+	VMULPD       Y9, Y8, Y8
+	VADDPD       Y4, Y8, Y8
+	VMOVUPD      Y8, (AX)(R9*8)
+	VCVTDQ2PD    16(SI)(R9*4), Y5
+	VSUBPD       Y5, Y6, Y6
+	VMAXPD       Y3, Y6, Y6
+	VSUBPD       Y0, Y6, Y5
+	VMULPD       Y1, Y5, Y6
+	VFNMADD231PD Y2, Y6, Y5
+	VFMADD231PD  Y1, Y5, Y6
+	VMULPD       Y7, Y6, Y6
+	VADDPD       Y4, Y6, Y6
+	VMOVUPD      Y6, 32(AX)(R9*8)
+	ADDQ         $0x08, R9
+	CMPQ         R9, CX
+	JB           loop_235
+
+done_223:
 ret:
 	VZEROUPPER
 	RET
@@ -2795,24 +4919,24 @@ TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_133
+	JEQ          floats_237
 	CMPQ         DX, $0x01
-	JEQ          ints_134
+	JEQ          ints_238
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_135
+	JEQ          intheadroom_239
 	CMPQ         DX, $0x03
-	JEQ          static_136
+	JEQ          static_240
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_137
+	JEQ          headroomfull_241
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_138
-	JMP          done_132
+	JEQ          headroomcoded_242
+	JMP          done_236
 
-floats_133:
+floats_237:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_139:
+loop_243:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD Y1, (AX)(BX*8)
@@ -2821,17 +4945,17 @@ loop_139:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_139
-	JMP     done_132
+	JB      loop_243
+	JMP     done_236
 
-ints_134:
+ints_238:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_140:
+loop_244:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -2842,16 +4966,16 @@ loop_140:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_140
-	JMP       done_132
+	JB        loop_244
+	JMP       done_236
 
-intheadroom_135:
+intheadroom_239:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_141:
+loop_245:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2866,15 +4990,15 @@ loop_141:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_141
-	JMP       done_132
+	JB        loop_245
+	JMP       done_236
 
-static_136:
+static_240:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_142:
+loop_246:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -2894,16 +5018,16 @@ loop_142:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_142
-	JMP          done_132
+	JB           loop_246
+	JMP          done_236
 
-headroomfull_137:
+headroomfull_241:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_143:
+loop_247:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -2918,17 +5042,17 @@ loop_143:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_143
-	JMP       done_132
+	JB        loop_247
+	JMP       done_236
 
-headroomcoded_138:
+headroomcoded_242:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_144:
+loop_248:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -2954,9 +5078,9 @@ loop_144:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_144
+	JB           loop_248
 
-done_132:
+done_236:
 ret:
 	VZEROUPPER
 	RET
@@ -2971,24 +5095,24 @@ TEXT ·weighAddAVX2(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Y0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_146
+	JEQ          floats_250
 	CMPQ         DX, $0x01
-	JEQ          ints_147
+	JEQ          ints_251
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_148
+	JEQ          intheadroom_252
 	CMPQ         DX, $0x03
-	JEQ          static_149
+	JEQ          static_253
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_150
+	JEQ          headroomfull_254
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_151
-	JMP          done_145
+	JEQ          headroomcoded_255
+	JMP          done_249
 
-floats_146:
+floats_250:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_152:
+loop_256:
 	VMOVUPD (DX)(BX*8), Y1
 	VMULPD  Y0, Y1, Y1
 	VADDPD  (AX)(BX*8), Y1, Y1
@@ -2999,17 +5123,17 @@ loop_152:
 	VMOVUPD Y1, 32(AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_152
-	JMP     done_145
+	JB      loop_256
+	JMP     done_249
 
-ints_147:
+ints_251:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
 
-loop_153:
+loop_257:
 	VPMAXSD   (DX)(BX*4), X1, X2
 	VCVTDQ2PD X2, Y2
 	VMULPD    Y0, Y2, Y2
@@ -3022,16 +5146,16 @@ loop_153:
 	VMOVUPD   Y2, 32(AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_153
-	JMP       done_145
+	JB        loop_257
+	JMP       done_249
 
-intheadroom_148:
+intheadroom_252:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_154:
+loop_258:
 	VCVTDQ2PD (BX)(SI*4), Y2
 	VCVTDQ2PD (DX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -3048,15 +5172,15 @@ loop_154:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_154
-	JMP       done_145
+	JB        loop_258
+	JMP       done_249
 
-static_149:
+static_253:
 	MOVQ c_codes+56(FP), DX
 	MOVQ c_split+72(FP), BX
 	XORQ SI, SI
 
-loop_155:
+loop_259:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (DX)(DI*4), Y1
@@ -3078,16 +5202,16 @@ loop_155:
 	VMOVUPD      Y2, 32(AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_155
-	JMP          done_145
+	JB           loop_259
+	JMP          done_249
 
-headroomfull_150:
+headroomfull_254:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Y1, Y1, Y1
 	XORQ   SI, SI
 
-loop_156:
+loop_260:
 	VMOVUPD   (DX)(SI*8), Y2
 	VCVTDQ2PD (BX)(SI*4), Y3
 	VSUBPD    Y3, Y2, Y2
@@ -3104,17 +5228,17 @@ loop_156:
 	VMOVUPD   Y2, 32(AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_156
-	JMP       done_145
+	JB        loop_260
+	JMP       done_249
 
-headroomcoded_151:
+headroomcoded_255:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_codes+56(FP), BX
 	MOVQ   c_split+72(FP), SI
 	VXORPD Y1, Y1, Y1
 	XORQ   DI, DI
 
-loop_157:
+loop_261:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (BX)(R8*4), Y2
@@ -3142,9 +5266,9 @@ loop_157:
 	VMOVUPD      Y3, 32(AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_157
+	JB           loop_261
 
-done_145:
+done_249:
 ret:
 	VZEROUPPER
 	RET
@@ -3160,39 +5284,39 @@ TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Y1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_159
+	JEQ          floats_263
 	CMPQ         SI, $0x01
-	JEQ          ints_160
+	JEQ          ints_264
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_161
+	JEQ          intheadroom_265
 	CMPQ         SI, $0x03
-	JEQ          static_162
+	JEQ          static_266
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_163
+	JEQ          headroomfull_267
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_164
-	JMP          done_158
+	JEQ          headroomcoded_268
+	JMP          done_262
 
-floats_159:
+floats_263:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_165:
+block_269:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_166:
+word_270:
 	MOVQ    (AX)(R8*8), R11
 	TESTQ   R11, R11
-	JZ      next_167
+	JZ      next_271
 	MOVQ    R9, R10
 	SHRQ    $0x03, R10
 	CMPQ    R11, $-1
-	JNE     masked_168
+	JNE     masked_272
 	VMOVUPD (SI)(R9*8), Y6
 	VMINPD  Y6, Y2, Y7
 	VMINPD  Y2, Y6, Y2
@@ -3305,9 +5429,9 @@ word_166:
 	VMAXPD  Y6, Y5, Y7
 	VMAXPD  Y5, Y6, Y5
 	VANDPD  Y7, Y5, Y5
-	JMP     wdone_169
+	JMP     wdone_273
 
-masked_168:
+masked_272:
 	VMOVQ        R11, X6
 	VPBROADCASTQ X6, Y6
 	VMOVUPD      (SI)(R9*8), Y7
@@ -3471,12 +5595,12 @@ masked_168:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_169:
-next_167:
+wdone_273:
+next_271:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_166
+	JNZ          word_270
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -3505,10 +5629,10 @@ next_167:
 	VMOVSD       X3, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_165
-	JMP          done_158
+	JB           block_269
+	JMP          done_262
 
-ints_160:
+ints_264:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -3517,20 +5641,20 @@ ints_160:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_170:
+block_274:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_171:
+word_275:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_172
+	JZ        next_276
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	CMPQ      R11, $-1
-	JNE       masked_173
+	JNE       masked_277
 	VPMAXSD   (SI)(R9*4), X2, X7
 	VCVTDQ2PD X7, Y7
 	VMINPD    Y7, Y3, Y8
@@ -3659,9 +5783,9 @@ word_171:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_174
+	JMP       wdone_278
 
-masked_173:
+masked_277:
 	VMOVQ        R11, X7
 	VPBROADCASTQ X7, Y7
 	VPMAXSD      (SI)(R9*4), X2, X8
@@ -3841,12 +5965,12 @@ masked_173:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_174:
-next_172:
+wdone_278:
+next_276:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_171
+	JNZ          word_275
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -3875,10 +5999,10 @@ next_172:
 	VMOVSD       X4, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_170
-	JMP          done_158
+	JB           block_274
+	JMP          done_262
 
-intheadroom_161:
+intheadroom_265:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -3886,20 +6010,20 @@ intheadroom_161:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_175:
+block_279:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_176:
+word_280:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_177
+	JZ        next_281
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_178
+	JNE       masked_282
 	VCVTDQ2PD (DI)(R10*4), Y7
 	VCVTDQ2PD (SI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -4060,9 +6184,9 @@ word_176:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_179
+	JMP       wdone_283
 
-masked_178:
+masked_282:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VCVTDQ2PD    (DI)(R10*4), Y8
@@ -4274,12 +6398,12 @@ masked_178:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_179:
-next_177:
+wdone_283:
+next_281:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_176
+	JNZ          word_280
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -4308,30 +6432,30 @@ next_177:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_175
-	JMP          done_158
+	JB           block_279
+	JMP          done_262
 
-static_162:
+static_266:
 	MOVQ c_codes+32(FP), SI
 	MOVQ c_split+48(FP), DI
 	XORQ R8, R8
 	XORQ R9, R9
 	XORQ R10, R10
 
-block_180:
+block_284:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 
-word_181:
+word_285:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_182
+	JZ           next_286
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	CMPQ         R12, $-1
-	JNE          masked_183
+	JNE          masked_287
 	VPBROADCASTD (SI)(R11*4), Y6
 	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
 	VPSLLD       $0x1c, Y6, Y7
@@ -4516,9 +6640,9 @@ word_181:
 	VMAXPD       Y7, Y5, Y6
 	VMAXPD       Y5, Y7, Y5
 	VANDPD       Y6, Y5, Y5
-	JMP          wdone_184
+	JMP          wdone_288
 
-masked_183:
+masked_287:
 	VMOVQ        R12, X6
 	VPBROADCASTQ X6, Y6
 	VPBROADCASTD (SI)(R11*4), Y7
@@ -4754,12 +6878,12 @@ masked_183:
 	VMAXPD       Y5, Y6, Y5
 	VANDPD       Y7, Y5, Y5
 
-wdone_184:
-next_182:
+wdone_288:
+next_286:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_181
+	JNZ          word_285
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -4788,10 +6912,10 @@ next_182:
 	VMOVSD       X3, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_180
-	JMP          done_158
+	JB           block_284
+	JMP          done_262
 
-headroomfull_163:
+headroomfull_267:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Y2, Y2, Y2
@@ -4799,20 +6923,20 @@ headroomfull_163:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_185:
+block_289:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_186:
+word_290:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_187
+	JZ        next_291
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_188
+	JNE       masked_292
 	VMOVUPD   (SI)(R10*8), Y7
 	VCVTDQ2PD (DI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -4973,9 +7097,9 @@ word_186:
 	VMAXPD    Y7, Y6, Y8
 	VMAXPD    Y6, Y7, Y6
 	VANDPD    Y8, Y6, Y6
-	JMP       wdone_189
+	JMP       wdone_293
 
-masked_188:
+masked_292:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VMOVUPD      (SI)(R10*8), Y8
@@ -5187,12 +7311,12 @@ masked_188:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_189:
-next_187:
+wdone_293:
+next_291:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_186
+	JNZ          word_290
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -5221,10 +7345,10 @@ next_187:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_185
-	JMP          done_158
+	JB           block_289
+	JMP          done_262
 
-headroomcoded_164:
+headroomcoded_268:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_codes+32(FP), DI
 	MOVQ   c_split+48(FP), R8
@@ -5233,20 +7357,20 @@ headroomcoded_164:
 	XORQ   R10, R10
 	XORQ   R11, R11
 
-block_190:
+block_294:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 
-word_191:
+word_295:
 	MOVQ         (AX)(R10*8), R13
 	TESTQ        R13, R13
-	JZ           next_192
+	JZ           next_296
 	MOVQ         R11, R12
 	SHRQ         $0x03, R12
 	CMPQ         R13, $-1
-	JNE          masked_193
+	JNE          masked_297
 	VPBROADCASTD (DI)(R12*4), Y7
 	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
 	VPSLLD       $0x1c, Y7, Y8
@@ -5479,9 +7603,9 @@ word_191:
 	VMAXPD       Y8, Y6, Y7
 	VMAXPD       Y6, Y8, Y6
 	VANDPD       Y7, Y6, Y6
-	JMP          wdone_194
+	JMP          wdone_298
 
-masked_193:
+masked_297:
 	VMOVQ        R13, X7
 	VPBROADCASTQ X7, Y7
 	VPBROADCASTD (DI)(R12*4), Y8
@@ -5765,12 +7889,12 @@ masked_193:
 	VMAXPD       Y6, Y7, Y6
 	VANDPD       Y8, Y6, Y6
 
-wdone_194:
-next_192:
+wdone_298:
+next_296:
 	INCQ         R10
 	ADDQ         $0x40, R11
 	TESTQ        $0x00000007, R10
-	JNZ          word_191
+	JNZ          word_295
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -5799,9 +7923,9 @@ next_192:
 	VMOVSD       X4, (BX)(R9*8)
 	INCQ         R9
 	CMPQ         R9, CX
-	JB           block_190
+	JB           block_294
 
-done_158:
+done_262:
 	VZEROUPPER
 	RET
 
@@ -5818,18 +7942,18 @@ TEXT ·maxMaskedAVX2(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_195:
+block_299:
 	VMOVAPD Y0, Y1
 	VMOVAPD Y0, Y2
 
-word_196:
+word_300:
 	MOVQ    (CX)(DI*8), R10
 	TESTQ   R10, R10
-	JZ      next_197
+	JZ      next_301
 	MOVQ    R8, R9
 	SHRQ    $0x03, R9
 	CMPQ    R10, $-1
-	JNE     masked_198
+	JNE     masked_302
 	VMOVUPD (AX)(R8*8), Y3
 	VMAXPD  Y3, Y1, Y4
 	VMAXPD  Y1, Y3, Y1
@@ -5894,9 +8018,9 @@ word_196:
 	VMAXPD  Y3, Y2, Y4
 	VMAXPD  Y2, Y3, Y2
 	VANDPD  Y4, Y2, Y2
-	JMP     wdone_199
+	JMP     wdone_303
 
-masked_198:
+masked_302:
 	VMOVQ        R10, X3
 	VPBROADCASTQ X3, Y3
 	VMOVUPD      (AX)(R8*8), Y4
@@ -5996,12 +8120,12 @@ masked_198:
 	VMAXPD       Y2, Y3, Y2
 	VANDPD       Y4, Y2, Y2
 
-wdone_199:
-next_197:
+wdone_303:
+next_301:
 	INCQ         DI
 	ADDQ         $0x40, R8
 	TESTQ        $0x00000007, DI
-	JNZ          word_196
+	JNZ          word_300
 	VMAXPD       Y2, Y1, Y3
 	VMAXPD       Y1, Y2, Y1
 	VANDPD       Y3, Y1, Y1
@@ -6017,7 +8141,7 @@ next_197:
 	VMOVSD       X1, (BX)(SI*8)
 	INCQ         SI
 	CMPQ         SI, DX
-	JB           block_195
+	JB           block_299
 	VZEROUPPER
 	RET
 
@@ -6113,18 +8237,18 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_201
+	JZ           form_305
 	TESTQ        SI, SI
-	JZ           form_201
+	JZ           form_305
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_202:
+word_306:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_203
+	JZ        next_307
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -6514,28 +8638,28 @@ word_202:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_203:
+next_307:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_202
-	JMP  done_200
+	JB   word_306
+	JMP  done_304
 
-form_201:
+form_305:
 	TESTQ BX, BX
-	JNZ   form_204
+	JNZ   form_308
 	TESTQ SI, SI
-	JZ    form_204
+	JZ    form_308
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_205:
+word_309:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_206
+	JZ           next_310
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -6997,28 +9121,28 @@ word_205:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_206:
+next_310:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_205
-	JMP  done_200
+	JB   word_309
+	JMP  done_304
 
-form_204:
+form_308:
 	TESTQ BX, BX
-	JZ    form_207
+	JZ    form_311
 	TESTQ SI, SI
-	JNZ   form_207
+	JNZ   form_311
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_208:
+word_312:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_209
+	JZ           next_313
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -7480,18 +9604,18 @@ word_208:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_209:
+next_313:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_208
-	JMP  done_200
+	JB   word_312
+	JMP  done_304
 
-form_207:
+form_311:
 	TESTQ BX, BX
-	JNZ   form_210
+	JNZ   form_314
 	TESTQ SI, SI
-	JNZ   form_210
+	JNZ   form_314
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -7499,10 +9623,10 @@ form_207:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_211:
+word_315:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_212
+	JZ           next_316
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -8036,15 +10160,15 @@ word_211:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_212:
+next_316:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_211
-	JMP  done_200
+	JB   word_315
+	JMP  done_304
 
-form_210:
-done_200:
+form_314:
+done_304:
 ret:
 	VZEROUPPER
 	RET
@@ -8065,18 +10189,18 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_214
+	JZ           form_318
 	TESTQ        SI, SI
-	JZ           form_214
+	JZ           form_318
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_215:
+word_319:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_216
+	JZ        next_320
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -8419,28 +10543,28 @@ word_215:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_216:
+next_320:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_215
-	JMP  done_213
+	JB   word_319
+	JMP  done_317
 
-form_214:
+form_318:
 	TESTQ BX, BX
-	JNZ   form_217
+	JNZ   form_321
 	TESTQ SI, SI
-	JZ    form_217
+	JZ    form_321
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_218:
+word_322:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_219
+	JZ           next_323
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -8855,28 +10979,28 @@ word_218:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_219:
+next_323:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_218
-	JMP  done_213
+	JB   word_322
+	JMP  done_317
 
-form_217:
+form_321:
 	TESTQ BX, BX
-	JZ    form_220
+	JZ    form_324
 	TESTQ SI, SI
-	JNZ   form_220
+	JNZ   form_324
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_221:
+word_325:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_222
+	JZ           next_326
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -9291,18 +11415,18 @@ word_221:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_222:
+next_326:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_221
-	JMP  done_213
+	JB   word_325
+	JMP  done_317
 
-form_220:
+form_324:
 	TESTQ BX, BX
-	JNZ   form_223
+	JNZ   form_327
 	TESTQ SI, SI
-	JNZ   form_223
+	JNZ   form_327
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -9310,10 +11434,10 @@ form_220:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_224:
+word_328:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_225
+	JZ           next_329
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -9800,15 +11924,15 @@ word_224:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_225:
+next_329:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_224
-	JMP  done_213
+	JB   word_328
+	JMP  done_317
 
-form_223:
-done_213:
+form_327:
+done_317:
 ret:
 	VZEROUPPER
 	RET
@@ -9829,18 +11953,18 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_227
+	JZ           form_331
 	TESTQ        SI, SI
-	JZ           form_227
+	JZ           form_331
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_228:
+word_332:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_229
+	JZ        next_333
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -10246,28 +12370,28 @@ word_228:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_229:
+next_333:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_228
-	JMP  done_226
+	JB   word_332
+	JMP  done_330
 
-form_227:
+form_331:
 	TESTQ BX, BX
-	JNZ   form_230
+	JNZ   form_334
 	TESTQ SI, SI
-	JZ    form_230
+	JZ    form_334
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_full+64(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_231:
+word_335:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_232
+	JZ           next_336
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -10745,28 +12869,28 @@ word_231:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_232:
+next_336:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_231
-	JMP  done_226
+	JB   word_335
+	JMP  done_330
 
-form_230:
+form_334:
 	TESTQ BX, BX
-	JZ    form_233
+	JZ    form_337
 	TESTQ SI, SI
-	JNZ   form_233
+	JNZ   form_337
 	MOVQ  total_full+24(FP), BX
 	MOVQ  ratio_codes+72(FP), SI
 	MOVQ  ratio_split+88(FP), DI
 	XORQ  R8, R8
 	XORQ  R9, R9
 
-word_234:
+word_338:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_235
+	JZ           next_339
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -11244,18 +13368,18 @@ word_234:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_235:
+next_339:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_234
-	JMP  done_226
+	JB   word_338
+	JMP  done_330
 
-form_233:
+form_337:
 	TESTQ BX, BX
-	JNZ   form_236
+	JNZ   form_340
 	TESTQ SI, SI
-	JNZ   form_236
+	JNZ   form_340
 	MOVQ  total_codes+32(FP), BX
 	MOVQ  total_split+48(FP), SI
 	MOVQ  ratio_codes+72(FP), DI
@@ -11263,10 +13387,10 @@ form_233:
 	XORQ  R9, R9
 	XORQ  R10, R10
 
-word_237:
+word_341:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_238
+	JZ           next_342
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -11816,15 +13940,15 @@ word_237:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_238:
+next_342:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_237
-	JMP  done_226
+	JB   word_341
+	JMP  done_330
 
-form_236:
-done_226:
+form_340:
+done_330:
 ret:
 	VZEROUPPER
 	RET
@@ -11840,17 +13964,17 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_240
+	JNZ          form_344
 	TESTQ        SI, SI
-	JNZ          form_240
+	JNZ          form_344
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_241:
+word_345:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_242
+	JZ        next_346
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -11936,24 +14060,24 @@ word_241:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_242:
+next_346:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_241
-	JMP  done_239
+	JB   word_345
+	JMP  done_343
 
-form_240:
+form_344:
 	TESTQ BX, BX
-	JZ    form_243
+	JZ    form_347
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_244:
+word_348:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_245
+	JZ        next_349
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -12055,23 +14179,23 @@ word_244:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_245:
+next_349:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_244
-	JMP  done_239
+	JB   word_348
+	JMP  done_343
 
-form_243:
+form_347:
 	MOVQ limits_codes+48(FP), BX
 	MOVQ limits_split+64(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 
-word_247:
+word_351:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_248
+	JZ           next_352
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -12245,14 +14369,14 @@ word_247:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_248:
+next_352:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_247
-	JMP  done_239
+	JB   word_351
+	JMP  done_343
 
-done_239:
+done_343:
 ret:
 	VZEROUPPER
 	RET
@@ -12275,10 +14399,10 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_249:
+word_353:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_250
+	JZ        next_354
 	XORQ      R9, R9
 	VMOVDQU   (DX)(DI*4), Y2
 	VPCMPGTD  Y2, Y0, Y3
@@ -12340,11 +14464,11 @@ word_249:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_250:
+next_354:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_249
+	JB   word_353
 
 ret:
 	VZEROUPPER
@@ -12361,13 +14485,13 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD neginf<>+0(SB), Z3
 	XORQ         DX, DX
 
-loop_251:
+loop_355:
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
 	ADDQ          $0x08, DX
 	CMPQ          DX, CX
-	JB            loop_251
+	JB            loop_355
 	VRANGEPD      $0x04, Z2, Z0, Z0
 	VRANGEPD      $0x05, Z3, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z0, Y2
@@ -12403,24 +14527,24 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_253
+	JEQ          floats_357
 	CMPQ         DX, $0x01
-	JEQ          ints_254
+	JEQ          ints_358
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_255
+	JEQ          intheadroom_359
 	CMPQ         DX, $0x03
-	JEQ          static_256
+	JEQ          static_360
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_257
+	JEQ          headroomfull_361
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_258
-	JMP          done_252
+	JEQ          headroomcoded_362
+	JMP          done_356
 
-floats_253:
+floats_357:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_259:
+loop_363:
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -12429,17 +14553,17 @@ loop_259:
 	VMOVUPD Z3, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_259
-	JMP     done_252
+	JB      loop_363
+	JMP     done_356
 
-ints_254:
+ints_358:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
 	VPBROADCASTD X3, Y3
 	XORQ         BX, BX
 
-loop_260:
+loop_364:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -12449,16 +14573,16 @@ loop_260:
 	VMOVUPD   Z4, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_260
-	JMP       done_252
+	JB        loop_364
+	JMP       done_356
 
-intheadroom_255:
+intheadroom_359:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_261:
+loop_365:
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -12470,10 +14594,10 @@ loop_261:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_261
-	JMP       done_252
+	JB        loop_365
+	JMP       done_356
 
-static_256:
+static_360:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -12481,7 +14605,7 @@ static_256:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      BX, BX
 
-loop_262:
+loop_366:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z6
@@ -12494,16 +14618,16 @@ loop_262:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_262
-	JMP          done_252
+	JB           loop_366
+	JMP          done_356
 
-headroomfull_257:
+headroomfull_361:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z3, Z3, Z3
 	XORQ   SI, SI
 
-loop_263:
+loop_367:
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -12515,10 +14639,10 @@ loop_263:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_263
-	JMP       done_252
+	JB        loop_367
+	JMP       done_356
 
-headroomcoded_258:
+headroomcoded_362:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -12528,7 +14652,7 @@ headroomcoded_258:
 	VXORPD    Z6, Z6, Z6
 	XORQ      SI, SI
 
-loop_264:
+loop_368:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -12544,9 +14668,175 @@ loop_264:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_264
+	JB           loop_368
 
-done_252:
+done_356:
+ret:
+	VZEROUPPER
+	RET
+
+// func accScalarSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accScalarSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_m+120(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_370
+	CMPQ         DX, $0x01
+	JEQ          ints_371
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_372
+	CMPQ         DX, $0x03
+	JEQ          static_373
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_374
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_375
+	JMP          done_369
+
+floats_370:
+	MOVQ   c_f+32(FP), DX
+	VXORPD Z3, Z3, Z3
+	XORQ   BX, BX
+
+loop_376:
+	VMOVUPD (DX)(BX*8), Z4
+	VSUBPD  Z0, Z4, Z4
+	VDIVPD  Z2, Z4, Z4
+	VMULPD  Z1, Z4, Z4
+	VADDPD  Z3, Z4, Z4
+	VMOVUPD Z4, (AX)(BX*8)
+	ADDQ    $0x08, BX
+	CMPQ    BX, CX
+	JB      loop_376
+	JMP     done_369
+
+ints_371:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X3
+	VPBROADCASTD X3, Y3
+	VXORPD       Z4, Z4, Z4
+	XORQ         BX, BX
+
+loop_377:
+	VPMAXSD   (DX)(BX*4), Y3, Y5
+	VCVTDQ2PD Y5, Z5
+	VSUBPD    Z0, Z5, Z5
+	VDIVPD    Z2, Z5, Z5
+	VMULPD    Z1, Z5, Z5
+	VADDPD    Z4, Z5, Z5
+	VMOVUPD   Z5, (AX)(BX*8)
+	ADDQ      $0x08, BX
+	CMPQ      BX, CX
+	JB        loop_377
+	JMP       done_369
+
+intheadroom_372:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_378:
+	VCVTDQ2PD (BX)(SI*4), Z5
+	VCVTDQ2PD (DX)(SI*4), Z6
+	VSUBPD    Z6, Z5, Z5
+	VMAXPD    Z3, Z5, Z5
+	VSUBPD    Z0, Z5, Z5
+	VDIVPD    Z2, Z5, Z5
+	VMULPD    Z1, Z5, Z5
+	VADDPD    Z4, Z5, Z5
+	VMOVUPD   Z5, (AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_378
+	JMP       done_369
+
+static_373:
+	MOVQ      c_codes+56(FP), DX
+	MOVQ      c_tab+64(FP), BX
+	VMOVUPD   (BX), Z3
+	VMOVUPD   64(BX), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	XORQ      BX, BX
+
+loop_379:
+	MOVQ         BX, SI
+	SHRQ         $0x03, SI
+	VPBROADCASTD (DX)(SI*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VSUBPD       Z0, Z7, Z7
+	VDIVPD       Z2, Z7, Z7
+	VMULPD       Z1, Z7, Z7
+	VADDPD       Z6, Z7, Z7
+	VMOVUPD      Z7, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_379
+	JMP          done_369
+
+headroomfull_374:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	XORQ   SI, SI
+
+loop_380:
+	VMOVUPD   (DX)(SI*8), Z5
+	VCVTDQ2PD (BX)(SI*4), Z6
+	VSUBPD    Z6, Z5, Z5
+	VMAXPD    Z3, Z5, Z5
+	VSUBPD    Z0, Z5, Z5
+	VDIVPD    Z2, Z5, Z5
+	VMULPD    Z1, Z5, Z5
+	VADDPD    Z4, Z5, Z5
+	VMOVUPD   Z5, (AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_380
+	JMP       done_369
+
+headroomcoded_375:
+	MOVQ      c_i+40(FP), DX
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z3
+	VMOVUPD   64(SI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	VXORPD    Z7, Z7, Z7
+	XORQ      SI, SI
+
+loop_381:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VCVTDQ2PD    (DX)(SI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z6, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VDIVPD       Z2, Z8, Z8
+	VMULPD       Z1, Z8, Z8
+	VADDPD       Z7, Z8, Z8
+	VMOVUPD      Z8, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_381
+
+done_369:
 ret:
 	VZEROUPPER
 	RET
@@ -12563,24 +14853,24 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_266
+	JEQ          floats_383
 	CMPQ         BX, $0x01
-	JEQ          ints_267
+	JEQ          ints_384
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_268
+	JEQ          intheadroom_385
 	CMPQ         BX, $0x03
-	JEQ          static_269
+	JEQ          static_386
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_270
+	JEQ          headroomfull_387
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_271
-	JMP          done_265
+	JEQ          headroomcoded_388
+	JMP          done_382
 
-floats_266:
+floats_383:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_272:
+loop_389:
 	VMOVUPD (BX)(SI*8), Z2
 	VSUBPD  Z0, Z2, Z2
 	VMOVUPD (DX)(SI*8), Z3
@@ -12590,17 +14880,17 @@ loop_272:
 	VMOVUPD Z2, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_272
-	JMP     done_265
+	JB      loop_389
+	JMP     done_382
 
-ints_267:
+ints_384:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
 	VPBROADCASTD X2, Y2
 	XORQ         SI, SI
 
-loop_273:
+loop_390:
 	VPMAXSD   (BX)(SI*4), Y2, Y3
 	VCVTDQ2PD Y3, Z3
 	VSUBPD    Z0, Z3, Z3
@@ -12611,16 +14901,16 @@ loop_273:
 	VMOVUPD   Z3, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_273
-	JMP       done_265
+	JB        loop_390
+	JMP       done_382
 
-intheadroom_268:
+intheadroom_385:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
-loop_274:
+loop_391:
 	VCVTDQ2PD (SI)(DI*4), Z3
 	VCVTDQ2PD (BX)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -12633,10 +14923,10 @@ loop_274:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_274
-	JMP       done_265
+	JB        loop_391
+	JMP       done_382
 
-static_269:
+static_386:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -12644,7 +14934,7 @@ static_269:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      SI, SI
 
-loop_275:
+loop_392:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -12658,16 +14948,16 @@ loop_275:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_275
-	JMP          done_265
+	JB           loop_392
+	JMP          done_382
 
-headroomfull_270:
+headroomfull_387:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z2, Z2, Z2
 	XORQ   DI, DI
 
-loop_276:
+loop_393:
 	VMOVUPD   (BX)(DI*8), Z3
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -12680,10 +14970,10 @@ loop_276:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_276
-	JMP       done_265
+	JB        loop_393
+	JMP       done_382
 
-headroomcoded_271:
+headroomcoded_388:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -12693,7 +14983,7 @@ headroomcoded_271:
 	VXORPD    Z5, Z5, Z5
 	XORQ      DI, DI
 
-loop_277:
+loop_394:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z6
@@ -12710,9 +15000,181 @@ loop_277:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_277
+	JB           loop_394
 
-done_265:
+done_382:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accMultSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_span+136(FP), Z1
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_396
+	CMPQ         BX, $0x01
+	JEQ          ints_397
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_398
+	CMPQ         BX, $0x03
+	JEQ          static_399
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_400
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_401
+	JMP          done_395
+
+floats_396:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Z2, Z2, Z2
+	XORQ   SI, SI
+
+loop_402:
+	VMOVUPD (BX)(SI*8), Z3
+	VSUBPD  Z0, Z3, Z3
+	VMOVUPD (DX)(SI*8), Z4
+	VDIVPD  Z1, Z3, Z3
+	VMULPD  Z4, Z3, Z3
+	VADDPD  Z2, Z3, Z3
+	VMOVUPD Z3, (AX)(SI*8)
+	ADDQ    $0x08, SI
+	CMPQ    SI, CX
+	JB      loop_402
+	JMP     done_395
+
+ints_397:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X2
+	VPBROADCASTD X2, Y2
+	VXORPD       Z3, Z3, Z3
+	XORQ         SI, SI
+
+loop_403:
+	VPMAXSD   (BX)(SI*4), Y2, Y4
+	VCVTDQ2PD Y4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(SI*8), Z5
+	VDIVPD    Z1, Z4, Z4
+	VMULPD    Z5, Z4, Z4
+	VADDPD    Z3, Z4, Z4
+	VMOVUPD   Z4, (AX)(SI*8)
+	ADDQ      $0x08, SI
+	CMPQ      SI, CX
+	JB        loop_403
+	JMP       done_395
+
+intheadroom_398:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+loop_404:
+	VCVTDQ2PD (SI)(DI*4), Z4
+	VCVTDQ2PD (BX)(DI*4), Z5
+	VSUBPD    Z5, Z4, Z4
+	VMAXPD    Z2, Z4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(DI*8), Z5
+	VDIVPD    Z1, Z4, Z4
+	VMULPD    Z5, Z4, Z4
+	VADDPD    Z3, Z4, Z4
+	VMOVUPD   Z4, (AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_404
+	JMP       done_395
+
+static_399:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z2
+	VMOVUPD   64(SI), Z3
+	VMOVDQU64 codeshifts<>+0(SB), Z4
+	VXORPD    Z5, Z5, Z5
+	XORQ      SI, SI
+
+loop_405:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z6
+	VPSRLVQ      Z4, Z6, Z6
+	VPERMI2PD    Z3, Z2, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMOVUPD      (DX)(SI*8), Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       Z5, Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_405
+	JMP          done_395
+
+headroomfull_400:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+loop_406:
+	VMOVUPD   (BX)(DI*8), Z4
+	VCVTDQ2PD (SI)(DI*4), Z5
+	VSUBPD    Z5, Z4, Z4
+	VMAXPD    Z2, Z4, Z4
+	VSUBPD    Z0, Z4, Z4
+	VMOVUPD   (DX)(DI*8), Z5
+	VDIVPD    Z1, Z4, Z4
+	VMULPD    Z5, Z4, Z4
+	VADDPD    Z3, Z4, Z4
+	VMOVUPD   Z4, (AX)(DI*8)
+	ADDQ      $0x08, DI
+	CMPQ      DI, CX
+	JB        loop_406
+	JMP       done_395
+
+headroomcoded_401:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z2
+	VMOVUPD   64(DI), Z3
+	VMOVDQU64 codeshifts<>+0(SB), Z4
+	VXORPD    Z5, Z5, Z5
+	VXORPD    Z6, Z6, Z6
+	XORQ      DI, DI
+
+loop_407:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z7
+	VPSRLVQ      Z4, Z7, Z7
+	VPERMI2PD    Z3, Z2, Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z5, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMOVUPD      (DX)(DI*8), Z8
+	VDIVPD       Z1, Z7, Z7
+	VMULPD       Z8, Z7, Z7
+	VADDPD       Z6, Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_407
+
+done_395:
 ret:
 	VZEROUPPER
 	RET
@@ -12733,24 +15195,24 @@ TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_279
+	JEQ          floats_409
 	CMPQ         BX, $0x01
-	JEQ          ints_280
+	JEQ          ints_410
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_281
+	JEQ          intheadroom_411
 	CMPQ         BX, $0x03
-	JEQ          static_282
+	JEQ          static_412
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_283
+	JEQ          headroomfull_413
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_284
-	JMP          done_278
+	JEQ          headroomcoded_414
+	JMP          done_408
 
-floats_279:
+floats_409:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_285:
+loop_415:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z5
@@ -12764,17 +15226,17 @@ loop_285:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_285
-	JMP          done_278
+	JB           loop_415
+	JMP          done_408
 
-ints_280:
+ints_410:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
 	VPBROADCASTD X5, Y5
 	XORQ         SI, SI
 
-loop_286:
+loop_416:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y6
@@ -12789,16 +15251,16 @@ loop_286:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_286
-	JMP          done_278
+	JB           loop_416
+	JMP          done_408
 
-intheadroom_281:
+intheadroom_411:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
-loop_287:
+loop_417:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z6
@@ -12815,10 +15277,10 @@ loop_287:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_287
-	JMP          done_278
+	JB           loop_417
+	JMP          done_408
 
-static_282:
+static_412:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -12826,7 +15288,7 @@ static_282:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      SI, SI
 
-loop_288:
+loop_418:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -12842,16 +15304,16 @@ loop_288:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_288
-	JMP          done_278
+	JB           loop_418
+	JMP          done_408
 
-headroomfull_283:
+headroomfull_413:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z5, Z5, Z5
 	XORQ   DI, DI
 
-loop_289:
+loop_419:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z6
@@ -12868,10 +15330,10 @@ loop_289:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_289
-	JMP          done_278
+	JB           loop_419
+	JMP          done_408
 
-headroomcoded_284:
+headroomcoded_414:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -12881,7 +15343,7 @@ headroomcoded_284:
 	VXORPD    Z8, Z8, Z8
 	XORQ      DI, DI
 
-loop_290:
+loop_420:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z9
@@ -12900,9 +15362,205 @@ loop_290:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_290
+	JB           loop_420
 
-done_278:
+done_408:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accCodedSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_span+136(FP), Z1
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
+	VMOVUPD      (BX), Z2
+	VMOVUPD      64(BX), Z3
+	VMOVDQU64    codeshifts<>+0(SB), Z4
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_422
+	CMPQ         BX, $0x01
+	JEQ          ints_423
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_424
+	CMPQ         BX, $0x03
+	JEQ          static_425
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_426
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_427
+	JMP          done_421
+
+floats_422:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Z5, Z5, Z5
+	XORQ   SI, SI
+
+loop_428:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VMOVUPD      (BX)(SI*8), Z6
+	VSUBPD       Z0, Z6, Z6
+	VPBROADCASTD (DX)(DI*4), Z7
+	VPSRLVQ      Z4, Z7, Z7
+	VPERMI2PD    Z3, Z2, Z7
+	VDIVPD       Z1, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       Z5, Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_428
+	JMP          done_421
+
+ints_423:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X5
+	VPBROADCASTD X5, Y5
+	VXORPD       Z6, Z6, Z6
+	XORQ         SI, SI
+
+loop_429:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPMAXSD      (BX)(SI*4), Y5, Y7
+	VCVTDQ2PD    Y7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(DI*4), Z8
+	VPSRLVQ      Z4, Z8, Z8
+	VPERMI2PD    Z3, Z2, Z8
+	VDIVPD       Z1, Z7, Z7
+	VMULPD       Z8, Z7, Z7
+	VADDPD       Z6, Z7, Z7
+	VMOVUPD      Z7, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_429
+	JMP          done_421
+
+intheadroom_424:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_430:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VCVTDQ2PD    (SI)(DI*4), Z7
+	VCVTDQ2PD    (BX)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z5, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z4, Z8, Z8
+	VPERMI2PD    Z3, Z2, Z8
+	VDIVPD       Z1, Z7, Z7
+	VMULPD       Z8, Z7, Z7
+	VADDPD       Z6, Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_430
+	JMP          done_421
+
+static_425:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z5
+	VMOVUPD   64(SI), Z6
+	VMOVDQU64 codeshifts<>+0(SB), Z7
+	VXORPD    Z8, Z8, Z8
+	XORQ      SI, SI
+
+loop_431:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z9
+	VPSRLVQ      Z7, Z9, Z9
+	VPERMI2PD    Z6, Z5, Z9
+	VSUBPD       Z0, Z9, Z9
+	VPBROADCASTD (DX)(DI*4), Z10
+	VPSRLVQ      Z4, Z10, Z10
+	VPERMI2PD    Z3, Z2, Z10
+	VDIVPD       Z1, Z9, Z9
+	VMULPD       Z10, Z9, Z9
+	VADDPD       Z8, Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_431
+	JMP          done_421
+
+headroomfull_426:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	XORQ   DI, DI
+
+loop_432:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (BX)(DI*8), Z7
+	VCVTDQ2PD    (SI)(DI*4), Z8
+	VSUBPD       Z8, Z7, Z7
+	VMAXPD       Z5, Z7, Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(R8*4), Z8
+	VPSRLVQ      Z4, Z8, Z8
+	VPERMI2PD    Z3, Z2, Z8
+	VDIVPD       Z1, Z7, Z7
+	VMULPD       Z8, Z7, Z7
+	VADDPD       Z6, Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_432
+	JMP          done_421
+
+headroomcoded_427:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z5
+	VMOVUPD   64(DI), Z6
+	VMOVDQU64 codeshifts<>+0(SB), Z7
+	VXORPD    Z8, Z8, Z8
+	VXORPD    Z9, Z9, Z9
+	XORQ      DI, DI
+
+loop_433:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z10
+	VPSRLVQ      Z7, Z10, Z10
+	VPERMI2PD    Z6, Z5, Z10
+	VCVTDQ2PD    (BX)(DI*4), Z11
+	VSUBPD       Z11, Z10, Z10
+	VMAXPD       Z8, Z10, Z10
+	VSUBPD       Z0, Z10, Z10
+	VPBROADCASTD (DX)(R8*4), Z11
+	VPSRLVQ      Z4, Z11, Z11
+	VPERMI2PD    Z3, Z2, Z11
+	VDIVPD       Z1, Z10, Z10
+	VMULPD       Z11, Z10, Z10
+	VADDPD       Z9, Z10, Z10
+	VMOVUPD      Z10, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_433
+
+done_421:
 ret:
 	VZEROUPPER
 	RET
@@ -12920,24 +15578,24 @@ TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_292
+	JEQ          floats_435
 	CMPQ         BX, $0x01
-	JEQ          ints_293
+	JEQ          ints_436
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_294
+	JEQ          intheadroom_437
 	CMPQ         BX, $0x03
-	JEQ          static_295
+	JEQ          static_438
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_296
+	JEQ          headroomfull_439
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_297
-	JMP          done_291
+	JEQ          headroomcoded_440
+	JMP          done_434
 
-floats_292:
+floats_435:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_298:
+loop_441:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -12948,17 +15606,17 @@ loop_298:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_298
-	JMP     done_291
+	JB      loop_441
+	JMP     done_434
 
-ints_293:
+ints_436:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
 
-loop_299:
+loop_442:
 	VPMAXSD   (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -12970,16 +15628,16 @@ loop_299:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_299
-	JMP       done_291
+	JB        loop_442
+	JMP       done_434
 
-intheadroom_294:
+intheadroom_437:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_300:
+loop_443:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -12993,10 +15651,10 @@ loop_300:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_300
-	JMP       done_291
+	JB        loop_443
+	JMP       done_434
 
-static_295:
+static_438:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -13004,7 +15662,7 @@ static_295:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
 
-loop_301:
+loop_444:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -13019,16 +15677,16 @@ loop_301:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_301
-	JMP          done_291
+	JB           loop_444
+	JMP          done_434
 
-headroomfull_296:
+headroomfull_439:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_302:
+loop_445:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -13042,10 +15700,10 @@ loop_302:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_302
-	JMP       done_291
+	JB        loop_445
+	JMP       done_434
 
-headroomcoded_297:
+headroomcoded_440:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13055,7 +15713,7 @@ headroomcoded_297:
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
 
-loop_303:
+loop_446:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -13073,9 +15731,9 @@ loop_303:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_303
+	JB           loop_446
 
-done_291:
+done_434:
 ret:
 	VZEROUPPER
 	RET
@@ -13097,24 +15755,24 @@ TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_305
+	JEQ          floats_448
 	CMPQ         BX, $0x01
-	JEQ          ints_306
+	JEQ          ints_449
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_307
+	JEQ          intheadroom_450
 	CMPQ         BX, $0x03
-	JEQ          static_308
+	JEQ          static_451
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_309
+	JEQ          headroomfull_452
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_310
-	JMP          done_304
+	JEQ          headroomcoded_453
+	JMP          done_447
 
-floats_305:
+floats_448:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_311:
+loop_454:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -13129,17 +15787,17 @@ loop_311:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_311
-	JMP          done_304
+	JB           loop_454
+	JMP          done_447
 
-ints_306:
+ints_449:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
 
-loop_312:
+loop_455:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -13155,16 +15813,16 @@ loop_312:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_312
-	JMP          done_304
+	JB           loop_455
+	JMP          done_447
 
-intheadroom_307:
+intheadroom_450:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_313:
+loop_456:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -13182,10 +15840,10 @@ loop_313:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_313
-	JMP          done_304
+	JB           loop_456
+	JMP          done_447
 
-static_308:
+static_451:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -13193,7 +15851,7 @@ static_308:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
 
-loop_314:
+loop_457:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -13210,16 +15868,16 @@ loop_314:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_314
-	JMP          done_304
+	JB           loop_457
+	JMP          done_447
 
-headroomfull_309:
+headroomfull_452:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_315:
+loop_458:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -13237,10 +15895,10 @@ loop_315:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_315
-	JMP          done_304
+	JB           loop_458
+	JMP          done_447
 
-headroomcoded_310:
+headroomcoded_453:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13250,7 +15908,7 @@ headroomcoded_310:
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
 
-loop_316:
+loop_459:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -13270,9 +15928,9 @@ loop_316:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_316
+	JB           loop_459
 
-done_304:
+done_447:
 ret:
 	VZEROUPPER
 	RET
@@ -13290,24 +15948,24 @@ TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_318
+	JEQ          floats_461
 	CMPQ         DX, $0x01
-	JEQ          ints_319
+	JEQ          ints_462
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_320
+	JEQ          intheadroom_463
 	CMPQ         DX, $0x03
-	JEQ          static_321
+	JEQ          static_464
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_322
+	JEQ          headroomfull_465
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_323
-	JMP          done_317
+	JEQ          headroomcoded_466
+	JMP          done_460
 
-floats_318:
+floats_461:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_324:
+loop_467:
 	VMOVUPD      (DX)(BX*8), Z4
 	VSUBPD       Z0, Z4, Z4
 	VMULPD       Z1, Z4, Z5
@@ -13318,17 +15976,17 @@ loop_324:
 	VMOVUPD      Z5, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_324
-	JMP          done_317
+	JB           loop_467
+	JMP          done_460
 
-ints_319:
+ints_462:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
 	VPBROADCASTD X4, Y4
 	XORQ         BX, BX
 
-loop_325:
+loop_468:
 	VPMAXSD      (DX)(BX*4), Y4, Y5
 	VCVTDQ2PD    Y5, Z5
 	VSUBPD       Z0, Z5, Z5
@@ -13340,16 +15998,16 @@ loop_325:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_325
-	JMP          done_317
+	JB           loop_468
+	JMP          done_460
 
-intheadroom_320:
+intheadroom_463:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z4, Z4, Z4
 	XORQ   SI, SI
 
-loop_326:
+loop_469:
 	VCVTDQ2PD    (BX)(SI*4), Z5
 	VCVTDQ2PD    (DX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -13363,10 +16021,10 @@ loop_326:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_326
-	JMP          done_317
+	JB           loop_469
+	JMP          done_460
 
-static_321:
+static_464:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z4
@@ -13374,7 +16032,7 @@ static_321:
 	VMOVDQU64 codeshifts<>+0(SB), Z6
 	XORQ      BX, BX
 
-loop_327:
+loop_470:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z7
@@ -13389,16 +16047,16 @@ loop_327:
 	VMOVUPD      Z8, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_327
-	JMP          done_317
+	JB           loop_470
+	JMP          done_460
 
-headroomfull_322:
+headroomfull_465:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z4, Z4, Z4
 	XORQ   SI, SI
 
-loop_328:
+loop_471:
 	VMOVUPD      (DX)(SI*8), Z5
 	VCVTDQ2PD    (BX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -13412,10 +16070,10 @@ loop_328:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_328
-	JMP          done_317
+	JB           loop_471
+	JMP          done_460
 
-headroomcoded_323:
+headroomcoded_466:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -13425,7 +16083,7 @@ headroomcoded_323:
 	VXORPD    Z7, Z7, Z7
 	XORQ      SI, SI
 
-loop_329:
+loop_472:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -13443,9 +16101,188 @@ loop_329:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_329
+	JB           loop_472
 
-done_317:
+done_460:
+ret:
+	VZEROUPPER
+	RET
+
+// func accScalarQSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accScalarQSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_m+120(FP), Z2
+	VBROADCASTSD p_span+136(FP), Z3
+	MOVQ         c_kind+24(FP), DX
+	CMPQ         DX, $0x00
+	JEQ          floats_474
+	CMPQ         DX, $0x01
+	JEQ          ints_475
+	CMPQ         DX, $0x02
+	JEQ          intheadroom_476
+	CMPQ         DX, $0x03
+	JEQ          static_477
+	CMPQ         DX, $0x04
+	JEQ          headroomfull_478
+	CMPQ         DX, $0x05
+	JEQ          headroomcoded_479
+	JMP          done_473
+
+floats_474:
+	MOVQ   c_f+32(FP), DX
+	VXORPD Z4, Z4, Z4
+	XORQ   BX, BX
+
+loop_480:
+	VMOVUPD      (DX)(BX*8), Z5
+	VSUBPD       Z0, Z5, Z5
+	VMULPD       Z1, Z5, Z6
+	VFNMADD231PD Z3, Z6, Z5
+	VFMADD231PD  Z1, Z5, Z6
+	VMULPD       Z2, Z6, Z6
+	VADDPD       Z4, Z6, Z6
+	VMOVUPD      Z6, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_480
+	JMP          done_473
+
+ints_475:
+	MOVQ         c_i+40(FP), DX
+	MOVL         c_min+80(FP), BX
+	VMOVD        BX, X4
+	VPBROADCASTD X4, Y4
+	VXORPD       Z5, Z5, Z5
+	XORQ         BX, BX
+
+loop_481:
+	VPMAXSD      (DX)(BX*4), Y4, Y6
+	VCVTDQ2PD    Y6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMULPD       Z1, Z6, Z7
+	VFNMADD231PD Z3, Z7, Z6
+	VFMADD231PD  Z1, Z6, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       Z5, Z7, Z7
+	VMOVUPD      Z7, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_481
+	JMP          done_473
+
+intheadroom_476:
+	MOVQ   c_i+40(FP), DX
+	MOVQ   c_j+48(FP), BX
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	XORQ   SI, SI
+
+loop_482:
+	VCVTDQ2PD    (BX)(SI*4), Z6
+	VCVTDQ2PD    (DX)(SI*4), Z7
+	VSUBPD       Z7, Z6, Z6
+	VMAXPD       Z4, Z6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMULPD       Z1, Z6, Z7
+	VFNMADD231PD Z3, Z7, Z6
+	VFMADD231PD  Z1, Z6, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       Z5, Z7, Z7
+	VMOVUPD      Z7, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_482
+	JMP          done_473
+
+static_477:
+	MOVQ      c_codes+56(FP), DX
+	MOVQ      c_tab+64(FP), BX
+	VMOVUPD   (BX), Z4
+	VMOVUPD   64(BX), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	VXORPD    Z7, Z7, Z7
+	XORQ      BX, BX
+
+loop_483:
+	MOVQ         BX, SI
+	SHRQ         $0x03, SI
+	VPBROADCASTD (DX)(SI*4), Z8
+	VPSRLVQ      Z6, Z8, Z8
+	VPERMI2PD    Z5, Z4, Z8
+	VSUBPD       Z0, Z8, Z8
+	VMULPD       Z1, Z8, Z9
+	VFNMADD231PD Z3, Z9, Z8
+	VFMADD231PD  Z1, Z8, Z9
+	VMULPD       Z2, Z9, Z9
+	VADDPD       Z7, Z9, Z9
+	VMOVUPD      Z9, (AX)(BX*8)
+	ADDQ         $0x08, BX
+	CMPQ         BX, CX
+	JB           loop_483
+	JMP          done_473
+
+headroomfull_478:
+	MOVQ   c_f+32(FP), DX
+	MOVQ   c_i+40(FP), BX
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	XORQ   SI, SI
+
+loop_484:
+	VMOVUPD      (DX)(SI*8), Z6
+	VCVTDQ2PD    (BX)(SI*4), Z7
+	VSUBPD       Z7, Z6, Z6
+	VMAXPD       Z4, Z6, Z6
+	VSUBPD       Z0, Z6, Z6
+	VMULPD       Z1, Z6, Z7
+	VFNMADD231PD Z3, Z7, Z6
+	VFMADD231PD  Z1, Z6, Z7
+	VMULPD       Z2, Z7, Z7
+	VADDPD       Z5, Z7, Z7
+	VMOVUPD      Z7, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_484
+	JMP          done_473
+
+headroomcoded_479:
+	MOVQ      c_i+40(FP), DX
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z4
+	VMOVUPD   64(SI), Z5
+	VMOVDQU64 codeshifts<>+0(SB), Z6
+	VXORPD    Z7, Z7, Z7
+	VXORPD    Z8, Z8, Z8
+	XORQ      SI, SI
+
+loop_485:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z9
+	VPSRLVQ      Z6, Z9, Z9
+	VPERMI2PD    Z5, Z4, Z9
+	VCVTDQ2PD    (DX)(SI*4), Z10
+	VSUBPD       Z10, Z9, Z9
+	VMAXPD       Z7, Z9, Z9
+	VSUBPD       Z0, Z9, Z9
+	VMULPD       Z1, Z9, Z10
+	VFNMADD231PD Z3, Z10, Z9
+	VFMADD231PD  Z1, Z9, Z10
+	VMULPD       Z2, Z10, Z10
+	VADDPD       Z8, Z10, Z10
+	VMOVUPD      Z10, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_485
+
+done_473:
 ret:
 	VZEROUPPER
 	RET
@@ -13463,24 +16300,24 @@ TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_331
+	JEQ          floats_487
 	CMPQ         BX, $0x01
-	JEQ          ints_332
+	JEQ          ints_488
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_333
+	JEQ          intheadroom_489
 	CMPQ         BX, $0x03
-	JEQ          static_334
+	JEQ          static_490
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_335
+	JEQ          headroomfull_491
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_336
-	JMP          done_330
+	JEQ          headroomcoded_492
+	JMP          done_486
 
-floats_331:
+floats_487:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_337:
+loop_493:
 	VMOVUPD      (BX)(SI*8), Z3
 	VSUBPD       Z0, Z3, Z3
 	VMOVUPD      (DX)(SI*8), Z4
@@ -13492,17 +16329,17 @@ loop_337:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_337
-	JMP          done_330
+	JB           loop_493
+	JMP          done_486
 
-ints_332:
+ints_488:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
 
-loop_338:
+loop_494:
 	VPMAXSD      (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD    Y4, Z4
 	VSUBPD       Z0, Z4, Z4
@@ -13515,16 +16352,16 @@ loop_338:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_338
-	JMP          done_330
+	JB           loop_494
+	JMP          done_486
 
-intheadroom_333:
+intheadroom_489:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_339:
+loop_495:
 	VCVTDQ2PD    (SI)(DI*4), Z4
 	VCVTDQ2PD    (BX)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -13539,10 +16376,10 @@ loop_339:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_339
-	JMP          done_330
+	JB           loop_495
+	JMP          done_486
 
-static_334:
+static_490:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -13550,7 +16387,7 @@ static_334:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
 
-loop_340:
+loop_496:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -13566,16 +16403,16 @@ loop_340:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_340
-	JMP          done_330
+	JB           loop_496
+	JMP          done_486
 
-headroomfull_335:
+headroomfull_491:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z3, Z3, Z3
 	XORQ   DI, DI
 
-loop_341:
+loop_497:
 	VMOVUPD      (BX)(DI*8), Z4
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -13590,10 +16427,10 @@ loop_341:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_341
-	JMP          done_330
+	JB           loop_497
+	JMP          done_486
 
-headroomcoded_336:
+headroomcoded_492:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13603,7 +16440,7 @@ headroomcoded_336:
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
 
-loop_342:
+loop_498:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -13622,9 +16459,194 @@ loop_342:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_342
+	JB           loop_498
 
-done_330:
+done_486:
+ret:
+	VZEROUPPER
+	RET
+
+// func accMultQSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accMultQSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         p_mult+88(FP), DX
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_500
+	CMPQ         BX, $0x01
+	JEQ          ints_501
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_502
+	CMPQ         BX, $0x03
+	JEQ          static_503
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_504
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_505
+	JMP          done_499
+
+floats_500:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Z3, Z3, Z3
+	XORQ   SI, SI
+
+loop_506:
+	VMOVUPD      (BX)(SI*8), Z4
+	VSUBPD       Z0, Z4, Z4
+	VMOVUPD      (DX)(SI*8), Z5
+	VMULPD       Z1, Z4, Z6
+	VFNMADD231PD Z2, Z6, Z4
+	VFMADD231PD  Z1, Z4, Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z3, Z6, Z6
+	VMOVUPD      Z6, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_506
+	JMP          done_499
+
+ints_501:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Y3
+	VXORPD       Z4, Z4, Z4
+	XORQ         SI, SI
+
+loop_507:
+	VPMAXSD      (BX)(SI*4), Y3, Y5
+	VCVTDQ2PD    Y5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMOVUPD      (DX)(SI*8), Z6
+	VMULPD       Z1, Z5, Z7
+	VFNMADD231PD Z2, Z7, Z5
+	VFMADD231PD  Z1, Z5, Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z4, Z7, Z7
+	VMOVUPD      Z7, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_507
+	JMP          done_499
+
+intheadroom_502:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	XORQ   DI, DI
+
+loop_508:
+	VCVTDQ2PD    (SI)(DI*4), Z5
+	VCVTDQ2PD    (BX)(DI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z3, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMOVUPD      (DX)(DI*8), Z6
+	VMULPD       Z1, Z5, Z7
+	VFNMADD231PD Z2, Z7, Z5
+	VFMADD231PD  Z1, Z5, Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z4, Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_508
+	JMP          done_499
+
+static_503:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z3
+	VMOVUPD   64(SI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	XORQ      SI, SI
+
+loop_509:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z7
+	VPSRLVQ      Z5, Z7, Z7
+	VPERMI2PD    Z4, Z3, Z7
+	VSUBPD       Z0, Z7, Z7
+	VMOVUPD      (DX)(SI*8), Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z6, Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_509
+	JMP          done_499
+
+headroomfull_504:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	XORQ   DI, DI
+
+loop_510:
+	VMOVUPD      (BX)(DI*8), Z5
+	VCVTDQ2PD    (SI)(DI*4), Z6
+	VSUBPD       Z6, Z5, Z5
+	VMAXPD       Z3, Z5, Z5
+	VSUBPD       Z0, Z5, Z5
+	VMOVUPD      (DX)(DI*8), Z6
+	VMULPD       Z1, Z5, Z7
+	VFNMADD231PD Z2, Z7, Z5
+	VFMADD231PD  Z1, Z5, Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z4, Z7, Z7
+	VMOVUPD      Z7, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_510
+	JMP          done_499
+
+headroomcoded_505:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z3
+	VMOVUPD   64(DI), Z4
+	VMOVDQU64 codeshifts<>+0(SB), Z5
+	VXORPD    Z6, Z6, Z6
+	VXORPD    Z7, Z7, Z7
+	XORQ      DI, DI
+
+loop_511:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VCVTDQ2PD    (BX)(DI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z6, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VMOVUPD      (DX)(DI*8), Z9
+	VMULPD       Z1, Z8, Z10
+	VFNMADD231PD Z2, Z10, Z8
+	VFMADD231PD  Z1, Z8, Z10
+	VMULPD       Z9, Z10, Z10
+	VADDPD       Z7, Z10, Z10
+	VMOVUPD      Z10, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_511
+
+done_499:
 ret:
 	VZEROUPPER
 	RET
@@ -13646,24 +16668,24 @@ TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_344
+	JEQ          floats_513
 	CMPQ         BX, $0x01
-	JEQ          ints_345
+	JEQ          ints_514
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_346
+	JEQ          intheadroom_515
 	CMPQ         BX, $0x03
-	JEQ          static_347
+	JEQ          static_516
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_348
+	JEQ          headroomfull_517
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_349
-	JMP          done_343
+	JEQ          headroomcoded_518
+	JMP          done_512
 
-floats_344:
+floats_513:
 	MOVQ c_f+32(FP), BX
 	XORQ SI, SI
 
-loop_350:
+loop_519:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -13679,17 +16701,17 @@ loop_350:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_350
-	JMP          done_343
+	JB           loop_519
+	JMP          done_512
 
-ints_345:
+ints_514:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
 
-loop_351:
+loop_520:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -13706,16 +16728,16 @@ loop_351:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_351
-	JMP          done_343
+	JB           loop_520
+	JMP          done_512
 
-intheadroom_346:
+intheadroom_515:
 	MOVQ   c_i+40(FP), BX
 	MOVQ   c_j+48(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_352:
+loop_521:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -13734,10 +16756,10 @@ loop_352:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_352
-	JMP          done_343
+	JB           loop_521
+	JMP          done_512
 
-static_347:
+static_516:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -13745,7 +16767,7 @@ static_347:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
 
-loop_353:
+loop_522:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -13763,16 +16785,16 @@ loop_353:
 	VMOVUPD      Z11, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_353
-	JMP          done_343
+	JB           loop_522
+	JMP          done_512
 
-headroomfull_348:
+headroomfull_517:
 	MOVQ   c_f+32(FP), BX
 	MOVQ   c_i+40(FP), SI
 	VXORPD Z6, Z6, Z6
 	XORQ   DI, DI
 
-loop_354:
+loop_523:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -13791,10 +16813,10 @@ loop_354:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_354
-	JMP          done_343
+	JB           loop_523
+	JMP          done_512
 
-headroomcoded_349:
+headroomcoded_518:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -13804,7 +16826,7 @@ headroomcoded_349:
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
 
-loop_355:
+loop_524:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -13825,9 +16847,218 @@ loop_355:
 	VMOVUPD      Z12, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_355
+	JB           loop_524
 
-done_343:
+done_512:
+ret:
+	VZEROUPPER
+	RET
+
+// func accCodedQSetAVX512(score []float64, c colArg, p opArg)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·accCodedQSetAVX512(SB), NOSPLIT, $0-160
+	MOVQ         score_base+0(FP), AX
+	MOVQ         score_len+8(FP), CX
+	TESTQ        CX, CX
+	JZ           ret
+	VBROADCASTSD p_lo+128(FP), Z0
+	VBROADCASTSD p_inv+152(FP), Z1
+	VBROADCASTSD p_span+136(FP), Z2
+	MOVQ         p_codes+96(FP), DX
+	MOVQ         p_tab+104(FP), BX
+	VMOVUPD      (BX), Z3
+	VMOVUPD      64(BX), Z4
+	VMOVDQU64    codeshifts<>+0(SB), Z5
+	MOVQ         c_kind+24(FP), BX
+	CMPQ         BX, $0x00
+	JEQ          floats_526
+	CMPQ         BX, $0x01
+	JEQ          ints_527
+	CMPQ         BX, $0x02
+	JEQ          intheadroom_528
+	CMPQ         BX, $0x03
+	JEQ          static_529
+	CMPQ         BX, $0x04
+	JEQ          headroomfull_530
+	CMPQ         BX, $0x05
+	JEQ          headroomcoded_531
+	JMP          done_525
+
+floats_526:
+	MOVQ   c_f+32(FP), BX
+	VXORPD Z6, Z6, Z6
+	XORQ   SI, SI
+
+loop_532:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VMOVUPD      (BX)(SI*8), Z7
+	VSUBPD       Z0, Z7, Z7
+	VPBROADCASTD (DX)(DI*4), Z8
+	VPSRLVQ      Z5, Z8, Z8
+	VPERMI2PD    Z4, Z3, Z8
+	VMULPD       Z1, Z7, Z9
+	VFNMADD231PD Z2, Z9, Z7
+	VFMADD231PD  Z1, Z7, Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z6, Z9, Z9
+	VMOVUPD      Z9, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_532
+	JMP          done_525
+
+ints_527:
+	MOVQ         c_i+40(FP), BX
+	MOVL         c_min+80(FP), SI
+	VMOVD        SI, X6
+	VPBROADCASTD X6, Y6
+	VXORPD       Z7, Z7, Z7
+	XORQ         SI, SI
+
+loop_533:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPMAXSD      (BX)(SI*4), Y6, Y8
+	VCVTDQ2PD    Y8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VPBROADCASTD (DX)(DI*4), Z9
+	VPSRLVQ      Z5, Z9, Z9
+	VPERMI2PD    Z4, Z3, Z9
+	VMULPD       Z1, Z8, Z10
+	VFNMADD231PD Z2, Z10, Z8
+	VFMADD231PD  Z1, Z8, Z10
+	VMULPD       Z9, Z10, Z10
+	VADDPD       Z7, Z10, Z10
+	VMOVUPD      Z10, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_533
+	JMP          done_525
+
+intheadroom_528:
+	MOVQ   c_i+40(FP), BX
+	MOVQ   c_j+48(FP), SI
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	XORQ   DI, DI
+
+loop_534:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VCVTDQ2PD    (SI)(DI*4), Z8
+	VCVTDQ2PD    (BX)(DI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z6, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VPBROADCASTD (DX)(R8*4), Z9
+	VPSRLVQ      Z5, Z9, Z9
+	VPERMI2PD    Z4, Z3, Z9
+	VMULPD       Z1, Z8, Z10
+	VFNMADD231PD Z2, Z10, Z8
+	VFMADD231PD  Z1, Z8, Z10
+	VMULPD       Z9, Z10, Z10
+	VADDPD       Z7, Z10, Z10
+	VMOVUPD      Z10, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_534
+	JMP          done_525
+
+static_529:
+	MOVQ      c_codes+56(FP), BX
+	MOVQ      c_tab+64(FP), SI
+	VMOVUPD   (SI), Z6
+	VMOVUPD   64(SI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	VXORPD    Z9, Z9, Z9
+	XORQ      SI, SI
+
+loop_535:
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	VPBROADCASTD (BX)(DI*4), Z10
+	VPSRLVQ      Z8, Z10, Z10
+	VPERMI2PD    Z7, Z6, Z10
+	VSUBPD       Z0, Z10, Z10
+	VPBROADCASTD (DX)(DI*4), Z11
+	VPSRLVQ      Z5, Z11, Z11
+	VPERMI2PD    Z4, Z3, Z11
+	VMULPD       Z1, Z10, Z12
+	VFNMADD231PD Z2, Z12, Z10
+	VFMADD231PD  Z1, Z10, Z12
+	VMULPD       Z11, Z12, Z12
+	VADDPD       Z9, Z12, Z12
+	VMOVUPD      Z12, (AX)(SI*8)
+	ADDQ         $0x08, SI
+	CMPQ         SI, CX
+	JB           loop_535
+	JMP          done_525
+
+headroomfull_530:
+	MOVQ   c_f+32(FP), BX
+	MOVQ   c_i+40(FP), SI
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	XORQ   DI, DI
+
+loop_536:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VMOVUPD      (BX)(DI*8), Z8
+	VCVTDQ2PD    (SI)(DI*4), Z9
+	VSUBPD       Z9, Z8, Z8
+	VMAXPD       Z6, Z8, Z8
+	VSUBPD       Z0, Z8, Z8
+	VPBROADCASTD (DX)(R8*4), Z9
+	VPSRLVQ      Z5, Z9, Z9
+	VPERMI2PD    Z4, Z3, Z9
+	VMULPD       Z1, Z8, Z10
+	VFNMADD231PD Z2, Z10, Z8
+	VFMADD231PD  Z1, Z8, Z10
+	VMULPD       Z9, Z10, Z10
+	VADDPD       Z7, Z10, Z10
+	VMOVUPD      Z10, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_536
+	JMP          done_525
+
+headroomcoded_531:
+	MOVQ      c_i+40(FP), BX
+	MOVQ      c_codes+56(FP), SI
+	MOVQ      c_tab+64(FP), DI
+	VMOVUPD   (DI), Z6
+	VMOVUPD   64(DI), Z7
+	VMOVDQU64 codeshifts<>+0(SB), Z8
+	VXORPD    Z9, Z9, Z9
+	VXORPD    Z10, Z10, Z10
+	XORQ      DI, DI
+
+loop_537:
+	MOVQ         DI, R8
+	SHRQ         $0x03, R8
+	VPBROADCASTD (SI)(R8*4), Z11
+	VPSRLVQ      Z8, Z11, Z11
+	VPERMI2PD    Z7, Z6, Z11
+	VCVTDQ2PD    (BX)(DI*4), Z12
+	VSUBPD       Z12, Z11, Z11
+	VMAXPD       Z9, Z11, Z11
+	VSUBPD       Z0, Z11, Z11
+	VPBROADCASTD (DX)(R8*4), Z12
+	VPSRLVQ      Z5, Z12, Z12
+	VPERMI2PD    Z4, Z3, Z12
+	VMULPD       Z1, Z11, Z13
+	VFNMADD231PD Z2, Z13, Z11
+	VFMADD231PD  Z1, Z11, Z13
+	VMULPD       Z12, Z13, Z13
+	VADDPD       Z10, Z13, Z13
+	VMOVUPD      Z13, (AX)(DI*8)
+	ADDQ         $0x08, DI
+	CMPQ         DI, CX
+	JB           loop_537
+
+done_525:
 ret:
 	VZEROUPPER
 	RET
@@ -13842,56 +17073,56 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_357
+	JEQ          floats_539
 	CMPQ         DX, $0x01
-	JEQ          ints_358
+	JEQ          ints_540
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_359
+	JEQ          intheadroom_541
 	CMPQ         DX, $0x03
-	JEQ          static_360
+	JEQ          static_542
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_361
+	JEQ          headroomfull_543
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_362
-	JMP          done_356
+	JEQ          headroomcoded_544
+	JMP          done_538
 
-floats_357:
+floats_539:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_363:
+loop_545:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_363
-	JMP     done_356
+	JB      loop_545
+	JMP     done_538
 
-ints_358:
+ints_540:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_364:
+loop_546:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_364
-	JMP       done_356
+	JB        loop_546
+	JMP       done_538
 
-intheadroom_359:
+intheadroom_541:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_365:
+loop_547:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13900,10 +17131,10 @@ loop_365:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_365
-	JMP       done_356
+	JB        loop_547
+	JMP       done_538
 
-static_360:
+static_542:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -13911,7 +17142,7 @@ static_360:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_366:
+loop_548:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -13921,16 +17152,16 @@ loop_366:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_366
-	JMP          done_356
+	JB           loop_548
+	JMP          done_538
 
-headroomfull_361:
+headroomfull_543:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_367:
+loop_549:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -13939,10 +17170,10 @@ loop_367:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_367
-	JMP       done_356
+	JB        loop_549
+	JMP       done_538
 
-headroomcoded_362:
+headroomcoded_544:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -13952,7 +17183,7 @@ headroomcoded_362:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_368:
+loop_550:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -13965,9 +17196,9 @@ loop_368:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_368
+	JB           loop_550
 
-done_356:
+done_538:
 ret:
 	VZEROUPPER
 	RET
@@ -13982,41 +17213,41 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_370
+	JEQ          floats_552
 	CMPQ         DX, $0x01
-	JEQ          ints_371
+	JEQ          ints_553
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_372
+	JEQ          intheadroom_554
 	CMPQ         DX, $0x03
-	JEQ          static_373
+	JEQ          static_555
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_374
+	JEQ          headroomfull_556
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_375
-	JMP          done_369
+	JEQ          headroomcoded_557
+	JMP          done_551
 
-floats_370:
+floats_552:
 	MOVQ c_f+32(FP), DX
 	XORQ BX, BX
 
-loop_376:
+loop_558:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_376
-	JMP     done_369
+	JB      loop_558
+	JMP     done_551
 
-ints_371:
+ints_553:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
 
-loop_377:
+loop_559:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -14024,16 +17255,16 @@ loop_377:
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_377
-	JMP       done_369
+	JB        loop_559
+	JMP       done_551
 
-intheadroom_372:
+intheadroom_554:
 	MOVQ   c_i+40(FP), DX
 	MOVQ   c_j+48(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_378:
+loop_560:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -14043,10 +17274,10 @@ loop_378:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_378
-	JMP       done_369
+	JB        loop_560
+	JMP       done_551
 
-static_373:
+static_555:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -14054,7 +17285,7 @@ static_373:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
 
-loop_379:
+loop_561:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -14065,16 +17296,16 @@ loop_379:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_379
-	JMP          done_369
+	JB           loop_561
+	JMP          done_551
 
-headroomfull_374:
+headroomfull_556:
 	MOVQ   c_f+32(FP), DX
 	MOVQ   c_i+40(FP), BX
 	VXORPD Z1, Z1, Z1
 	XORQ   SI, SI
 
-loop_380:
+loop_562:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -14084,10 +17315,10 @@ loop_380:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_380
-	JMP       done_369
+	JB        loop_562
+	JMP       done_551
 
-headroomcoded_375:
+headroomcoded_557:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -14097,7 +17328,7 @@ headroomcoded_375:
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
 
-loop_381:
+loop_563:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -14111,9 +17342,9 @@ loop_381:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_381
+	JB           loop_563
 
-done_369:
+done_551:
 ret:
 	VZEROUPPER
 	RET
@@ -14129,35 +17360,35 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_383
+	JEQ          floats_565
 	CMPQ         SI, $0x01
-	JEQ          ints_384
+	JEQ          ints_566
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_385
+	JEQ          intheadroom_567
 	CMPQ         SI, $0x03
-	JEQ          static_386
+	JEQ          static_568
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_387
+	JEQ          headroomfull_569
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_388
-	JMP          done_382
+	JEQ          headroomcoded_570
+	JMP          done_564
 
-floats_383:
+floats_565:
 	MOVQ c_f+8(FP), SI
 	XORQ DI, DI
 	XORQ R8, R8
 	XORQ R9, R9
 
-block_389:
+block_571:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 
-word_390:
+word_572:
 	MOVQ     (AX)(R8*8), R11
 	TESTQ    R11, R11
-	JZ       next_391
+	JZ       next_573
 	MOVQ     R9, R10
 	SHRQ     $0x03, R10
 	KMOVQ    R11, K1
@@ -14193,11 +17424,11 @@ word_390:
 	VRANGEPD $0x04, Z6, Z3, K1, Z3
 	VRANGEPD $0x05, Z6, Z5, K1, Z5
 
-next_391:
+next_573:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_390
+	JNZ           word_572
 	VRANGEPD      $0x04, Z3, Z2, Z2
 	VRANGEPD      $0x05, Z5, Z4, Z4
 	VEXTRACTF64X4 $0x01, Z2, Y3
@@ -14220,10 +17451,10 @@ next_391:
 	VMOVSD        X3, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_389
-	JMP           done_382
+	JB            block_571
+	JMP           done_564
 
-ints_384:
+ints_566:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -14232,16 +17463,16 @@ ints_384:
 	XORQ         R8, R8
 	XORQ         R9, R9
 
-block_392:
+block_574:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_393:
+word_575:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_394
+	JZ        next_576
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	KMOVQ     R11, K1
@@ -14285,11 +17516,11 @@ word_393:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_394:
+next_576:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_393
+	JNZ           word_575
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -14312,10 +17543,10 @@ next_394:
 	VMOVSD        X4, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_392
-	JMP           done_382
+	JB            block_574
+	JMP           done_564
 
-intheadroom_385:
+intheadroom_567:
 	MOVQ   c_i+16(FP), SI
 	MOVQ   c_j+24(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -14323,16 +17554,16 @@ intheadroom_385:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_395:
+block_577:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_396:
+word_578:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_397
+	JZ        next_579
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -14392,11 +17623,11 @@ word_396:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_397:
+next_579:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_396
+	JNZ           word_578
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -14419,10 +17650,10 @@ next_397:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_395
-	JMP           done_382
+	JB            block_577
+	JMP           done_564
 
-static_386:
+static_568:
 	MOVQ      c_codes+32(FP), SI
 	MOVQ      c_tab+40(FP), DI
 	VMOVUPD   (DI), Z2
@@ -14432,16 +17663,16 @@ static_386:
 	XORQ      R8, R8
 	XORQ      R9, R9
 
-block_398:
+block_580:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 
-word_399:
+word_581:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_400
+	JZ           next_582
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	KMOVQ        R11, K1
@@ -14493,11 +17724,11 @@ word_399:
 	VRANGEPD     $0x04, Z9, Z6, K1, Z6
 	VRANGEPD     $0x05, Z9, Z8, K1, Z8
 
-next_400:
+next_582:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_399
+	JNZ           word_581
 	VRANGEPD      $0x04, Z6, Z5, Z5
 	VRANGEPD      $0x05, Z8, Z7, Z7
 	VEXTRACTF64X4 $0x01, Z5, Y6
@@ -14520,10 +17751,10 @@ next_400:
 	VMOVSD        X6, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_398
-	JMP           done_382
+	JB            block_580
+	JMP           done_564
 
-headroomfull_387:
+headroomfull_569:
 	MOVQ   c_f+8(FP), SI
 	MOVQ   c_i+16(FP), DI
 	VXORPD Z2, Z2, Z2
@@ -14531,16 +17762,16 @@ headroomfull_387:
 	XORQ   R9, R9
 	XORQ   R10, R10
 
-block_401:
+block_583:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 
-word_402:
+word_584:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_403
+	JZ        next_585
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -14600,11 +17831,11 @@ word_402:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_403:
+next_585:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_402
+	JNZ           word_584
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -14627,10 +17858,10 @@ next_403:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_401
-	JMP           done_382
+	JB            block_583
+	JMP           done_564
 
-headroomcoded_388:
+headroomcoded_570:
 	MOVQ      c_i+16(FP), SI
 	MOVQ      c_codes+32(FP), DI
 	MOVQ      c_tab+40(FP), R8
@@ -14642,16 +17873,16 @@ headroomcoded_388:
 	XORQ      R9, R9
 	XORQ      R10, R10
 
-block_404:
+block_586:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
 
-word_405:
+word_587:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_406
+	JZ           next_588
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	KMOVQ        R12, K1
@@ -14727,11 +17958,11 @@ word_405:
 	VRANGEPD     $0x04, Z10, Z7, K1, Z7
 	VRANGEPD     $0x05, Z10, Z9, K1, Z9
 
-next_406:
+next_588:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_405
+	JNZ           word_587
 	VRANGEPD      $0x04, Z7, Z6, Z6
 	VRANGEPD      $0x05, Z9, Z8, Z8
 	VEXTRACTF64X4 $0x01, Z6, Y7
@@ -14754,9 +17985,9 @@ next_406:
 	VMOVSD        X7, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_404
+	JB            block_586
 
-done_382:
+done_564:
 	VZEROUPPER
 	RET
 
@@ -14773,14 +18004,14 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-block_407:
+block_589:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
 
-word_408:
+word_590:
 	MOVQ     (CX)(DI*8), R10
 	TESTQ    R10, R10
-	JZ       next_409
+	JZ       next_591
 	MOVQ     R8, R9
 	SHRQ     $0x03, R9
 	KMOVQ    R10, K1
@@ -14808,11 +18039,11 @@ word_408:
 	KSHIFTRQ $0x38, K1, K1
 	VRANGEPD $0x05, Z3, Z2, K1, Z2
 
-next_409:
+next_591:
 	INCQ          DI
 	ADDQ          $0x40, R8
 	TESTQ         $0x00000007, DI
-	JNZ           word_408
+	JNZ           word_590
 	VRANGEPD      $0x05, Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y2
 	VMOVAPD       Y1, Y1
@@ -14825,7 +18056,7 @@ next_409:
 	VMOVSD        X1, (BX)(SI*8)
 	INCQ          SI
 	CMPQ          SI, DX
-	JB            block_407
+	JB            block_589
 	VZEROUPPER
 	RET
 
@@ -14889,18 +18120,18 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_411
+	JZ           form_593
 	TESTQ        SI, SI
-	JZ           form_411
+	JZ           form_593
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_412:
+word_594:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_413
+	JZ        next_595
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -15010,18 +18241,18 @@ word_412:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_413:
+next_595:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_412
-	JMP  done_410
+	JB   word_594
+	JMP  done_592
 
-form_411:
+form_593:
 	TESTQ     BX, BX
-	JNZ       form_414
+	JNZ       form_596
 	TESTQ     SI, SI
-	JZ        form_414
+	JZ        form_596
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -15031,10 +18262,10 @@ form_411:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_415:
+word_597:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_416
+	JZ           next_598
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15160,18 +18391,18 @@ word_415:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_416:
+next_598:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_415
-	JMP  done_410
+	JB   word_597
+	JMP  done_592
 
-form_414:
+form_596:
 	TESTQ     BX, BX
-	JZ        form_417
+	JZ        form_599
 	TESTQ     SI, SI
-	JNZ       form_417
+	JNZ       form_599
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -15181,10 +18412,10 @@ form_414:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_418:
+word_600:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_419
+	JZ           next_601
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15310,18 +18541,18 @@ word_418:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_419:
+next_601:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_418
-	JMP  done_410
+	JB   word_600
+	JMP  done_592
 
-form_417:
+form_599:
 	TESTQ     BX, BX
-	JNZ       form_420
+	JNZ       form_602
 	TESTQ     SI, SI
-	JNZ       form_420
+	JNZ       form_602
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -15335,10 +18566,10 @@ form_417:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_421:
+word_603:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_422
+	JZ           next_604
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15480,15 +18711,15 @@ word_421:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_422:
+next_604:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_421
-	JMP  done_410
+	JB   word_603
+	JMP  done_592
 
-form_420:
-done_410:
+form_602:
+done_592:
 ret:
 	VZEROUPPER
 	RET
@@ -15509,18 +18740,18 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_424
+	JZ           form_606
 	TESTQ        SI, SI
-	JZ           form_424
+	JZ           form_606
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_425:
+word_607:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_426
+	JZ        next_608
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -15654,18 +18885,18 @@ word_425:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_426:
+next_608:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_425
-	JMP  done_423
+	JB   word_607
+	JMP  done_605
 
-form_424:
+form_606:
 	TESTQ     BX, BX
-	JNZ       form_427
+	JNZ       form_609
 	TESTQ     SI, SI
-	JZ        form_427
+	JZ        form_609
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -15675,10 +18906,10 @@ form_424:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_428:
+word_610:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_429
+	JZ           next_611
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -15828,18 +19059,18 @@ word_428:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_429:
+next_611:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_428
-	JMP  done_423
+	JB   word_610
+	JMP  done_605
 
-form_427:
+form_609:
 	TESTQ     BX, BX
-	JZ        form_430
+	JZ        form_612
 	TESTQ     SI, SI
-	JNZ       form_430
+	JNZ       form_612
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -15849,10 +19080,10 @@ form_427:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_431:
+word_613:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_432
+	JZ           next_614
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16002,18 +19233,18 @@ word_431:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_432:
+next_614:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_431
-	JMP  done_423
+	JB   word_613
+	JMP  done_605
 
-form_430:
+form_612:
 	TESTQ     BX, BX
-	JNZ       form_433
+	JNZ       form_615
 	TESTQ     SI, SI
-	JNZ       form_433
+	JNZ       form_615
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -16027,10 +19258,10 @@ form_430:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_434:
+word_616:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_435
+	JZ           next_617
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16196,15 +19427,15 @@ word_434:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_435:
+next_617:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_434
-	JMP  done_423
+	JB   word_616
+	JMP  done_605
 
-form_433:
-done_423:
+form_615:
+done_605:
 ret:
 	VZEROUPPER
 	RET
@@ -16225,18 +19456,18 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_437
+	JZ           form_619
 	TESTQ        SI, SI
-	JZ           form_437
+	JZ           form_619
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 
-word_438:
+word_620:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_439
+	JZ        next_621
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -16354,18 +19585,18 @@ word_438:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_439:
+next_621:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_438
-	JMP  done_436
+	JB   word_620
+	JMP  done_618
 
-form_437:
+form_619:
 	TESTQ     BX, BX
-	JNZ       form_440
+	JNZ       form_622
 	TESTQ     SI, SI
-	JZ        form_440
+	JZ        form_622
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -16375,10 +19606,10 @@ form_437:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_441:
+word_623:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_442
+	JZ           next_624
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16512,18 +19743,18 @@ word_441:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_442:
+next_624:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_441
-	JMP  done_436
+	JB   word_623
+	JMP  done_618
 
-form_440:
+form_622:
 	TESTQ     BX, BX
-	JZ        form_443
+	JZ        form_625
 	TESTQ     SI, SI
-	JNZ       form_443
+	JNZ       form_625
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -16533,10 +19764,10 @@ form_440:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_444:
+word_626:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_445
+	JZ           next_627
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16670,18 +19901,18 @@ word_444:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_445:
+next_627:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_444
-	JMP  done_436
+	JB   word_626
+	JMP  done_618
 
-form_443:
+form_625:
 	TESTQ     BX, BX
-	JNZ       form_446
+	JNZ       form_628
 	TESTQ     SI, SI
-	JNZ       form_446
+	JNZ       form_628
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -16695,10 +19926,10 @@ form_443:
 	XORQ      DI, DI
 	XORQ      R8, R8
 
-word_447:
+word_629:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_448
+	JZ           next_630
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16848,15 +20079,15 @@ word_447:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_448:
+next_630:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_447
-	JMP  done_436
+	JB   word_629
+	JMP  done_618
 
-form_446:
-done_436:
+form_628:
+done_618:
 ret:
 	VZEROUPPER
 	RET
@@ -16872,17 +20103,17 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_450
+	JNZ          form_632
 	TESTQ        SI, SI
-	JNZ          form_450
+	JNZ          form_632
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
 
-word_451:
+word_633:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_452
+	JZ        next_634
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -16928,24 +20159,24 @@ word_451:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_452:
+next_634:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_451
-	JMP  done_449
+	JB   word_633
+	JMP  done_631
 
-form_450:
+form_632:
 	TESTQ BX, BX
-	JZ    form_453
+	JZ    form_635
 	MOVQ  limits_full+40(FP), BX
 	XORQ  SI, SI
 	XORQ  DI, DI
 
-word_454:
+word_636:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_455
+	JZ        next_637
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -16999,14 +20230,14 @@ word_454:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_455:
+next_637:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_454
-	JMP  done_449
+	JB   word_636
+	JMP  done_631
 
-form_453:
+form_635:
 	MOVQ      limits_codes+48(FP), BX
 	MOVQ      limits_tab+56(FP), SI
 	VMOVUPD   (SI), Z0
@@ -17015,10 +20246,10 @@ form_453:
 	XORQ      SI, SI
 	XORQ      DI, DI
 
-word_457:
+word_639:
 	MOVQ         (AX)(SI*8), R9
 	TESTQ        R9, R9
-	JZ           next_458
+	JZ           next_640
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	XORQ         R10, R10
@@ -17088,14 +20319,14 @@ word_457:
 	ANDQ         R10, R9
 	MOVQ         R9, (AX)(SI*8)
 
-next_458:
+next_640:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_457
-	JMP  done_449
+	JB   word_639
+	JMP  done_631
 
-done_449:
+done_631:
 ret:
 	VZEROUPPER
 	RET
@@ -17118,10 +20349,10 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	XORQ         SI, SI
 	XORQ         DI, DI
 
-word_459:
+word_641:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_460
+	JZ        next_642
 	XORQ      R9, R9
 	VMOVDQU32 (DX)(DI*4), Z2
 	VPCMPD    $0x05, Z0, Z2, K1
@@ -17150,11 +20381,11 @@ word_459:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_460:
+next_642:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_459
+	JB   word_641
 
 ret:
 	VZEROUPPER

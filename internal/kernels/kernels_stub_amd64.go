@@ -14,10 +14,20 @@ func minMaxAVX2(xs []float64) (lo float64, hi float64)
 //go:noescape
 func accScalarAVX2(score []float64, c colArg, p opArg)
 
+// accScalarSetAVX2 sets, for x the column c, score[i] = 0 + p.m * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarSetAVX2(score []float64, c colArg, p opArg)
+
 // accMultAVX2 sets, for x the column c, score[i] += p.mult[i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accMultAVX2(score []float64, c colArg, p opArg)
+
+// accMultSetAVX2 sets, for x the column c, score[i] = 0 + p.mult[i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultSetAVX2(score []float64, c colArg, p opArg)
 
 // accCodedAVX2 sets, for x the column c, score[i] += p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
 //
@@ -28,6 +38,16 @@ func accCodedAVX2(score []float64, c colArg, p opArg)
 //
 //go:noescape
 func accCodedSmallAVX2(score []float64, c colArg, p opArg)
+
+// accCodedSetAVX2 sets, for x the column c, score[i] = 0 + p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedSetAVX2(score []float64, c colArg, p opArg)
+
+// accCodedSmallSetAVX2 sets, for x the column c, score[i] = 0 + p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8. Every code of p is below 8.
+//
+//go:noescape
+func accCodedSmallSetAVX2(score []float64, c colArg, p opArg)
 
 // accScaledAVX2 sets, for x the column c, score[i] += ((x[i] - p.lo) * (p.mult[i] - p.base)) * p.inv, each operation rounded on its own; len(score) is a multiple of 8.
 //
@@ -44,10 +64,20 @@ func accScaledCodedAVX2(score []float64, c colArg, p opArg)
 //go:noescape
 func accScalarQAVX2(score []float64, c colArg, p opArg)
 
+// accScalarQSetAVX2 sets, for x the column c, score[i] = 0 + p.m * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarQSetAVX2(score []float64, c colArg, p opArg)
+
 // accMultQAVX2 sets, for x the column c, score[i] += p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accMultQAVX2(score []float64, c colArg, p opArg)
+
+// accMultQSetAVX2 sets, for x the column c, score[i] = 0 + p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultQSetAVX2(score []float64, c colArg, p opArg)
 
 // accCodedQAVX2 sets, for x the column c, score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
 //
@@ -58,6 +88,16 @@ func accCodedQAVX2(score []float64, c colArg, p opArg)
 //
 //go:noescape
 func accCodedQSmallAVX2(score []float64, c colArg, p opArg)
+
+// accCodedQSetAVX2 sets, for x the column c, score[i] = 0 + p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedQSetAVX2(score []float64, c colArg, p opArg)
+
+// accCodedQSmallSetAVX2 sets, for x the column c, score[i] = 0 + p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8. Every code of p is below 8.
+//
+//go:noescape
+func accCodedQSmallSetAVX2(score []float64, c colArg, p opArg)
 
 // weighSetAVX2 sets, for x the column c, score[i] = x[i] * scale (product and sum rounded on their own); len(score) is a multiple of 8.
 //
@@ -126,15 +166,30 @@ func minMaxAVX512(xs []float64) (lo float64, hi float64)
 //go:noescape
 func accScalarAVX512(score []float64, c colArg, p opArg)
 
+// accScalarSetAVX512 sets, for x the column c, score[i] = 0 + p.m * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarSetAVX512(score []float64, c colArg, p opArg)
+
 // accMultAVX512 sets, for x the column c, score[i] += p.mult[i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accMultAVX512(score []float64, c colArg, p opArg)
 
+// accMultSetAVX512 sets, for x the column c, score[i] = 0 + p.mult[i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultSetAVX512(score []float64, c colArg, p opArg)
+
 // accCodedAVX512 sets, for x the column c, score[i] += p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accCodedAVX512(score []float64, c colArg, p opArg)
+
+// accCodedSetAVX512 sets, for x the column c, score[i] = 0 + p.tab[code i] * ((x[i] - p.lo) / p.span), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedSetAVX512(score []float64, c colArg, p opArg)
 
 // accScaledAVX512 sets, for x the column c, score[i] += ((x[i] - p.lo) * (p.mult[i] - p.base)) * p.inv, each operation rounded on its own; len(score) is a multiple of 8.
 //
@@ -151,15 +206,30 @@ func accScaledCodedAVX512(score []float64, c colArg, p opArg)
 //go:noescape
 func accScalarQAVX512(score []float64, c colArg, p opArg)
 
+// accScalarQSetAVX512 sets, for x the column c, score[i] = 0 + p.m * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accScalarQSetAVX512(score []float64, c colArg, p opArg)
+
 // accMultQAVX512 sets, for x the column c, score[i] += p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accMultQAVX512(score []float64, c colArg, p opArg)
 
+// accMultQSetAVX512 sets, for x the column c, score[i] = 0 + p.mult[i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accMultQSetAVX512(score []float64, c colArg, p opArg)
+
 // accCodedQAVX512 sets, for x the column c, score[i] += p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
 //
 //go:noescape
 func accCodedQAVX512(score []float64, c colArg, p opArg)
+
+// accCodedQSetAVX512 sets, for x the column c, score[i] = 0 + p.tab[code i] * q(x[i] - p.lo), q(t) = fma(fma(-t*p.inv, p.span, t), p.inv, t*p.inv), each operation rounded on its own; len(score) is a multiple of 8.
+//
+//go:noescape
+func accCodedQSetAVX512(score []float64, c colArg, p opArg)
 
 // weighSetAVX512 sets, for x the column c, score[i] = x[i] * scale (product and sum rounded on their own); len(score) is a multiple of 8.
 //

@@ -39,20 +39,29 @@ func chunks(score []float64, raw Col, add func(b int, s, xs []float64)) {
 	}
 }
 
-func accumulateScalarGo(score []float64, raw Col, m, lo, span float64) {
+func accumulateScalarGo(score []float64, raw Col, m, lo, span float64, set bool) {
 	chunks(score, raw, func(_ int, s, xs []float64) {
 		for k, x := range xs {
-			s[k] += m * ((x - lo) / span)
+			s[k] = addTo(s[k], set, m*((x-lo)/span))
 		}
 	})
 }
 
-func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64) {
+// addTo is s + t, or 0 + t with set (an accumulation that sets: Nova's
+// weights start at 0.0, and 0 + -0 is +0).
+func addTo(s float64, set bool, t float64) float64 {
+	if set {
+		return 0 + t
+	}
+	return s + t
+}
+
+func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64, set bool) {
 	mult = mult[:len(score)]
 	chunks(score, raw, func(b int, s, xs []float64) {
 		m := mult[b : b+len(xs)]
 		for k, x := range xs {
-			s[k] += m[k] * ((x - lo) / span)
+			s[k] = addTo(s[k], set, m[k]*((x-lo)/span))
 		}
 	})
 }

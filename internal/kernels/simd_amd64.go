@@ -54,13 +54,17 @@ func minMaxSimd(xs []float64) (lo, hi float64) {
 // helper taking the step would call it through a function value per
 // eight elements, and a load that switches on the kind per eight costs
 // 15-20% (14434b3).
-func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64) {
+func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
-		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s := zero
+		if !set {
+			s = archsimd.LoadFloat64x8Slice(score[i:])
+		}
 		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
@@ -90,18 +94,22 @@ func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64) {
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += m * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, m*((raw.At(i)-lo)/span))
 	}
 }
 
-func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64) {
+func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, set bool) {
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
-		s := archsimd.LoadFloat64x8Slice(score[i:])
+		s := zero
+		if !set {
+			s = archsimd.LoadFloat64x8Slice(score[i:])
+		}
 		// No MulAdd: Nova rounds the product and the sum separately.
 		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
 	}
@@ -132,7 +140,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64) 
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] += mult[i] * ((raw.At(i) - lo) / span)
+		score[i] = addTo(score[i], set, mult[i]*((raw.At(i)-lo)/span))
 	}
 }
 

@@ -11,13 +11,13 @@ func noSimd() { panic("kernels: no archsimd kernels in this build") }
 
 func minMaxSimd([]float64) (float64, float64) { noSimd(); return 0, 0 }
 
-func accumulateScalarSimd([]float64, Col, float64, float64, float64) { noSimd() }
+func accumulateScalarSimd([]float64, Col, float64, float64, float64, bool) { noSimd() }
 
-func accumulateSimd([]float64, Col, []float64, float64, float64) { noSimd() }
+func accumulateSimd([]float64, Col, []float64, float64, float64, bool) { noSimd() }
 
 func accumulateScaledSimd([]float64, Col, []float64, float64, float64, float64) { noSimd() }
 
-func accumulateCodedSimd([]float64, Col, *Coded[float64], float64, float64) { noSimd() }
+func accumulateCodedSimd([]float64, Col, *Coded[float64], float64, float64, bool) { noSimd() }
 
 func accumulateScaledCodedSimd([]float64, Col, *Coded[float64], float64, float64, float64) {
 	noSimd()

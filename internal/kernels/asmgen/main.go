@@ -179,9 +179,14 @@ func main() {
 	for _, s := range []isa{avx2, avx512} {
 		minMax(s)
 		for op := opScalar; op <= opCodedQ; op++ {
-			accumulate(s, op, false)
-			if !s.z && (op == opCoded || op == opCodedQ) {
-				accumulate(s, op, true)
+			for _, set := range []bool{false, true} {
+				if set && (op == opScaled || op == opScaledCoded) {
+					continue
+				}
+				accumulate(s, op, false, set)
+				if !s.z && (op == opCoded || op == opCodedQ) {
+					accumulate(s, op, true, set)
+				}
 			}
 		}
 		weigh(s, true)

@@ -49,15 +49,26 @@ func (op accOp) base() accOp {
 // accumulate writes the accumulation kernel of op for s. With small
 // (AVX2, opCoded and opCodedQ), the multipliers' codes must be
 // below 8 (a table of at most eight values): their decoding looks up only
-// the table's first half.
-func accumulate(s isa, op accOp, small bool) {
+// the table's first half. With set (not the scaled ops), the kernel sets
+// score[i] to 0 + the term rather than adding the term to it: a
+// rescoring's first weigher, which then neither reads the scores nor
+// needs them cleared first. The sum with zero keeps Nova's arithmetic
+// (its weights start at 0.0: a term of -0 sums to +0).
+func accumulate(s isa, op accOp, small, set bool) {
 	name := accNames[op]
 	if small {
 		name += "Small"
 	}
+	if set {
+		name += "Set"
+	}
 	TEXT(name+s.name, NOSPLIT, "func(score []float64, c colArg, p opArg)")
 	Pragma("noescape")
-	doc := fmt.Sprintf("%s%s sets, for x the column c, %s, each operation rounded on its own; len(score) is a multiple of 8.", name, s.name, accDocs[op])
+	what := accDocs[op]
+	if set {
+		what = "score[i] = 0 + " + what[len("score[i] += "):]
+	}
+	doc := fmt.Sprintf("%s%s sets, for x the column c, %s, each operation rounded on its own; len(score) is a multiple of 8.", name, s.name, what)
 	if small {
 		doc += " Every code of p is below 8."
 	}
@@ -94,6 +105,11 @@ func accumulate(s isa, op accOp, small bool) {
 	}
 	kindSwitch(Param("c"), func(kind int) {
 		l := newCol(s, kind, Param("c"))
+		var zero VecVirtual
+		if set {
+			zero = s.vec()
+			VXORPD(zero, zero, zero)
+		}
 		loop8(n, l.t != nil || mt != nil, func(e, ci GPVirtual) {
 			for part := 0; part < s.parts(); part++ {
 				x := l.load(e, ci, 0, part)
@@ -127,7 +143,11 @@ func accumulate(s isa, op accOp, small bool) {
 					VMULPD(vinv, t, t)
 				}
 				sm := Mem{Base: score, Index: e, Scale: 8, Disp: 32 * part}
-				VADDPD(sm, t, t)
+				if set {
+					VADDPD(zero, t, t)
+				} else {
+					VADDPD(sm, t, t)
+				}
 				VMOVUPD(t, sm)
 			}
 		})
