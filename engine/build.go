@@ -102,6 +102,9 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 	hvHostnames, hostIPs := hostcols.NewTextsBuilder(n), hostcols.NewIPsBuilder(n)
 	var supported [][3]string
 	names := hostcols.NewNamesBuilder(n)
+	if d != nil {
+		names = hostcols.NewDerivedNamesBuilder(n, &d.prev.names, &d.prev.nameIdx)
+	}
 	host, node := make([]string, n), make([]string, n) // while building
 	var lists instanceLists
 	statsIn := statsInterner{byKey: map[string]int32{}}
@@ -144,7 +147,12 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 			info.cellUUID = append(info.cellUUID, nova.MadeUpUUID("cell", cell))
 		}
 		cells.Set(id, uint64(cid))
-		nid := names.Add(id, h.Host, node[i])
+		var nid int32
+		if o >= 0 {
+			nid = names.AddFrom(id, h.Host, node[i], uint32(o))
+		} else {
+			nid = names.Add(id, h.Host, node[i])
+		}
 		lists.add(c, d, committed, i, nid, o, node[i])
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
@@ -154,7 +162,11 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 		} else {
 			hvModel.Set(id, uint64(models.Of(h.HypervisorType, h.HypervisorVersion, h.CPUInfo)))
 		}
-		if !ironic { // an IronicNodeState's host_ip is None
+		switch {
+		case ironic: // an IronicNodeState's host_ip is None
+		case o >= 0:
+			hostIPs.SetFrom(id, &d.prev.hostIPs, uint32(o))
+		default:
 			hostIPs.Set(id, h.HostIP)
 		}
 		if p := h.HypervisorHostname; p != nil && *p != node[i] {

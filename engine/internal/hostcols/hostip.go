@@ -52,6 +52,20 @@ func (b *IPsBuilder) Set(id uint32, p *string) {
 	b.col.v4[id] = v
 }
 
+// SetFrom gives host id from's host j's host_ip, without parsing it
+// again (a derived snapshot's hosts keep their own).
+func (b *IPsBuilder) SetFrom(id uint32, from *IPs, j uint32) {
+	if from.v4 == nil || !from.isV4.Has(j) {
+		b.other.Set(id, from.other.Get(j))
+		return
+	}
+	if b.col.v4 == nil {
+		b.col.isV4, b.col.v4 = bitmap.NewSet(b.n), make([]uint32, b.n)
+	}
+	b.col.isV4.Add(id)
+	b.col.v4[id] = from.v4[j]
+}
+
 // Done returns the column.
 func (b *IPsBuilder) Done() IPs {
 	b.col.other = b.other.Done()

@@ -21,6 +21,19 @@ func TestIPCol(t *testing.T) {
 	if n := c.isV4.Count(); n != 5 {
 		t.Errorf("%d addresses kept as IPv4, want 5", n)
 	}
+	// Copied host by host, in reverse: every address as it was given.
+	d := NewIPsBuilder(len(in))
+	rev := make([]*string, len(in))
+	for id := range in {
+		j := len(in) - 1 - id
+		d.SetFrom(uint32(id), &c, uint32(j))
+		rev[id] = in[j]
+	}
+	dc := d.Done()
+	checkReadsBack(t, rev, dc.Get)
+	if n := dc.isV4.Count(); n != 5 {
+		t.Errorf("%d addresses copied as IPv4, want 5", n)
+	}
 	if c := NewIPsBuilder(2).Done(); c.Get(1) != nil {
 		t.Errorf("an empty column reads %v", c.Get(1))
 	}

@@ -117,12 +117,17 @@ func (n *Names) EndBytes() int {
 
 // NamesBuilder builds a Names over n hosts.
 type NamesBuilder struct {
-	n       int
-	ids     map[string]int32
-	names   []string // by name id: the input's, while building
-	nameID  []int32  // nil while every host so far has a name of its own
-	oddIDs  []uint32
-	oddNode []string // the input's
+	n     int
+	ids   map[string]int32 // the names seen, but prev's (of a derived builder)
+	names []string         // by name id: the input's, while building
+	// A derived builder's prev's names and name index, and per name of
+	// prev its name id here, plus one (0: not seen yet).
+	prev      *Names
+	prevIndex *NameIndex
+	remap     []int32
+	nameID    []int32 // nil while every host so far has a name of its own
+	oddIDs    []uint32
+	oddNode   []string // the input's
 	// maxNarrowEnd is the longest text whose ends are kept as uint32
 	// (lowered by the tests of the wide form).
 	maxNarrowEnd uint64
@@ -133,15 +138,68 @@ func NewNamesBuilder(n int) *NamesBuilder {
 	return &NamesBuilder{n: n, ids: map[string]int32{}, maxNarrowEnd: math.MaxUint32}
 }
 
+// NewDerivedNamesBuilder returns a builder of the names of n hosts, many
+// of them hosts of prev (names and index prev's Names and NameIndex),
+// added with AddFrom: their name ids are found by prev's, not by their
+// text, and only the names prev lacks go into a map.
+func NewDerivedNamesBuilder(n int, prev *Names, index *NameIndex) *NamesBuilder {
+	b := NewNamesBuilder(n)
+	b.prev, b.prevIndex, b.remap = prev, index, make([]int32, prev.Count())
+	return b
+}
+
 // Add gives host id (the next one) its host and node names, and returns its
 // name id.
 func (b *NamesBuilder) Add(id uint32, host, node string) int32 {
-	nid, ok := b.ids[host]
-	if !ok {
-		nid = int32(len(b.names))
-		b.ids[host] = nid
-		b.names = append(b.names, host)
+	var nid int32
+	switch pid, inPrev := b.prevNameOf(host); {
+	case inPrev:
+		nid = b.remapped(pid, host)
+	default:
+		var ok bool
+		if nid, ok = b.ids[host]; !ok {
+			nid = b.newName(host)
+			b.ids[host] = nid
+		}
 	}
+	return b.set(id, nid, host, node)
+}
+
+// AddFrom is Add for a host that is prev's host j (of a derived
+// builder): its name id is that of j's name, which it shares.
+func (b *NamesBuilder) AddFrom(id uint32, host, node string, j uint32) int32 {
+	return b.set(id, b.remapped(b.prev.NameOf(j), host), host, node)
+}
+
+// prevNameOf returns the name id of host in prev (of a derived builder).
+func (b *NamesBuilder) prevNameOf(host string) (int32, bool) {
+	if b.prev == nil {
+		return 0, false
+	}
+	ids := b.prevIndex.ByHost(host, b.prev)
+	if ids.Len() == 0 {
+		return 0, false
+	}
+	return b.prev.NameOf(ids.At(0)), true
+}
+
+// remapped returns the name id of prev's name pid (host), numbering it
+// on first use.
+func (b *NamesBuilder) remapped(pid int32, host string) int32 {
+	if b.remap[pid] == 0 {
+		b.remap[pid] = b.newName(host) + 1
+	}
+	return b.remap[pid] - 1
+}
+
+// newName numbers host, a name not seen yet.
+func (b *NamesBuilder) newName(host string) int32 {
+	b.names = append(b.names, host)
+	return int32(len(b.names) - 1)
+}
+
+// set gives host id the name id nid (of host) and node name node.
+func (b *NamesBuilder) set(id uint32, nid int32, host, node string) int32 {
 	if b.nameID == nil && nid != int32(id) {
 		// The first host sharing a name: the ids so far were theirs.
 		b.nameID = make([]int32, b.n)

@@ -2,6 +2,8 @@ package hostcols
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -112,6 +114,59 @@ func TestHostNames(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestDerivedNames checks that a derived builder, given prev's hosts it
+// keeps by their ids there (AddFrom) and the others by their names (Add),
+// builds the very Names a plain builder does, on random clouds of shared
+// and odd names: hosts removed, hosts added with a name prev has (its
+// kept hosts before them, after them, or none left) or lacks, and in
+// between.
+func TestDerivedNames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	name := func() string { return fmt.Sprintf("h%d", rng.IntN(12)) }
+	for rep := range 400 {
+		n := rng.IntN(20)
+		host, node := make([]string, n), make([]string, n)
+		for i := range host {
+			host[i] = name()
+			node[i] = host[i]
+			if rng.IntN(3) == 0 {
+				node[i] = fmt.Sprintf("n%d", i)
+			}
+		}
+		prev := namesOf(host, node, false)
+		index := NewNameIndex(host, node)
+		// The next cloud: each host kept with probability 3/4, in order,
+		// with new hosts in between (old -1).
+		var nh, nn []string
+		var old []int32
+		for i := 0; i <= n; i++ {
+			for rng.IntN(4) == 0 {
+				h := name()
+				nh, nn, old = append(nh, h), append(nn, h+"-new"), append(old, -1)
+			}
+			if i < n && rng.IntN(4) != 0 {
+				nh, nn, old = append(nh, host[i]), append(nn, node[i]), append(old, int32(i))
+			}
+		}
+		want := namesOf(nh, nn, false)
+		b := NewDerivedNamesBuilder(len(nh), prev, &index)
+		for i := range nh {
+			var nid int32
+			if old[i] >= 0 {
+				nid = b.AddFrom(uint32(i), nh[i], nn[i], uint32(old[i]))
+			} else {
+				nid = b.Add(uint32(i), nh[i], nn[i])
+			}
+			if w := want.NameOf(uint32(i)); nid != w {
+				t.Fatalf("rep %d host %d (%s): name id %d, want %d", rep, i, nh[i], nid, w)
+			}
+		}
+		if got := b.Done(); !reflect.DeepEqual(&got, want) {
+			t.Fatalf("rep %d: derived %+v, want %+v (hosts %v, old %v, prev hosts %v)", rep, got, *want, nh, old, host)
 		}
 	}
 }
