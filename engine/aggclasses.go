@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -154,10 +155,7 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	// classOf returns the class of the aggregates aggs (ascending),
 	// making it on first use.
 	classOf := func(aggs []int) int32 {
-		buf = buf[:0]
-		for _, a := range aggs {
-			buf = binary.AppendUvarint(buf, uint64(a))
-		}
+		buf = aggsKey(buf[:0], aggs)
 		if cid, ok := byKey[string(buf)]; ok {
 			return cid
 		}
@@ -166,12 +164,31 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 		info.classes = append(info.classes, newAggClass(c, aggs, roaring.New()))
 		return cid
 	}
+	same := d.sameAggregates(c.Aggregates)
+	// keptClassOf is classOf for prev's class x, whose metadata and
+	// limits are prev's when its aggregates are (a host added or removed
+	// changes neither): those parse every aggregate's metadata, per class.
+	keptClassOf := func(x uint64) int32 {
+		p := &d.prev.classes[x]
+		if !allOf(same, p.aggs) {
+			return classOf(p.aggs)
+		}
+		buf = aggsKey(buf[:0], p.aggs)
+		if cid, ok := byKey[string(buf)]; ok { // a joining host's made it
+			return cid
+		}
+		cid := int32(len(info.classes))
+		byKey[string(buf)] = cid
+		info.classes = append(info.classes, aggClass{aggs: p.aggs, meta: p.meta,
+			raw: aggregateValues(c.Aggregates, p.aggs), hosts: roaring.New(), limitFrom: p.limitFrom})
+		return cid
+	}
 	class := hostcols.NewIdxBuilder(n)
 	for i := 0; i < n; i++ {
 		var cid int32
 		if o := d.oldID(i); o >= 0 {
 			x := d.prev.class.At(uint32(o))
-			cid = remapped(d.classes, x, func() int32 { return classOf(d.prev.classes[x].aggs) })
+			cid = remapped(d.classes, x, func() int32 { return keptClassOf(x) })
 		} else {
 			cid = classOf(aggsOfName[c.Hosts[i].Host])
 		}
@@ -182,6 +199,39 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	for i := range info.classes {
 		info.classes[i].hosts.RunOptimize()
 	}
+}
+
+// aggsKey appends to buf the key of the aggregates aggs in a class map:
+// their indexes as uvarints.
+func aggsKey(buf []byte, aggs []int) []byte {
+	for _, a := range aggs {
+		buf = binary.AppendUvarint(buf, uint64(a))
+	}
+	return buf
+}
+
+// sameAggregates reports, per aggregate of aggs (a rebuild's cloud's),
+// whether it has the name and metadata of the aggregate of its index in
+// d.prevAggs (nil: d is nil).
+func (d *derivation) sameAggregates(aggs []Aggregate) []bool {
+	if d == nil {
+		return nil
+	}
+	same := make([]bool, len(aggs))
+	for a := range min(len(aggs), len(d.prevAggs)) {
+		same[a] = aggs[a].Name == d.prevAggs[a].Name && maps.Equal(aggs[a].Metadata, d.prevAggs[a].Metadata)
+	}
+	return same
+}
+
+// allOf reports whether same holds for every index of aggs.
+func allOf(same []bool, aggs []int) bool {
+	for _, a := range aggs {
+		if !same[a] {
+			return false
+		}
+	}
+	return true
 }
 
 // aggregateValues is the raw values per key of the aggregates aggs

@@ -218,3 +218,55 @@ func derivedCases() []derivedCase {
 	}
 	return append(cases, derivedCase{"basic/ironic=0.4", synth.Basic, 0.4})
 }
+
+// TestDerivedBuildWithChangedAggregates derives snapshots whose hosts
+// change (one removed, one joining) while aggregates change too, which no
+// Store rebuild does today, and compares them with whole builds: a
+// derived class whose aggregates changed must not keep its old metadata
+// and limits (the classes of hosts added or removed alone keep them).
+func TestDerivedBuildWithChangedAggregates(t *testing.T) {
+	for _, profile := range synth.Profiles {
+		c := synth.Cloud(synth.Options{Hosts: 200, Seed: 5, Profile: profile})
+		var withHosts []int // the aggregates that have hosts
+		for a := range c.Aggregates {
+			if len(c.Aggregates[a].Hosts) > 0 {
+				withHosts = append(withHosts, a)
+			}
+		}
+		if len(withHosts) < 2 {
+			t.Fatalf("%s: %d aggregates with hosts, want two or more", profile, len(withHosts))
+		}
+		a0, a1 := withHosts[0], withHosts[1]
+		for _, tc := range []struct {
+			name string
+			aggs func(c engine.Cloud) engine.Cloud
+		}{
+			{"aggregates unchanged", func(c engine.Cloud) engine.Cloud { return c }},
+			{"a ratio and a name changed", func(c engine.Cloud) engine.Cloud {
+				c = c.WithAggregates([]engine.AggregateChange{{Name: c.Aggregates[a0].Name,
+					Set: map[string]string{"cpu_allocation_ratio": "7.5", "ram_allocation_ratio": "x"}}})
+				aggs := slices.Clone(c.Aggregates)
+				aggs[a1].Name += "-renamed"
+				c.Aggregates = aggs
+				return c
+			}},
+		} {
+			err := engine.DerivedBuildMatches(c, func(c engine.Cloud) (engine.Cloud, []int32) {
+				var hosts []engine.Host
+				var old []int32
+				for i := range c.Hosts {
+					if i != 3 {
+						hosts, old = append(hosts, c.Hosts[i]), append(old, int32(i))
+					}
+				}
+				h := c.Hosts[7]
+				h.Host, h.Node, h.UUID = "joining", "", ""
+				c.Hosts, old = append(hosts, h), append(old, -1)
+				return tc.aggs(c), old
+			})
+			if err != nil {
+				t.Errorf("%s, %s: %v", profile, tc.name, err)
+			}
+		}
+	}
+}

@@ -394,6 +394,32 @@ func DerivedMatchesBuilt(s *Store) error {
 	return CheckSummaries(got)
 }
 
+// DerivedBuildMatches builds a snapshot of c, then one of the cloud change
+// makes of it (old: each new host's id in c, -1 for a host that joins)
+// derived from the first, and compares the derived one's static host data
+// with a whole build's; nil when equal. Unlike a Store's rebuilds, change
+// may alter the hosts and the aggregates at once.
+func DerivedBuildMatches(c Cloud, change func(c Cloud) (Cloud, []int32)) error {
+	prev, err := NewSnapshot(c)
+	if err != nil {
+		return err
+	}
+	next, old := change(c)
+	trusted := 0
+	for trusted < len(old) && old[trusted] >= 0 {
+		trusted++
+	}
+	derived, err := newSnapshot(next, buildInput{trusted: trusted, derive: newDerivation(prev.info, old, c.Aggregates, nil)})
+	if err != nil {
+		return err
+	}
+	built, err := NewSnapshot(next)
+	if err != nil {
+		return err
+	}
+	return sameHostInfo(derived.info, built.info)
+}
+
 // sameGroups compares two server-group tables' members.
 func sameGroups(got, want *groupTable) error {
 	if got.len() != want.len() {
