@@ -72,6 +72,13 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 // by d starts with its usage in d.usage, when set.
 func (s *Snapshot) buildShards(c *Cloud, vals []classValues, d *derivation) {
 	var wide usageDelta
+	if d != nil && d.usage != nil {
+		d.inDelta = nil
+		if n := d.usage.delta.len(); n > 0 {
+			d.inDelta = bitmap.NewSet(d.usage.n)
+			d.usage.delta.each(func(id uint32, _ hostRes) { d.inDelta.Add(id) })
+		}
+	}
 	for base := 0; base < s.n; base += bitmap.ShardSize {
 		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide, d))
 	}
@@ -401,7 +408,7 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 		cv := &vals[info.class.At(uint32(lo+j))]
 		var r hostRes
 		if o := d.oldID(lo + j); o >= 0 && d.usage != nil {
-			r = d.usage.usage(uint32(o)) // the install carries over what changed since
+			r = d.usageOf(uint32(o)) // the install carries over what changed since
 		} else {
 			r = usageOf(cfg, h)
 		}

@@ -2,6 +2,7 @@ package hostcols
 
 import (
 	"maps"
+	"reflect"
 	"testing"
 )
 
@@ -41,6 +42,53 @@ func TestMetricCols(t *testing.T) {
 		}
 		if got := m.Of(uint32(id)); !maps.Equal(got, h) || got == nil {
 			t.Errorf("host %d: of = %v, want %v", id, got, h)
+		}
+	}
+}
+
+// TestMetricsAddFrom checks that hosts copied from another Metrics
+// (AddFrom), between hosts added from their maps whose metrics insert
+// columns before and among the copied ones, give the columns a build
+// from the maps gives.
+func TestMetricsAddFrom(t *testing.T) {
+	hosts := []map[string]int64{
+		{"cpu.percent": 0, "cpu.frequency": 2400},
+		nil,
+		{"cpu.percent": -5, "cpu.idle.percent": 1 << 20},
+		{"numa.membw.max": 1 << 62, "cpu.frequency": 0},
+	}
+	var from Metrics
+	for id, h := range hosts {
+		from.Add(len(hosts), uint32(id), h)
+	}
+	from.Narrow()
+	// The next hosts: from's in reverse, with new ones in between.
+	joining := []map[string]int64{{"a.first": 7}, {"cpu.idle.percent": 3, "cpu.middle": 9}, {"z.last": 1}}
+	var next []map[string]int64
+	var old []int
+	for k := len(hosts) - 1; k >= 0; k-- {
+		next, old = append(next, hosts[k]), append(old, k)
+		if k < len(joining) {
+			next, old = append(next, joining[k]), append(old, -1)
+		}
+	}
+	var got, want Metrics
+	for id, h := range next {
+		want.Add(len(next), uint32(id), h)
+		if old[id] >= 0 {
+			got.AddFrom(len(next), uint32(id), &from, uint32(old[id]))
+		} else {
+			got.Add(len(next), uint32(id), h)
+		}
+	}
+	got.Narrow()
+	want.Narrow()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("copied %+v, want %+v", got, want)
+	}
+	for id, h := range next {
+		if m := got.Of(uint32(id)); !maps.Equal(m, h) {
+			t.Errorf("host %d: %v, want %v", id, m, h)
 		}
 	}
 }
