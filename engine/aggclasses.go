@@ -79,23 +79,30 @@ func sameClassValues(a, b []classValues) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	for i := range a {
+		if !sameClassValue(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameClassValue reports whether x and y are the same values, bit for bit.
+func sameClassValue(x, y *classValues) bool {
 	same := func(x, y optional[float64]) bool {
 		return x.ok == y.ok && math.Float64bits(x.v) == math.Float64bits(y.v)
 	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.maxIOOps != y.maxIOOps || x.maxInstances != y.maxInstances {
+	if x.maxIOOps != y.maxIOOps || x.maxInstances != y.maxInstances {
+		return false
+	}
+	for r := range x.ratio {
+		if !same(x.ratio[r], y.ratio[r]) {
 			return false
 		}
-		for r := range x.ratio {
-			if !same(x.ratio[r], y.ratio[r]) {
-				return false
-			}
-		}
-		for w := range x.mult {
-			if !same(x.mult[w], y.mult[w]) {
-				return false
-			}
+	}
+	for w := range x.mult {
+		if !same(x.mult[w], y.mult[w]) {
+			return false
 		}
 	}
 	return true

@@ -57,11 +57,17 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 		cl := &info.classes[i]
 		cl.instanceTypes, cl.raw = cl.raw["instance_type"], nil
 	}
-	if d := in.derive; d != nil && d.sameHosts && sameClassValues(d.prevClassValues(), classVals) {
-		// Every shard column is the replaced snapshot's: the Store's
-		// install takes its newest shards (Store.installLocked).
-		d.keepShards, d.classVals = true, classVals
-		return s, nil
+	switch d := in.derive; {
+	case d == nil:
+	case d.sameHosts:
+		if sameClassValues(d.prevClassValues(), classVals) {
+			// Every shard column is the replaced snapshot's: the Store's
+			// install takes its newest shards (Store.installLocked).
+			d.keepShards, d.classVals = true, classVals
+			return s, nil
+		}
+	default:
+		d.keepPrefix, d.classVals = d.prefixShards(classVals), classVals
 	}
 	s.buildShards(&c, classVals, in.derive)
 	return s, nil
@@ -69,9 +75,16 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 
 // buildShards builds s's shards from c, whose host data s.info is (vals
 // its classes' values), and their multipliers' summary; a host derived
-// by d starts with its usage in d.usage, when set.
+// by d starts with its usage in d.usage, when set. The first
+// d.keepPrefix shards are d.usage's, which the install replaces with
+// the newest.
 func (s *Snapshot) buildShards(c *Cloud, vals []classValues, d *derivation) {
 	var wide usageDelta
+	start := 0
+	if d != nil && d.keepPrefix > 0 {
+		start = d.keepPrefix * bitmap.ShardSize
+		s.shards = append(s.shards, d.usage.shards[:d.keepPrefix]...)
+	}
 	if d != nil && d.usage != nil {
 		d.inDelta = nil
 		if n := d.usage.delta.len(); n > 0 {
@@ -79,7 +92,7 @@ func (s *Snapshot) buildShards(c *Cloud, vals []classValues, d *derivation) {
 			d.usage.delta.each(func(id uint32, _ hostRes) { d.inDelta.Add(id) })
 		}
 	}
-	for base := 0; base < s.n; base += bitmap.ShardSize {
+	for base := start; base < s.n; base += bitmap.ShardSize {
 		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide, d))
 	}
 	if len(wide.ids) > 0 {

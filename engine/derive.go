@@ -62,6 +62,12 @@ type derivation struct {
 	// build leaves the shards to the install (Store.installLocked).
 	sameHosts, keepShards bool
 	classVals             []classValues
+	// keepPrefix, set by a build that leaves the shards to the install
+	// in part, is how many leading shards the install takes from the
+	// replaced snapshot (its newest ones, with their usage): full shards
+	// of prev's hosts at their own ids, whose every class resolves the
+	// values it did (prefixShards). The build made the others.
+	keepPrefix int
 	// usage, when set, is a snapshot built from prev whose usage the
 	// build gives the hosts it derives (leased by the rebuild while it
 	// builds), in place of their clouds' (a Store's cloud keeps the usage
@@ -70,6 +76,33 @@ type derivation struct {
 	// inDelta holds the hosts of usage's delta (nil: none), while the
 	// shards are built (buildShards).
 	inDelta *bitmap.Set
+}
+
+// prefixShards is how many leading shards of the new snapshot are, column
+// for column, those of the snapshot d.usage (of prev's lineage, whose
+// newest shards the install takes): the full shards whose hosts are
+// prev's at their own ids (a host added at the end, or one removed after
+// them), when every class of prev a kept host is in resolves the same
+// values in the new cloud (vals), the configuration being prev's. 0
+// without d.usage (a rebuild that leases no snapshot).
+func (d *derivation) prefixShards(vals []classValues) int {
+	if d.usage == nil {
+		return 0
+	}
+	n := 0
+	for n < len(d.old) && d.old[n] == int32(n) {
+		n++
+	}
+	if n < bitmap.ShardSize {
+		return 0
+	}
+	prevVals := d.prevClassValues()
+	for x, cid := range d.classes {
+		if cid != 0 && !sameClassValue(&prevVals[x], &vals[cid-1]) {
+			return 0
+		}
+	}
+	return n / bitmap.ShardSize
 }
 
 // usageOf is prev's host o's usage in d.usage: its shard's columns', but

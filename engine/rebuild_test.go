@@ -184,14 +184,15 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 	const n = 2 * bitmap.ShardSize // full shards: only those recycle
 	s := mustStore(t, tightCloud(n))
 	want := map[string]HostUsage{} // by host name: a removal renumbers
+	removed := map[string]bool{}
 	round := 0
 	// report sets a usage on maxDelta+1 hosts (one compaction at least).
 	report := func() {
 		round++
 		for k := range maxDelta + 1 {
 			name := fmt.Sprintf("h%04d", (k*7+round*13)%n)
-			if name == "h0005" && round > 3 {
-				continue // removed below
+			if removed[name] {
+				continue
 			}
 			u := HostUsage{FreeRAMMB: int64(1000 + round), FreeDiskMB: int64(2000 + k), VCPUsUsed: 1, NumInstances: int64(round % 5)}
 			if _, err := s.UpdateHost(HostNode{name, name}, u); err != nil {
@@ -221,11 +222,21 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 	// began is the snapshot each rebuild began from, which it leases
 	// while it builds: the compactions the reports make meanwhile must not
 	// recycle its columns (its usage must not change).
-	var began *Snapshot
+	var began, newest *Snapshot
 	var beganUsage []HostUsage
 	s.whileRebuilding = func(*Store) {
 		report()
 		report()
+		// One report more, left in the delta: the install must carry it
+		// over, on a kept shard too.
+		u := HostUsage{FreeRAMMB: int64(500 + round), FreeDiskMB: 700, VCPUsUsed: 2, NumInstances: 1}
+		if _, err := s.UpdateHost(HostNode{"h0100", "h0100"}, u); err != nil {
+			t.Fatal(err)
+		}
+		want["h0100"] = u
+		if newest = s.cur.Load().snap; newest.delta.len() == 0 {
+			t.Fatal("no usage left in the delta for the install to carry over")
+		}
 		for id, u := range beganUsage {
 			if got := began.Usage(uint32(id)); got != u {
 				t.Errorf("the snapshot a rebuild began from changed while it built (host %d: %+v, was %+v): its columns were recycled", id, got, u)
@@ -233,23 +244,31 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 			}
 		}
 	}
+	remove := func(name string) error {
+		delete(want, name)
+		removed[name] = true
+		_, err := s.RemoveHosts(HostNode{name, name})
+		return err
+	}
 	rebuilds := []struct {
 		name string
 		do   func() error
+		// kept is how many leading shards the install takes from the
+		// newest snapshot (Store.installLocked): all of them when no
+		// shard column changes, else the full shards of kept hosts at
+		// their own ids.
+		kept int
 	}{
 		{"an aggregate no host is in", func() error {
 			_, err := s.SetAggregateMetadata("maintenance", map[string]string{"note": "window"}, nil)
 			return err
-		}},
+		}, 2},
 		{"a host added", func() error {
 			_, err := s.AddHosts(Host{Host: "late", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100})
 			return err
-		}},
-		{"a host removed", func() error {
-			delete(want, "h0005")
-			_, err := s.RemoveHosts(HostNode{"h0005", "h0005"})
-			return err
-		}},
+		}, 2},
+		{"a host of the first shard removed", func() error { return remove("h0005") }, 0},
+		{"a host of the second shard removed", func() error { return remove("h5000") }, 1},
 	}
 	for i, rb := range rebuilds {
 		reused := s.rec.reused
@@ -267,6 +286,16 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 		}
 		if kept := lineageOf(s.cur.Load().snap.info) == lineageOf(beforeInfo); kept != (i == 0) {
 			t.Fatalf("%s: the lineage kept: %v", rb.name, kept)
+		}
+		got, kept := s.cur.Load().snap, 0
+		for kept < min(len(got.shards), len(newest.shards)) && got.shards[kept] == newest.shards[kept] {
+			kept++
+		}
+		if kept != rb.kept {
+			t.Fatalf("%s: %d leading shards kept, want %d", rb.name, kept, rb.kept)
+		}
+		if err := DerivedMatchesBuilt(s); err != nil { // the kept shards' columns too
+			t.Fatalf("%s: %v", rb.name, err)
 		}
 		check(rb.name)
 	}

@@ -372,8 +372,25 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	changed := make([]uint64, len(snap.shards)) // per shard, bit q: block q's usage changed
 	if d != nil && d.prev != old.info {
 		d = nil // cannot happen: rebuilds are serialized
+		if k := in.derive.keepPrefix; k > 0 {
+			in.derive.keepPrefix, snap.shards, snap.delta = 0, nil, nil
+			snap.buildShards(&c, in.derive.classVals, in.derive)
+		}
 	}
-	for id := range uint32(snap.n) {
+	from := uint32(0) // the first host whose usage is carried over here
+	if d != nil && d.keepPrefix > 0 {
+		// The leading shards are old's, its newest (a compaction since
+		// may have retired those the build began from), with their
+		// usage and their hosts' entries in old's delta.
+		copy(snap.shards, old.shards[:d.keepPrefix])
+		from = uint32(d.keepPrefix * bitmap.ShardSize)
+		old.delta.each(func(id uint32, r hostRes) {
+			if id < from {
+				wide.ids, wide.res = append(wide.ids, id), append(wide.res, r)
+			}
+		})
+	}
+	for id := from; id < uint32(snap.n); id++ {
 		r, ok := snap.usage(id), false
 		if o := d.oldID(int(id)); o >= 0 {
 			r, ok = old.usage(uint32(o)), true
