@@ -70,7 +70,7 @@
 //   - build.go: NewSnapshot, building a snapshot from a Cloud (its host data, its shards and their multipliers' summary).
 //   - buildkeys.go: the keys NewSnapshot interns hosts' stats and hypervisor signatures by.
 //   - aggclasses.go: aggregate classes (hosts in one set of aggregates): grouping the hosts, what a class resolves (the limits' sources, the values a build resolves once per class), and whether two builds resolve the same.
-//   - derive.go: a Store's rebuild copies what the build parses of the hosts it keeps from the snapshot it replaces; with the same hosts, it shares their columns, and keeps every shard when the classes resolve the same values.
+//   - derive.go: a Store's rebuild copies what the build parses of the hosts it keeps from the snapshot it replaces, and keeps the leading shards whose hosts keep their ids; with the same hosts, it shares their columns, and keeps every shard when the classes resolve the same values.
 //
 // Filters and rankers:
 //   - batch.go: batch, the private state of one PlaceBatch, its reset and consumption.
