@@ -225,31 +225,62 @@ func (x *Instances) Has(nid int32, u string) bool {
 // order.
 func (x *Instances) NamesOf(u string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		var entries []int32 // u's entries, ascending
+		// u's entries, ascending: among equal keys byKey (and byOdd) is
+		// in entry order.
 		if k, ok := parseUUID(u); ok {
-			keys, byKey := x.uuids.keys, &x.byKey
-			lo := sort.Search(byKey.len(), func(j int) bool { return keys[byKey.get(j)].compare(&k) >= 0 })
-			for j := lo; j < byKey.len() && keys[byKey.get(j)] == k; j++ {
-				entries = append(entries, byKey.get(j))
-			}
-		} else {
-			odd, oddUUID := x.uuids.odd, x.uuids.oddUUID
-			lo := sort.Search(len(x.byOdd), func(j int) bool { return oddUUID[x.byOdd[j]] >= u })
-			for _, k := range x.byOdd[lo:] {
-				if oddUUID[k] != u {
-					break
+			keys := x.uuids.keys
+			for j := x.firstByKey(&k); j < x.byKey.len(); j++ {
+				p := x.byKey.get(j)
+				if keys[p] != k || !yield(x.nameOfEntry(p)) {
+					return
 				}
-				entries = append(entries, odd[k])
 			}
+			return
 		}
-		for _, p := range entries {
-			// The name whose range holds p: the last start <= p.
-			nid := sort.Search(len(x.start)-1, func(n int) bool { return x.start[n+1] > p })
-			if !yield(int32(nid)) {
+		odd, oddUUID := x.uuids.odd, x.uuids.oddUUID
+		lo := sort.Search(len(x.byOdd), func(j int) bool { return oddUUID[x.byOdd[j]] >= u })
+		for _, k := range x.byOdd[lo:] {
+			if oddUUID[k] != u || !yield(x.nameOfEntry(odd[k])) {
 				return
 			}
 		}
 	}
+}
+
+// firstByKey is the first place in byKey whose key is at least k: a
+// binary search comparing keys as two big-endian words (a lookup of a
+// listed instance took 1.1 µs with sort.Search and byte comparisons at
+// 100,000 hosts).
+func (x *Instances) firstByKey(k *uuidKey) int {
+	hi, lo := binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:])
+	keys := x.uuids.keys
+	a, b := 0, x.byKey.len()
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		e := &keys[x.byKey.get(m)]
+		if eh := binary.BigEndian.Uint64(e[:8]); eh < hi || eh == hi && binary.BigEndian.Uint64(e[8:]) < lo {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	return a
+}
+
+// nameOfEntry is the host name whose range of entries holds entry p: the
+// last name n with start[n] <= p (names without instances have empty
+// ranges and are never it).
+func (x *Instances) nameOfEntry(p int32) int32 {
+	a, b := 0, len(x.start)-1 // the first n with start[n+1] > p
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if x.start[m+1] > p {
+			b = m
+		} else {
+			a = m + 1
+		}
+	}
+	return int32(a)
 }
 
 // nameNodes lists the node ids of each host name, in one flat array: a
