@@ -120,6 +120,7 @@ TEXT ·minMaxAVX2(SB), NOSPLIT, $0-40
 	VBROADCASTSD posinf<>+0(SB), Y2
 	VBROADCASTSD neginf<>+0(SB), Y3
 	XORQ         DX, DX
+	PCALIGN      $0x40
 
 loop_1:
 	VMOVUPD      (AX)(DX*8), Y4
@@ -194,8 +195,9 @@ TEXT ·accScalarAVX2(SB), NOSPLIT, $0-160
 	JMP          done_2
 
 floats_3:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_9:
 	VMOVUPD (DX)(BX*8), Y3
@@ -221,6 +223,7 @@ ints_4:
 	VMOVD        BX, X3
 	VPBROADCASTD X3, X3
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_10:
 	VPMAXSD   (DX)(BX*4), X3, X4
@@ -243,10 +246,11 @@ loop_10:
 	JMP       done_2
 
 intheadroom_5:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y3, Y3, Y3
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y3, Y3, Y3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_11:
 	VCVTDQ2PD (BX)(SI*4), Y4
@@ -273,9 +277,10 @@ loop_11:
 	JMP       done_2
 
 static_6:
-	MOVQ c_codes+56(FP), DX
-	MOVQ c_split+72(FP), BX
-	XORQ SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_12:
 	MOVQ         SI, DI
@@ -307,10 +312,11 @@ loop_12:
 	JMP          done_2
 
 headroomfull_7:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y3, Y3, Y3
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y3, Y3, Y3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_13:
 	VMOVUPD   (DX)(SI*8), Y4
@@ -337,11 +343,12 @@ loop_13:
 	JMP       done_2
 
 headroomcoded_8:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_14:
 	MOVQ         DI, R8
@@ -408,9 +415,10 @@ TEXT ·accScalarSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_15
 
 floats_16:
-	MOVQ   c_f+32(FP), DX
-	VXORPD Y3, Y3, Y3
-	XORQ   BX, BX
+	MOVQ    c_f+32(FP), DX
+	VXORPD  Y3, Y3, Y3
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_22:
 	VMOVUPD (DX)(BX*8), Y4
@@ -437,6 +445,7 @@ ints_17:
 	VPBROADCASTD X3, X3
 	VXORPD       Y4, Y4, Y4
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_23:
 	VPMAXSD   (DX)(BX*4), X3, X5
@@ -459,11 +468,12 @@ loop_23:
 	JMP       done_15
 
 intheadroom_18:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_24:
 	VCVTDQ2PD (BX)(SI*4), Y5
@@ -490,10 +500,11 @@ loop_24:
 	JMP       done_15
 
 static_19:
-	MOVQ   c_codes+56(FP), DX
-	MOVQ   c_split+72(FP), BX
-	VXORPD Y3, Y3, Y3
-	XORQ   SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	VXORPD  Y3, Y3, Y3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_25:
 	MOVQ         SI, DI
@@ -525,11 +536,12 @@ loop_25:
 	JMP          done_15
 
 headroomfull_20:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_26:
 	VMOVUPD   (DX)(SI*8), Y5
@@ -556,12 +568,13 @@ loop_26:
 	JMP       done_15
 
 headroomcoded_21:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_27:
 	MOVQ         DI, R8
@@ -628,8 +641,9 @@ TEXT ·accMultAVX2(SB), NOSPLIT, $0-160
 	JMP          done_28
 
 floats_29:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_35:
 	VMOVUPD (BX)(SI*8), Y2
@@ -657,6 +671,7 @@ ints_30:
 	VMOVD        SI, X2
 	VPBROADCASTD X2, X2
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_36:
 	VPMAXSD   (BX)(SI*4), X2, X3
@@ -681,10 +696,11 @@ loop_36:
 	JMP       done_28
 
 intheadroom_31:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Y2, Y2, Y2
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Y2, Y2, Y2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_37:
 	VCVTDQ2PD (SI)(DI*4), Y3
@@ -713,9 +729,10 @@ loop_37:
 	JMP       done_28
 
 static_32:
-	MOVQ c_codes+56(FP), BX
-	MOVQ c_split+72(FP), SI
-	XORQ DI, DI
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_38:
 	MOVQ         DI, R8
@@ -749,10 +766,11 @@ loop_38:
 	JMP          done_28
 
 headroomfull_33:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Y2, Y2, Y2
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Y2, Y2, Y2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_39:
 	VMOVUPD   (BX)(DI*8), Y3
@@ -781,11 +799,12 @@ loop_39:
 	JMP       done_28
 
 headroomcoded_34:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_40:
 	MOVQ         R8, R9
@@ -854,9 +873,10 @@ TEXT ·accMultSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_41
 
 floats_42:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Y2, Y2, Y2
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Y2, Y2, Y2
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_48:
 	VMOVUPD (BX)(SI*8), Y3
@@ -885,6 +905,7 @@ ints_43:
 	VPBROADCASTD X2, X2
 	VXORPD       Y3, Y3, Y3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_49:
 	VPMAXSD   (BX)(SI*4), X2, X4
@@ -909,11 +930,12 @@ loop_49:
 	JMP       done_41
 
 intheadroom_44:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_50:
 	VCVTDQ2PD (SI)(DI*4), Y4
@@ -942,10 +964,11 @@ loop_50:
 	JMP       done_41
 
 static_45:
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y2, Y2, Y2
-	XORQ   DI, DI
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y2, Y2, Y2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_51:
 	MOVQ         DI, R8
@@ -979,11 +1002,12 @@ loop_51:
 	JMP          done_41
 
 headroomfull_46:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_52:
 	VMOVUPD   (BX)(DI*8), Y4
@@ -1012,12 +1036,13 @@ loop_52:
 	JMP       done_41
 
 headroomcoded_47:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_53:
 	MOVQ         R8, R9
@@ -1087,8 +1112,9 @@ TEXT ·accCodedAVX2(SB), NOSPLIT, $0-160
 	JMP          done_54
 
 floats_55:
-	MOVQ c_f+32(FP), SI
-	XORQ DI, DI
+	MOVQ    c_f+32(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_61:
 	MOVQ         DI, R8
@@ -1127,6 +1153,7 @@ ints_56:
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_62:
 	MOVQ         DI, R8
@@ -1162,10 +1189,11 @@ loop_62:
 	JMP          done_54
 
 intheadroom_57:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_63:
 	MOVQ         R8, R9
@@ -1205,9 +1233,10 @@ loop_63:
 	JMP          done_54
 
 static_58:
-	MOVQ c_codes+56(FP), SI
-	MOVQ c_split+72(FP), DI
-	XORQ R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_64:
 	MOVQ         R8, R9
@@ -1250,10 +1279,11 @@ loop_64:
 	JMP          done_54
 
 headroomfull_59:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_65:
 	MOVQ         R8, R9
@@ -1293,11 +1323,12 @@ loop_65:
 	JMP          done_54
 
 headroomcoded_60:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y2, Y2, Y2
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y2, Y2, Y2
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_66:
 	MOVQ         R9, R10
@@ -1376,8 +1407,9 @@ TEXT ·accCodedSmallAVX2(SB), NOSPLIT, $0-160
 	JMP          done_67
 
 floats_68:
-	MOVQ c_f+32(FP), SI
-	XORQ DI, DI
+	MOVQ    c_f+32(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_74:
 	MOVQ         DI, R8
@@ -1411,6 +1443,7 @@ ints_69:
 	VMOVD        DI, X2
 	VPBROADCASTD X2, X2
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_75:
 	MOVQ         DI, R8
@@ -1441,10 +1474,11 @@ loop_75:
 	JMP          done_67
 
 intheadroom_70:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_76:
 	MOVQ         R8, R9
@@ -1479,9 +1513,10 @@ loop_76:
 	JMP          done_67
 
 static_71:
-	MOVQ c_codes+56(FP), SI
-	MOVQ c_split+72(FP), DI
-	XORQ R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_77:
 	MOVQ         R8, R9
@@ -1519,10 +1554,11 @@ loop_77:
 	JMP          done_67
 
 headroomfull_72:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_78:
 	MOVQ         R8, R9
@@ -1557,11 +1593,12 @@ loop_78:
 	JMP          done_67
 
 headroomcoded_73:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y2, Y2, Y2
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y2, Y2, Y2
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_79:
 	MOVQ         R9, R10
@@ -1635,9 +1672,10 @@ TEXT ·accCodedSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_80
 
 floats_81:
-	MOVQ   c_f+32(FP), SI
-	VXORPD Y2, Y2, Y2
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), SI
+	VXORPD  Y2, Y2, Y2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_87:
 	MOVQ         DI, R8
@@ -1677,6 +1715,7 @@ ints_82:
 	VPBROADCASTD X2, X2
 	VXORPD       Y3, Y3, Y3
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_88:
 	MOVQ         DI, R8
@@ -1712,11 +1751,12 @@ loop_88:
 	JMP          done_80
 
 intheadroom_83:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_89:
 	MOVQ         R8, R9
@@ -1756,10 +1796,11 @@ loop_89:
 	JMP          done_80
 
 static_84:
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_90:
 	MOVQ         R8, R9
@@ -1802,11 +1843,12 @@ loop_90:
 	JMP          done_80
 
 headroomfull_85:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_91:
 	MOVQ         R8, R9
@@ -1846,12 +1888,13 @@ loop_91:
 	JMP          done_80
 
 headroomcoded_86:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_92:
 	MOVQ         R9, R10
@@ -1930,9 +1973,10 @@ TEXT ·accCodedSmallSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_93
 
 floats_94:
-	MOVQ   c_f+32(FP), SI
-	VXORPD Y2, Y2, Y2
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), SI
+	VXORPD  Y2, Y2, Y2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_100:
 	MOVQ         DI, R8
@@ -1967,6 +2011,7 @@ ints_95:
 	VPBROADCASTD X2, X2
 	VXORPD       Y3, Y3, Y3
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_101:
 	MOVQ         DI, R8
@@ -1997,11 +2042,12 @@ loop_101:
 	JMP          done_93
 
 intheadroom_96:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_102:
 	MOVQ         R8, R9
@@ -2036,10 +2082,11 @@ loop_102:
 	JMP          done_93
 
 static_97:
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_103:
 	MOVQ         R8, R9
@@ -2077,11 +2124,12 @@ loop_103:
 	JMP          done_93
 
 headroomfull_98:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_104:
 	MOVQ         R8, R9
@@ -2116,12 +2164,13 @@ loop_104:
 	JMP          done_93
 
 headroomcoded_99:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_105:
 	MOVQ         R9, R10
@@ -2195,8 +2244,9 @@ TEXT ·accScaledAVX2(SB), NOSPLIT, $0-160
 	JMP          done_106
 
 floats_107:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_113:
 	VMOVUPD (BX)(SI*8), Y3
@@ -2226,6 +2276,7 @@ ints_108:
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_114:
 	VPMAXSD   (BX)(SI*4), X3, X4
@@ -2252,10 +2303,11 @@ loop_114:
 	JMP       done_106
 
 intheadroom_109:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_115:
 	VCVTDQ2PD (SI)(DI*4), Y4
@@ -2286,9 +2338,10 @@ loop_115:
 	JMP       done_106
 
 static_110:
-	MOVQ c_codes+56(FP), BX
-	MOVQ c_split+72(FP), SI
-	XORQ DI, DI
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_116:
 	MOVQ         DI, R8
@@ -2324,10 +2377,11 @@ loop_116:
 	JMP          done_106
 
 headroomfull_111:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_117:
 	VMOVUPD   (BX)(DI*8), Y4
@@ -2358,11 +2412,12 @@ loop_117:
 	JMP       done_106
 
 headroomcoded_112:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_118:
 	MOVQ         R8, R9
@@ -2435,8 +2490,9 @@ TEXT ·accScaledCodedAVX2(SB), NOSPLIT, $0-160
 	JMP          done_119
 
 floats_120:
-	MOVQ c_f+32(FP), SI
-	XORQ DI, DI
+	MOVQ    c_f+32(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_126:
 	MOVQ         DI, R8
@@ -2477,6 +2533,7 @@ ints_121:
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_127:
 	MOVQ         DI, R8
@@ -2514,10 +2571,11 @@ loop_127:
 	JMP          done_119
 
 intheadroom_122:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_128:
 	MOVQ         R8, R9
@@ -2559,9 +2617,10 @@ loop_128:
 	JMP          done_119
 
 static_123:
-	MOVQ c_codes+56(FP), SI
-	MOVQ c_split+72(FP), DI
-	XORQ R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_129:
 	MOVQ         R8, R9
@@ -2606,10 +2665,11 @@ loop_129:
 	JMP          done_119
 
 headroomfull_124:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_130:
 	MOVQ         R8, R9
@@ -2651,11 +2711,12 @@ loop_130:
 	JMP          done_119
 
 headroomcoded_125:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y3, Y3, Y3
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y3, Y3, Y3
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_131:
 	MOVQ         R9, R10
@@ -2736,8 +2797,9 @@ TEXT ·accScalarQAVX2(SB), NOSPLIT, $0-160
 	JMP          done_132
 
 floats_133:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_139:
 	VMOVUPD      (DX)(BX*8), Y4
@@ -2767,6 +2829,7 @@ ints_134:
 	VMOVD        BX, X4
 	VPBROADCASTD X4, X4
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_140:
 	VPMAXSD      (DX)(BX*4), X4, X5
@@ -2793,10 +2856,11 @@ loop_140:
 	JMP          done_132
 
 intheadroom_135:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y4, Y4, Y4
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y4, Y4, Y4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_141:
 	VCVTDQ2PD    (BX)(SI*4), Y5
@@ -2827,9 +2891,10 @@ loop_141:
 	JMP          done_132
 
 static_136:
-	MOVQ c_codes+56(FP), DX
-	MOVQ c_split+72(FP), BX
-	XORQ SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_142:
 	MOVQ         SI, DI
@@ -2865,10 +2930,11 @@ loop_142:
 	JMP          done_132
 
 headroomfull_137:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y4, Y4, Y4
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y4, Y4, Y4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_143:
 	VMOVUPD      (DX)(SI*8), Y5
@@ -2899,11 +2965,12 @@ loop_143:
 	JMP          done_132
 
 headroomcoded_138:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y4, Y4, Y4
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y4, Y4, Y4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_144:
 	MOVQ         DI, R8
@@ -2975,9 +3042,10 @@ TEXT ·accScalarQSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_145
 
 floats_146:
-	MOVQ   c_f+32(FP), DX
-	VXORPD Y4, Y4, Y4
-	XORQ   BX, BX
+	MOVQ    c_f+32(FP), DX
+	VXORPD  Y4, Y4, Y4
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_152:
 	VMOVUPD      (DX)(BX*8), Y5
@@ -3008,6 +3076,7 @@ ints_147:
 	VPBROADCASTD X4, X4
 	VXORPD       Y5, Y5, Y5
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_153:
 	VPMAXSD      (DX)(BX*4), X4, X6
@@ -3034,11 +3103,12 @@ loop_153:
 	JMP          done_145
 
 intheadroom_148:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_154:
 	VCVTDQ2PD    (BX)(SI*4), Y6
@@ -3069,10 +3139,11 @@ loop_154:
 	JMP          done_145
 
 static_149:
-	MOVQ   c_codes+56(FP), DX
-	MOVQ   c_split+72(FP), BX
-	VXORPD Y4, Y4, Y4
-	XORQ   SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	VXORPD  Y4, Y4, Y4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_155:
 	MOVQ         SI, DI
@@ -3108,11 +3179,12 @@ loop_155:
 	JMP          done_145
 
 headroomfull_150:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_156:
 	VMOVUPD      (DX)(SI*8), Y6
@@ -3143,12 +3215,13 @@ loop_156:
 	JMP          done_145
 
 headroomcoded_151:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y4, Y4, Y4
+	VXORPD  Y5, Y5, Y5
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_157:
 	MOVQ         DI, R8
@@ -3220,8 +3293,9 @@ TEXT ·accMultQAVX2(SB), NOSPLIT, $0-160
 	JMP          done_158
 
 floats_159:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_165:
 	VMOVUPD      (BX)(SI*8), Y3
@@ -3253,6 +3327,7 @@ ints_160:
 	VMOVD        SI, X3
 	VPBROADCASTD X3, X3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_166:
 	VPMAXSD      (BX)(SI*4), X3, X4
@@ -3281,10 +3356,11 @@ loop_166:
 	JMP          done_158
 
 intheadroom_161:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_167:
 	VCVTDQ2PD    (SI)(DI*4), Y4
@@ -3317,9 +3393,10 @@ loop_167:
 	JMP          done_158
 
 static_162:
-	MOVQ c_codes+56(FP), BX
-	MOVQ c_split+72(FP), SI
-	XORQ DI, DI
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_168:
 	MOVQ         DI, R8
@@ -3357,10 +3434,11 @@ loop_168:
 	JMP          done_158
 
 headroomfull_163:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_169:
 	VMOVUPD      (BX)(DI*8), Y4
@@ -3393,11 +3471,12 @@ loop_169:
 	JMP          done_158
 
 headroomcoded_164:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_170:
 	MOVQ         R8, R9
@@ -3471,9 +3550,10 @@ TEXT ·accMultQSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_171
 
 floats_172:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Y3, Y3, Y3
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Y3, Y3, Y3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_178:
 	VMOVUPD      (BX)(SI*8), Y4
@@ -3506,6 +3586,7 @@ ints_173:
 	VPBROADCASTD X3, X3
 	VXORPD       Y4, Y4, Y4
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_179:
 	VPMAXSD      (BX)(SI*4), X3, X5
@@ -3534,11 +3615,12 @@ loop_179:
 	JMP          done_171
 
 intheadroom_174:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_180:
 	VCVTDQ2PD    (SI)(DI*4), Y5
@@ -3571,10 +3653,11 @@ loop_180:
 	JMP          done_171
 
 static_175:
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_181:
 	MOVQ         DI, R8
@@ -3612,11 +3695,12 @@ loop_181:
 	JMP          done_171
 
 headroomfull_176:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_182:
 	VMOVUPD      (BX)(DI*8), Y5
@@ -3649,12 +3733,13 @@ loop_182:
 	JMP          done_171
 
 headroomcoded_177:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_183:
 	MOVQ         R8, R9
@@ -3729,8 +3814,9 @@ TEXT ·accCodedQAVX2(SB), NOSPLIT, $0-160
 	JMP          done_184
 
 floats_185:
-	MOVQ c_f+32(FP), SI
-	XORQ DI, DI
+	MOVQ    c_f+32(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_191:
 	MOVQ         DI, R8
@@ -3773,6 +3859,7 @@ ints_186:
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_192:
 	MOVQ         DI, R8
@@ -3812,10 +3899,11 @@ loop_192:
 	JMP          done_184
 
 intheadroom_187:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_193:
 	MOVQ         R8, R9
@@ -3859,9 +3947,10 @@ loop_193:
 	JMP          done_184
 
 static_188:
-	MOVQ c_codes+56(FP), SI
-	MOVQ c_split+72(FP), DI
-	XORQ R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_194:
 	MOVQ         R8, R9
@@ -3908,10 +3997,11 @@ loop_194:
 	JMP          done_184
 
 headroomfull_189:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_195:
 	MOVQ         R8, R9
@@ -3955,11 +4045,12 @@ loop_195:
 	JMP          done_184
 
 headroomcoded_190:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y3, Y3, Y3
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y3, Y3, Y3
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_196:
 	MOVQ         R9, R10
@@ -4043,8 +4134,9 @@ TEXT ·accCodedQSmallAVX2(SB), NOSPLIT, $0-160
 	JMP          done_197
 
 floats_198:
-	MOVQ c_f+32(FP), SI
-	XORQ DI, DI
+	MOVQ    c_f+32(FP), SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_204:
 	MOVQ         DI, R8
@@ -4082,6 +4174,7 @@ ints_199:
 	VMOVD        DI, X3
 	VPBROADCASTD X3, X3
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_205:
 	MOVQ         DI, R8
@@ -4116,10 +4209,11 @@ loop_205:
 	JMP          done_197
 
 intheadroom_200:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_206:
 	MOVQ         R8, R9
@@ -4158,9 +4252,10 @@ loop_206:
 	JMP          done_197
 
 static_201:
-	MOVQ c_codes+56(FP), SI
-	MOVQ c_split+72(FP), DI
-	XORQ R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_207:
 	MOVQ         R8, R9
@@ -4202,10 +4297,11 @@ loop_207:
 	JMP          done_197
 
 headroomfull_202:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_208:
 	MOVQ         R8, R9
@@ -4244,11 +4340,12 @@ loop_208:
 	JMP          done_197
 
 headroomcoded_203:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y3, Y3, Y3
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y3, Y3, Y3
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_209:
 	MOVQ         R9, R10
@@ -4327,9 +4424,10 @@ TEXT ·accCodedQSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_210
 
 floats_211:
-	MOVQ   c_f+32(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_217:
 	MOVQ         DI, R8
@@ -4373,6 +4471,7 @@ ints_212:
 	VPBROADCASTD X3, X3
 	VXORPD       Y4, Y4, Y4
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_218:
 	MOVQ         DI, R8
@@ -4412,11 +4511,12 @@ loop_218:
 	JMP          done_210
 
 intheadroom_213:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_219:
 	MOVQ         R8, R9
@@ -4460,10 +4560,11 @@ loop_219:
 	JMP          done_210
 
 static_214:
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_220:
 	MOVQ         R8, R9
@@ -4510,11 +4611,12 @@ loop_220:
 	JMP          done_210
 
 headroomfull_215:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_221:
 	MOVQ         R8, R9
@@ -4558,12 +4660,13 @@ loop_221:
 	JMP          done_210
 
 headroomcoded_216:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_222:
 	MOVQ         R9, R10
@@ -4647,9 +4750,10 @@ TEXT ·accCodedQSmallSetAVX2(SB), NOSPLIT, $0-160
 	JMP          done_223
 
 floats_224:
-	MOVQ   c_f+32(FP), SI
-	VXORPD Y3, Y3, Y3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), SI
+	VXORPD  Y3, Y3, Y3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_230:
 	MOVQ         DI, R8
@@ -4688,6 +4792,7 @@ ints_225:
 	VPBROADCASTD X3, X3
 	VXORPD       Y4, Y4, Y4
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 loop_231:
 	MOVQ         DI, R8
@@ -4722,11 +4827,12 @@ loop_231:
 	JMP          done_223
 
 intheadroom_226:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_j+48(FP), DI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R8, R8
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_j+48(FP), DI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_232:
 	MOVQ         R8, R9
@@ -4765,10 +4871,11 @@ loop_232:
 	JMP          done_223
 
 static_227:
-	MOVQ   c_codes+56(FP), SI
-	MOVQ   c_split+72(FP), DI
-	VXORPD Y3, Y3, Y3
-	XORQ   R8, R8
+	MOVQ    c_codes+56(FP), SI
+	MOVQ    c_split+72(FP), DI
+	VXORPD  Y3, Y3, Y3
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_233:
 	MOVQ         R8, R9
@@ -4810,11 +4917,12 @@ loop_233:
 	JMP          done_223
 
 headroomfull_228:
-	MOVQ   c_f+32(FP), SI
-	MOVQ   c_i+40(FP), DI
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R8, R8
+	MOVQ    c_f+32(FP), SI
+	MOVQ    c_i+40(FP), DI
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 loop_234:
 	MOVQ         R8, R9
@@ -4853,12 +4961,13 @@ loop_234:
 	JMP          done_223
 
 headroomcoded_229:
-	MOVQ   c_i+40(FP), SI
-	MOVQ   c_codes+56(FP), DI
-	MOVQ   c_split+72(FP), R8
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	XORQ   R9, R9
+	MOVQ    c_i+40(FP), SI
+	MOVQ    c_codes+56(FP), DI
+	MOVQ    c_split+72(FP), R8
+	VXORPD  Y3, Y3, Y3
+	VXORPD  Y4, Y4, Y4
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 loop_235:
 	MOVQ         R9, R10
@@ -4933,8 +5042,9 @@ TEXT ·weighSetAVX2(SB), NOSPLIT, $0-96
 	JMP          done_236
 
 floats_237:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_243:
 	VMOVUPD (DX)(BX*8), Y1
@@ -4954,6 +5064,7 @@ ints_238:
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_244:
 	VPMAXSD   (DX)(BX*4), X1, X2
@@ -4970,10 +5081,11 @@ loop_244:
 	JMP       done_236
 
 intheadroom_239:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y1, Y1, Y1
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y1, Y1, Y1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_245:
 	VCVTDQ2PD (BX)(SI*4), Y2
@@ -4994,9 +5106,10 @@ loop_245:
 	JMP       done_236
 
 static_240:
-	MOVQ c_codes+56(FP), DX
-	MOVQ c_split+72(FP), BX
-	XORQ SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_246:
 	MOVQ         SI, DI
@@ -5022,10 +5135,11 @@ loop_246:
 	JMP          done_236
 
 headroomfull_241:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y1, Y1, Y1
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y1, Y1, Y1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_247:
 	VMOVUPD   (DX)(SI*8), Y2
@@ -5046,11 +5160,12 @@ loop_247:
 	JMP       done_236
 
 headroomcoded_242:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y1, Y1, Y1
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y1, Y1, Y1
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_248:
 	MOVQ         DI, R8
@@ -5109,8 +5224,9 @@ TEXT ·weighAddAVX2(SB), NOSPLIT, $0-96
 	JMP          done_249
 
 floats_250:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_256:
 	VMOVUPD (DX)(BX*8), Y1
@@ -5132,6 +5248,7 @@ ints_251:
 	VMOVD        BX, X1
 	VPBROADCASTD X1, X1
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_257:
 	VPMAXSD   (DX)(BX*4), X1, X2
@@ -5150,10 +5267,11 @@ loop_257:
 	JMP       done_249
 
 intheadroom_252:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Y1, Y1, Y1
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Y1, Y1, Y1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_258:
 	VCVTDQ2PD (BX)(SI*4), Y2
@@ -5176,9 +5294,10 @@ loop_258:
 	JMP       done_249
 
 static_253:
-	MOVQ c_codes+56(FP), DX
-	MOVQ c_split+72(FP), BX
-	XORQ SI, SI
+	MOVQ    c_codes+56(FP), DX
+	MOVQ    c_split+72(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_259:
 	MOVQ         SI, DI
@@ -5206,10 +5325,11 @@ loop_259:
 	JMP          done_249
 
 headroomfull_254:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Y1, Y1, Y1
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Y1, Y1, Y1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_260:
 	VMOVUPD   (DX)(SI*8), Y2
@@ -5232,11 +5352,12 @@ loop_260:
 	JMP       done_249
 
 headroomcoded_255:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_codes+56(FP), BX
-	MOVQ   c_split+72(FP), SI
-	VXORPD Y1, Y1, Y1
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_codes+56(FP), BX
+	MOVQ    c_split+72(FP), SI
+	VXORPD  Y1, Y1, Y1
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_261:
 	MOVQ         DI, R8
@@ -5298,16 +5419,18 @@ TEXT ·minMaxMaskedAVX2(SB), NOSPLIT, $0-136
 	JMP          done_262
 
 floats_263:
-	MOVQ c_f+8(FP), SI
-	XORQ DI, DI
-	XORQ R8, R8
-	XORQ R9, R9
+	MOVQ    c_f+8(FP), SI
+	XORQ    DI, DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 block_269:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
+	PCALIGN $0x40
 
 word_270:
 	MOVQ    (AX)(R8*8), R11
@@ -5640,12 +5763,14 @@ ints_264:
 	XORQ         DI, DI
 	XORQ         R8, R8
 	XORQ         R9, R9
+	PCALIGN      $0x40
 
 block_274:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
+	PCALIGN $0x40
 
 word_275:
 	MOVQ      (AX)(R8*8), R11
@@ -6003,18 +6128,20 @@ next_276:
 	JMP          done_262
 
 intheadroom_265:
-	MOVQ   c_i+16(FP), SI
-	MOVQ   c_j+24(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
-	XORQ   R9, R9
-	XORQ   R10, R10
+	MOVQ    c_i+16(FP), SI
+	MOVQ    c_j+24(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 block_279:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
+	PCALIGN $0x40
 
 word_280:
 	MOVQ      (AX)(R9*8), R12
@@ -6436,17 +6563,19 @@ next_281:
 	JMP          done_262
 
 static_266:
-	MOVQ c_codes+32(FP), SI
-	MOVQ c_split+48(FP), DI
-	XORQ R8, R8
-	XORQ R9, R9
-	XORQ R10, R10
+	MOVQ    c_codes+32(FP), SI
+	MOVQ    c_split+48(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 block_284:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
+	PCALIGN $0x40
 
 word_285:
 	MOVQ         (AX)(R9*8), R12
@@ -6916,18 +7045,20 @@ next_286:
 	JMP          done_262
 
 headroomfull_267:
-	MOVQ   c_f+8(FP), SI
-	MOVQ   c_i+16(FP), DI
-	VXORPD Y2, Y2, Y2
-	XORQ   R8, R8
-	XORQ   R9, R9
-	XORQ   R10, R10
+	MOVQ    c_f+8(FP), SI
+	MOVQ    c_i+16(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 block_289:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
+	PCALIGN $0x40
 
 word_290:
 	MOVQ      (AX)(R9*8), R12
@@ -7349,19 +7480,21 @@ next_291:
 	JMP          done_262
 
 headroomcoded_268:
-	MOVQ   c_i+16(FP), SI
-	MOVQ   c_codes+32(FP), DI
-	MOVQ   c_split+48(FP), R8
-	VXORPD Y2, Y2, Y2
-	XORQ   R9, R9
-	XORQ   R10, R10
-	XORQ   R11, R11
+	MOVQ    c_i+16(FP), SI
+	MOVQ    c_codes+32(FP), DI
+	MOVQ    c_split+48(FP), R8
+	VXORPD  Y2, Y2, Y2
+	XORQ    R9, R9
+	XORQ    R10, R10
+	XORQ    R11, R11
+	PCALIGN $0x40
 
 block_294:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
+	PCALIGN $0x40
 
 word_295:
 	MOVQ         (AX)(R10*8), R13
@@ -7941,10 +8074,12 @@ TEXT ·maxMaskedAVX2(SB), NOSPLIT, $0-72
 	XORQ         SI, SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 block_299:
 	VMOVAPD Y0, Y1
 	VMOVAPD Y0, Y2
+	PCALIGN $0x40
 
 word_300:
 	MOVQ    (CX)(DI*8), R10
@@ -8244,6 +8379,7 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_306:
 	MOVQ      (AX)(DI*8), R10
@@ -8646,15 +8782,16 @@ next_307:
 	JMP  done_304
 
 form_305:
-	TESTQ BX, BX
-	JNZ   form_308
-	TESTQ SI, SI
-	JZ    form_308
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_full+64(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JNZ     form_308
+	TESTQ   SI, SI
+	JZ      form_308
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_full+64(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_309:
 	MOVQ         (AX)(R8*8), R11
@@ -9129,15 +9266,16 @@ next_310:
 	JMP  done_304
 
 form_308:
-	TESTQ BX, BX
-	JZ    form_311
-	TESTQ SI, SI
-	JNZ   form_311
-	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+72(FP), SI
-	MOVQ  ratio_split+88(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JZ      form_311
+	TESTQ   SI, SI
+	JNZ     form_311
+	MOVQ    total_full+24(FP), BX
+	MOVQ    ratio_codes+72(FP), SI
+	MOVQ    ratio_split+88(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_312:
 	MOVQ         (AX)(R8*8), R11
@@ -9612,16 +9750,17 @@ next_313:
 	JMP  done_304
 
 form_311:
-	TESTQ BX, BX
-	JNZ   form_314
-	TESTQ SI, SI
-	JNZ   form_314
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_codes+72(FP), DI
-	MOVQ  ratio_split+88(FP), R8
-	XORQ  R9, R9
-	XORQ  R10, R10
+	TESTQ   BX, BX
+	JNZ     form_314
+	TESTQ   SI, SI
+	JNZ     form_314
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_codes+72(FP), DI
+	MOVQ    ratio_split+88(FP), R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 word_315:
 	MOVQ         (AX)(R9*8), R12
@@ -10196,6 +10335,7 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_319:
 	MOVQ      (AX)(DI*8), R10
@@ -10551,15 +10691,16 @@ next_320:
 	JMP  done_317
 
 form_318:
-	TESTQ BX, BX
-	JNZ   form_321
-	TESTQ SI, SI
-	JZ    form_321
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_full+64(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JNZ     form_321
+	TESTQ   SI, SI
+	JZ      form_321
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_full+64(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_322:
 	MOVQ         (AX)(R8*8), R11
@@ -10987,15 +11128,16 @@ next_323:
 	JMP  done_317
 
 form_321:
-	TESTQ BX, BX
-	JZ    form_324
-	TESTQ SI, SI
-	JNZ   form_324
-	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+72(FP), SI
-	MOVQ  ratio_split+88(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JZ      form_324
+	TESTQ   SI, SI
+	JNZ     form_324
+	MOVQ    total_full+24(FP), BX
+	MOVQ    ratio_codes+72(FP), SI
+	MOVQ    ratio_split+88(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_325:
 	MOVQ         (AX)(R8*8), R11
@@ -11423,16 +11565,17 @@ next_326:
 	JMP  done_317
 
 form_324:
-	TESTQ BX, BX
-	JNZ   form_327
-	TESTQ SI, SI
-	JNZ   form_327
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_codes+72(FP), DI
-	MOVQ  ratio_split+88(FP), R8
-	XORQ  R9, R9
-	XORQ  R10, R10
+	TESTQ   BX, BX
+	JNZ     form_327
+	TESTQ   SI, SI
+	JNZ     form_327
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_codes+72(FP), DI
+	MOVQ    ratio_split+88(FP), R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 word_328:
 	MOVQ         (AX)(R9*8), R12
@@ -11960,6 +12103,7 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_332:
 	MOVQ      (AX)(DI*8), R10
@@ -12378,15 +12522,16 @@ next_333:
 	JMP  done_330
 
 form_331:
-	TESTQ BX, BX
-	JNZ   form_334
-	TESTQ SI, SI
-	JZ    form_334
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_full+64(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JNZ     form_334
+	TESTQ   SI, SI
+	JZ      form_334
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_full+64(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_335:
 	MOVQ         (AX)(R8*8), R11
@@ -12877,15 +13022,16 @@ next_336:
 	JMP  done_330
 
 form_334:
-	TESTQ BX, BX
-	JZ    form_337
-	TESTQ SI, SI
-	JNZ   form_337
-	MOVQ  total_full+24(FP), BX
-	MOVQ  ratio_codes+72(FP), SI
-	MOVQ  ratio_split+88(FP), DI
-	XORQ  R8, R8
-	XORQ  R9, R9
+	TESTQ   BX, BX
+	JZ      form_337
+	TESTQ   SI, SI
+	JNZ     form_337
+	MOVQ    total_full+24(FP), BX
+	MOVQ    ratio_codes+72(FP), SI
+	MOVQ    ratio_split+88(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 word_338:
 	MOVQ         (AX)(R8*8), R11
@@ -13376,16 +13522,17 @@ next_339:
 	JMP  done_330
 
 form_337:
-	TESTQ BX, BX
-	JNZ   form_340
-	TESTQ SI, SI
-	JNZ   form_340
-	MOVQ  total_codes+32(FP), BX
-	MOVQ  total_split+48(FP), SI
-	MOVQ  ratio_codes+72(FP), DI
-	MOVQ  ratio_split+88(FP), R8
-	XORQ  R9, R9
-	XORQ  R10, R10
+	TESTQ   BX, BX
+	JNZ     form_340
+	TESTQ   SI, SI
+	JNZ     form_340
+	MOVQ    total_codes+32(FP), BX
+	MOVQ    total_split+48(FP), SI
+	MOVQ    ratio_codes+72(FP), DI
+	MOVQ    ratio_split+88(FP), R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 word_341:
 	MOVQ         (AX)(R9*8), R12
@@ -13970,6 +14117,7 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 word_345:
 	MOVQ      (AX)(BX*8), R8
@@ -14068,11 +14216,12 @@ next_346:
 	JMP  done_343
 
 form_344:
-	TESTQ BX, BX
-	JZ    form_347
-	MOVQ  limits_full+40(FP), BX
-	XORQ  SI, SI
-	XORQ  DI, DI
+	TESTQ   BX, BX
+	JZ      form_347
+	MOVQ    limits_full+40(FP), BX
+	XORQ    SI, SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 word_348:
 	MOVQ      (AX)(SI*8), R9
@@ -14187,10 +14336,11 @@ next_349:
 	JMP  done_343
 
 form_347:
-	MOVQ limits_codes+48(FP), BX
-	MOVQ limits_split+64(FP), SI
-	XORQ DI, DI
-	XORQ R8, R8
+	MOVQ    limits_codes+48(FP), BX
+	MOVQ    limits_split+64(FP), SI
+	XORQ    DI, DI
+	XORQ    R8, R8
+	PCALIGN $0x40
 
 word_351:
 	MOVQ         (AX)(DI*8), R10
@@ -14398,6 +14548,7 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	VPBROADCASTD X1, Y1
 	XORQ         SI, SI
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 word_353:
 	MOVQ      (AX)(SI*8), R8
@@ -14484,6 +14635,7 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD posinf<>+0(SB), Z2
 	VBROADCASTSD neginf<>+0(SB), Z3
 	XORQ         DX, DX
+	PCALIGN      $0x40
 
 loop_355:
 	VMOVUPD       (AX)(DX*8), Z4
@@ -14541,8 +14693,9 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	JMP          done_356
 
 floats_357:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_363:
 	VMOVUPD (DX)(BX*8), Z3
@@ -14562,6 +14715,7 @@ ints_358:
 	VMOVD        BX, X3
 	VPBROADCASTD X3, Y3
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_364:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
@@ -14577,10 +14731,11 @@ loop_364:
 	JMP       done_356
 
 intheadroom_359:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z3, Z3, Z3
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z3, Z3, Z3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_365:
 	VCVTDQ2PD (BX)(SI*4), Z4
@@ -14604,6 +14759,7 @@ static_360:
 	VMOVUPD   64(BX), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_366:
 	MOVQ         BX, SI
@@ -14622,10 +14778,11 @@ loop_366:
 	JMP          done_356
 
 headroomfull_361:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z3, Z3, Z3
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z3, Z3, Z3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_367:
 	VMOVUPD   (DX)(SI*8), Z4
@@ -14651,6 +14808,7 @@ headroomcoded_362:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_368:
 	MOVQ         SI, DI
@@ -14701,9 +14859,10 @@ TEXT ·accScalarSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_369
 
 floats_370:
-	MOVQ   c_f+32(FP), DX
-	VXORPD Z3, Z3, Z3
-	XORQ   BX, BX
+	MOVQ    c_f+32(FP), DX
+	VXORPD  Z3, Z3, Z3
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_376:
 	VMOVUPD (DX)(BX*8), Z4
@@ -14724,6 +14883,7 @@ ints_371:
 	VPBROADCASTD X3, Y3
 	VXORPD       Z4, Z4, Z4
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_377:
 	VPMAXSD   (DX)(BX*4), Y3, Y5
@@ -14739,11 +14899,12 @@ loop_377:
 	JMP       done_369
 
 intheadroom_372:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z3, Z3, Z3
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z3, Z3, Z3
+	VXORPD  Z4, Z4, Z4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_378:
 	VCVTDQ2PD (BX)(SI*4), Z5
@@ -14768,6 +14929,7 @@ static_373:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_379:
 	MOVQ         BX, SI
@@ -14786,11 +14948,12 @@ loop_379:
 	JMP          done_369
 
 headroomfull_374:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z3, Z3, Z3
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z3, Z3, Z3
+	VXORPD  Z4, Z4, Z4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_380:
 	VMOVUPD   (DX)(SI*8), Z5
@@ -14817,6 +14980,7 @@ headroomcoded_375:
 	VXORPD    Z6, Z6, Z6
 	VXORPD    Z7, Z7, Z7
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_381:
 	MOVQ         SI, DI
@@ -14867,8 +15031,9 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	JMP          done_382
 
 floats_383:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_389:
 	VMOVUPD (BX)(SI*8), Z2
@@ -14889,6 +15054,7 @@ ints_384:
 	VMOVD        SI, X2
 	VPBROADCASTD X2, Y2
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_390:
 	VPMAXSD   (BX)(SI*4), Y2, Y3
@@ -14905,10 +15071,11 @@ loop_390:
 	JMP       done_382
 
 intheadroom_385:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z2, Z2, Z2
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z2, Z2, Z2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_391:
 	VCVTDQ2PD (SI)(DI*4), Z3
@@ -14933,6 +15100,7 @@ static_386:
 	VMOVUPD   64(SI), Z3
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_392:
 	MOVQ         SI, DI
@@ -14952,10 +15120,11 @@ loop_392:
 	JMP          done_382
 
 headroomfull_387:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z2, Z2, Z2
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z2, Z2, Z2
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_393:
 	VMOVUPD   (BX)(DI*8), Z3
@@ -14982,6 +15151,7 @@ headroomcoded_388:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	VXORPD    Z5, Z5, Z5
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_394:
 	MOVQ         DI, R8
@@ -15033,9 +15203,10 @@ TEXT ·accMultSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_395
 
 floats_396:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Z2, Z2, Z2
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Z2, Z2, Z2
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_402:
 	VMOVUPD (BX)(SI*8), Z3
@@ -15057,6 +15228,7 @@ ints_397:
 	VPBROADCASTD X2, Y2
 	VXORPD       Z3, Z3, Z3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_403:
 	VPMAXSD   (BX)(SI*4), Y2, Y4
@@ -15073,11 +15245,12 @@ loop_403:
 	JMP       done_395
 
 intheadroom_398:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z2, Z2, Z2
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z2, Z2, Z2
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_404:
 	VCVTDQ2PD (SI)(DI*4), Z4
@@ -15103,6 +15276,7 @@ static_399:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	VXORPD    Z5, Z5, Z5
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_405:
 	MOVQ         SI, DI
@@ -15122,11 +15296,12 @@ loop_405:
 	JMP          done_395
 
 headroomfull_400:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z2, Z2, Z2
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z2, Z2, Z2
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_406:
 	VMOVUPD   (BX)(DI*8), Z4
@@ -15154,6 +15329,7 @@ headroomcoded_401:
 	VXORPD    Z5, Z5, Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_407:
 	MOVQ         DI, R8
@@ -15209,8 +15385,9 @@ TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	JMP          done_408
 
 floats_409:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_415:
 	MOVQ         SI, DI
@@ -15235,6 +15412,7 @@ ints_410:
 	VMOVD        SI, X5
 	VPBROADCASTD X5, Y5
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_416:
 	MOVQ         SI, DI
@@ -15255,10 +15433,11 @@ loop_416:
 	JMP          done_408
 
 intheadroom_411:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z5, Z5, Z5
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z5, Z5, Z5
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_417:
 	MOVQ         DI, R8
@@ -15287,6 +15466,7 @@ static_412:
 	VMOVUPD   64(SI), Z6
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_418:
 	MOVQ         SI, DI
@@ -15308,10 +15488,11 @@ loop_418:
 	JMP          done_408
 
 headroomfull_413:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z5, Z5, Z5
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z5, Z5, Z5
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_419:
 	MOVQ         DI, R8
@@ -15342,6 +15523,7 @@ headroomcoded_414:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	VXORPD    Z8, Z8, Z8
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_420:
 	MOVQ         DI, R8
@@ -15399,9 +15581,10 @@ TEXT ·accCodedSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_421
 
 floats_422:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Z5, Z5, Z5
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Z5, Z5, Z5
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_428:
 	MOVQ         SI, DI
@@ -15427,6 +15610,7 @@ ints_423:
 	VPBROADCASTD X5, Y5
 	VXORPD       Z6, Z6, Z6
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_429:
 	MOVQ         SI, DI
@@ -15447,11 +15631,12 @@ loop_429:
 	JMP          done_421
 
 intheadroom_424:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z5, Z5, Z5
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z5, Z5, Z5
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_430:
 	MOVQ         DI, R8
@@ -15481,6 +15666,7 @@ static_425:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	VXORPD    Z8, Z8, Z8
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_431:
 	MOVQ         SI, DI
@@ -15502,11 +15688,12 @@ loop_431:
 	JMP          done_421
 
 headroomfull_426:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z5, Z5, Z5
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z5, Z5, Z5
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_432:
 	MOVQ         DI, R8
@@ -15538,6 +15725,7 @@ headroomcoded_427:
 	VXORPD    Z8, Z8, Z8
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_433:
 	MOVQ         DI, R8
@@ -15592,8 +15780,9 @@ TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	JMP          done_434
 
 floats_435:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_441:
 	VMOVUPD (BX)(SI*8), Z3
@@ -15615,6 +15804,7 @@ ints_436:
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_442:
 	VPMAXSD   (BX)(SI*4), Y3, Y4
@@ -15632,10 +15822,11 @@ loop_442:
 	JMP       done_434
 
 intheadroom_437:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_443:
 	VCVTDQ2PD (SI)(DI*4), Z4
@@ -15661,6 +15852,7 @@ static_438:
 	VMOVUPD   64(SI), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_444:
 	MOVQ         SI, DI
@@ -15681,10 +15873,11 @@ loop_444:
 	JMP          done_434
 
 headroomfull_439:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_445:
 	VMOVUPD   (BX)(DI*8), Z4
@@ -15712,6 +15905,7 @@ headroomcoded_440:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_446:
 	MOVQ         DI, R8
@@ -15769,8 +15963,9 @@ TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	JMP          done_447
 
 floats_448:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_454:
 	MOVQ         SI, DI
@@ -15796,6 +15991,7 @@ ints_449:
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_455:
 	MOVQ         SI, DI
@@ -15817,10 +16013,11 @@ loop_455:
 	JMP          done_447
 
 intheadroom_450:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_456:
 	MOVQ         DI, R8
@@ -15850,6 +16047,7 @@ static_451:
 	VMOVUPD   64(SI), Z7
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_457:
 	MOVQ         SI, DI
@@ -15872,10 +16070,11 @@ loop_457:
 	JMP          done_447
 
 headroomfull_452:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_458:
 	MOVQ         DI, R8
@@ -15907,6 +16106,7 @@ headroomcoded_453:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_459:
 	MOVQ         DI, R8
@@ -15962,8 +16162,9 @@ TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
 	JMP          done_460
 
 floats_461:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_467:
 	VMOVUPD      (DX)(BX*8), Z4
@@ -15985,6 +16186,7 @@ ints_462:
 	VMOVD        BX, X4
 	VPBROADCASTD X4, Y4
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_468:
 	VPMAXSD      (DX)(BX*4), Y4, Y5
@@ -16002,10 +16204,11 @@ loop_468:
 	JMP          done_460
 
 intheadroom_463:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z4, Z4, Z4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_469:
 	VCVTDQ2PD    (BX)(SI*4), Z5
@@ -16031,6 +16234,7 @@ static_464:
 	VMOVUPD   64(BX), Z5
 	VMOVDQU64 codeshifts<>+0(SB), Z6
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_470:
 	MOVQ         BX, SI
@@ -16051,10 +16255,11 @@ loop_470:
 	JMP          done_460
 
 headroomfull_465:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z4, Z4, Z4
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z4, Z4, Z4
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_471:
 	VMOVUPD      (DX)(SI*8), Z5
@@ -16082,6 +16287,7 @@ headroomcoded_466:
 	VMOVDQU64 codeshifts<>+0(SB), Z6
 	VXORPD    Z7, Z7, Z7
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_472:
 	MOVQ         SI, DI
@@ -16135,9 +16341,10 @@ TEXT ·accScalarQSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_473
 
 floats_474:
-	MOVQ   c_f+32(FP), DX
-	VXORPD Z4, Z4, Z4
-	XORQ   BX, BX
+	MOVQ    c_f+32(FP), DX
+	VXORPD  Z4, Z4, Z4
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_480:
 	VMOVUPD      (DX)(BX*8), Z5
@@ -16160,6 +16367,7 @@ ints_475:
 	VPBROADCASTD X4, Y4
 	VXORPD       Z5, Z5, Z5
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_481:
 	VPMAXSD      (DX)(BX*4), Y4, Y6
@@ -16177,11 +16385,12 @@ loop_481:
 	JMP          done_473
 
 intheadroom_476:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z4, Z4, Z4
-	VXORPD Z5, Z5, Z5
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z4, Z4, Z4
+	VXORPD  Z5, Z5, Z5
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_482:
 	VCVTDQ2PD    (BX)(SI*4), Z6
@@ -16208,6 +16417,7 @@ static_477:
 	VMOVDQU64 codeshifts<>+0(SB), Z6
 	VXORPD    Z7, Z7, Z7
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_483:
 	MOVQ         BX, SI
@@ -16228,11 +16438,12 @@ loop_483:
 	JMP          done_473
 
 headroomfull_478:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z4, Z4, Z4
-	VXORPD Z5, Z5, Z5
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z4, Z4, Z4
+	VXORPD  Z5, Z5, Z5
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_484:
 	VMOVUPD      (DX)(SI*8), Z6
@@ -16261,6 +16472,7 @@ headroomcoded_479:
 	VXORPD    Z7, Z7, Z7
 	VXORPD    Z8, Z8, Z8
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_485:
 	MOVQ         SI, DI
@@ -16314,8 +16526,9 @@ TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
 	JMP          done_486
 
 floats_487:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_493:
 	VMOVUPD      (BX)(SI*8), Z3
@@ -16338,6 +16551,7 @@ ints_488:
 	VMOVD        SI, X3
 	VPBROADCASTD X3, Y3
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_494:
 	VPMAXSD      (BX)(SI*4), Y3, Y4
@@ -16356,10 +16570,11 @@ loop_494:
 	JMP          done_486
 
 intheadroom_489:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_495:
 	VCVTDQ2PD    (SI)(DI*4), Z4
@@ -16386,6 +16601,7 @@ static_490:
 	VMOVUPD   64(SI), Z4
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_496:
 	MOVQ         SI, DI
@@ -16407,10 +16623,11 @@ loop_496:
 	JMP          done_486
 
 headroomfull_491:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z3, Z3, Z3
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z3, Z3, Z3
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_497:
 	VMOVUPD      (BX)(DI*8), Z4
@@ -16439,6 +16656,7 @@ headroomcoded_492:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_498:
 	MOVQ         DI, R8
@@ -16493,9 +16711,10 @@ TEXT ·accMultQSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_499
 
 floats_500:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Z3, Z3, Z3
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Z3, Z3, Z3
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_506:
 	VMOVUPD      (BX)(SI*8), Z4
@@ -16519,6 +16738,7 @@ ints_501:
 	VPBROADCASTD X3, Y3
 	VXORPD       Z4, Z4, Z4
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_507:
 	VPMAXSD      (BX)(SI*4), Y3, Y5
@@ -16537,11 +16757,12 @@ loop_507:
 	JMP          done_499
 
 intheadroom_502:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z3, Z3, Z3
-	VXORPD Z4, Z4, Z4
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z3, Z3, Z3
+	VXORPD  Z4, Z4, Z4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_508:
 	VCVTDQ2PD    (SI)(DI*4), Z5
@@ -16569,6 +16790,7 @@ static_503:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	VXORPD    Z6, Z6, Z6
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_509:
 	MOVQ         SI, DI
@@ -16590,11 +16812,12 @@ loop_509:
 	JMP          done_499
 
 headroomfull_504:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z3, Z3, Z3
-	VXORPD Z4, Z4, Z4
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z3, Z3, Z3
+	VXORPD  Z4, Z4, Z4
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_510:
 	VMOVUPD      (BX)(DI*8), Z5
@@ -16624,6 +16847,7 @@ headroomcoded_505:
 	VXORPD    Z6, Z6, Z6
 	VXORPD    Z7, Z7, Z7
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_511:
 	MOVQ         DI, R8
@@ -16682,8 +16906,9 @@ TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
 	JMP          done_512
 
 floats_513:
-	MOVQ c_f+32(FP), BX
-	XORQ SI, SI
+	MOVQ    c_f+32(FP), BX
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_519:
 	MOVQ         SI, DI
@@ -16710,6 +16935,7 @@ ints_514:
 	VMOVD        SI, X6
 	VPBROADCASTD X6, Y6
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_520:
 	MOVQ         SI, DI
@@ -16732,10 +16958,11 @@ loop_520:
 	JMP          done_512
 
 intheadroom_515:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_521:
 	MOVQ         DI, R8
@@ -16766,6 +16993,7 @@ static_516:
 	VMOVUPD   64(SI), Z7
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_522:
 	MOVQ         SI, DI
@@ -16789,10 +17017,11 @@ loop_522:
 	JMP          done_512
 
 headroomfull_517:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z6, Z6, Z6
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z6, Z6, Z6
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_523:
 	MOVQ         DI, R8
@@ -16825,6 +17054,7 @@ headroomcoded_518:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	VXORPD    Z9, Z9, Z9
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_524:
 	MOVQ         DI, R8
@@ -16885,9 +17115,10 @@ TEXT ·accCodedQSetAVX512(SB), NOSPLIT, $0-160
 	JMP          done_525
 
 floats_526:
-	MOVQ   c_f+32(FP), BX
-	VXORPD Z6, Z6, Z6
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), BX
+	VXORPD  Z6, Z6, Z6
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_532:
 	MOVQ         SI, DI
@@ -16915,6 +17146,7 @@ ints_527:
 	VPBROADCASTD X6, Y6
 	VXORPD       Z7, Z7, Z7
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 loop_533:
 	MOVQ         SI, DI
@@ -16937,11 +17169,12 @@ loop_533:
 	JMP          done_525
 
 intheadroom_528:
-	MOVQ   c_i+40(FP), BX
-	MOVQ   c_j+48(FP), SI
-	VXORPD Z6, Z6, Z6
-	VXORPD Z7, Z7, Z7
-	XORQ   DI, DI
+	MOVQ    c_i+40(FP), BX
+	MOVQ    c_j+48(FP), SI
+	VXORPD  Z6, Z6, Z6
+	VXORPD  Z7, Z7, Z7
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_534:
 	MOVQ         DI, R8
@@ -16973,6 +17206,7 @@ static_529:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	VXORPD    Z9, Z9, Z9
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_535:
 	MOVQ         SI, DI
@@ -16996,11 +17230,12 @@ loop_535:
 	JMP          done_525
 
 headroomfull_530:
-	MOVQ   c_f+32(FP), BX
-	MOVQ   c_i+40(FP), SI
-	VXORPD Z6, Z6, Z6
-	VXORPD Z7, Z7, Z7
-	XORQ   DI, DI
+	MOVQ    c_f+32(FP), BX
+	MOVQ    c_i+40(FP), SI
+	VXORPD  Z6, Z6, Z6
+	VXORPD  Z7, Z7, Z7
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 loop_536:
 	MOVQ         DI, R8
@@ -17034,6 +17269,7 @@ headroomcoded_531:
 	VXORPD    Z9, Z9, Z9
 	VXORPD    Z10, Z10, Z10
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 loop_537:
 	MOVQ         DI, R8
@@ -17087,8 +17323,9 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	JMP          done_538
 
 floats_539:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_545:
 	VMOVUPD (DX)(BX*8), Z1
@@ -17105,6 +17342,7 @@ ints_540:
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_546:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
@@ -17117,10 +17355,11 @@ loop_546:
 	JMP       done_538
 
 intheadroom_541:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z1, Z1, Z1
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z1, Z1, Z1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_547:
 	VCVTDQ2PD (BX)(SI*4), Z2
@@ -17141,6 +17380,7 @@ static_542:
 	VMOVUPD   64(BX), Z2
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_548:
 	MOVQ         BX, SI
@@ -17156,10 +17396,11 @@ loop_548:
 	JMP          done_538
 
 headroomfull_543:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z1, Z1, Z1
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z1, Z1, Z1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_549:
 	VMOVUPD   (DX)(SI*8), Z2
@@ -17182,6 +17423,7 @@ headroomcoded_544:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_550:
 	MOVQ         SI, DI
@@ -17227,8 +17469,9 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	JMP          done_551
 
 floats_552:
-	MOVQ c_f+32(FP), DX
-	XORQ BX, BX
+	MOVQ    c_f+32(FP), DX
+	XORQ    BX, BX
+	PCALIGN $0x40
 
 loop_558:
 	VMOVUPD (DX)(BX*8), Z1
@@ -17246,6 +17489,7 @@ ints_553:
 	VMOVD        BX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         BX, BX
+	PCALIGN      $0x40
 
 loop_559:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
@@ -17259,10 +17503,11 @@ loop_559:
 	JMP       done_551
 
 intheadroom_554:
-	MOVQ   c_i+40(FP), DX
-	MOVQ   c_j+48(FP), BX
-	VXORPD Z1, Z1, Z1
-	XORQ   SI, SI
+	MOVQ    c_i+40(FP), DX
+	MOVQ    c_j+48(FP), BX
+	VXORPD  Z1, Z1, Z1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_560:
 	VCVTDQ2PD (BX)(SI*4), Z2
@@ -17284,6 +17529,7 @@ static_555:
 	VMOVUPD   64(BX), Z2
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	XORQ      BX, BX
+	PCALIGN   $0x40
 
 loop_561:
 	MOVQ         BX, SI
@@ -17300,10 +17546,11 @@ loop_561:
 	JMP          done_551
 
 headroomfull_556:
-	MOVQ   c_f+32(FP), DX
-	MOVQ   c_i+40(FP), BX
-	VXORPD Z1, Z1, Z1
-	XORQ   SI, SI
+	MOVQ    c_f+32(FP), DX
+	MOVQ    c_i+40(FP), BX
+	VXORPD  Z1, Z1, Z1
+	XORQ    SI, SI
+	PCALIGN $0x40
 
 loop_562:
 	VMOVUPD   (DX)(SI*8), Z2
@@ -17327,6 +17574,7 @@ headroomcoded_557:
 	VMOVDQU64 codeshifts<>+0(SB), Z3
 	VXORPD    Z4, Z4, Z4
 	XORQ      SI, SI
+	PCALIGN   $0x40
 
 loop_563:
 	MOVQ         SI, DI
@@ -17374,16 +17622,18 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	JMP          done_564
 
 floats_565:
-	MOVQ c_f+8(FP), SI
-	XORQ DI, DI
-	XORQ R8, R8
-	XORQ R9, R9
+	MOVQ    c_f+8(FP), SI
+	XORQ    DI, DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
 
 block_571:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
+	PCALIGN $0x40
 
 word_572:
 	MOVQ     (AX)(R8*8), R11
@@ -17462,12 +17712,14 @@ ints_566:
 	XORQ         DI, DI
 	XORQ         R8, R8
 	XORQ         R9, R9
+	PCALIGN      $0x40
 
 block_574:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
+	PCALIGN $0x40
 
 word_575:
 	MOVQ      (AX)(R8*8), R11
@@ -17547,18 +17799,20 @@ next_576:
 	JMP           done_564
 
 intheadroom_567:
-	MOVQ   c_i+16(FP), SI
-	MOVQ   c_j+24(FP), DI
-	VXORPD Z2, Z2, Z2
-	XORQ   R8, R8
-	XORQ   R9, R9
-	XORQ   R10, R10
+	MOVQ    c_i+16(FP), SI
+	MOVQ    c_j+24(FP), DI
+	VXORPD  Z2, Z2, Z2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 block_577:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
+	PCALIGN $0x40
 
 word_578:
 	MOVQ      (AX)(R9*8), R12
@@ -17662,12 +17916,14 @@ static_568:
 	XORQ      DI, DI
 	XORQ      R8, R8
 	XORQ      R9, R9
+	PCALIGN   $0x40
 
 block_580:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
+	PCALIGN $0x40
 
 word_581:
 	MOVQ         (AX)(R8*8), R11
@@ -17755,18 +18011,20 @@ next_582:
 	JMP           done_564
 
 headroomfull_569:
-	MOVQ   c_f+8(FP), SI
-	MOVQ   c_i+16(FP), DI
-	VXORPD Z2, Z2, Z2
-	XORQ   R8, R8
-	XORQ   R9, R9
-	XORQ   R10, R10
+	MOVQ    c_f+8(FP), SI
+	MOVQ    c_i+16(FP), DI
+	VXORPD  Z2, Z2, Z2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
 
 block_583:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
+	PCALIGN $0x40
 
 word_584:
 	MOVQ      (AX)(R9*8), R12
@@ -17872,12 +18130,14 @@ headroomcoded_570:
 	XORQ      R8, R8
 	XORQ      R9, R9
 	XORQ      R10, R10
+	PCALIGN   $0x40
 
 block_586:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
+	PCALIGN $0x40
 
 word_587:
 	MOVQ         (AX)(R9*8), R12
@@ -18003,10 +18263,12 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         SI, SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 block_589:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
+	PCALIGN $0x40
 
 word_590:
 	MOVQ     (CX)(DI*8), R10
@@ -18127,6 +18389,7 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_594:
 	MOVQ      (AX)(DI*8), R10
@@ -18261,6 +18524,7 @@ form_593:
 	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_597:
 	MOVQ         (AX)(DI*8), R10
@@ -18411,6 +18675,7 @@ form_596:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_600:
 	MOVQ         (AX)(DI*8), R10
@@ -18565,6 +18830,7 @@ form_599:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_603:
 	MOVQ         (AX)(DI*8), R10
@@ -18747,6 +19013,7 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_607:
 	MOVQ      (AX)(DI*8), R10
@@ -18905,6 +19172,7 @@ form_606:
 	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_610:
 	MOVQ         (AX)(DI*8), R10
@@ -19079,6 +19347,7 @@ form_609:
 	VMOVDQU64 codeshifts<>+0(SB), Z5
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_613:
 	MOVQ         (AX)(DI*8), R10
@@ -19257,6 +19526,7 @@ form_612:
 	VMOVDQU64 codeshifts<>+0(SB), Z8
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_616:
 	MOVQ         (AX)(DI*8), R10
@@ -19463,6 +19733,7 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
+	PCALIGN      $0x40
 
 word_620:
 	MOVQ      (AX)(DI*8), R10
@@ -19605,6 +19876,7 @@ form_619:
 	MOVQ      ratio_full+64(FP), SI
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_623:
 	MOVQ         (AX)(DI*8), R10
@@ -19763,6 +20035,7 @@ form_622:
 	VMOVDQU64 codeshifts<>+0(SB), Z4
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_626:
 	MOVQ         (AX)(DI*8), R10
@@ -19925,6 +20198,7 @@ form_625:
 	VMOVDQU64 codeshifts<>+0(SB), Z7
 	XORQ      DI, DI
 	XORQ      R8, R8
+	PCALIGN   $0x40
 
 word_629:
 	MOVQ         (AX)(DI*8), R10
@@ -20109,6 +20383,7 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
+	PCALIGN      $0x40
 
 word_633:
 	MOVQ      (AX)(BX*8), R8
@@ -20167,11 +20442,12 @@ next_634:
 	JMP  done_631
 
 form_632:
-	TESTQ BX, BX
-	JZ    form_635
-	MOVQ  limits_full+40(FP), BX
-	XORQ  SI, SI
-	XORQ  DI, DI
+	TESTQ   BX, BX
+	JZ      form_635
+	MOVQ    limits_full+40(FP), BX
+	XORQ    SI, SI
+	XORQ    DI, DI
+	PCALIGN $0x40
 
 word_636:
 	MOVQ      (AX)(SI*8), R9
@@ -20245,6 +20521,7 @@ form_635:
 	VMOVDQU64 codeshifts<>+0(SB), Z2
 	XORQ      SI, SI
 	XORQ      DI, DI
+	PCALIGN   $0x40
 
 word_639:
 	MOVQ         (AX)(SI*8), R9
@@ -20348,6 +20625,7 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD X1, Z1
 	XORQ         SI, SI
 	XORQ         DI, DI
+	PCALIGN      $0x40
 
 word_641:
 	MOVQ      (AX)(SI*8), R8

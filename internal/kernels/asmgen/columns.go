@@ -222,6 +222,7 @@ func loop8(n GPVirtual, codes bool, body func(e, ci GPVirtual)) {
 	e, ci := GP64(), GP64()
 	XORQ(e, e)
 	top := label("loop")
+	loopHead()
 	Label(top)
 	if codes {
 		MOVQ(e, ci)

@@ -241,6 +241,7 @@ func wordGroups(words, nw GPVirtual, groups int, withCI bool, step func(e, ci GP
 	XORQ(q, q)
 	XORQ(e, e)
 	top, next := label("word"), label("next")
+	loopHead()
 	Label(top)
 	MOVQ(Mem{Base: words, Index: q, Scale: 8}, w)
 	TESTQ(w, w)
