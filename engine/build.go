@@ -77,28 +77,51 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 // its classes' values), and their multipliers' summary; a host derived
 // by d starts with its usage in d.usage, when set. The first
 // d.keepPrefix shards are d.usage's, which the install replaces with
-// the newest.
+// the newest; they are not written to (published snapshots read them),
+// so they are kept only if the multipliers' bases stay d.usage's: their
+// multOver lists the hosts off those bases.
 func (s *Snapshot) buildShards(c *Cloud, vals []classValues, d *derivation) {
-	var wide usageDelta
-	start := 0
-	if d != nil && d.keepPrefix > 0 {
-		start = d.keepPrefix * bitmap.ShardSize
-		s.shards = append(s.shards, d.usage.shards[:d.keepPrefix]...)
-	}
+	keep := 0
 	if d != nil && d.usage != nil {
+		keep = d.keepPrefix
 		d.inDelta = nil
 		if n := d.usage.delta.len(); n > 0 {
 			d.inDelta = bitmap.NewSet(d.usage.n)
 			d.usage.delta.each(func(id uint32, _ hostRes) { d.inDelta.Add(id) })
 		}
 	}
-	for base := start; base < s.n; base += bitmap.ShardSize {
+	s.buildShardsFrom(c, vals, d, keep)
+	if keep > 0 && !sameBases(&s.mults, &d.usage.mults) {
+		d.keepPrefix = 0
+		s.buildShardsFrom(c, vals, d, 0)
+	}
+}
+
+// buildShardsFrom is buildShards with the first keep shards d.usage's.
+func (s *Snapshot) buildShardsFrom(c *Cloud, vals []classValues, d *derivation, keep int) {
+	var wide usageDelta
+	s.shards, s.delta = nil, nil
+	if keep > 0 {
+		s.shards = append(s.shards, d.usage.shards[:keep]...)
+	}
+	for base := keep * bitmap.ShardSize; base < s.n; base += bitmap.ShardSize {
 		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide, d))
 	}
 	if len(wide.ids) > 0 {
 		s.delta = &wide
 	}
-	s.mults = summarise(s.shards)
+	s.mults = summariseFrom(s.shards, keep)
+}
+
+// sameBases reports whether a and b have the same base multipliers, bit
+// for bit.
+func sameBases(a, b *multipliers) bool {
+	for w := range a.base {
+		if math.Float64bits(a.base[w]) != math.Float64bits(b.base[w]) {
+			return false
+		}
+	}
+	return true
 }
 
 func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*hostInfo, error) {
@@ -329,7 +352,13 @@ func cloneSpecs(specs [][3]string) [][3]string {
 // summarise returns the shards' multipliers' summary and sets every
 // shard's multOver. A coded column (a few distinct multipliers, the
 // common case) is counted code by code, not value by value.
-func summarise(shards []*shard) (m multipliers) {
+func summarise(shards []*shard) multipliers { return summariseFrom(shards, 0) }
+
+// summariseFrom is summarise setting the multOver of shards[from:] only:
+// those before are a published snapshot's, never written to, whose
+// multOver counts if the bases are that snapshot's (the caller checks:
+// buildShards).
+func summariseFrom(shards []*shard, from int) (m multipliers) {
 	per := make([][kernels.CodedValues]int, len(shards)) // a coded column's hosts per code
 	for w := range numWeighers {
 		count := map[uint64]int{}
@@ -363,6 +392,10 @@ func summarise(shards []*shard) (m multipliers) {
 		}
 		m.base[w] = math.Float64frombits(base)
 		for k, sh := range shards {
+			if k < from {
+				m.overs[w] += len(sh.multOver[w])
+				continue
+			}
 			sh.multOver[w] = nil
 			col := &sh.mult[w]
 			if tab := col.Table(); tab != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -328,4 +329,77 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 		}
 	}
 	check("after the preview")
+}
+
+// TestKeptShardsStayUntouched removes hosts past the first shards while
+// an aggregate's multiplier is the most common on the hosts left but not
+// before: the leading shards keep their ids, but their multOver lists the
+// hosts off the replaced snapshot's base multiplier, so the rebuild must
+// build them again, and never write to the published ones (a snapshot
+// handed out before reads them). Then a removal that keeps the bases
+// keeps the leading shards.
+func TestKeptShardsStayUntouched(t *testing.T) {
+	const n = 3 * bitmap.ShardSize
+	c := tightCloud(n)
+	heavy := Aggregate{Name: "heavy", Metadata: map[string]string{"ram_weight_multiplier": "2"}}
+	for i := bitmap.ShardSize - 1; i < 2*bitmap.ShardSize; i++ {
+		heavy.Hosts = append(heavy.Hosts, fmt.Sprintf("h%04d", i))
+	}
+	c.Aggregates = []Aggregate{heavy}
+	s := mustStore(t, c)
+	pre := s.Snapshot()
+	overs := func(snap *Snapshot) [][numWeighers][]uint16 {
+		var out [][numWeighers][]uint16
+		for _, sh := range snap.shards {
+			var o [numWeighers][]uint16
+			for w := range o {
+				o[w] = slices.Clone(sh.multOver[w])
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	preOvers, preMults := overs(pre), pre.mults
+	if preMults.base[wRAM] != 1 {
+		t.Fatalf("RAM's base multiplier %v before, want 1", preMults.base[wRAM])
+	}
+	var gone []HostNode
+	for i := 2 * bitmap.ShardSize; i < n; i++ {
+		name := fmt.Sprintf("h%04d", i)
+		gone = append(gone, HostNode{name, name})
+	}
+	if _, err := s.RemoveHosts(gone...); err != nil {
+		t.Fatal(err)
+	}
+	post := s.cur.Load().snap
+	if post.mults.base[wRAM] != 2 {
+		t.Fatalf("RAM's base multiplier %v after, want 2", post.mults.base[wRAM])
+	}
+	if !reflect.DeepEqual(overs(pre), preOvers) || pre.mults != preMults {
+		t.Fatal("the rebuild changed the multipliers of a published snapshot's shards")
+	}
+	for k := range post.shards {
+		if post.shards[k] == pre.shards[k] {
+			t.Fatalf("shard %d kept across a change of the base multipliers", k)
+		}
+	}
+	if err := DerivedMatchesBuilt(s); err != nil {
+		t.Fatal(err)
+	}
+	// A host of the second shard removed, the bases unchanged (4,096
+	// hosts at 2 left, 4,095 at 1): the first shard is kept.
+	before := s.cur.Load().snap
+	if _, err := s.RemoveHosts(HostNode{"h5000", "h5000"}); err != nil {
+		t.Fatal(err)
+	}
+	after := s.cur.Load().snap
+	if after.mults.base[wRAM] != 2 {
+		t.Fatalf("RAM's base multiplier %v, want 2", after.mults.base[wRAM])
+	}
+	if after.shards[0] != before.shards[0] || after.shards[1] == before.shards[1] {
+		t.Fatal("a removal in the second shard did not keep the first one alone")
+	}
+	if err := DerivedMatchesBuilt(s); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// TestSetMatchesAccumulateOntoZeros checks SetScalar and SetCoded, on
-// every path and portable, against the portable accumulations onto a
-// score of zeros, bit for bit: whatever score held before (NaN here), and
+// TestSetMatchesAccumulateOntoZeros checks SetScalar and SetCoded (with
+// multiplier columns of up to 8, up to 16 and more distinct values: each
+// coded kernel, and the full one), on every path and portable, against
+// the portable accumulations onto a score of zeros, bit for bit: whatever
+// score held before (NaN here), and
 // where a term is -0 (a negative multiplier on the smallest raw value),
 // which the sum with Nova's starting 0.0 makes +0. The bounds are
 // integers half of the time, so that the kernels without a division (the
@@ -17,7 +19,7 @@ func TestSetMatchesAccumulateOntoZeros(t *testing.T) { eachPath(t, testSetMatche
 
 func testSetMatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	negZeros := 0
+	negZeros, wideCoded := 0, 0
 	for n := 0; n <= 70; n++ {
 		for rep := 0; rep < 20; rep++ {
 			col, raw := randCol(rng, n, rep)
@@ -29,8 +31,11 @@ func testSetMatches(t *testing.T) {
 				lo = raw[rng.IntN(n)] // a term of (x - lo) = 0
 			}
 			m := -1 - rng.Float64()
-			vals := []float64{m, 2, -0.5}
-			if rep%4 == 3 {
+			vals := []float64{m, 2, -0.5} // AVX2's Small kernels: codes below 8
+			switch rep % 4 {
+			case 2:
+				vals = append(vals, randSlice(rng, 6+rng.IntN(8))...) // 9-16 values: coded, not Small
+			case 3:
 				vals = randSlice(rng, 17) // more values than a code holds: kept in full
 			}
 			mult := make([]float64, n)
@@ -38,6 +43,9 @@ func testSetMatches(t *testing.T) {
 				mult[i] = vals[rng.IntN(len(vals))]
 			}
 			c := NewCoded(mult)
+			if c.IsCoded() && c.k > CodedValues/2 {
+				wideCoded++ // AVX2's coded kernels that are not Small
+			}
 			for _, k := range []struct {
 				name      string
 				set, port func(score []float64)
@@ -72,5 +80,8 @@ func testSetMatches(t *testing.T) {
 	}
 	if negZeros == 0 {
 		t.Fatal("no term was -0: the sum with zero went untested")
+	}
+	if wideCoded == 0 {
+		t.Fatal("no coded column of more than 8 values: the non-Small coded kernels went untested")
 	}
 }
