@@ -29,7 +29,7 @@
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
-//  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, buildkeys.go, aggclasses.go, derive.go
+//  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
@@ -67,7 +67,8 @@
 //   - capacity.go: the public usage and capacity of a host and the cloud's utilization.
 //   - scratch.go: the reusable memory of a PlaceBatch and the snapshot's pool of it.
 //   - recycle.go: the reuse of the usage columns compactions replace.
-//   - build.go: NewSnapshot, building a snapshot from a Cloud (its host data, its shards and their multipliers' summary).
+//   - build.go: NewSnapshot, building a snapshot from a Cloud (its host data and its shards).
+//   - summarise.go: the shards' multipliers' summary (each weigher's most common multiplier and the hosts off it), set only on the shards a build makes.
 //   - buildkeys.go: the keys NewSnapshot interns hosts' stats and hypervisor signatures by.
 //   - aggclasses.go: aggregate classes (hosts in one set of aggregates): grouping the hosts, what a class resolves (the limits' sources, the values a build resolves once per class), and whether two builds resolve the same.
 //   - derive.go: a Store's rebuild copies what the build parses of the hosts it keeps from the snapshot it replaces, and keeps the leading shards whose hosts keep their ids; with the same hosts, it shares their columns, and keeps every shard when the classes resolve the same values.
