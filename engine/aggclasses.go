@@ -160,15 +160,20 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	byKey := map[string]int32{} // the aggregates' indexes, uvarints
 	var buf []byte
 	// classOf returns the class of the aggregates aggs (ascending),
-	// making it on first use.
-	classOf := func(aggs []int) int32 {
+	// making it on first use: from prev's class kept when not nil.
+	classOf := func(aggs []int, kept *aggClass) int32 {
 		buf = aggsKey(buf[:0], aggs)
 		if cid, ok := byKey[string(buf)]; ok {
 			return cid
 		}
 		cid := int32(len(info.classes))
 		byKey[string(buf)] = cid
-		info.classes = append(info.classes, newAggClass(c, aggs, roaring.New()))
+		if kept == nil {
+			info.classes = append(info.classes, newAggClass(c, aggs, roaring.New()))
+		} else {
+			info.classes = append(info.classes, aggClass{aggs: aggs, meta: kept.meta,
+				raw: aggregateValues(c.Aggregates, aggs), hosts: roaring.New(), limitFrom: kept.limitFrom})
+		}
 		return cid
 	}
 	same := d.sameAggregates(c.Aggregates)
@@ -176,19 +181,11 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 	// limits are prev's when its aggregates are (a host added or removed
 	// changes neither): those parse every aggregate's metadata, per class.
 	keptClassOf := func(x uint64) int32 {
-		p := &d.prev.classes[x]
+		p, kept := &d.prev.classes[x], &d.prev.classes[x]
 		if !allOf(same, p.aggs) {
-			return classOf(p.aggs)
+			kept = nil
 		}
-		buf = aggsKey(buf[:0], p.aggs)
-		if cid, ok := byKey[string(buf)]; ok { // a joining host's made it
-			return cid
-		}
-		cid := int32(len(info.classes))
-		byKey[string(buf)] = cid
-		info.classes = append(info.classes, aggClass{aggs: p.aggs, meta: p.meta,
-			raw: aggregateValues(c.Aggregates, p.aggs), hosts: roaring.New(), limitFrom: p.limitFrom})
-		return cid
+		return classOf(p.aggs, kept)
 	}
 	class := hostcols.NewIdxBuilder(n)
 	for i := 0; i < n; i++ {
@@ -197,7 +194,7 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 			x := d.prev.class.At(uint32(o))
 			cid = remapped(d.classes, x, func() int32 { return keptClassOf(x) })
 		} else {
-			cid = classOf(aggsOfName[c.Hosts[i].Host])
+			cid = classOf(aggsOfName[c.Hosts[i].Host], nil)
 		}
 		class.Set(uint32(i), uint64(cid))
 		info.classes[cid].hosts.Add(uint32(i))

@@ -360,24 +360,21 @@ func (s *Store) installLocked(c Cloud, snap *Snapshot, in buildInput) uint64 {
 	old := s.cur.Load().snap
 	d := in.derive
 	snap.version = snapshotVersions.Add(1)
-	if d != nil && d.keepShards { // the build left the shards to the install
-		if d.prev == old.info {
-			return s.publishKeptLocked(c, snap, in, old)
+	if d != nil && d.prev != old.info { // cannot happen: rebuilds are serialized
+		if d.keepShards || d.keepPrefix > 0 { // the build left shards to an install from prev
+			d.keepShards, d.keepPrefix, snap.shards, snap.delta = false, 0, nil, nil
+			snap.buildShards(&c, d.classVals, d)
 		}
-		snap.buildShards(&c, d.classVals, d) // cannot happen: rebuilds are serialized
+		d = nil
+	}
+	if d != nil && d.keepShards { // the build left the shards to the install
+		return s.publishKeptLocked(c, snap, in, old)
 	}
 	// The usage carried over: in the columns, or, past them, in the delta
 	// (which holds the hosts of the new cloud past them until then).
 	var wide usageDelta
 	changed := make([]uint64, len(snap.shards)) // per shard, bit q: block q's usage changed
-	if d != nil && d.prev != old.info {
-		d = nil // cannot happen: rebuilds are serialized
-		if k := in.derive.keepPrefix; k > 0 {
-			in.derive.keepPrefix, snap.shards, snap.delta = 0, nil, nil
-			snap.buildShards(&c, in.derive.classVals, in.derive)
-		}
-	}
-	from := uint32(0) // the first host whose usage is carried over here
+	from := uint32(0)                           // the first host whose usage is carried over here
 	if d != nil && d.keepPrefix > 0 {
 		// The leading shards are old's, its newest (a compaction since
 		// may have retired those the build began from), with their

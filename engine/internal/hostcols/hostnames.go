@@ -151,16 +151,13 @@ func NewDerivedNamesBuilder(n int, prev *Names, index *NameIndex) *NamesBuilder 
 // Add gives host id (the next one) its host and node names, and returns its
 // name id.
 func (b *NamesBuilder) Add(id uint32, host, node string) int32 {
-	var nid int32
-	switch pid, inPrev := b.prevNameOf(host); {
-	case inPrev:
-		nid = b.remapped(pid, host)
-	default:
-		var ok bool
-		if nid, ok = b.ids[host]; !ok {
-			nid = b.newName(host)
-			b.ids[host] = nid
-		}
+	if pid, inPrev := b.prevNameOf(host); inPrev {
+		return b.set(id, b.remapped(pid, host), host, node)
+	}
+	nid, ok := b.ids[host]
+	if !ok {
+		nid = b.newName(host)
+		b.ids[host] = nid
 	}
 	return b.set(id, nid, host, node)
 }
