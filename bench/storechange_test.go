@@ -17,7 +17,8 @@ import (
 // current one (engine/derive.go): the hosts it keeps are not parsed
 // again, and with the same hosts their columns are shared, and the
 // shards kept when no shard column changes. BenchmarkNewSnapshot, the
-// whole build, is the baseline beside it.
+// whole build, is the baseline beside it. change=aggregate/committed=N
+// is the aggregate change on a Store holding N committed instances.
 func BenchmarkStoreChange(b *testing.B) {
 	const hosts = 50000
 	c := synth.Cloud(synth.Options{Hosts: hosts, Seed: 1, Profile: synth.Basic})
@@ -29,6 +30,9 @@ func BenchmarkStoreChange(b *testing.B) {
 	}
 	if agg < 0 {
 		b.Fatal("the cloud has no aggregate with hosts")
+	}
+	ratio := func(s *engine.Store, i int) (uint64, error) {
+		return s.SetAggregateMetadata(c.Aggregates[agg].Name, map[string]string{"cpu_allocation_ratio": fmt.Sprint(2 + i%2)}, nil)
 	}
 	changes := []struct {
 		name   string
@@ -47,9 +51,7 @@ func BenchmarkStoreChange(b *testing.B) {
 			}
 			return s.RemoveHosts(engine.HostNode{Host: h.Host, Node: node})
 		}},
-		{"aggregate", func(s *engine.Store, i int) (uint64, error) {
-			return s.SetAggregateMetadata(c.Aggregates[agg].Name, map[string]string{"cpu_allocation_ratio": fmt.Sprint(2 + i%2)}, nil)
-		}},
+		{"aggregate", ratio},
 		{"aggregate_zone", func(s *engine.Store, i int) (uint64, error) {
 			return s.SetAggregateMetadata(c.Aggregates[agg].Name, map[string]string{"availability_zone": fmt.Sprint("az-", i%2)}, nil)
 		}},
@@ -70,4 +72,35 @@ func BenchmarkStoreChange(b *testing.B) {
 			}
 		})
 	}
+	// An aggregate change on a Store that has committed instances (two a
+	// host, put in its ledger from outside): what a rebuild does with the
+	// instances committed through the store, per host, at every rebuild,
+	// and under its mutex.
+	b.Run(fmt.Sprintf("change=aggregate/hosts=%d/committed=%d", hosts, 2*hosts), func(b *testing.B) {
+		s, err := engine.NewStore(c, engine.StoreOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap := s.Snapshot()
+		var placed []engine.Instance
+		for id := range uint32(snap.Len()) {
+			for j := range uint32(2) {
+				placed = append(placed, engine.Instance{UUID: fmt.Sprintf("00000000-0000-4000-8000-%04x%08x", j, id), Host: snap.HostNode(id)})
+			}
+		}
+		if _, err := s.ApplyExternal(engine.ExternalChange{Placed: placed}); err != nil {
+			b.Fatal(err)
+		}
+		if s.Instances() != 2*hosts {
+			b.Fatalf("the ledger holds %d instances, want %d", s.Instances(), 2*hosts)
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := ratio(s, i); err != nil {
+				b.Fatalf("aggregate %d: %v", i, err)
+			}
+			i++
+		}
+	})
 }

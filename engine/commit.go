@@ -222,7 +222,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				s.joinGroupLocked(e.group, p.Host)
 			}
 		}
-		s.ledger[p.InstanceUUID] = e
+		s.ledgerPutLocked(p.InstanceUUID, e)
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{
 				Version: res.Version, Kind: JournalPlace, Host: e.host,

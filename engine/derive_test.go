@@ -175,6 +175,43 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 				return err
 			}},
 			{"add after the reset", func() error { _, err := st.AddHosts(added(7)); return err }},
+			{"delete and place from outside, then rebuild", func() error {
+				snap := st.Snapshot()
+				var del []string
+				for i, u := range held { // a third deleted from outside, a third here
+					switch i % 3 {
+					case 0:
+						del = append(del, u)
+					case 1:
+						_, _ = st.DeleteInstance(u) // fails when forgotten already (its host removed, a reset)
+					}
+				}
+				ext := engine.ExternalChange{Deleted: del}
+				for i := range 4 {
+					ext.Placed = append(ext.Placed, engine.Instance{
+						UUID: fmt.Sprintf("00000000-3333-4000-8000-%04x%08x", pi, i),
+						Host: snap.HostNode(uint32(i % 2)),
+					})
+				}
+				if _, err := st.ApplyExternal(ext); err != nil {
+					return err
+				}
+				if err := engine.CommittedMatchesLedger(st); err != nil {
+					return err
+				}
+				_, err := st.SetAggregateMetadata(aggName, map[string]string{"cpu_allocation_ratio": "4"}, nil)
+				return err
+			}},
+			{"reset without a cloud, then rebuild", func() error {
+				if _, err := st.ApplyExternal(engine.ExternalChange{Reset: true}); err != nil {
+					return err
+				}
+				if err := engine.CommittedMatchesLedger(st); err != nil {
+					return err
+				}
+				_, err := st.SetAggregateMetadata(aggName, nil, []string{"cpu_allocation_ratio"})
+				return err
+			}},
 			{"remove every host", func() error {
 				snap := st.Snapshot()
 				all := make([]engine.HostNode, snap.Len())
@@ -193,6 +230,9 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 			commit(step)
 			if err := ch.do(); err != nil {
 				t.Fatalf("%s: %s: %v", profile, ch.name, err)
+			}
+			if err := engine.CommittedMatchesLedger(st); err != nil {
+				t.Fatalf("%s: after %s: %v", profile, ch.name, err)
 			}
 			if lags[ch.name] {
 				continue

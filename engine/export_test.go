@@ -3,13 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/placer/placer/bitmap"
 	"maps"
 	"math"
 	"math/bits"
 	"reflect"
 	"slices"
 	"sync"
+
+	"github.com/placer/placer/bitmap"
 
 	"github.com/placer/placer/internal/kernels"
 )
@@ -366,14 +367,50 @@ func ScoreBufsReused(s *Snapshot) int {
 	return c.reused
 }
 
+// committedOf is the instances committed through a store, per host,
+// sorted, from its ledger: the plain oracle of the lists the Store keeps
+// as its ledger changes (committed.go).
+func committedOf(ledger map[string]ledgerEntry) map[HostNode][]string {
+	onHost := map[HostNode][]string{}
+	for uuid, e := range ledger {
+		onHost[e.host] = append(onHost[e.host], uuid)
+	}
+	for _, us := range onHost {
+		slices.Sort(us)
+	}
+	return onHost
+}
+
+// CommittedMatchesLedger compares the committed instances a build of s
+// would be given now (the lists the Store keeps as its ledger changes)
+// with committedOf its ledger; nil when equal.
+func CommittedMatchesLedger(s *Store) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got := s.committedLocked()
+	want := committedOf(s.ledger)
+	if len(got) != len(want) {
+		return fmt.Errorf("committed lists: %d hosts, the ledger's %d", len(got), len(want))
+	}
+	for hn, us := range want {
+		if !slices.Equal(got[hn], us) {
+			return fmt.Errorf("committed lists: host %v holds %q, the ledger %q", hn, got[hn], us)
+		}
+	}
+	return nil
+}
+
 // DerivedMatchesBuilt compares the static host data of s's current
 // snapshot (derived by its rebuilds, derive.go) with a NewSnapshot of the
 // Store's cloud and committed instances, field by field; nil when equal.
 // It holds right after a rebuild: the instances committed or deleted since
 // join (or leave) the lists at the next one.
 func DerivedMatchesBuilt(s *Store) error {
+	if err := CommittedMatchesLedger(s); err != nil {
+		return err
+	}
 	s.mu.Lock()
-	built, err := newSnapshot(s.cloud, buildInput{committed: s.committedLocked()})
+	built, err := newSnapshot(s.cloud, buildInput{committed: committedOf(s.ledger)})
 	got := s.cur.Load().snap
 	s.mu.Unlock()
 	if err != nil {
@@ -522,7 +559,7 @@ func PreviewMatchesBuilt(s *Store, changes []AggregateChange) error {
 		return err
 	}
 	s.mu.Lock()
-	built, err := newSnapshot(s.cloud.WithAggregates(changes), buildInput{committed: s.committedLocked()})
+	built, err := newSnapshot(s.cloud.WithAggregates(changes), buildInput{committed: committedOf(s.ledger)})
 	s.mu.Unlock()
 	if err != nil {
 		return err

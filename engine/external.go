@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"slices"
 )
 
@@ -146,9 +145,8 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		c.Aggregates = cloneAggregates(c.Aggregates)
 		if !ch.Reset {
 			s.mu.Lock()
-			ledger := maps.Clone(s.ledger)
+			in.committed = s.committedLocked()
 			s.mu.Unlock()
-			in.committed = committedOf(ledger)
 		}
 		var err error
 		if snap, err = s.buildOutside(c, in); err != nil {
@@ -158,7 +156,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ch.Reset {
-		s.ledger = map[string]ledgerEntry{}
+		s.ledgerResetLocked()
 		s.byGroup = map[string]map[string]int{}
 	}
 	if ch.Cloud != nil {
@@ -198,7 +196,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		if _, ok := snap.info.byHostNode(in.Host); !ok {
 			continue
 		}
-		s.ledger[in.UUID] = ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole}
+		s.ledgerPutLocked(in.UUID, ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole})
 		if in.Group != "" {
 			if !in.Whole {
 				s.joinGroupLocked(in.Group, in.Host.Host)

@@ -39,11 +39,14 @@ type Store struct {
 	// (usage fields stale; Instances as given) is written under both mu
 	// and rebuildMu, so either lets one read it: a rebuild derives its
 	// new cloud holding rebuildMu alone.
-	cloud   Cloud
-	ledger  map[string]ledgerEntry    // committed instance uuid -> where, what
-	byGroup map[string]map[string]int // group uuid -> host name -> members committed
-	journal []JournalEntry
-	opts    StoreOptions
+	cloud  Cloud
+	ledger map[string]ledgerEntry // committed instance uuid -> where, what
+	// committed is the ledger's uuids per host, sorted, no host without
+	// any (committed.go); its lists are never modified.
+	committed map[HostNode][]string
+	byGroup   map[string]map[string]int // group uuid -> host name -> members committed
+	journal   []JournalEntry
+	opts      StoreOptions
 	// builtWith is the committed instances (per host, sorted) that the
 	// current snapshot's instance lists hold: its build's
 	// buildInput.committed; a derived build copies the lists of the hosts
@@ -114,10 +117,11 @@ func NewStore(c Cloud, opts StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		cloud:   Cloud{Config: snap.cfg, Hosts: slices.Clone(c.Hosts), Aggregates: cloneAggregates(c.Aggregates)},
-		ledger:  map[string]ledgerEntry{},
-		byGroup: map[string]map[string]int{},
-		opts:    opts,
+		cloud:     Cloud{Config: snap.cfg, Hosts: slices.Clone(c.Hosts), Aggregates: cloneAggregates(c.Aggregates)},
+		ledger:    map[string]ledgerEntry{},
+		committed: map[HostNode][]string{},
+		byGroup:   map[string]map[string]int{},
+		opts:      opts,
 	}
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return s, nil

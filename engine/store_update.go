@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/placer/placer/bitmap"
@@ -158,7 +157,7 @@ func (s *Store) groupPlacedLocked(snap *Snapshot) *groupTable {
 }
 
 func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
-	delete(s.ledger, uuid)
+	s.ledgerForgetLocked(uuid, e)
 	if m := s.byGroup[e.group]; m != nil && !e.whole && m[e.host.Host] > 0 {
 		if m[e.host.Host]--; m[e.host.Host] == 0 {
 			delete(m, e.host.Host)
@@ -281,7 +280,7 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 		trusted++
 	}
 	in := buildInput{trusted: trusted, derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith)}
-	ledger := maps.Clone(s.ledger) // a quarter of committedOf's time, under the mutex
+	in.committed = s.committedLocked()
 	// The current snapshot, leased while the build reads its usage (the
 	// kept hosts start with it, so that the install, under the mutex,
 	// carries over only what commits changed since).
@@ -290,7 +289,6 @@ func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func
 	s.mu.Unlock()
 	snap, err := func() (*Snapshot, error) {
 		defer release() // even if the build panics: a lease left behind stops all recycling
-		in.committed = committedOf(ledger)
 		return s.buildOutside(c, in)
 	}()
 	in.derive.usage = nil
@@ -323,30 +321,13 @@ func (s *Store) buildOutside(c Cloud, in buildInput) (*Snapshot, error) {
 // hints see them from now on).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	old := keepAll(len(c.Hosts))
-	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith), committed: s.committedLocked()}
+	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith)}
+	in.committed = s.committedLocked()
 	snap, err := newSnapshot(c, in)
 	if err != nil {
 		return 0, err
 	}
 	return s.installLocked(c, snap, in), nil
-}
-
-// committedLocked is the instances committed through the store, per
-// host, sorted: a build adds them to their hosts' instance lists
-// (buildInput.committed).
-func (s *Store) committedLocked() map[HostNode][]string { return committedOf(s.ledger) }
-
-// committedOf is committedLocked of ledger (a copy of the store's, read
-// without the mutex).
-func committedOf(ledger map[string]ledgerEntry) map[HostNode][]string {
-	onHost := map[HostNode][]string{}
-	for uuid, e := range ledger {
-		onHost[e.host] = append(onHost[e.host], uuid)
-	}
-	for _, us := range onHost {
-		slices.Sort(us)
-	}
-	return onHost
 }
 
 // installLocked publishes snap, built from c and in, as the store's

@@ -1,6 +1,8 @@
 package engine
 
-import "maps"
+import (
+	"maps"
+)
 
 // Preview returns the snapshot the store would publish after the
 // aggregate changes (SetAggregateMetadata of each, in order), without
@@ -23,6 +25,7 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 		byGroup: s.byGroup, // read only by the rebuild
 		// the instance lists of the current snapshot (read only)
 		builtWith: s.builtWith,
+		committed: maps.Clone(s.committed),
 	}
 	tmp.cur.Store(s.cur.Load())
 	s.mu.Unlock()
