@@ -165,21 +165,39 @@ func (x *Instances) deriveByKey(prev *Instances, from func(nid int) int32) ([]in
 	for j, a := range added {
 		entries[j] = a.i
 	}
+	// The merge compares each added entry (a) with kept ones several
+	// times running: its key is decoded once.
+	at, ka := int32(-1), sortKey{}
 	return mergeSorted(kept, entries, func(a, b int32) bool {
-		ka, kb := x.sortKeyOf(a), x.sortKeyOf(b)
+		if a != at {
+			at, ka = a, x.sortKeyOf(a)
+		}
+		kb := x.sortKeyOf(b)
 		return ka.hi < kb.hi || ka.hi == kb.hi && (ka.lo < kb.lo || ka.lo == kb.lo && ka.i < kb.i)
 	}), true
 }
 
 // mergeSorted returns the elements of kept and added, each sorted by less
 // (a strict order under which no two of them are equal), in one sorted
-// slice, finding each of added's places in kept by binary search: for a
-// few added to many kept (a rebuild's new hosts), without a sort of all.
+// slice, finding each of added's places in kept by a galloping search
+// from the last one's: O(log gap) comparisons, so that a few added to
+// many kept (a rebuild's new hosts) cost no sort of all, and many (the
+// lists of every host committed on since the last rebuild, tens of
+// thousands late in a `placer simulate` run) no binary search over the
+// rest of kept each: 60,000 spread evenly among 50,000 take 170,000
+// comparisons where those searches took 876,000 (TestMergeSortedGallops).
 func mergeSorted[T any](kept, added []T, less func(a, b T) bool) []T {
 	out := make([]T, 0, len(kept)+len(added))
 	from := 0
 	for _, a := range added {
-		at := from + sort.Search(len(kept)-from, func(j int) bool { return less(a, kept[from+j]) })
+		// Double the step while a is not below kept[from+step-1]: every
+		// element before from+step/2 is then below a.
+		step := 1
+		for from+step <= len(kept) && !less(a, kept[from+step-1]) {
+			step *= 2
+		}
+		lo, hi := from+step/2, min(from+step, len(kept))
+		at := lo + sort.Search(hi-lo, func(j int) bool { return less(a, kept[lo+j]) })
 		out = append(append(out, kept[from:at]...), a)
 		from = at
 	}
