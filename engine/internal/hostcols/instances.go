@@ -41,8 +41,13 @@ func NewInstances(perName [][]string) Instances {
 // DeriveInstances builds the index NewInstances builds, where the list of
 // each name nid with same[nid] >= 0 is prev's name same[nid]'s: its
 // entries are copied, not parsed (perName[nid] is not read). A snapshot
-// derived from another keeps the instance lists of most hosts.
+// derived from another keeps the instance lists of most hosts; when it
+// keeps every one, each name's own, the index is prev's, shared (an
+// Instances is never modified once built).
 func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instances {
+	if prev != nil && len(perName) == len(prev.start)-1 && keepsEvery(same, len(perName)) {
+		return *prev
+	}
 	from := func(nid int) int32 {
 		if nid < len(same) {
 			return same[nid]
@@ -107,6 +112,20 @@ func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instance
 		return cmp.Or(strings.Compare(oddUUID[a], oddUUID[b]), cmp.Compare(odd[a], odd[b]))
 	})
 	return x
+}
+
+// keepsEvery reports whether same maps each of the first n names to
+// itself.
+func keepsEvery(same []int32, n int) bool {
+	if len(same) < n {
+		return false
+	}
+	for nid, o := range same[:n] {
+		if o != int32(nid) {
+			return false
+		}
+	}
+	return true
 }
 
 // sortKeyOf is entry i's key as two big-endian words and the entry.

@@ -579,6 +579,27 @@ func TestDeriveInstances(t *testing.T) {
 	if copied < 2000 || inOrder < 50 {
 		t.Fatalf("%d lists copied, %d rounds in a rebuild's shape: want most", copied, inOrder)
 	}
+	// Every name keeping its own list (an aggregate change with no
+	// commit since): prev's index, shared; one name more is derived.
+	prevLists := make([][]string, 50)
+	for nid := range prevLists {
+		prevLists[nid] = list()
+	}
+	prevLists[7] = []string{uuid()} // the share is seen through start and the keys
+	prev := NewInstances(prevLists)
+	same := make([]int32, len(prevLists))
+	for nid := range same {
+		same[nid] = int32(nid)
+	}
+	got := DeriveInstances(&prev, same, make([][]string, len(prevLists)))
+	if !reflect.DeepEqual(got, prev) || &got.start[0] != &prev.start[0] || &got.uuids.keys[0] != &prev.uuids.keys[0] {
+		t.Fatalf("every list kept: the index is not prev's, shared")
+	}
+	more := append(slices.Clone(prevLists), []string{uuid()})
+	got = DeriveInstances(&prev, append(slices.Clone(same), -1), append(make([][]string, len(prevLists)), more[len(prevLists)]))
+	if want := NewInstances(more); !reflect.DeepEqual(got, want) || &got.start[0] == &prev.start[0] {
+		t.Fatalf("every list kept and one name more: the index differs from a build's, or is prev's")
+	}
 }
 
 // randomUUID is a canonical uuid of random bytes.
