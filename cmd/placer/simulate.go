@@ -247,20 +247,28 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 		bg.Add(1)
 		go func() { defer bg.Done(); trace.sample(updCtx, store, sc) }()
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
 	// The submitters keep every worker busy and the queue full: the
 	// Scheduler holds Workers jobs in progress and 4 x Workers queued, so
 	// fewer callers than 5 x Workers leave it short. With 2 x Workers, as
 	// until 2026-11-29, the workers found the queue empty whenever the
 	// callers waited for a processor, and the runtime spun between them:
 	// 17-19k placements/s at the defaults, 22k with 6 x Workers, the
-	// engine unchanged.
+	// engine unchanged. Each takes its next request from a counter, not
+	// from a goroutine feeding a channel, which a caller had to wait for
+	// to be scheduled between two requests: 1.04 times the placements/s
+	// at the median of ten alternated runs (0.95-1.08), the engine
+	// unchanged.
+	var next atomic.Int64 // the next request to place
+	var wg sync.WaitGroup
 	for range 6 * workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= nReq {
+					return
+				}
 				t0 := time.Now()
 				plan, err := sc.Place(ctx, reqs[i])
 				latency[i] = time.Since(t0).Seconds()
@@ -290,15 +298,6 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 			}
 		}()
 	}
-feed:
-	for i := range reqs {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
 	wg.Wait()
 	elapsed := time.Since(start)
 	sc.Close()
