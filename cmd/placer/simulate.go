@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/placer/placer/engine"
@@ -156,7 +157,10 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "placer simulate: --placers and --faults need --etcd-members")
 		return exitBadInput
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too (a timeout, a supervisor): with --etcd-members the run
+	// owns a temporary directory of the cluster's data, hundreds of
+	// megabytes, which only an orderly end removes.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
