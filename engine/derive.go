@@ -213,8 +213,9 @@ func (d *derivation) sigOf(in *sigInterner, info *hostInfo, id uint32, o int32, 
 // only brings the committed instances into the lists), else nil. Nothing
 // per host is then parsed or interned again: every column and table is
 // d.prev's (never modified once built), but for the instance lists,
-// derived as buildHostInfo derives them, and the aggregate classes'
-// metadata, made again from c's aggregates. The classes themselves, which
+// derived as buildHostInfo derives them, and the metadata of the
+// aggregate classes an aggregate that changed is in, made again from c's
+// aggregates. The classes themselves, which
 // hosts share one, stay d.prev's: a rebuild changes no aggregate's hosts
 // (see derivation). The result equals a build's (TestDerivedSnapshotsMatchBuilt).
 func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *hostInfo {
@@ -243,9 +244,19 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 		lists.add(c, d, committed, i, nid, int32(i), nodeName(&c.Hosts[i]))
 	}
 	info.instances = hostcols.DeriveInstances(&p.instances, lists.sameAs, lists.of)
+	// Only the classes the change touches parse their aggregates'
+	// metadata again; the others keep prev's (buildAggClasses does the
+	// same for the classes of kept hosts).
 	info.classes = make([]aggClass, len(p.classes))
+	same := d.sameAggregates(c.Aggregates)
 	for x := range p.classes {
-		info.classes[x] = newAggClass(c, p.classes[x].aggs, p.classes[x].hosts)
+		pc := &p.classes[x]
+		if allOf(same, pc.aggs) {
+			info.classes[x] = aggClass{aggs: pc.aggs, meta: pc.meta,
+				raw: aggregateValues(c.Aggregates, pc.aggs), hosts: pc.hosts, limitFrom: pc.limitFrom}
+		} else {
+			info.classes[x] = newAggClass(c, pc.aggs, pc.hosts)
+		}
 	}
 	d.sameHosts = true
 	return info
