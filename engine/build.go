@@ -104,7 +104,12 @@ func (s *Snapshot) buildShardsFrom(c *Cloud, vals []classValues, d *derivation, 
 	if keep > 0 {
 		s.shards = append(s.shards, d.usage.shards[:keep]...)
 	}
+	reclass := d.reclasses(s.n)
 	for base := keep * bitmap.ShardSize; base < s.n; base += bitmap.ShardSize {
+		if reclass {
+			s.shards = append(s.shards, reclassedShard(c, s.info, vals, base, &wide, d))
+			continue
+		}
 		s.shards = append(s.shards, buildShard(c, s.info, vals, base, min(base+bitmap.ShardSize, s.n), &wide, d))
 	}
 	if len(wide.ids) > 0 {
@@ -361,12 +366,7 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 		mult[w] = make([]float64, m)
 	}
 	cfg := &c.Config
-	cfgMult := [numWeighers]float64{
-		cfg.RAMWeightMultiplier, cfg.CPUWeightMultiplier, cfg.DiskWeightMultiplier,
-		cfg.IoOpsWeightMultiplier, cfg.NumInstancesWeightMultiplier, cfg.MetricsWeightMultiplier,
-		cfg.SoftAffinityWeightMultiplier, cfg.SoftAntiAffinityWeightMultiplier,
-		cfg.BuildFailureWeightMultiplier, 1000000.0,
-	}
+	cfgMult := configMultipliers(cfg)
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
 		cv := &vals[info.class.At(uint32(lo+j))]
@@ -416,6 +416,17 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 	}
 	sh.statBlocks(allBlocks, nil)
 	return sh
+}
+
+// configMultipliers is every weigher's multiplier in cfg (WeigherCatalogue
+// order), what a host no aggregate overrides it for takes.
+func configMultipliers(cfg *Config) [numWeighers]float64 {
+	return [numWeighers]float64{
+		cfg.RAMWeightMultiplier, cfg.CPUWeightMultiplier, cfg.DiskWeightMultiplier,
+		cfg.IoOpsWeightMultiplier, cfg.NumInstancesWeightMultiplier, cfg.MetricsWeightMultiplier,
+		cfg.SoftAffinityWeightMultiplier, cfg.SoftAntiAffinityWeightMultiplier,
+		cfg.BuildFailureWeightMultiplier, 1000000.0,
+	}
 }
 
 // int32sOf returns xs as int32s when every one is an integer that an

@@ -5,6 +5,7 @@ import (
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine/internal/hostcols"
+	"github.com/placer/placer/internal/kernels"
 )
 
 // A Store's rebuild (a host added or removed, an aggregate changed) makes
@@ -272,4 +273,76 @@ func (d *derivation) prevClassValues() []classValues {
 		out[x] = resolveClass(aggregateValues(d.prevAggs, d.prev.classes[x].aggs))
 	}
 	return out
+}
+
+// reclasses reports whether a build of n hosts makes its shards as
+// reclassedShard does: a rebuild that keeps every host in order (d's
+// sameHosts) from a leased snapshot of them (d.usage), whose classes
+// resolve other values for the shards (else the install keeps every
+// shard).
+func (d *derivation) reclasses(n int) bool {
+	return d != nil && d.sameHosts && d.usage != nil && d.usage.n == n
+}
+
+// reclassedShard is buildShard for the shard of d.usage at base, when
+// d.reclasses: the same hosts at the same ids, under the same
+// configuration, only their classes' values changed (an aggregate's
+// metadata). The columns read from the hosts and the configuration
+// alone (capacities, the hosts' own ratios, the weighers' raw limits)
+// are that shard's, shared (never written once published); the usage is
+// its own copy, with d.usage's delta for its hosts applied (the install
+// carries over what changed since); the columns the classes resolve
+// (the aggregates' ratios and limits, the multipliers) are made again
+// from vals. Rebuilding the whole shard was half of an aggregate change.
+func reclassedShard(c *Cloud, info *hostInfo, vals []classValues, base int, wide *usageDelta, d *derivation) *shard {
+	old := d.usage.shards[base/bitmap.ShardSize]
+	sh := old.cloneUsage(nil)
+	// Not derived from old for what is kept per shard: the multipliers
+	// and the ratio rules' twins read the columns made again here.
+	sh.parent, sh.changed, sh.twins, sh.bornEscapes, sh.multOver = 0, nil, &twinMasks{}, 0, [numWeighers][]uint16{}
+	m := sh.hostCount()
+	var moved uint64 // blocks whose usage the delta set
+	if d.inDelta != nil {
+		for j := range m {
+			if id := uint32(base + j); d.inDelta.Has(id) {
+				if r := d.usage.usage(id); !sh.setUsage(j, r) {
+					wide.ids, wide.res = append(wide.ids, id), append(wide.res, r)
+				}
+				moved |= 1 << (j / kernels.Block)
+			}
+		}
+	}
+	cfg := &c.Config
+	cfgMult := configMultipliers(cfg)
+	var ratios [3][]float64
+	for r := range ratios {
+		ratios[r] = make([]float64, m)
+	}
+	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
+	var mult [numWeighers][]float64
+	for w := range mult {
+		mult[w] = make([]float64, m)
+	}
+	for j := range m {
+		cv := &vals[info.class.At(uint32(base+j))]
+		ratios[0][j] = cv.ratio[0].or(old.ramRatio.At(j))
+		ratios[1][j] = cv.ratio[1].or(old.cpuRatio.At(j))
+		ratios[2][j] = cv.ratio[2].or(old.diskRatio.At(j))
+		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
+		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
+		for w := range mult {
+			mult[w][j] = cv.mult[w].or(cfgMult[w])
+		}
+		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
+	}
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(ratios[0]), kernels.NewCoded(ratios[1])
+	sh.aggDiskRatio = kernels.NewCoded(ratios[2])
+	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
+	for w := range mult {
+		sh.mult[w] = kernels.NewCoded(mult[w])
+	}
+	if moved != 0 {
+		sh.statBlocks(moved, nil)
+	}
+	return sh
 }
