@@ -353,23 +353,15 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 		numInstances: make([]int32, m), numIOOps: make([]int32, m), twins: &twinMasks{},
 	}
 	totalRAM, totalDiskGB, vcpusTotal, failedBuilds := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
-	// The resolved columns, in full while they are filled, then coded.
-	var ratios [6][]float64
-	for r := range ratios {
-		ratios[r] = make([]float64, m)
+	// The hosts' own ratios, in full while they are filled, then coded.
+	var own [3][]float64
+	for r := range own {
+		own[r] = make([]float64, m)
 	}
-	ramRatio, cpuRatio, diskRatio := ratios[0], ratios[1], ratios[2]
-	aggRAMRatio, aggCPURatio, aggDiskRatio := ratios[3], ratios[4], ratios[5]
-	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
-	var mult [numWeighers][]float64
-	for w := range mult {
-		mult[w] = make([]float64, m)
-	}
+	ramRatio, cpuRatio, diskRatio := own[0], own[1], own[2]
 	cfg := &c.Config
-	cfgMult := configMultipliers(cfg)
 	for j := 0; j < m; j++ {
 		h := &c.Hosts[lo+j]
-		cv := &vals[info.class.At(uint32(lo+j))]
 		var r hostRes
 		if o := d.oldID(lo + j); o >= 0 && d.usage != nil {
 			r = d.usageOf(uint32(o)) // the install carries over what changed since
@@ -384,26 +376,12 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 		ramRatio[j] = ratioOr(h.RAMAllocationRatio, cfg.RAMAllocationRatio)
 		cpuRatio[j] = ratioOr(h.CPUAllocationRatio, cfg.CPUAllocationRatio)
 		diskRatio[j] = ratioOr(h.DiskAllocationRatio, cfg.DiskAllocationRatio)
-		aggRAMRatio[j] = cv.ratio[0].or(ramRatio[j])
-		aggCPURatio[j] = cv.ratio[1].or(cpuRatio[j])
-		aggDiskRatio[j] = cv.ratio[2].or(diskRatio[j])
-		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
-		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
-		for w := range mult {
-			mult[w][j] = cv.mult[w].or(cfgMult[w])
-		}
-		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
 	}
+	sh.setClassColumns(cfg, info, vals, lo, &own)
 	sh.totalRAM, sh.totalDiskGB = kernels.NewCoded(totalRAM), kernels.NewCoded(totalDiskGB)
 	sh.vcpusTotal, sh.failedBuilds = kernels.NewCoded(vcpusTotal), kernels.NewCoded(failedBuilds)
 	sh.ramRatio, sh.cpuRatio, sh.diskRatio = kernels.NewCoded(ramRatio), kernels.NewCoded(cpuRatio), kernels.NewCoded(diskRatio)
-	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAMRatio), kernels.NewCoded(aggCPURatio)
-	sh.aggDiskRatio = kernels.NewCoded(aggDiskRatio)
-	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
-	for w := range mult {
-		sh.mult[w] = kernels.NewCoded(mult[w])
-	}
-	cpuLimit, failed := ratios[0], ratios[3] // reused: coded above
+	cpuLimit, failed := ramRatio, diskRatio // reused: coded above
 	for j := range m {
 		cpuLimit[j] = float64(vcpusTotal[j]) * cpuRatio[j]
 		failed[j] = float64(failedBuilds[j])
@@ -416,6 +394,42 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 	}
 	sh.statBlocks(allBlocks, nil)
 	return sh
+}
+
+// setClassColumns sets the columns of sh that its hosts' aggregate
+// classes resolve (vals; its hosts' ids start at base): the aggregates'
+// allocation ratios, else the hosts' own (own: RAM, CPU, disk), the I/O
+// and instance limits and the weighers' multipliers, else cfg's.
+func (sh *shard) setClassColumns(cfg *Config, info *hostInfo, vals []classValues, base int, own *[3][]float64) {
+	m := sh.hostCount()
+	var agg [3][]float64
+	for r := range agg {
+		agg[r] = make([]float64, m)
+	}
+	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
+	var mult [numWeighers][]float64
+	for w := range mult {
+		mult[w] = make([]float64, m)
+	}
+	cfgMult := configMultipliers(cfg)
+	for j := range m {
+		cv := &vals[info.class.At(uint32(base+j))]
+		for r := range agg {
+			agg[r][j] = cv.ratio[r].or(own[r][j])
+		}
+		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
+		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
+		for w := range mult {
+			mult[w][j] = cv.mult[w].or(cfgMult[w])
+		}
+		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
+	}
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(agg[0]), kernels.NewCoded(agg[1])
+	sh.aggDiskRatio = kernels.NewCoded(agg[2])
+	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
+	for w := range mult {
+		sh.mult[w] = kernels.NewCoded(mult[w])
+	}
 }
 
 // configMultipliers is every weigher's multiplier in cfg (WeigherCatalogue

@@ -312,35 +312,14 @@ func reclassedShard(c *Cloud, info *hostInfo, vals []classValues, base int, wide
 			}
 		}
 	}
-	cfg := &c.Config
-	cfgMult := configMultipliers(cfg)
-	var ratios [3][]float64
-	for r := range ratios {
-		ratios[r] = make([]float64, m)
-	}
-	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
-	var mult [numWeighers][]float64
-	for w := range mult {
-		mult[w] = make([]float64, m)
-	}
-	for j := range m {
-		cv := &vals[info.class.At(uint32(base+j))]
-		ratios[0][j] = cv.ratio[0].or(old.ramRatio.At(j))
-		ratios[1][j] = cv.ratio[1].or(old.cpuRatio.At(j))
-		ratios[2][j] = cv.ratio[2].or(old.diskRatio.At(j))
-		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
-		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
-		for w := range mult {
-			mult[w][j] = cv.mult[w].or(cfgMult[w])
+	var own [3][]float64 // the hosts' own ratios, old's
+	for r, col := range [3]*kernels.Coded[float64]{&old.ramRatio, &old.cpuRatio, &old.diskRatio} {
+		own[r] = make([]float64, m)
+		for j := range m {
+			own[r][j] = col.At(j)
 		}
-		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
 	}
-	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(ratios[0]), kernels.NewCoded(ratios[1])
-	sh.aggDiskRatio = kernels.NewCoded(ratios[2])
-	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
-	for w := range mult {
-		sh.mult[w] = kernels.NewCoded(mult[w])
-	}
+	sh.setClassColumns(&c.Config, info, vals, base, &own)
 	if moved != 0 {
 		sh.statBlocks(moved, nil)
 	}
