@@ -402,10 +402,8 @@ func buildShard(c *Cloud, info *hostInfo, vals []classValues, lo, hi int, wide *
 // and instance limits and the weighers' multipliers, else cfg's.
 func (sh *shard) setClassColumns(cfg *Config, info *hostInfo, vals []classValues, base int, own *[3][]float64) {
 	m := sh.hostCount()
-	var agg [3][]float64
-	for r := range agg {
-		agg[r] = make([]float64, m)
-	}
+	aggRAM, aggCPU, aggDisk := make([]float64, m), make([]float64, m), make([]float64, m)
+	ownRAM, ownCPU, ownDisk := own[0][:m], own[1][:m], own[2][:m]
 	maxIOOps, maxInstances := make([]int64, m), make([]int64, m)
 	var mult [numWeighers][]float64
 	for w := range mult {
@@ -414,9 +412,9 @@ func (sh *shard) setClassColumns(cfg *Config, info *hostInfo, vals []classValues
 	cfgMult := configMultipliers(cfg)
 	for j := range m {
 		cv := &vals[info.class.At(uint32(base+j))]
-		for r := range agg {
-			agg[r][j] = cv.ratio[r].or(own[r][j])
-		}
+		aggRAM[j] = cv.ratio[0].or(ownRAM[j])
+		aggCPU[j] = cv.ratio[1].or(ownCPU[j])
+		aggDisk[j] = cv.ratio[2].or(ownDisk[j])
 		maxIOOps[j] = cv.maxIOOps.or(cfg.MaxIoOpsPerHost)
 		maxInstances[j] = cv.maxInstances.or(cfg.MaxInstancesPerHost)
 		for w := range mult {
@@ -424,8 +422,8 @@ func (sh *shard) setClassColumns(cfg *Config, info *hostInfo, vals []classValues
 		}
 		mult[wBuildFailure][j] = -1 * mult[wBuildFailure][j]
 	}
-	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(agg[0]), kernels.NewCoded(agg[1])
-	sh.aggDiskRatio = kernels.NewCoded(agg[2])
+	sh.aggRAMRatio, sh.aggCPURatio = kernels.NewCoded(aggRAM), kernels.NewCoded(aggCPU)
+	sh.aggDiskRatio = kernels.NewCoded(aggDisk)
 	sh.maxIOOps, sh.maxInstances = kernels.NewCoded(maxIOOps), kernels.NewCoded(maxInstances)
 	for w := range mult {
 		sh.mult[w] = kernels.NewCoded(mult[w])
