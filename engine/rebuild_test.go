@@ -183,7 +183,15 @@ func TestAddHostsValidates(t *testing.T) {
 // would stop the recycling.
 func TestRebuildsWhileCompacting(t *testing.T) {
 	const n = 2 * bitmap.ShardSize // full shards: only those recycle
-	s := mustStore(t, tightCloud(n))
+	c := tightCloud(n)
+	// An aggregate across both shards, whose values the last rebuild
+	// changes (every shard reclassed: reclassedShard).
+	fast := Aggregate{Name: "fast", Metadata: map[string]string{"ram_weight_multiplier": "2"}}
+	for i := 1; i < n; i += 3 {
+		fast.Hosts = append(fast.Hosts, fmt.Sprintf("h%04d", i))
+	}
+	c.Aggregates = append(c.Aggregates, fast)
+	s := mustStore(t, c)
 	want := map[string]HostUsage{} // by host name: a removal renumbers
 	removed := map[string]bool{}
 	round := 0
@@ -270,6 +278,10 @@ func TestRebuildsWhileCompacting(t *testing.T) {
 		}, 2},
 		{"a host of the first shard removed", func() error { return remove("h0005") }, 0},
 		{"a host of the second shard removed", func() error { return remove("h5000") }, 1},
+		{"an aggregate's multiplier and ratio changed", func() error {
+			_, err := s.SetAggregateMetadata("fast", map[string]string{"ram_weight_multiplier": "3", "cpu_allocation_ratio": "2"}, nil)
+			return err
+		}, 0},
 	}
 	for i, rb := range rebuilds {
 		reused := s.rec.reused
