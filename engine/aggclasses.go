@@ -168,12 +168,7 @@ func buildAggClasses(c *Cloud, info *hostInfo, d *derivation) {
 		}
 		cid := int32(len(info.classes))
 		byKey[string(buf)] = cid
-		if kept == nil {
-			info.classes = append(info.classes, newAggClass(c, aggs, roaring.New()))
-		} else {
-			info.classes = append(info.classes, aggClass{aggs: aggs, meta: kept.meta,
-				raw: aggregateValues(c.Aggregates, aggs), hosts: roaring.New(), limitFrom: kept.limitFrom})
-		}
+		info.classes = append(info.classes, keptAggClass(c, kept, aggs, roaring.New()))
 		return cid
 	}
 	same := d.sameAggregates(c.Aggregates)
@@ -256,6 +251,17 @@ func aggregateValues(all []Aggregate, aggs []int) map[string][]string {
 // newAggClass returns the class of the aggregates aggs (indexes into
 // c.Aggregates, ascending) with their metadata as c has it, and hosts as
 // its inverted index entry.
+// keptAggClass is newAggClass, but for a class whose aggregates are
+// unchanged since kept, prev's class of them, was made (nil: none): its
+// metadata and limit sources, parsed per class, are kept's; its raw
+// values are read again (the shards resolve them, then they are dropped).
+func keptAggClass(c *Cloud, kept *aggClass, aggs []int, hosts *roaring.Bitmap) aggClass {
+	if kept == nil {
+		return newAggClass(c, aggs, hosts)
+	}
+	return aggClass{aggs: aggs, meta: kept.meta, raw: aggregateValues(c.Aggregates, aggs), hosts: hosts, limitFrom: kept.limitFrom}
+}
+
 func newAggClass(c *Cloud, aggs []int, hosts *roaring.Bitmap) aggClass {
 	metas := make([]map[string]string, len(aggs))
 	for j, a := range aggs {

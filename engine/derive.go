@@ -251,13 +251,11 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 	info.classes = make([]aggClass, len(p.classes))
 	same := d.sameAggregates(c.Aggregates)
 	for x := range p.classes {
-		pc := &p.classes[x]
-		if allOf(same, pc.aggs) {
-			info.classes[x] = aggClass{aggs: pc.aggs, meta: pc.meta,
-				raw: aggregateValues(c.Aggregates, pc.aggs), hosts: pc.hosts, limitFrom: pc.limitFrom}
-		} else {
-			info.classes[x] = newAggClass(c, pc.aggs, pc.hosts)
+		pc, kept := &p.classes[x], &p.classes[x]
+		if !allOf(same, pc.aggs) {
+			kept = nil
 		}
+		info.classes[x] = keptAggClass(c, kept, pc.aggs, pc.hosts)
 	}
 	d.sameHosts = true
 	return info
@@ -297,9 +295,10 @@ func (d *derivation) reclasses(n int) bool {
 func reclassedShard(c *Cloud, info *hostInfo, vals []classValues, base int, wide *usageDelta, d *derivation) *shard {
 	old := d.usage.shards[base/bitmap.ShardSize]
 	sh := old.cloneUsage(nil)
-	// Not derived from old for what is kept per shard: the multipliers
-	// and the ratio rules' twins read the columns made again here.
-	sh.parent, sh.changed, sh.twins, sh.bornEscapes, sh.multOver = 0, nil, &twinMasks{}, 0, [numWeighers][]uint16{}
+	// Not derived from old for what is kept per shard: the ratio rules'
+	// twins and a kept rescoring read the columns made again here (the
+	// multipliers' multOver the build's summary sets, summariseFrom).
+	sh.parent, sh.changed, sh.twins, sh.bornEscapes = 0, nil, &twinMasks{}, 0
 	m := sh.hostCount()
 	var moved uint64 // blocks whose usage the delta set
 	if d.inDelta != nil {

@@ -1,8 +1,6 @@
 package engine
 
-import (
-	"maps"
-)
+import "maps"
 
 // Preview returns the snapshot the store would publish after the
 // aggregate changes (SetAggregateMetadata of each, in order), without
