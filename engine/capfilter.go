@@ -45,7 +45,14 @@ type capSpec struct {
 	kind  capKind
 	parts keyParts           // capStatic
 	ic    nova.IntCapability // capInt
-	attr  string             // capUsage: the usage attribute
+	// attr is the usage attribute (capUsage), or the attribute the walk
+	// reads first (capStatic).
+	attr string
+	// byAttr (capStatic): parts are attr's dictionary-coded part and the
+	// stats, which the walk reads only where attr is None. The spec is
+	// then judged once per code of that part where attr is set
+	// (capLead).
+	byAttr bool
 }
 
 // capSpecs classifies the request's extra specs, in the filter's order.
@@ -70,8 +77,11 @@ func capSpecs(b *batch) []capSpec {
 		default:
 			// A missing attribute, a None value and a bare key's
 			// presence all send the walk to the stats.
-			c.kind, c.parts = capStatic, attrParts(first)
+			c.kind, c.parts, c.attr = capStatic, attrParts(first), first
 			if kind == nova.AttrMissing || nova.AttrNullable(first) || bare {
+				// (A lead part is the first column of the combinations,
+				// below partStats.)
+				c.byAttr = !bare && kind != nova.AttrMissing && (c.parts == partHVModel || c.parts == partSig)
 				c.parts |= partStats
 			}
 		}
@@ -82,11 +92,33 @@ func capSpecs(b *batch) []capSpec {
 
 // capVerdict is a static spec's verdict, memoised by the spec.
 func capVerdict(b *batch, c *capSpec) *verdict {
-	return staticVerdict(b, "cap\x00"+c.Key+"\x00"+c.Req, c.parts, func(id uint32) (bool, error) {
+	return staticVerdict(b, "cap\x00"+c.Key+"\x00"+c.Req, c.parts, capEval(b, c), capLead(b, c))
+}
+
+// capEval is static spec c on host id.
+func capEval(b *batch, c *capSpec) func(id uint32) (bool, error) {
+	return func(id uint32) (bool, error) {
 		var h nova.HostAttrs
 		b.attrs(id, &h)
 		return c.Check(&h)
-	})
+	}
+}
+
+// capLead is static spec c's lead for comboVerdictInto, nil where it has
+// none: a host whose attribute is set (not None) is judged by it alone,
+// since the walk reads the stats only in place of a None attribute
+// (nova.HostAttrs.capability; a bare key, whose scope does read the
+// stats, has no lead).
+func capLead(b *batch, c *capSpec) func(id uint32) bool {
+	if !c.byAttr {
+		return nil
+	}
+	return func(id uint32) bool {
+		var h nova.HostAttrs
+		b.attrs(id, &h)
+		v, ok := h.Attr(c.attr)
+		return ok && v != nil
+	}
 }
 
 // capPlan is ComputeCapabilitiesFilter's fused stage for b's request (see

@@ -594,3 +594,30 @@ func sameHostInfo(got, want *hostInfo) error {
 	}
 	return nil
 }
+
+// CapVerdicts builds, unmemoised, the verdict of each static extra spec of
+// req (ComputeCapabilitiesFilter's) on s, with each code of a spec's lead
+// column judged once (lead) or every combination judged (the baseline),
+// and returns the hosts that pass them all.
+func CapVerdicts(s *Snapshot, req Request, lead bool) (*bitmap.Set, error) {
+	b, err := prepare(context.Background(), s, req, false)
+	if err != nil {
+		return nil, err
+	}
+	defer b.release()
+	all := bitmap.NewSet(s.n)
+	all.Fill()
+	for _, c := range capSpecs(b) {
+		if c.kind != capStatic {
+			continue
+		}
+		pass, raise := bitmap.NewSet(s.n), bitmap.NewSet(s.n)
+		var l func(uint32) bool
+		if lead {
+			l = capLead(b, &c)
+		}
+		staticVerdictInto(b, pass, raise, c.parts, capEval(b, &c), l)
+		all.And(pass)
+	}
+	return all, nil
+}

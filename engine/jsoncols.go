@@ -58,7 +58,7 @@ func jsonResolve(b *batch, q *nova.QueryNode) (*jsonNode, bool) {
 			var h nova.HostAttrs
 			b.attrs(id, &h)
 			return sq.Pass(&h)
-		})
+		}, nil)
 		if v.raise != nil {
 			return nil, false
 		}

@@ -129,37 +129,44 @@ type outcome struct {
 // memoised under key: eval runs once per distinct combination of codes
 // when every part is dictionary-coded (comboVerdictInto), else once per
 // distinct hostKey in each shard, or once per host when parts holds
-// partHost or too many parts.
-func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (bool, error)) *verdict {
+// partHost or too many parts. lead, when not nil, tells of a host that
+// its outcome depends on its value of parts' lowest part alone (see
+// comboVerdictInto).
+func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (bool, error), lead func(id uint32) bool) *verdict {
 	return memoVerdict(b, key, func(pass, raise *bitmap.Set) {
-		mark := func(id uint32, o outcome) {
-			switch {
-			case o.err != nil:
-				raise.Add(id)
-			case o.passes:
-				pass.Add(id)
-			}
+		staticVerdictInto(b, pass, raise, parts, eval, lead)
+	})
+}
+
+// staticVerdictInto is staticVerdict's build, into empty pass and raise.
+func staticVerdictInto(b *batch, pass, raise *bitmap.Set, parts keyParts, eval func(id uint32) (bool, error), lead func(id uint32) bool) {
+	mark := func(id uint32, o outcome) {
+		switch {
+		case o.err != nil:
+			raise.Add(id)
+		case o.passes:
+			pass.Add(id)
 		}
-		if parts&partHost != 0 || bits.OnesCount16(uint16(parts)) > maxKeyParts {
-			forHosts(b, func() struct{} { return struct{}{} }, func(_ struct{}, id uint32) {
-				ok, err := eval(id)
-				mark(id, outcome{ok, err})
-			})
-			return
-		}
-		if cols, total, ok := b.codedParts(parts); ok {
-			comboVerdictInto(b, pass, raise, cols, total, eval)
-			return
-		}
-		forHosts(b, func() map[hostKey]outcome { return map[hostKey]outcome{} }, func(seen map[hostKey]outcome, id uint32) {
-			k := b.hostKey(parts, id)
-			o, ok := seen[k]
-			if !ok {
-				o.passes, o.err = eval(id)
-				seen[k] = o
-			}
-			mark(id, o)
+	}
+	if parts&partHost != 0 || bits.OnesCount16(uint16(parts)) > maxKeyParts {
+		forHosts(b, func() struct{} { return struct{}{} }, func(_ struct{}, id uint32) {
+			ok, err := eval(id)
+			mark(id, outcome{ok, err})
 		})
+		return
+	}
+	if cols, total, ok := b.codedParts(parts); ok {
+		comboVerdictInto(b, pass, raise, cols, total, eval, lead)
+		return
+	}
+	forHosts(b, func() map[hostKey]outcome { return map[hostKey]outcome{} }, func(seen map[hostKey]outcome, id uint32) {
+		k := b.hostKey(parts, id)
+		o, ok := seen[k]
+		if !ok {
+			o.passes, o.err = eval(id)
+			seen[k] = o
+		}
+		mark(id, o)
 	})
 }
 
@@ -208,7 +215,15 @@ func (b *batch) codedParts(parts keyParts) ([]codedCol, int, bool) {
 // its combination of codes of cols, eval judging each combination once,
 // on its first host: a pass over the columns, then one over the hosts'
 // combinations (no call, no map, per host).
-func comboVerdictInto(b *batch, pass, raise *bitmap.Set, cols []codedCol, total int, eval func(id uint32) (bool, error)) {
+//
+// lead, when not nil, is asked of the first host of each code of cols[0]
+// (the lead column) whether the outcome of every host holding that code
+// is the same whatever its codes of the other columns; where it is, eval
+// judges that code once, not once per combination. A capability spec on
+// cpu_info reads the stats only on a host whose cpu_info is None: on the
+// synthetic cloud's 5 hypervisor models by 1,345 stats, 5 calls instead of
+// 3,332.
+func comboVerdictInto(b *batch, pass, raise *bitmap.Set, cols []codedCol, total int, eval func(id uint32) (bool, error), lead func(id uint32) bool) {
 	n := b.s.n
 	combo := make([]uint32, n)
 	first := make([]int32, total)
@@ -225,16 +240,42 @@ func comboVerdictInto(b *batch, pass, raise *bitmap.Set, cols []codedCol, total 
 			first[c] = int32(id)
 		}
 	}
+	// byLead[c0] is lead code c0's shared outcome once judged (leadShared),
+	// or leadEach where its combinations are judged one by one.
+	var byLead []leadOutcome
+	stride := 1 // the combinations of one lead code
+	if lead != nil && len(cols) > 0 {
+		byLead, stride = make([]leadOutcome, cols[0].n), total/cols[0].n
+	}
+	judge := func(c int, id uint32) outcome {
+		if byLead == nil {
+			ok, err := eval(id)
+			return outcome{ok, err}
+		}
+		l := &byLead[c/stride]
+		if l.state == leadUnknown {
+			l.state = leadEach
+			if lead(id) {
+				l.state = leadShared
+				l.o.passes, l.o.err = eval(id)
+			}
+		}
+		if l.state == leadShared {
+			return l.o
+		}
+		ok, err := eval(id)
+		return outcome{ok, err}
+	}
 	p, r := make([]uint64, total), make([]uint64, total)
 	for c, id := range first {
 		if id < 0 {
 			continue
 		}
-		ok, err := eval(uint32(id))
+		o := judge(c, uint32(id))
 		switch {
-		case err != nil:
+		case o.err != nil:
 			r[c] = 1
-		case ok:
+		case o.passes:
 			p[c] = 1
 		}
 	}
@@ -254,3 +295,16 @@ func comboVerdictInto(b *batch, pass, raise *bitmap.Set, cols []codedCol, total 
 		return nil
 	})
 }
+
+// leadOutcome is what comboVerdictInto knows of one code of its lead
+// column.
+type leadOutcome struct {
+	state uint8 // leadUnknown, leadEach or leadShared
+	o     outcome
+}
+
+const (
+	leadUnknown = iota // no host of the code judged yet
+	leadEach           // each combination judged on its own
+	leadShared         // o is every combination's outcome
+)

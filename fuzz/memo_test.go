@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -138,4 +139,82 @@ func withVariants(reqs []engine.Request, seed uint64) []engine.Request {
 		out = append(out, q)
 	}
 	return out
+}
+
+// TestCapabilityStatsInPlaceOfNone checks ComputeCapabilitiesFilter where
+// a spec's attribute is None on some hosts of a hypervisor model and set
+// on others: the walk reads the stats only in place of a None attribute,
+// so the engine judges a spec once per model where the attribute is set
+// and once per (model, stats) where it is None. Every host here carries
+// stats under the attributes' own names, which only the None hosts may
+// read; the engine's pass set must be the reference's host by host.
+func TestCapabilityStatsInPlaceOfNone(t *testing.T) {
+	ctx := context.Background()
+	intel := `{"vendor": "Intel", "arch": "x86_64", "features": ["aes", "avx512f"], "topology": {"cores": 16}}`
+	amd := `{"vendor": "AMD", "arch": "x86_64", "features": ["aes"], "topology": {"cores": 8}}`
+	qemu, kvm := "QEMU", "kvm"
+	v6, v5 := int64(6002000), int64(5002000)
+	statsPool := []map[string]string{
+		nil,
+		{"cpu_info": intel, "hypervisor_version": "6002000", "hypervisor_type": "QEMU"},
+		{"cpu_info": amd, "hypervisor_version": "5002000", "hypervisor_type": "kvm"},
+		{"cpu_info": "not json", "hypervisor_version": "x"},
+		{"cpu_info": `{"features": "avx512f"}`, "hypervisor_version": "5002000"},
+	}
+	cloud := withFilters(engine.Cloud{Config: engine.DefaultConfig()}, engine.ComputeCapabilitiesFilter)
+	r := rand.New(rand.NewPCG(5, 11))
+	for i := range 400 {
+		h := engine.Host{Host: fmt.Sprintf("h%d", i), MemoryMB: 65536, FreeRAMMB: 65536,
+			VCPUs: 32, LocalGB: 1000, FreeDiskGB: 1000}
+		switch r.IntN(3) { // three models, one of them all None
+		case 0:
+			h.HypervisorType, h.HypervisorVersion, h.CPUInfo = &qemu, &v6, &intel
+		case 1:
+			h.HypervisorType, h.HypervisorVersion, h.CPUInfo = &kvm, &v5, &amd
+		}
+		if st := statsPool[r.IntN(len(statsPool))]; st != nil {
+			h.Stats = maps.Clone(st)
+			h.Stats["num"] = fmt.Sprint(i % 7) // many distinct stats per model
+		}
+		cloud.Hosts = append(cloud.Hosts, h)
+	}
+	snap, err := engine.NewSnapshot(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []map[string]string{
+		{"capabilities:cpu_info:features": "<in> avx512f"},
+		{"capabilities:cpu_info:vendor": "s== Intel"},
+		{"capabilities:cpu_info:topology:cores": ">= 16"},
+		{"capabilities:hypervisor_version": ">= 6000000"},
+		{"capabilities:hypervisor_type": "<or> QEMU <or> kvm"},
+		{"hypervisor_type": "QEMU"}, // a bare key: its scope reads the stats too
+		{"capabilities:cpu_info:features": "<in> avx512f", "capabilities:hypervisor_version": "<= 5002000"},
+	}
+	checked := 0
+	for _, spec := range specs {
+		req := engine.Request{NumInstances: 1, Flavor: engine.Flavor{Name: "f", MemoryMB: 1024, VCPUs: 1, RootGB: 1, ExtraSpecs: spec}}
+		refIDs, _, refErr := reference.FilterHosts(ctx, cloud, req)
+		for round := range 2 { // the second reads the memoised verdicts
+			set, _, err := engine.FilterHosts(ctx, snap, req)
+			if d := sameError(err, refErr); d != "" {
+				t.Fatalf("%v, round %d: %s", spec, round, d)
+			}
+			if err != nil {
+				continue
+			}
+			var ids []int
+			set.ForEach(func(i uint32) { ids = append(ids, int(i)) })
+			if !slices.Equal(ids, refIDs) {
+				t.Fatalf("%v, round %d: pass set: engine %v, reference %v", spec, round, ids, refIDs)
+			}
+			checked++
+		}
+		if refErr == nil && (len(refIDs) == 0 || len(refIDs) == len(cloud.Hosts)) {
+			t.Errorf("%v: the reference passes %d of %d hosts; the case tells nothing", spec, len(refIDs), len(cloud.Hosts))
+		}
+	}
+	if checked == 0 {
+		t.Fatal("every spec raised: nothing compared")
+	}
 }
