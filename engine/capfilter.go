@@ -81,7 +81,7 @@ func capSpecs(b *batch) []capSpec {
 			if kind == nova.AttrMissing || nova.AttrNullable(first) || bare {
 				// (A lead part is the first column of the combinations,
 				// below partStats.)
-				c.byAttr = !bare && kind != nova.AttrMissing && (c.parts == partHVModel || c.parts == partSig)
+				c.byAttr = kind != nova.AttrMissing && (c.parts == partHVModel || c.parts == partSig)
 				c.parts |= partStats
 			}
 		}
@@ -105,10 +105,11 @@ func capEval(b *batch, c *capSpec) func(id uint32) (bool, error) {
 }
 
 // capLead is static spec c's lead for comboVerdictInto, nil where it has
-// none: a host whose attribute is set (not None) is judged by it alone,
-// since the walk reads the stats only in place of a None attribute
-// (nova.HostAttrs.capability; a bare key, whose scope does read the
-// stats, has no lead).
+// none: a host whose attribute is present and set (not None) is judged
+// by it alone. The walk reads the stats only in place of a missing or
+// None attribute (nova.HostAttrs.capability), and a bare key's scope,
+// which looks the key up in the stats too, is evaluated whenever the
+// attribute is present (specScope).
 func capLead(b *batch, c *capSpec) func(id uint32) bool {
 	if !c.byAttr {
 		return nil

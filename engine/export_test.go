@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 
@@ -598,15 +599,17 @@ func sameHostInfo(got, want *hostInfo) error {
 // CapVerdicts builds, unmemoised, the verdict of each static extra spec of
 // req (ComputeCapabilitiesFilter's) on s, with each code of a spec's lead
 // column judged once (lead) or every combination judged (the baseline),
-// and returns the hosts that pass them all.
-func CapVerdicts(s *Snapshot, req Request, lead bool) (*bitmap.Set, error) {
+// and returns the hosts that pass them all and how many times a spec was
+// judged on a host.
+func CapVerdicts(s *Snapshot, req Request, lead bool) (*bitmap.Set, int, error) {
 	b, err := prepare(context.Background(), s, req, false)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer b.release()
 	all := bitmap.NewSet(s.n)
 	all.Fill()
+	var evals atomic.Int64 // some builds judge hosts in parallel
 	for _, c := range capSpecs(b) {
 		if c.kind != capStatic {
 			continue
@@ -616,8 +619,12 @@ func CapVerdicts(s *Snapshot, req Request, lead bool) (*bitmap.Set, error) {
 		if lead {
 			l = capLead(b, &c)
 		}
-		staticVerdictInto(b, pass, raise, c.parts, capEval(b, &c), l)
+		eval := capEval(b, &c)
+		staticVerdictInto(b, pass, raise, c.parts, func(id uint32) (bool, error) {
+			evals.Add(1)
+			return eval(id)
+		}, l)
 		all.And(pass)
 	}
-	return all, nil
+	return all, int(evals.Load()), nil
 }
