@@ -80,7 +80,7 @@
 //   - filters.go: the filter catalogue and how a filter runs over a set.
 //   - masks.go: the static filters' host masks, memoised per snapshot lineage.
 //   - verdict.go: a static filter's verdict (the hosts that pass, those where Nova raises), judged once per distinct value and memoised.
-//   - statickeys.go: a host's static values as a small key, so that an outcome depending on them alone is judged once per key.
+//   - statickeys.go: a host's static values as a small key, so that an outcome depending on them alone is judged once per key (once per code of the lead column where that code decides it, as a set cpu_info does for a capability spec).
 //   - attrfilters.go: the filters reading what a host reports (image properties, capabilities, JsonFilter, isolated hosts).
 //   - capfilter.go: ComputeCapabilitiesFilter spec by spec: static specs as verdicts, usage integers as column passes.
 //   - cidrfilter.go: SimpleCIDRAffinityFilter through an index of the hosts' IPv4 addresses.
