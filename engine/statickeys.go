@@ -7,6 +7,7 @@ import (
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/engine/internal/hostcols"
+	"github.com/placer/placer/internal/kernels"
 	"github.com/placer/placer/internal/nova"
 )
 
@@ -159,6 +160,10 @@ func staticVerdictInto(b *batch, pass, raise *bitmap.Set, parts keyParts, eval f
 		comboVerdictInto(b, pass, raise, cols, total, eval, lead)
 		return
 	}
+	if col := shardCodedPart(parts); col != nil {
+		shardCodeVerdictInto(b, pass, raise, col, eval)
+		return
+	}
 	forHosts(b, func() map[hostKey]outcome { return map[hostKey]outcome{} }, func(seen map[hostKey]outcome, id uint32) {
 		k := b.hostKey(parts, id)
 		o, ok := seen[k]
@@ -308,3 +313,63 @@ const (
 	leadEach           // each combination judged on its own
 	leadShared         // o is every combination's outcome
 )
+
+// shardCodedPart returns the shard column of parts when it is one part
+// held in a shard's dictionary-coded integer column (a total, the vCPUs,
+// the failed builds), else nil.
+func shardCodedPart(parts keyParts) func(sh *shard) *kernels.Coded[int64] {
+	switch parts {
+	case partTotalRAM:
+		return func(sh *shard) *kernels.Coded[int64] { return &sh.totalRAM }
+	case partTotalDisk:
+		return func(sh *shard) *kernels.Coded[int64] { return &sh.totalDiskGB }
+	case partVCPUs:
+		return func(sh *shard) *kernels.Coded[int64] { return &sh.vcpusTotal }
+	case partFailed:
+		return func(sh *shard) *kernels.Coded[int64] { return &sh.failedBuilds }
+	}
+	return nil
+}
+
+// shardCodeVerdictInto adds to pass and raise each host by eval's
+// outcome for its value of col, judged once per code of each shard's
+// dictionary (on the code's first host), or once per distinct value in a
+// shard whose column is not coded: no map per host.
+func shardCodeVerdictInto(b *batch, pass, raise *bitmap.Set, col func(sh *shard) *kernels.Coded[int64], eval func(id uint32) (bool, error)) {
+	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), b.s.n, func(k int) error {
+		c := col(b.s.shards[k])
+		base := uint32(k * bitmap.ShardSize)
+		var byCode [kernels.CodedValues]outcome
+		var judged [kernels.CodedValues]bool
+		var byValue map[int64]outcome // a shard whose column is not coded
+		for j := range c.Len() {
+			id := base + uint32(j)
+			var o outcome
+			if c.IsCoded() {
+				x := c.Code(j)
+				if !judged[x] {
+					byCode[x].passes, byCode[x].err = eval(id)
+					judged[x] = true
+				}
+				o = byCode[x]
+			} else {
+				if byValue == nil {
+					byValue = map[int64]outcome{}
+				}
+				v := c.At(j)
+				var ok bool
+				if o, ok = byValue[v]; !ok {
+					o.passes, o.err = eval(id)
+					byValue[v] = o
+				}
+			}
+			switch {
+			case o.err != nil:
+				raise.Add(id)
+			case o.passes:
+				pass.Add(id)
+			}
+		}
+		return nil
+	})
+}
