@@ -248,9 +248,6 @@ func aggregateValues(all []Aggregate, aggs []int) map[string][]string {
 	return raw
 }
 
-// newAggClass returns the class of the aggregates aggs (indexes into
-// c.Aggregates, ascending) with their metadata as c has it, and hosts as
-// its inverted index entry.
 // keptAggClass is newAggClass, but for a class whose aggregates are
 // unchanged since kept, prev's class of them, was made (nil: none): its
 // metadata and limit sources, parsed per class, are kept's; its raw
@@ -262,6 +259,9 @@ func keptAggClass(c *Cloud, kept *aggClass, aggs []int, hosts *roaring.Bitmap) a
 	return aggClass{aggs: aggs, meta: kept.meta, raw: aggregateValues(c.Aggregates, aggs), hosts: hosts, limitFrom: kept.limitFrom}
 }
 
+// newAggClass returns the class of the aggregates aggs (indexes into
+// c.Aggregates, ascending) with their metadata as c has it, and hosts as
+// its inverted index entry.
 func newAggClass(c *Cloud, aggs []int, hosts *roaring.Bitmap) aggClass {
 	metas := make([]map[string]string, len(aggs))
 	for j, a := range aggs {
