@@ -95,20 +95,14 @@ func (b *batch) hostKey(parts keyParts, id uint32) hostKey {
 			v = uint64(info.diskMBUsed(id))
 		default:
 			sh, j := b.s.at(id)
-			switch bit {
-			case partTotalRAM:
-				v = uint64(sh.totalRAM.At(j))
-			case partTotalDisk:
-				v = uint64(sh.totalDiskGB.At(j))
-			case partVCPUs:
-				v = uint64(sh.vcpusTotal.At(j))
-			case partFailed:
-				v = uint64(sh.failedBuilds.At(j))
-			case partRAMRatio:
+			switch col := sh.codedPart(bit); {
+			case col != nil:
+				v = uint64(col.At(j))
+			case bit == partRAMRatio:
 				v = math.Float64bits(sh.ramRatio.At(j))
-			case partCPURatio:
+			case bit == partCPURatio:
 				v = math.Float64bits(sh.cpuRatio.At(j))
-			case partDiskRatio:
+			case bit == partDiskRatio:
 				v = math.Float64bits(sh.diskRatio.At(j))
 			}
 		}
@@ -123,6 +117,16 @@ func (b *batch) hostKey(parts keyParts, id uint32) hostKey {
 type outcome struct {
 	passes bool
 	err    error
+}
+
+// mark adds host id to raise or pass by o.
+func (o outcome) mark(id uint32, pass, raise *bitmap.Set) {
+	switch {
+	case o.err != nil:
+		raise.Add(id)
+	case o.passes:
+		pass.Add(id)
+	}
 }
 
 // staticVerdict is the verdict of eval, an outcome that depends on
@@ -141,18 +145,10 @@ func staticVerdict(b *batch, key string, parts keyParts, eval func(id uint32) (b
 
 // staticVerdictInto is staticVerdict's build, into empty pass and raise.
 func staticVerdictInto(b *batch, pass, raise *bitmap.Set, parts keyParts, eval func(id uint32) (bool, error), lead func(id uint32) bool) {
-	mark := func(id uint32, o outcome) {
-		switch {
-		case o.err != nil:
-			raise.Add(id)
-		case o.passes:
-			pass.Add(id)
-		}
-	}
 	if parts&partHost != 0 || bits.OnesCount16(uint16(parts)) > maxKeyParts {
 		forHosts(b, func() struct{} { return struct{}{} }, func(_ struct{}, id uint32) {
 			ok, err := eval(id)
-			mark(id, outcome{ok, err})
+			outcome{ok, err}.mark(id, pass, raise)
 		})
 		return
 	}
@@ -160,8 +156,8 @@ func staticVerdictInto(b *batch, pass, raise *bitmap.Set, parts keyParts, eval f
 		comboVerdictInto(b, pass, raise, cols, total, eval, lead)
 		return
 	}
-	if col := shardCodedPart(parts); col != nil {
-		shardCodeVerdictInto(b, pass, raise, col, eval)
+	if parts.shardCoded() {
+		shardCodeVerdictInto(b, pass, raise, parts, eval)
 		return
 	}
 	forHosts(b, func() map[hostKey]outcome { return map[hostKey]outcome{} }, func(seen map[hostKey]outcome, id uint32) {
@@ -171,7 +167,7 @@ func staticVerdictInto(b *batch, pass, raise *bitmap.Set, parts keyParts, eval f
 			o.passes, o.err = eval(id)
 			seen[k] = o
 		}
-		mark(id, o)
+		o.mark(id, pass, raise)
 	})
 }
 
@@ -314,30 +310,36 @@ const (
 	leadShared         // o is every combination's outcome
 )
 
-// shardCodedPart returns the shard column of parts when it is one part
-// held in a shard's dictionary-coded integer column (a total, the vCPUs,
-// the failed builds), else nil.
-func shardCodedPart(parts keyParts) func(sh *shard) *kernels.Coded[int64] {
-	switch parts {
+// shardCoded reports whether parts is one part held in a shard's
+// dictionary-coded integer column (shard.codedPart).
+func (parts keyParts) shardCoded() bool {
+	return parts == partTotalRAM || parts == partTotalDisk || parts == partVCPUs || parts == partFailed
+}
+
+// codedPart is sh's column of part p when a shard's dictionary-coded
+// integer column holds it (a total, the vCPUs, the failed builds), else
+// nil.
+func (sh *shard) codedPart(p keyParts) *kernels.Coded[int64] {
+	switch p {
 	case partTotalRAM:
-		return func(sh *shard) *kernels.Coded[int64] { return &sh.totalRAM }
+		return &sh.totalRAM
 	case partTotalDisk:
-		return func(sh *shard) *kernels.Coded[int64] { return &sh.totalDiskGB }
+		return &sh.totalDiskGB
 	case partVCPUs:
-		return func(sh *shard) *kernels.Coded[int64] { return &sh.vcpusTotal }
+		return &sh.vcpusTotal
 	case partFailed:
-		return func(sh *shard) *kernels.Coded[int64] { return &sh.failedBuilds }
+		return &sh.failedBuilds
 	}
 	return nil
 }
 
 // shardCodeVerdictInto adds to pass and raise each host by eval's
-// outcome for its value of col, judged once per code of each shard's
-// dictionary (on the code's first host), or once per distinct value in a
-// shard whose column is not coded: no map per host.
-func shardCodeVerdictInto(b *batch, pass, raise *bitmap.Set, col func(sh *shard) *kernels.Coded[int64], eval func(id uint32) (bool, error)) {
+// outcome for its value of part (shardCoded), judged once per code of
+// each shard's dictionary (on the code's first host), or once per
+// distinct value in a shard whose column is not coded: no map per host.
+func shardCodeVerdictInto(b *batch, pass, raise *bitmap.Set, part keyParts, eval func(id uint32) (bool, error)) {
 	_ = bitmap.ForShards(context.WithoutCancel(b.ctx), b.s.n, func(k int) error {
-		c := col(b.s.shards[k])
+		c := b.s.shards[k].codedPart(part)
 		base := uint32(k * bitmap.ShardSize)
 		var byCode [kernels.CodedValues]outcome
 		var judged [kernels.CodedValues]bool
@@ -363,12 +365,7 @@ func shardCodeVerdictInto(b *batch, pass, raise *bitmap.Set, col func(sh *shard)
 					byValue[v] = o
 				}
 			}
-			switch {
-			case o.err != nil:
-				raise.Add(id)
-			case o.passes:
-				pass.Add(id)
-			}
+			o.mark(id, pass, raise)
 		}
 		return nil
 	})
