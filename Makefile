@@ -36,12 +36,14 @@ fuzz:
 ## conformance: oracle gen -> placer place -> oracle check against Nova's own
 ## code (needs ../shared/nova-oracle and python3-nova); IMPL=reference to check
 ## the reference; CONFORMANCE_SEEDS/HOSTS/INSTANCES to size it,
-## CONFORMANCE_PROFILES to pick the oracle's profiles (basic rich wide);
+## CONFORMANCE_PROFILES to pick the oracle's profiles (basic rich wide),
+## CONFORMANCE_KERNELS the kernel paths (default; all, paths or names);
 ## weights are checked bit for bit (CONFORMANCE_EXACT=0: the oracle's 1e-6)
 conformance:
 	IMPL=$(IMPL) CONFORMANCE_SEEDS=$(CONFORMANCE_SEEDS) CONFORMANCE_HOSTS=$(CONFORMANCE_HOSTS) \
 	CONFORMANCE_INSTANCES=$(CONFORMANCE_INSTANCES) CONFORMANCE_PROFILES="$(CONFORMANCE_PROFILES)" \
-	CONFORMANCE_JOBS=$(CONFORMANCE_JOBS) CONFORMANCE_EXACT=$(CONFORMANCE_EXACT) scripts/conformance.sh
+	CONFORMANCE_JOBS=$(CONFORMANCE_JOBS) CONFORMANCE_EXACT=$(CONFORMANCE_EXACT) \
+	CONFORMANCE_KERNELS="$(CONFORMANCE_KERNELS)" scripts/conformance.sh
 
 ## plots: measure the scaling charts' data into docs/plots/data (engine,
 ## reference and Nova's own code on the same scenario files; the Scheduler

@@ -21,6 +21,16 @@
 #   CONFORMANCE_WORK       work directory (.work/conformance/IMPL-PID, so that
 #                          runs in one clone do not meet; removed when all pass)
 #   CONFORMANCE_TIMEOUT    seconds allowed per command (300)
+#   CONFORMANCE_KERNELS    the kernel paths to run the scenarios on ("default"):
+#                          default (the build's own choice: AVX-512, else
+#                          AVX2, else the Go loops), portable (the -tags
+#                          purego build: the Go loops, as on arm64), avx2 and
+#                          avx512 (the default build with PLACER_KERNELS),
+#                          simd (the GOEXPERIMENT=simd build, archsimd
+#                          kernels); or paths: each of portable, avx2, avx512
+#                          and simd this machine can take, all: default and
+#                          those (a path named explicitly that this machine
+#                          cannot take is an error, exit 2)
 #   IMPL                   placer --impl: engine or reference (engine)
 #   ORACLE                 the oracle command (../shared/nova-oracle/oracle)
 #   CONFORMANCE_EXACT      1 (default): check through scripts/oracle-exact, the
@@ -61,27 +71,63 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work/status"
-echo "conformance: building placer (impl $impl); $hosts hosts x $instances instances, seeds 1-$seeds, profiles $profiles, $judge, work dir $work"
-go build -o "$work/placer" ./cmd/placer
-rc=0
-"$work/placer" place --impl "$impl" >/dev/null 2>"$work/sanity.err" || rc=$?
-if [ "$rc" = 1 ] || [ "$rc" = 2 ] || [ "$rc" -gt 4 ]; then
-  echo "conformance: placer place --impl $impl fails on its embedded scenario (exit $rc): $(head -n 1 "$work/sanity.err")" >&2
-  exit 2
-fi
 
-# one PROFILE SEED: runs one scenario, writes its status line
-# ("ok EXIT", "mismatch EXIT", "placer-failed EXIT", "gen-failed") to
-# $work/status/PROFILE-SEED and deletes its files when it passed.
+# build KERNEL: builds $work/placer-KERNEL, the build a kernel path runs on
+# (one and sane set PLACER_KERNELS for avx2, avx512 and simd).
+build() {
+  case $1 in
+    default) go build -o "$work/placer-$1" ./cmd/placer ;;
+    portable) go build -tags purego -o "$work/placer-$1" ./cmd/placer ;;
+    avx2 | avx512) go build -o "$work/placer-$1" ./cmd/placer ;;
+    simd) GOEXPERIMENT=simd go build -o "$work/placer-$1" ./cmd/placer ;;
+    *) echo "conformance: unknown kernel path $1 (default portable avx2 avx512 simd, or paths, all)" >&2; return 2 ;;
+  esac
+}
+
+# sane KERNEL: the embedded scenario places (exit 0, 3 or 4) with placer-KERNEL
+# on its path; a path this CPU cannot take panics at start-up.
+sane() {
+  local rc=0 env=()
+  case $1 in avx2 | avx512 | simd) env=(PLACER_KERNELS="$1") ;; esac
+  env "${env[@]}" "$work/placer-$1" place --impl "$impl" >/dev/null 2>"$work/sanity-$1.err" || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 3 ] || [ "$rc" = 4 ]
+}
+
+kernels=${CONFORMANCE_KERNELS:-default}
+explicit=1
+case $kernels in
+  all) kernels="default portable avx2 avx512 simd" explicit=0 ;;
+  paths) kernels="portable avx2 avx512 simd" explicit=0 ;;
+esac
+echo "conformance: building placer (impl $impl) for kernel paths: $kernels; $hosts hosts x $instances instances, seeds 1-$seeds, profiles $profiles, $judge, work dir $work"
+runs=""
+for k in $kernels; do
+  build "$k" || exit 2
+  if ! sane "$k"; then
+    if [ "$explicit" = 1 ] || [ "$k" = default ]; then
+      echo "conformance: placer place --impl $impl fails on its embedded scenario on kernel path $k: $(head -n 1 "$work/sanity-$k.err")" >&2
+      exit 2
+    fi
+    echo "conformance: kernel path $k skipped: this machine cannot take it ($(head -n 1 "$work/sanity-$k.err"))"
+    continue
+  fi
+  runs="$runs $k"
+done
+
+# one KERNEL PROFILE SEED: runs one scenario on a kernel path, writes its
+# status line ("ok EXIT", "mismatch EXIT", "placer-failed EXIT",
+# "gen-failed") to $work/status/KERNEL-PROFILE-SEED and deletes its files
+# when it passed.
 one() {
-  local profile=$1 seed=$2
-  local base="$work/$profile-$seed" status rc=0
+  local kernel=$1 profile=$2 seed=$3
+  local base="$work/$kernel-$profile-$seed" status rc=0 env=()
+  case $kernel in avx2 | avx512 | simd) env=(PLACER_KERNELS="$kernel") ;; esac
   if ! timeout "$limit" "$oracle" gen --hosts "$hosts" --instances "$instances" \
       --seed "$seed" --profile "$profile" >"$base.scenario.json" 2>"$base.gen.err"; then
-    echo "gen-failed" >"$work/status/$profile-$seed"
+    echo "gen-failed" >"$work/status/$kernel-$profile-$seed"
     return 0
   fi
-  timeout "$limit" "$work/placer" place --impl "$impl" -f "$base.scenario.json" \
+  env "${env[@]}" timeout "$limit" "$work/placer-$kernel" place --impl "$impl" -f "$base.scenario.json" \
     >"$base.result.json" 2>"$base.place.err" || rc=$?
   case $rc in
     0 | 3 | 4)
@@ -93,7 +139,7 @@ one() {
       fi ;;
     *) status="placer-failed $rc" ;;
   esac
-  echo "$status" >"$work/status/$profile-$seed"
+  echo "$status" >"$work/status/$kernel-$profile-$seed"
   if [ "${status%% *}" = ok ]; then
     rm -f "$base".*
   fi
@@ -101,44 +147,50 @@ one() {
 export -f one
 export work hosts instances impl oracle limit
 
-for profile in $profiles; do
-  for seed in $(seq 1 "$seeds"); do
-    echo "$profile $seed"
+for k in $runs; do
+  for profile in $profiles; do
+    for seed in $(seq 1 "$seeds"); do
+      echo "$k $profile $seed"
+    done
   done
-done | xargs -P "$jobs" -n 2 bash -c 'one "$@"' _
+done | xargs -P "$jobs" -n 3 bash -c 'one "$@"' _
 
-# Summary: one line per profile, then the failures.
+# Summary: one line per kernel path and profile, then the failures.
 failed=0
-for profile in $profiles; do
-  ok=0 nvh=0 other=0 bad=0
-  for seed in $(seq 1 "$seeds"); do
-    status=missing rc=
-    read -r status rc <"$work/status/$profile-$seed" || true
-    case "$status $rc" in
-      "ok 3") ok=$((ok + 1)) nvh=$((nvh + 1)) ;;
-      "ok 4") ok=$((ok + 1)) other=$((other + 1)) ;;
-      ok*) ok=$((ok + 1)) ;;
-      *) bad=$((bad + 1)) ;;
-    esac
+for k in $runs; do
+  for profile in $profiles; do
+    ok=0 nvh=0 other=0 bad=0
+    for seed in $(seq 1 "$seeds"); do
+      status=missing rc=
+      read -r status rc <"$work/status/$k-$profile-$seed" || true
+      case "$status $rc" in
+        "ok 3") ok=$((ok + 1)) nvh=$((nvh + 1)) ;;
+        "ok 4") ok=$((ok + 1)) other=$((other + 1)) ;;
+        ok*) ok=$((ok + 1)) ;;
+        *) bad=$((bad + 1)) ;;
+      esac
+    done
+    failed=$((failed + bad))
+    echo "conformance $profile ($impl, kernels $k): $seeds scenarios, $ok match Nova ($nvh NoValidHost, $other other Nova errors), $bad mismatch"
   done
-  failed=$((failed + bad))
-  echo "conformance $profile ($impl): $seeds scenarios, $ok match Nova ($nvh NoValidHost, $other other Nova errors), $bad mismatch"
 done
 
-for profile in $profiles; do
-  for seed in $(seq 1 "$seeds"); do
-    status=missing rc=
-    read -r status rc <"$work/status/$profile-$seed" || true
-    if [ "$status" = ok ]; then continue; fi
-    base="$work/$profile-$seed"
-    echo
-    echo "--- $profile seed $seed: $status${rc:+ (placer exit $rc)}; oracle gen --hosts $hosts --instances $instances --seed $seed --profile $profile; files: $base.*"
-    case $status in
-      mismatch) grep -v '^conformance:' "$base.check.txt" | head -n 5 || true
-                grep '^conformance:' "$base.check.txt" || true ;;
-      placer-failed) head -n 5 "$base.place.err" ;;
-      gen-failed) head -n 5 "$base.gen.err" ;;
-    esac
+for k in $runs; do
+  for profile in $profiles; do
+    for seed in $(seq 1 "$seeds"); do
+      status=missing rc=
+      read -r status rc <"$work/status/$k-$profile-$seed" || true
+      if [ "$status" = ok ]; then continue; fi
+      base="$work/$k-$profile-$seed"
+      echo
+      echo "--- $profile seed $seed on kernel path $k: $status${rc:+ (placer exit $rc)}; oracle gen --hosts $hosts --instances $instances --seed $seed --profile $profile; files: $base.*"
+      case $status in
+        mismatch) grep -v '^conformance:' "$base.check.txt" | head -n 5 || true
+                  grep '^conformance:' "$base.check.txt" || true ;;
+        placer-failed) head -n 5 "$base.place.err" ;;
+        gen-failed) head -n 5 "$base.gen.err" ;;
+      esac
+    done
   done
 done
 
