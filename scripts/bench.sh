@@ -3,8 +3,8 @@
 # one go, since these machines are shared and noisy: the engine beside the
 # reference, the realistic request stream beside the uniform one, the rich
 # filters beside the default ones, and the default build beside the
-# GOEXPERIMENT=simd build (two test binaries, each case group run on one
-# then the other). Prints a table per build and the ratios the targets are
+# GOEXPERIMENT=simd build on its archsimd kernels (two test binaries, each
+# case group run on one then the other). Prints a table per build and the ratios the targets are
 # stated in (docs/performance.md).
 #
 # Environment:
@@ -29,17 +29,33 @@ dir=${BENCH_OUT:-.work/bench}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
+# The kernels each build's cases run on: the default build takes its own
+# choice (AVX-512 assembly, else AVX2); the GOEXPERIMENT=simd build would
+# take the same assembly unless asked, so it is asked for its archsimd
+# kernels (PLACER_KERNELS=simd) where the CPU has Go's AVX-512 set, and
+# compares the two vector implementations; elsewhere it runs the
+# assembly too (noted in its header).
+simd_cpu=yes
+for f in avx512f avx512cd avx512bw avx512dq avx512vl; do
+  grep -q -w "$f" /proc/cpuinfo || simd_cpu=no
+done
+kernels_of() {
+  if [ "$1" = simd ] && [ "$simd_cpu" = yes ]; then echo simd; fi
+}
+
 for b in $builds; do
   build_bench bench "$b" . "$dir/$b.test"
-  echo "# build=$b $(date -u +%FT%TZ) $(go version) commit $(git rev-parse --short HEAD) $(nproc) CPUs:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) avx512f=$(grep -q avx512f /proc/cpuinfo && echo yes || echo no)" >"$dir/$b.txt"
+  k=$(kernels_of "$b")
+  echo "# build=$b kernels=${k:-own-choice} $(date -u +%FT%TZ) $(go version) commit $(git rev-parse --short HEAD) $(nproc) CPUs:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) avx512f=$(grep -q avx512f /proc/cpuinfo && echo yes || echo no)" >"$dir/$b.txt"
 done
 
 # each ARGS...: one case group on every build in turn, each from bench/.
 each() {
-  local b
+  local b k
   for b in $builds; do
-    echo "## build=$b" >&2
-    (cd bench && "$dir/$b.test" -test.run '^$' -test.benchmem "$@") | tee -a "$dir/$b.txt"
+    k=$(kernels_of "$b")
+    echo "## build=$b kernels=${k:-own-choice}" >&2
+    (cd bench && env ${k:+PLACER_KERNELS=$k} "$dir/$b.test" -test.run '^$' -test.benchmem "$@") | tee -a "$dir/$b.txt"
   done
 }
 

@@ -16,7 +16,9 @@
 #                cases without one: the ratio is then old / new, so that
 #                above 1 is faster too)
 #   ROUNDS       rounds (6)
-#   BUILD        default or simd (default)
+#   BUILD        default or simd (default); the simd build takes the
+#                assembly kernels unless PLACER_KERNELS=simd is set (the
+#                environment reaches both binaries)
 #   PAIR_OUT     the binaries' directory (.work/pair)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
