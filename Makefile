@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 IMPL     ?= engine
 BIN      ?= bin
 
-.PHONY: all build test race bench fuzz conformance plots clean
+.PHONY: all build test race bench fuzz conformance plots pgo clean
 
 all: build test
 
@@ -51,6 +51,11 @@ conformance:
 ## minutes, PLOTS_HOSTS and SCHEDTIME to size it (see scripts/plots.sh)
 plots:
 	scripts/plots.sh
+
+## pgo: refresh cmd/placer/default.pgo, the profile go build compiles the
+## placer command with (three runs of placer simulate; scripts/pgo.sh)
+pgo:
+	scripts/pgo.sh
 
 clean:
 	rm -rf $(BIN) .work
