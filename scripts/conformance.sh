@@ -5,8 +5,10 @@
 #   oracle gen -> placer place -> oracle check
 # two scenarios at a time. Passing scenarios are deleted; a failing one keeps
 # its scenario, result, stderr and check output in the work directory. One
-# summary line per profile, then the first lines of each mismatch. Exits 1 on
-# any mismatch (or any placer failure), 2 when the oracle cannot run.
+# summary line per kernel path and profile, then the first lines of each
+# mismatch. Exits 1 on any mismatch (or any placer failure), 2 when the
+# oracle cannot run, a build fails, or a kernel path cannot run (one named
+# explicitly that this machine cannot take, or none left to run).
 #
 # Environment:
 #   CONFORMANCE_SEEDS      seeds per profile (50)
@@ -84,13 +86,30 @@ build() {
   esac
 }
 
+# kernel_env KERNEL: the env(1) arguments a kernel path's runs take:
+# PLACER_KERNELS set to the path, or unset (whatever the caller exported)
+# for the builds' own choice (default, portable).
+kernel_env() {
+  case $1 in
+    avx2 | avx512 | simd) echo "PLACER_KERNELS=$1" ;;
+    *) echo "-u PLACER_KERNELS" ;;
+  esac
+}
+
 # sane KERNEL: the embedded scenario places (exit 0, 3 or 4) with placer-KERNEL
-# on its path; a path this CPU cannot take panics at start-up.
+# on its path; a path this CPU cannot take panics at start-up (unavailable
+# then tells that from any other failure).
 sane() {
-  local rc=0 env=()
-  case $1 in avx2 | avx512 | simd) env=(PLACER_KERNELS="$1") ;; esac
-  env "${env[@]}" "$work/placer-$1" place --impl "$impl" >/dev/null 2>"$work/sanity-$1.err" || rc=$?
+  local rc=0
+  # shellcheck disable=SC2046 # kernel_env's words are env's arguments
+  env $(kernel_env "$1") "$work/placer-$1" place --impl "$impl" >/dev/null 2>"$work/sanity-$1.err" || rc=$?
   [ "$rc" = 0 ] || [ "$rc" = 3 ] || [ "$rc" = 4 ]
+}
+
+# unavailable KERNEL: sane failed because this build or CPU cannot take the
+# path (internal/kernels' start-up panic), not for another reason.
+unavailable() {
+  grep -q 'is not available in this build on this CPU' "$work/sanity-$1.err"
 }
 
 kernels=${CONFORMANCE_KERNELS:-default}
@@ -104,7 +123,7 @@ runs=""
 for k in $kernels; do
   build "$k" || exit 2
   if ! sane "$k"; then
-    if [ "$explicit" = 1 ] || [ "$k" = default ]; then
+    if [ "$explicit" = 1 ] || ! unavailable "$k"; then
       echo "conformance: placer place --impl $impl fails on its embedded scenario on kernel path $k: $(head -n 1 "$work/sanity-$k.err")" >&2
       exit 2
     fi
@@ -113,6 +132,10 @@ for k in $kernels; do
   fi
   runs="$runs $k"
 done
+if [ -z "${runs// /}" ]; then
+  echo "conformance: no kernel path to run (CONFORMANCE_KERNELS=${CONFORMANCE_KERNELS:-})" >&2
+  exit 2
+fi
 
 # one KERNEL PROFILE SEED: runs one scenario on a kernel path, writes its
 # status line ("ok EXIT", "mismatch EXIT", "placer-failed EXIT",
@@ -120,14 +143,14 @@ done
 # when it passed.
 one() {
   local kernel=$1 profile=$2 seed=$3
-  local base="$work/$kernel-$profile-$seed" status rc=0 env=()
-  case $kernel in avx2 | avx512 | simd) env=(PLACER_KERNELS="$kernel") ;; esac
+  local base="$work/$kernel-$profile-$seed" status rc=0
   if ! timeout "$limit" "$oracle" gen --hosts "$hosts" --instances "$instances" \
       --seed "$seed" --profile "$profile" >"$base.scenario.json" 2>"$base.gen.err"; then
     echo "gen-failed" >"$work/status/$kernel-$profile-$seed"
     return 0
   fi
-  env "${env[@]}" timeout "$limit" "$work/placer-$kernel" place --impl "$impl" -f "$base.scenario.json" \
+  # shellcheck disable=SC2046 # kernel_env's words are env's arguments
+  env $(kernel_env "$kernel") timeout "$limit" "$work/placer-$kernel" place --impl "$impl" -f "$base.scenario.json" \
     >"$base.result.json" 2>"$base.place.err" || rc=$?
   case $rc in
     0 | 3 | 4)
@@ -144,7 +167,7 @@ one() {
     rm -f "$base".*
   fi
 }
-export -f one
+export -f one kernel_env
 export work hosts instances impl oracle limit
 
 for k in $runs; do
@@ -153,7 +176,7 @@ for k in $runs; do
       echo "$k $profile $seed"
     done
   done
-done | xargs -P "$jobs" -n 3 bash -c 'one "$@"' _
+done | xargs -r -P "$jobs" -n 3 bash -c 'one "$@"' _
 
 # Summary: one line per kernel path and profile, then the failures.
 failed=0
