@@ -27,5 +27,8 @@ for s in $seeds; do
   "$tmp/placer" simulate --seed "$s" --cpuprofile "$tmp/cpu-$s.prof" >/dev/null
   profiles+=("$tmp/cpu-$s.prof")
 done
-go tool pprof -proto "${profiles[@]}" >cmd/placer/default.pgo
+# Merged into a file of its own first: a failure leaves the committed
+# profile as it was.
+go tool pprof -proto "${profiles[@]}" >"$tmp/merged.pgo"
+mv "$tmp/merged.pgo" cmd/placer/default.pgo
 echo "pgo: wrote cmd/placer/default.pgo ($(wc -c <cmd/placer/default.pgo) bytes) from seeds $seeds" >&2
