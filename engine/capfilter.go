@@ -104,7 +104,7 @@ func capEval(b *batch, c *capSpec) func(id uint32) (bool, error) {
 	if c.parts == partStats {
 		info := b.s.info
 		return func(id uint32) (bool, error) {
-			h := nova.HostAttrs{Stats: info.statsTab[info.stats.At(id)]}
+			h := nova.HostAttrs{Stats: info.statsOf(id)}
 			return c.Check(&h)
 		}
 	}

@@ -18,7 +18,7 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		HypervisorType: info.hvType(id), HypervisorVersion: info.hvVersion(id),
 		CPUInfo:            info.cpuInfo(id),
 		SupportedInstances: info.supported(id),
-		Stats:              info.statsTab[info.stats.At(id)], RAMAllocationRatio: sh.ramRatio.At(j),
+		Stats:              info.statsOf(id), RAMAllocationRatio: sh.ramRatio.At(j),
 		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
 		Extras: b, ExtrasID: id,
 	}

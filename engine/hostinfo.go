@@ -139,6 +139,9 @@ func (info *hostInfo) byHostNode(hn HostNode) (uint32, bool) {
 // hvType is host id's hypervisor_type.
 func (info *hostInfo) hvType(id uint32) *string { return info.hvModels[info.hvModel.At(id)].Type }
 
+// statsOf is host id's stats (shared with every host holding the same).
+func (info *hostInfo) statsOf(id uint32) map[string]string { return info.statsTab[info.stats.At(id)] }
+
 // hvVersion is host id's hypervisor_version.
 func (info *hostInfo) hvVersion(id uint32) *int64 { return info.hvModels[info.hvModel.At(id)].Version }
 
