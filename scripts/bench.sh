@@ -35,10 +35,10 @@ dir=$(cd "$dir" && pwd)
 # kernels (PLACER_KERNELS=simd) where the CPU has Go's AVX-512 set, and
 # compares the two vector implementations; elsewhere it runs the
 # assembly too (noted in its header).
-simd_cpu=yes
-for f in avx512f avx512cd avx512bw avx512dq avx512vl; do
-  grep -q -w "$f" /proc/cpuinfo || simd_cpu=no
-done
+# shellcheck source=scripts/gocpu.sh
+. scripts/gocpu.sh
+simd_cpu=no
+if go_avx512; then simd_cpu=yes; fi
 kernels_of() {
   if [ "$1" = simd ] && [ "$simd_cpu" = yes ]; then echo simd; fi
 }

@@ -74,13 +74,15 @@ fi
 rm -rf "$work"
 mkdir -p "$work/status"
 
-# build KERNEL: builds $work/placer-KERNEL, the build a kernel path runs on
-# (one and sane set PLACER_KERNELS for avx2, avx512 and simd).
+# build KERNEL: makes $work/placer-KERNEL, the build a kernel path runs on
+# (one and sane set PLACER_KERNELS for avx2, avx512 and simd): default,
+# avx2 and avx512 share the default build, made once.
 build() {
   case $1 in
-    default) go build -o "$work/placer-$1" ./cmd/placer ;;
+    default | avx2 | avx512)
+      [ -x "$work/placer-default" ] || go build -o "$work/placer-default" ./cmd/placer || return 2
+      [ "$1" = default ] || ln -sf placer-default "$work/placer-$1" ;;
     portable) go build -tags purego -o "$work/placer-$1" ./cmd/placer ;;
-    avx2 | avx512) go build -o "$work/placer-$1" ./cmd/placer ;;
     simd) GOEXPERIMENT=simd go build -o "$work/placer-$1" ./cmd/placer ;;
     *) echo "conformance: unknown kernel path $1 (default portable avx2 avx512 simd, or paths, all)" >&2; return 2 ;;
   esac
