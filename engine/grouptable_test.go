@@ -9,9 +9,30 @@ import (
 
 // TestGroupTable: random adds and removals over a chain of derived
 // tables agree with a plain map of maps, and no table a later one was
-// derived from changes (they are published snapshots' tables).
+// derived from changes (they are published snapshots' tables); with the
+// real hash (a trie a few levels deep) and with hashes of a few bits,
+// whose groups share leaves at the trie's last level.
 func TestGroupTable(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	real := groupHash
+	for _, c := range []struct {
+		name string
+		hash func(string) uint64
+	}{
+		{"maphash", real},
+		{"3bits", func(g string) uint64 { return real(g) & 7 }},
+		{"constant", func(string) uint64 { return 1 << 63 }},
+	} {
+		t.Run("hash="+c.name, func(t *testing.T) {
+			defer func() { groupHash = real }()
+			groupHash = c.hash
+			testGroupTable(t, 2000, 150)
+			testGroupTable(t, 6000, 800)
+		})
+	}
+}
+
+func testGroupTable(t *testing.T, steps, groups int) {
+	r := rand.New(rand.NewPCG(1, uint64(steps)))
 	type frozen struct {
 		t    *groupTable
 		want map[string]map[string]string
@@ -35,14 +56,14 @@ func TestGroupTable(t *testing.T) {
 			}
 		}
 	}
-	for step := range 2000 {
+	for step := range steps {
 		parent := cur
 		if step%7 == 0 { // publish: the next change derives a new table
 			past = append(past, frozen{cur, cloneGroups(want)})
 		} else {
 			parent = nil // still building cur
 		}
-		g, u := fmt.Sprint("g", r.IntN(150)), fmt.Sprint("u", r.IntN(8))
+		g, u := fmt.Sprint("g", r.IntN(groups)), fmt.Sprint("u", r.IntN(8))
 		switch r.IntN(8) {
 		case 0, 1, 2, 3:
 			g = lastGroup // a run of changes to one group: its map is copied once
@@ -70,7 +91,9 @@ func TestGroupTable(t *testing.T) {
 			}
 			want[g][u] = placed
 		}
-		check(cur, want, fmt.Sprint("step ", step))
+		if step < 500 || step%50 == 0 || step == steps-1 {
+			check(cur, want, fmt.Sprint("step ", step))
+		}
 	}
 	for i, f := range past {
 		check(f.t, f.want, fmt.Sprint("published table ", i))
