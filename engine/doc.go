@@ -57,7 +57,7 @@
 //
 // The snapshot:
 //   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
-//   - grouptable.go: the server-group members a Store committed, copied on write by bucket.
+//   - grouptable.go: the server-group members a Store committed, in a persistent hash trie (a commit copies one path).
 //   - shard.go: a shard's columns and the weigher multipliers' summary.
 //   - usage.go: a host's usage (hostRes), consuming a claim (an ironic node whole), the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
 //   - delta.go: the snapshot's usage delta and its compaction into shard copies.

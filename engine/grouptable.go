@@ -34,7 +34,10 @@ type groupTable struct {
 }
 
 // groupNode is an interior node (kids, groupFan of them, nil: empty) or
-// a leaf (ents, at most groupLeafMax unless the hash bits are used up).
+// a leaf (ents: at most groupLeafMax, but at the last level, where the 60
+// hash bits the levels read are used up). A split spreads a full leaf's
+// groups over groupFan children, so leaves hold about two groups on
+// average; a node left empty by a removal is taken off its parent.
 type groupNode struct {
 	kids []*groupNode
 	ents []groupEntry
@@ -65,7 +68,8 @@ var (
 var groupHash = func(group string) uint64 { return maphash.String(groupSeed, group) }
 
 // newGroupTable is the table of groups (nil when empty); it takes the
-// maps over.
+// maps over: the table is their owner, and a change made to it before it
+// is published (cur != parent in setGroupPlaced) may modify them.
 func newGroupTable(groups map[string]map[string]string) *groupTable {
 	if len(groups) == 0 {
 		return nil
@@ -189,12 +193,33 @@ func (t *groupTable) split(l *groupNode, h uint64, shift int) {
 	}
 }
 
+// pruned is nd, a node of the table's own on hash h's path at the level
+// of hash bit shift, with the empty nodes on that path taken off their
+// parents (nil: nd is empty).
+func pruned(nd *groupNode, h uint64, shift int) *groupNode {
+	if nd == nil || nd.kids == nil {
+		if nd == nil || len(nd.ents) == 0 {
+			return nil
+		}
+		return nd
+	}
+	k := &nd.kids[h>>shift%groupFan]
+	*k = pruned(*k, h, shift+groupFanBits)
+	if slices.ContainsFunc(nd.kids, func(c *groupNode) bool { return c != nil }) {
+		return nd
+	}
+	return nil
+}
+
 // setGroupPlaced returns cur with group's member uuid at placed (placed
 // "" removes it), copying what it changes: the table once per derived
 // snapshot (while cur is still parent, the table it derives from), the
 // trie's path to group once, and the group's member map once (a plan's
 // instances in one group: copying it for each was quadratic in the
-// group's size).
+// group's size). parent must be the published table the changes derive
+// from: the first call passes it as cur too, and the later ones the
+// table the first returned; cur != parent is taken to mean that cur is
+// not published yet, and is modified in place.
 func setGroupPlaced(cur, parent *groupTable, group, uuid, placed string) *groupTable {
 	if cur == nil || cur == parent {
 		next := &groupTable{edit: groupEdits.Add(1)}
@@ -229,6 +254,9 @@ func setGroupPlaced(cur, parent *groupTable, group, uuid, placed string) *groupT
 	if len(e.members) == 0 {
 		l.ents = slices.Delete(l.ents, i, i+1)
 		cur.n--
+		if len(l.ents) == 0 {
+			cur.root = pruned(cur.root, h, 0)
+		}
 	}
 	return cur
 }
