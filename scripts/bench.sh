@@ -12,6 +12,10 @@
 #               few hundred gives the 150 us cases a few tens of ms, which
 #               one stall of the machine moves by 10%)
 #   SCHEDTIME   the Scheduler cases' (1000x: one op is one request)
+#   SCHEDCOUNT  runs of each Scheduler case, one after the other (3): a
+#               case's 1,000 uniform requests are ~60 ms of work, which
+#               one stall of the machine moves by 20-40%, so the ratios
+#               take each case's median over its runs
 #   COLDTIME    the cold and warm first-batch cases' (10x)
 #   FILTERTIME  the filter pass cases' (10000x: one op is one pass of
 #               ~100 us; a few hundred would let one stall move the mean)
@@ -66,7 +70,7 @@ each -test.bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts
 each -test.bench '^BenchmarkBatchStart$/impl=engine/filters=default/hosts=50000$/instances=100$/start=(cold|warm)$' -test.benchtime "${COLDTIME:-10x}"
 each -test.bench '^BenchmarkFilterPass$/filters=default/hosts=100000/' -test.benchtime "${FILTERTIME:-10000x}"
 each -test.bench 'FilterPassScaling/filters=default/hosts=100000(/verdicts=judged)?$' -test.benchtime "${FILTERTIME:-10000x}" -test.count 3
-each -test.bench '^BenchmarkScheduler(ColdStart)?$/stream=(uniform|realistic)/hosts=50000/workers=(1|8)$' -test.benchtime "${SCHEDTIME:-1000x}"
+each -test.bench '^BenchmarkScheduler(ColdStart)?$/stream=(uniform|realistic)/hosts=50000/workers=(1|8)$' -test.benchtime "${SCHEDTIME:-1000x}" -test.count "${SCHEDCOUNT:-3}"
 each -test.bench '^BenchmarkSnapshotMemory$' -test.benchtime 1x
 first=${builds%% *}
 # A Store's host and aggregate changes (snapshots derived from the one they
@@ -108,12 +112,19 @@ for b in $builds; do
 done
 
 # The ratios of issue 18's targets, per build, and default against simd.
-# value FILE NAME-REGEX UNIT: the first figure of UNIT on a line whose
-# benchmark name matches (the -N GOMAXPROCS suffix stripped).
+# value FILE NAME-REGEX UNIT: the median figure of UNIT over the lines
+# whose benchmark name matches (the -N GOMAXPROCS suffix stripped): one
+# line for most cases, SCHEDCOUNT for the Scheduler's (an even count
+# takes the mean of the middle two).
 value() {
   awk -v re="$2" -v unit="$3" '/^Benchmark/ {
     name=$1; sub(/-[0-9]+$/, "", name)
-    if (name ~ re) for (i=2; i<=NF; i++) if ($(i+1)==unit) { print $i; exit } }' "$1"
+    if (name ~ re) for (i=2; i<=NF; i++) if ($(i+1)==unit) { v[n++]=$i; break } }
+    END {
+      if (n == 0) exit
+      for (i=1; i<n; i++) for (j=i; j>0 && v[j-1]+0 > v[j]+0; j--) { t=v[j]; v[j]=v[j-1]; v[j-1]=t }
+      if (n % 2) print v[int(n/2)]; else printf "%.6g\n", (v[n/2-1]+v[n/2])/2
+    }' "$1"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 echo
