@@ -95,7 +95,11 @@ func (t *groupTable) members(group string) map[string]string {
 	if t == nil {
 		return nil
 	}
-	h := groupHash(group)
+	return t.membersOf(groupHash(group), group)
+}
+
+// membersOf is the members of group, of hash h (nil: none).
+func (t *groupTable) membersOf(h uint64, group string) map[string]string {
 	nd := t.root
 	for shift := 0; nd != nil && nd.kids != nil; shift += groupFanBits {
 		nd = nd.kids[h>>shift%groupFan]
@@ -103,12 +107,15 @@ func (t *groupTable) members(group string) map[string]string {
 	if nd == nil {
 		return nil
 	}
-	for _, e := range nd.ents {
-		if e.hash == h && e.group == group {
-			return e.members
-		}
+	if i := entryIndex(nd.ents, h, group); i >= 0 {
+		return nd.ents[i].members
 	}
 	return nil
+}
+
+// entryIndex is the index of group, of hash h, in ents (-1: none).
+func entryIndex(ents []groupEntry, h uint64, group string) int {
+	return slices.IndexFunc(ents, func(e groupEntry) bool { return e.hash == h && e.group == group })
 }
 
 // len is the number of groups with a member.
@@ -197,10 +204,10 @@ func (t *groupTable) split(l *groupNode, h uint64, shift int) {
 // of hash bit shift, with the empty nodes on that path taken off their
 // parents (nil: nd is empty).
 func pruned(nd *groupNode, h uint64, shift int) *groupNode {
-	if nd == nil || nd.kids == nil {
-		if nd == nil || len(nd.ents) == 0 {
-			return nil
-		}
+	switch {
+	case nd == nil || nd.kids == nil && len(nd.ents) == 0:
+		return nil
+	case nd.kids == nil:
 		return nd
 	}
 	k := &nd.kids[h>>shift%groupFan]
@@ -228,14 +235,14 @@ func setGroupPlaced(cur, parent *groupTable, group, uuid, placed string) *groupT
 		}
 		cur = next
 	}
+	h := groupHash(group)
 	if placed == "" {
-		if _, ok := cur.members(group)[uuid]; !ok {
+		if _, ok := cur.membersOf(h, group)[uuid]; !ok {
 			return cur // nothing to remove
 		}
 	}
-	h := groupHash(group)
 	l, shift := cur.leaf(h)
-	i := slices.IndexFunc(l.ents, func(e groupEntry) bool { return e.hash == h && e.group == group })
+	i := entryIndex(l.ents, h, group)
 	if i < 0 { // a new group (placed is not "": a removal found its member)
 		l.ents = append(l.ents, groupEntry{hash: h, group: group, members: map[string]string{uuid: placed}, edit: cur.edit})
 		cur.n++

@@ -52,11 +52,11 @@ func TestGroupTableBranches(t *testing.T) {
 			wantA[g] = map[string]string{}
 		}
 		wantA[g][fmt.Sprint("a", i)] = "ha"
-		u := fmt.Sprint("u", i%300) // every old group loses its member
-		b = setGroupPlaced(b, parent, fmt.Sprint("g", i%300), u, "")
-		delete(wantB[fmt.Sprint("g", i%300)], u)
-		if len(wantB[fmt.Sprint("g", i%300)]) == 0 {
-			delete(wantB, fmt.Sprint("g", i%300))
+		old, u := fmt.Sprint("g", i%300), fmt.Sprint("u", i%300) // every old group loses its member
+		b = setGroupPlaced(b, parent, old, u, "")
+		delete(wantB[old], u)
+		if len(wantB[old]) == 0 {
+			delete(wantB, old)
 		}
 	}
 	for _, c := range []struct {
@@ -165,10 +165,7 @@ func testGroupTable(t *testing.T, steps, groups int) {
 	want := map[string]map[string]string{}
 	check := func(tb *groupTable, want map[string]map[string]string, what string) {
 		t.Helper()
-		got := map[string]map[string]string{}
-		for g, m := range tb.all() {
-			got[g] = maps.Clone(m)
-		}
+		got := groupsOf(tb)
 		if !maps.EqualFunc(got, want, maps.Equal) || tb.len() != len(want) {
 			t.Fatalf("%s: table %v (len %d), want %v", what, got, tb.len(), want)
 		}

@@ -4,8 +4,9 @@
 # reference, the realistic request stream beside the uniform one, the rich
 # filters beside the default ones, and the default build beside the
 # GOEXPERIMENT=simd build on its archsimd kernels where the CPU has AVX-512
-# (two test binaries, each case group run on one then the other). Prints a table per build and the ratios the targets are
-# stated in (docs/performance.md).
+# (two test binaries, each case group run on one then the other). Prints a
+# table per build and the ratios the targets are stated in
+# (docs/performance.md).
 #
 # Environment:
 #   BENCHTIME   -benchtime of the PlaceBatch cases (2s: a fixed count of a
