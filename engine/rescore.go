@@ -27,15 +27,27 @@ func (rk *denseRanker) weightOf(id uint32) float64 {
 
 // scoreOf is candidate id's weight under lo/hi, with the baseline's
 // operations in the baseline's order.
+// The host's overlay usage, when it has one, is looked up once for all
+// of its weighers.
 func (rk *denseRanker) scoreOf(id uint32) float64 {
 	sh, j := rk.v.snap().at(id)
+	var r *hostRes
+	if rk.v.overlayed(id) {
+		r = rk.v.usageOf(id)
+	}
 	s := 0.0
 	for a, w := range rk.act {
 		lo, hi := rk.lo[a], rk.hi[a]
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w].At(j) * ((rk.raw(w, id) - lo) / (hi - lo))
+		x := 0.0
+		if r != nil && colWeigher(w) {
+			x = sh.rawRes(w, j, r)
+		} else {
+			x = rk.raw(w, id)
+		}
+		s += sh.mult[w].At(j) * ((x - lo) / (hi - lo))
 	}
 	return s
 }
@@ -251,8 +263,9 @@ func (rk *denseRanker) blockWeights(q int) []float64 {
 }
 
 // weighExceptions sets the weights of the exceptions in play (the
-// overlay's and sparse hosts) as weightOf does, the exact ones weigher by
-// weigher: each host's terms in scoreOf's order.
+// overlay's and sparse hosts) as weightOf does, host by host: each host's
+// overlay usage is found once, not once per weigher (weigher by weigher,
+// each pass over the exceptions looked every host up again).
 func (rk *denseRanker) weighExceptions() {
 	ids := rk.exIDs[:0]
 	for _, id := range rk.v.overlayIDs() {
@@ -275,19 +288,8 @@ func (rk *denseRanker) weighExceptions() {
 		}
 		return
 	}
-	s := rk.v.snap()
 	for _, id := range ids {
-		rk.score[id] = 0
-	}
-	for a, w := range rk.act {
-		lo, hi := rk.lo[a], rk.hi[a]
-		if lo == hi {
-			continue
-		}
-		for _, id := range ids {
-			sh, j := s.at(id)
-			rk.score[id] += sh.mult[w].At(j) * ((rk.raw(w, id) - lo) / (hi - lo))
-		}
+		rk.score[id] = rk.scoreOf(id)
 	}
 }
 
