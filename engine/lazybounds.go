@@ -86,23 +86,26 @@ func (rk *denseRanker) startLazy() {
 // bounds (seedExceptions then widens them by the exceptions). A column
 // weigher's raw values are never NaN (integers, and ratios validated
 // finite), but should a summary hold one, the leaf is computed exactly:
-// a bound must not be NaN (refineTree).
-func (rk *denseRanker) seed(q int) {
+// a bound must not be NaN (refineTree). It returns the change it makes
+// to the count of leaves holding a bound, for the caller to add to
+// rk.inexact.
+func (rk *denseRanker) seed(q int) (inexact int32) {
 	for a, w := range rk.act {
 		if !rk.lazy[a] {
 			continue
 		}
 		sum := rk.summary(w, q)
 		if sum.lo != sum.lo || sum.hi != sum.hi {
-			rk.restat(q, a, false)
+			inexact += rk.restat(q, a, false)
 			continue
 		}
 		rk.bLo[a][q], rk.bHi[a][q] = sum.lo, sum.hi
 		if rk.exact[a][q] {
 			rk.exact[a][q] = false
-			rk.inexact.Add(1)
+			inexact++
 		}
 	}
+	return inexact
 }
 
 // seedExceptions widens the seeded bounds of the stale blocks by the
@@ -169,7 +172,7 @@ func (rk *denseRanker) refineTree(a int, tree []float64, hint *int32) float64 {
 		if h := rk.hooks; h != nil && h.onRefine != nil {
 			h.onRefine()
 		}
-		rk.restat(q, a, false)
+		rk.inexact.Add(rk.restat(q, a, false))
 		rk.settleLeaf(a, q)
 	}
 }
