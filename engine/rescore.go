@@ -26,9 +26,8 @@ func (rk *denseRanker) weightOf(id uint32) float64 {
 }
 
 // scoreOf is candidate id's weight under lo/hi, with the baseline's
-// operations in the baseline's order.
-// The host's overlay usage, when it has one, is looked up once for all
-// of its weighers.
+// operations in the baseline's order; the host's overlay usage, when it
+// has one, is looked up once for all of its weighers.
 func (rk *denseRanker) scoreOf(id uint32) float64 {
 	sh, j := rk.v.snap().at(id)
 	var r *hostRes
@@ -41,7 +40,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		x := 0.0
+		var x float64
 		if r != nil && colWeigher(w) {
 			x = sh.rawRes(w, j, r)
 		} else {
@@ -263,9 +262,8 @@ func (rk *denseRanker) blockWeights(q int) []float64 {
 }
 
 // weighExceptions sets the weights of the exceptions in play (the
-// overlay's and sparse hosts) as weightOf does, host by host: each host's
-// overlay usage is found once, not once per weigher (weigher by weigher,
-// each pass over the exceptions looked every host up again).
+// overlay's and sparse hosts) as weightOf does, host by host (scoreOf
+// finds a host's overlay usage once for all of its weighers).
 func (rk *denseRanker) weighExceptions() {
 	ids := rk.exIDs[:0]
 	for _, id := range rk.v.overlayIDs() {
