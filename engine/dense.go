@@ -101,7 +101,7 @@ type denseRanker struct {
 	// summaries. nil when no weigher is lazy.
 	lazy     []bool
 	exact    [][]bool
-	inexact  atomic.Int32 // lazy leaves holding a bound (seed and restat run per shard in parallel)
+	inexact  atomic.Int32 // lazy leaves holding a bound (restatAll's shards add their changes in parallel)
 	rootLeaf [][2]int32   // per lazy weigher and tree (lo, hi), the exact leaf refine last found the root at
 	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
 	// search. bestAll says every leaf may have changed since it was last

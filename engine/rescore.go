@@ -40,13 +40,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		var x float64
-		if r != nil && colWeigher(w) {
-			x = sh.rawRes(w, j, r)
-		} else {
-			x = rk.raw(w, id)
-		}
-		s += sh.mult[w].At(j) * ((x - lo) / (hi - lo))
+		s += sh.mult[w].At(j) * ((rk.rawWith(w, id, r) - lo) / (hi - lo))
 	}
 	return s
 }
