@@ -181,6 +181,9 @@ func (rk *denseRanker) restatAll() {
 		return
 	}
 	seed := rk.lazy != nil && !rk.valid
+	if seed {
+		rk.startSeeds()
+	}
 	if seed && !slices.Contains(rk.lazy, false) {
 		// Only lazy weighers: seeding reads a summary per block and
 		// weigher, too little to share out.

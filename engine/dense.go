@@ -103,6 +103,13 @@ type denseRanker struct {
 	exact    [][]bool
 	inexact  atomic.Int32 // lazy leaves holding a bound (restatAll's shards add their changes in parallel)
 	rootLeaf [][2]int32   // per lazy weigher and tree (lo, hi), the exact leaf refine last found the root at
+	// mg is the snapshot's hosts grouped by hypervisor model for seed
+	// (nil: not grouped), candModels the models of the candidates it
+	// seeds, mbs per shard the summaries by model seed read last (nil:
+	// none yet; modelbounds.go).
+	mg         *modelGroups
+	candModels uint16
+	mbs        []*modelBounds
 	// bestTree is the max tree over bBest (its leaves; padding -Inf), for
 	// search. bestAll says every leaf may have changed since it was last
 	// settled, else bestQs lists the blocks whose leaf may have.
@@ -139,6 +146,7 @@ type denseRanker struct {
 	scaled   bool
 	scaledOK bool // scaled weights may be used (rankOptions.scaled)
 	noCache  bool // rankOptions.noScoreCache
+	noModels bool // rankOptions.noModelSeeds
 	eps      float64
 	cols     []int
 	scale    []float64
@@ -159,7 +167,7 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
 	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
-		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache}
+		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache, noModels: o.noModelSeeds}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()
 	}

@@ -30,7 +30,7 @@
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
-//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, trees.go, scaled.go, rescore.go, search.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go, caching.go
@@ -100,6 +100,8 @@
 //   - blockstats.go: the dense ranker's per-block statistics and bounds.
 //   - lazybounds.go: the column weighers' leaves seeded with the block
 //     summaries' bounds, refined from the root down.
+//   - modelbounds.go: the seeds by hypervisor model: a block's bounds over
+//     the models its candidates hold, summarised per shard and model.
 //   - trees.go: tournament trees and the heap of blocks.
 //   - scaled.go: the dense ranker's scaled weights and their error bound.
 //   - rescore.go: the dense ranker's rescoring.

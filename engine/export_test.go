@@ -51,6 +51,11 @@ type Ranking struct {
 	// Refines, when set, counts the lazy leaves the dense ranker's
 	// bounds computed (lazybounds.go).
 	Refines *int
+	// NoModelSeeds seeds the lazy bounds from the block summaries alone;
+	// ModelSeeds, when set, counts the blocks seeded by the hypervisor
+	// models their candidates hold (modelbounds.go).
+	NoModelSeeds bool
+	ModelSeeds   *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -62,7 +67,7 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, noModelSeeds: r.NoModelSeeds}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
@@ -70,7 +75,7 @@ func (r Ranking) options() rankOptions {
 		}
 	}
 	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.DerivedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
-		r.Refines == nil {
+		r.Refines == nil && r.ModelSeeds == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -107,6 +112,14 @@ func (r Ranking) options() rankOptions {
 	}
 	if n := r.Refines; n != nil {
 		h.onRefine = func() { *n++ }
+	}
+	if n := r.ModelSeeds; n != nil {
+		var mu sync.Mutex // the shards' seeds run in parallel
+		h.onModelSeed = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			*n++
+		}
 	}
 	if fail := r.Check; fail != nil {
 		h.afterRefresh = func(rk *denseRanker) {
@@ -627,4 +640,37 @@ func CapVerdicts(s *Snapshot, req Request, lead bool) (*bitmap.Set, int, error) 
 		all.And(pass)
 	}
 	return all, int(evals.Load()), nil
+}
+
+// CheckModelBounds checks every shard's summaries by hypervisor model
+// (modelbounds.go), as the snapshot's hosts grouped by model keep them
+// (computed on first use, or derived from the shard's parent's), against
+// their computation from scratch: bit for bit where they were computed,
+// bounds of them (no greater minimum, no smaller maximum) where they
+// were widened. It returns how many shards so far were derived from
+// their parent's (0 when the hosts are not grouped).
+func CheckModelBounds(s *Snapshot) (derived int, err error) {
+	mg := s.info.models()
+	if mg == nil {
+		return 0, nil
+	}
+	for k := range s.shards {
+		got, want := mg.shard(s, k), mg.compute(s, k)
+		for w := range numWeighers {
+			for i := range want.hi[w] {
+				gl, gh, wl, wh := got.lo[w][i], got.hi[w][i], want.lo[w][i], want.hi[w][i]
+				ok := math.Float64bits(gl) == math.Float64bits(wl) && math.Float64bits(gh) == math.Float64bits(wh)
+				if got.widened > 0 {
+					ok = gl <= wl && gh >= wh
+				}
+				if !ok {
+					return 0, fmt.Errorf("shard %d weigher %d block %d model %d (widened %d times): [%v, %v], want [%v, %v]",
+						k, w, i/mg.nc, i%mg.nc, got.widened, gl, gh, wl, wh)
+				}
+			}
+		}
+	}
+	mg.mu.Lock()
+	defer mg.mu.Unlock()
+	return mg.derived, nil
 }

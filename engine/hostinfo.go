@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/placer/placer/bitmap"
@@ -16,7 +18,7 @@ import (
 // index; Names and NameIndex elide what is the identity); an index column's
 // values index its table (cell: cells and cellUUID, hvModel: hvModels,
 // stats: statsTab, hvSig: hvSigHost, hvSigRep and sigSupported, class:
-// classes). Never modified once built, but for memo.
+// classes). Never modified once built, but for memo and modelGroups.
 type hostInfo struct {
 	// uuid holds every host's uuid, made up (nova.MadeUpUUID) where the
 	// cloud gives none; empty when it gives none at all (hostUUID makes
@@ -64,6 +66,11 @@ type hostInfo struct {
 	// memo holds the static filters' masks, verdicts and indexes
 	// (masks.go), shared by the snapshots a Store derives by commits.
 	memo memoTable
+
+	// modelGroups groups the hosts by hypervisor model for the lazy
+	// bounds' seeds (modelbounds.go), built on first use.
+	modelsOnce  sync.Once
+	modelGroups *modelGroups
 }
 
 // aggClass is one distinct set of aggregates.

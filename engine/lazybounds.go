@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 
 	"github.com/placer/placer/internal/kernels"
 )
@@ -21,14 +22,14 @@ import (
 // is the candidates' extreme, since every other leaf is at most (at least,
 // for the minimum) its block's. On the synthetic realistic stream, the
 // host holding a weigher's largest value is a candidate for most
-// requests, and a request refines ~74 leaves in all its refreshes, where
-// its first refresh alone restated 98 blocks of 6 weighers. (Those are
-// mostly the ~15% of requests whose candidates lack the largest hosts of
-// every block: they refine nearly every leaf of RAM, CPU, disk and
-// instances.) At worst
+// requests, and a request refines ~20 leaves in all its refreshes, where
+// its first refresh alone restated 98 blocks of 6 weighers. A request
+// whose candidates lack the largest hosts of every block because its
+// filters rule their hardware model out is seeded by the models of its
+// candidates (modelbounds.go): it refined ~340 leaves before. At worst
 // (candidates lacking the hosts that hold a weigher's largest values in
-// every block) every leaf is refined: restatAll's kernel work, with each
-// block's setup paid once per weigher. Computing every bound left in one
+// every block, for their usage) every leaf is refined: restatAll's
+// kernel work, with each block's setup paid once per weigher. Computing every bound left in one
 // pass past a number of refinements was tried: with a cap of 64 or 256,
 // paired runs of the realistic stream read 3% slower than without. So was
 // computing every leaf left of one weigher, and rebuilding its two trees
@@ -82,27 +83,53 @@ func (rk *denseRanker) startLazy() {
 	}
 }
 
-// seed sets the lazy weighers' leaves of block q to the block summaries'
-// bounds (seedExceptions then widens them by the exceptions). A column
-// weigher's raw values are never NaN (integers, and ratios validated
-// finite), but should a summary hold one, the leaf is computed exactly:
-// a bound must not be NaN (refineTree). It returns the change it makes
-// to the count of leaves holding a bound, for the caller to add to
-// rk.inexact.
+// seed sets the lazy weighers' leaves of block q to bounds of its
+// candidates' extremes (seedExceptions then widens them by the
+// exceptions): the block's summaries', or with hosts grouped by
+// hypervisor model, the extremes of the models its candidates hold
+// (modelbounds.go); a block without a candidate gets its exact, empty
+// statistics. A column weigher's raw values are never NaN (integers,
+// and ratios validated finite), but should a bound be NaN, the leaf is
+// computed exactly: a bound must not be NaN (refineTree). It returns the
+// change it makes to the count of leaves holding a bound, for the caller
+// to add to rk.inexact.
 func (rk *denseRanker) seed(q int) (inexact int32) {
+	var present, all uint16 // the models of the block's candidates, and of its hosts
+	if slices.ContainsFunc(rk.words(q), func(w uint64) bool { return w != 0 }) {
+		present, all = 1, 1
+		if rk.mg != nil {
+			all = rk.mg.inBlock[q]
+			present = all & rk.candModels
+		}
+	}
+	var mb *modelBounds
 	for a, w := range rk.act {
 		if !rk.lazy[a] {
 			continue
 		}
-		sum := rk.summary(w, q)
-		if sum.lo != sum.lo || sum.hi != sum.hi {
-			inexact += rk.restat(q, a, false)
-			continue
+		lo, hi := math.Inf(1), math.Inf(-1)
+		if present != 0 {
+			sum := rk.summary(w, q)
+			lo, hi = sum.lo, sum.hi
+			if present != all && !rk.mg.holdsExtremes(q, sum, present, minvalZero(w)) {
+				if mb == nil {
+					mb = rk.modelBounds(q / blocksPerShard)
+				}
+				lo, hi = mb.bounds(w, q%blocksPerShard, rk.mg.nc, present)
+			}
+			if lo != lo || hi != hi {
+				inexact += rk.restat(q, a, false)
+				continue
+			}
 		}
-		rk.bLo[a][q], rk.bHi[a][q] = sum.lo, sum.hi
-		if rk.exact[a][q] {
-			rk.exact[a][q] = false
-			inexact++
+		rk.bLo[a][q], rk.bHi[a][q] = lo, hi
+		if exact := present == 0; exact != rk.exact[a][q] {
+			rk.exact[a][q] = exact
+			if exact {
+				inexact--
+			} else {
+				inexact++
+			}
 		}
 	}
 	return inexact

@@ -55,6 +55,9 @@ type rankOptions struct {
 	// noFitCache keeps the batch's resource filters from the verdicts
 	// kept across batches (fitcache.go): every pass judges its hosts.
 	noFitCache bool
+	// noModelSeeds seeds the lazy bounds from the block summaries alone,
+	// not by hypervisor model (modelbounds.go).
+	noModelSeeds bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -84,6 +87,10 @@ type rankHooks struct {
 	// onRefine is called when bounds computes a lazy weigher's leaf
 	// (lazybounds.go).
 	onRefine func()
+	// onModelSeed is called when seed bounds a block by the models its
+	// candidates hold, fewer than the block's (modelbounds.go); from the
+	// shards' goroutines, in parallel.
+	onModelSeed func()
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight
