@@ -103,6 +103,14 @@ func (rk *denseRanker) seed(q int) (inexact int32) {
 		}
 	}
 	var mb *modelBounds
+	b, byModel := q%blocksPerShard, false
+	if present != all {
+		// Unless a model the candidates lack holds one of the block's
+		// extremes, the summaries are the models' bounds.
+		if mb = rk.modelBounds(q / blocksPerShard); (all&^present)&mb.anyExt[b] == 0 {
+			mb = nil
+		}
+	}
 	for a, w := range rk.act {
 		if !rk.lazy[a] {
 			continue
@@ -111,11 +119,9 @@ func (rk *denseRanker) seed(q int) (inexact int32) {
 		if present != 0 {
 			sum := rk.summary(w, q)
 			lo, hi = sum.lo, sum.hi
-			if present != all && !rk.mg.holdsExtremes(q, sum, present, minvalZero(w)) {
-				if mb == nil {
-					mb = rk.modelBounds(q / blocksPerShard)
-				}
-				lo, hi = mb.bounds(w, q%blocksPerShard, rk.mg.nc, present)
+			if mb != nil && !mb.holds(w, b, present, minvalZero(w)) {
+				lo, hi = mb.bounds(w, b, rk.mg.nc, present)
+				byModel = true
 			}
 			if lo != lo || hi != hi {
 				inexact += rk.restat(q, a, false)
@@ -131,6 +137,9 @@ func (rk *denseRanker) seed(q int) (inexact int32) {
 				inexact++
 			}
 		}
+	}
+	if h := rk.hooks; byModel && h != nil && h.onModelSeed != nil {
+		h.onModelSeed()
 	}
 	return inexact
 }

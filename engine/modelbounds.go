@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -24,7 +26,7 @@ import (
 // block and model (modelBounds, computed on first use, kept per shard id),
 // and seed takes the extremes of the models of the request's candidates
 // that the block holds, where the models the summary finds its extremes on
-// are not among them (holdsExtremes). A block without a candidate is
+// are not among them (modelBounds.holds). A block without a candidate is
 // seeded exact and empty (+Inf, -Inf), as restat leaves it, where its
 // summary used to cost a refinement. The same 20,000 requests refine 0.40
 // million leaves, 58% of them NumInstancesWeigher's (its extremes are
@@ -57,9 +59,12 @@ type modelGroups struct {
 	words   []uint64
 	inBlock []uint16
 
+	// shards holds the summaries computed so far by shard id: a map
+	// never modified once stored (readers take it without a lock; a
+	// writer, under mu, stores a copy with its change).
+	shards  atomic.Pointer[map[uint64]*modelBounds]
 	mu      sync.Mutex
-	shards  map[uint64]*modelBounds // by shard id
-	derived int                     // shards derived from their parent's (tests)
+	derived int // shards derived from their parent's (tests; under mu)
 }
 
 // modelBounds summarises one shard's column weighers per block and
@@ -68,10 +73,18 @@ type modelGroups struct {
 // block b (+Inf and -Inf for a model the block lacks; NaN when one of
 // them is NaN) when widened is 0, else bounds of them: at most the
 // smallest, at least the largest.
+//
+// ext[w][b] has bit c set when model c holds the largest of weigher w's
+// raw values in block b as the shard's summary locates it (its top[0]),
+// and bit 16+c when it holds the smallest (its bottom[0]); 0 where the
+// summary locates none (a NaN in the block); anyExt[b] has bit c set
+// when model c holds any of those extremes.
 type modelBounds struct {
 	id      uint64
 	widened uint8 // how many derivations in a row widened it (build)
 	lo, hi  [numWeighers][]float64
+	ext     [numWeighers][]uint32
+	anyExt  []uint16
 }
 
 // models returns info's hosts grouped by hypervisor model, built on
@@ -91,7 +104,8 @@ func newModelGroups(info *hostInfo) *modelGroups {
 	}
 	nb := (n + kernels.Block - 1) / kernels.Block
 	mg := &modelGroups{n: n, nc: nc, of: make([]uint8, n), words: make([]uint64, nb*nc*wordsPerBlock),
-		inBlock: make([]uint16, nb), shards: map[uint64]*modelBounds{}}
+		inBlock: make([]uint16, nb)}
+	mg.shards.Store(&map[uint64]*modelBounds{})
 	for id := range n {
 		c := int(info.hvModel.At(uint32(id)))
 		q, i := id/kernels.Block, id%kernels.Block
@@ -134,35 +148,37 @@ func (mg *modelGroups) present(in []uint64) (present uint16) {
 // computed (build).
 func (mg *modelGroups) shard(s *Snapshot, k int) *modelBounds {
 	sh := s.shards[k]
-	mg.mu.Lock()
-	mb, parent := mg.shards[sh.id], (*modelBounds)(nil)
-	if mb == nil && sh.parent != 0 {
-		parent = mg.shards[sh.parent]
-	}
-	mg.mu.Unlock()
-	if mb != nil {
+	kept := *mg.shards.Load()
+	if mb := kept[sh.id]; mb != nil {
 		return mb
+	}
+	var parent *modelBounds
+	if sh.parent != 0 {
+		parent = kept[sh.parent]
 	}
 	mb, derived := mg.build(s, k, parent)
 	mg.mu.Lock()
-	if len(mg.shards) >= 2*len(s.shards) {
+	defer mg.mu.Unlock()
+	old := *mg.shards.Load()
+	next := make(map[uint64]*modelBounds, len(old)+1)
+	if len(old) >= 2*len(s.shards) {
 		// Forget the shards s no longer holds (a compaction's copies
 		// replace them) but their parents.
-		keep := make(map[uint64]bool, 2*len(s.shards))
 		for _, x := range s.shards {
-			keep[x.id], keep[x.parent] = true, true
-		}
-		for id := range mg.shards {
-			if !keep[id] {
-				delete(mg.shards, id)
+			for _, id := range []uint64{x.id, x.parent} {
+				if m := old[id]; m != nil {
+					next[id] = m
+				}
 			}
 		}
+	} else {
+		maps.Copy(next, old)
 	}
-	mg.shards[sh.id] = mb
+	next[sh.id] = mb
+	mg.shards.Store(&next)
 	if derived {
 		mg.derived++
 	}
-	mg.mu.Unlock()
 	return mb
 }
 
@@ -200,6 +216,7 @@ func (mg *modelGroups) build(s *Snapshot, k int, parent *modelBounds) (mb *model
 		}
 		mb.lo[w], mb.hi[w] = lo, hi
 	}
+	mg.locate(mb, sh, k)
 	return mb, true
 }
 
@@ -233,7 +250,32 @@ func (mg *modelGroups) compute(s *Snapshot, k int) *modelBounds {
 		}
 		mb.lo[w], mb.hi[w] = lo, hi
 	}
+	mg.locate(mb, sh, k)
 	return mb
+}
+
+// locate sets mb.ext from the block summaries of sh (shard k).
+func (mg *modelGroups) locate(mb *modelBounds, sh *shard, k int) {
+	nbk := (sh.hostCount() + kernels.Block - 1) / kernels.Block
+	mb.anyExt = make([]uint16, nbk)
+	for w := range numWeighers {
+		if !colWeigher(w) {
+			continue
+		}
+		ext := make([]uint32, nbk)
+		for b := range ext {
+			sum := &sh.blk.raw[w][b]
+			of := mg.of[k*bitmap.ShardSize+b*kernels.Block:]
+			if sum.nTop > 0 {
+				ext[b] |= 1 << of[sum.top[0]]
+			}
+			if sum.nBot > 0 {
+				ext[b] |= 1 << 16 << of[sum.bottom[0]]
+			}
+			mb.anyExt[b] |= uint16(ext[b]) | uint16(ext[b]>>16)
+		}
+		mb.ext[w] = ext
+	}
 }
 
 // bounds returns weigher w's extremes over the models present of the
@@ -248,13 +290,13 @@ func (mb *modelBounds) bounds(w, b, nc int, present uint16) (lo, hi float64) {
 	return lo, hi
 }
 
-// holdsExtremes reports whether the models present in block q hold its
-// hosts' largest value (and, unless hiOnly, their smallest) as its
-// summary sum locates them: the models' bounds are then the summary's.
-func (mg *modelGroups) holdsExtremes(q int, sum *blockSummary, present uint16, hiOnly bool) bool {
-	of := mg.of[q*kernels.Block:]
-	return sum.nTop > 0 && present&(1<<of[sum.top[0]]) != 0 &&
-		(hiOnly || sum.nBot > 0 && present&(1<<of[sum.bottom[0]]) != 0)
+// holds reports whether the models present in the shard's block b hold
+// its hosts' largest raw value of weigher w (and, unless hiOnly, their
+// smallest) as the block's summary locates them: the models' bounds are
+// then the summary's.
+func (mb *modelBounds) holds(w, b int, present uint16, hiOnly bool) bool {
+	e := mb.ext[w][b]
+	return present&uint16(e) != 0 && (hiOnly || present&uint16(e>>16) != 0)
 }
 
 // modelBounds returns shard k's summaries by model, looked up once per
@@ -265,9 +307,6 @@ func (rk *denseRanker) modelBounds(k int) *modelBounds {
 	if mb == nil || mb.id != s.shards[k].id {
 		mb = rk.mg.shard(s, k)
 		rk.mbs[k] = mb
-	}
-	if h := rk.hooks; h != nil && h.onModelSeed != nil {
-		h.onModelSeed()
 	}
 	return mb
 }
