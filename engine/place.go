@@ -179,8 +179,14 @@ func (b *batch) alternates(placements []Placement, selected []uint32, dirty []ui
 	}
 	info := b.s.info
 	perCell := make(map[int32][]HostNode)
-	for cell := range info.cells {
-		c := int32(cell)
+	for _, id := range selected {
+		// Only the cells of the selected hosts: theirs are the only
+		// alternates asked for.
+		c := int32(info.cell.At(id))
+		if _, done := perCell[c]; done {
+			continue
+		}
+		perCell[c] = nil
 		keep := func(id uint32) bool { return info.cell.At(id) == uint64(c) && !isSelected.Has(id) }
 		best, _ := b.rk.top(numAlts, false, keep, c)
 		for _, x := range best {
