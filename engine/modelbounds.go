@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/placer/placer/bitmap"
+	"github.com/placer/placer/engine/internal/hostcols"
 	"github.com/placer/placer/internal/kernels"
 )
 
@@ -48,14 +49,15 @@ const maxBoundModels = 16
 // modelGroups is a hostInfo's hosts grouped by hypervisor model for the
 // lazy bounds' seeds, with the per-shard summaries computed so far.
 //
-// Invariants: of[id] is host id's model (hostInfo.hvModel); the words of
-// block q and model c, words[(q*nc+c)*wordsPerBlock:][:wordsPerBlock],
-// hold exactly the block's hosts of model c; inBlock[q] has bit c set
-// exactly when block q holds a host of model c. A modelBounds in shards
-// is never modified once stored.
+// Invariants: of is the hostInfo's hvModel column (host id's model); the
+// words of block q and model c,
+// words[(q*nc+c)*wordsPerBlock:][:wordsPerBlock], hold exactly the
+// block's hosts of model c; inBlock[q] has bit c set exactly when block
+// q holds a host of model c. A modelBounds in shards is never modified
+// once stored.
 type modelGroups struct {
 	n, nc   int
-	of      []uint8
+	of      *hostcols.Idx
 	words   []uint64
 	inBlock []uint16
 
@@ -103,18 +105,20 @@ func newModelGroups(info *hostInfo) *modelGroups {
 		return nil
 	}
 	nb := (n + kernels.Block - 1) / kernels.Block
-	mg := &modelGroups{n: n, nc: nc, of: make([]uint8, n), words: make([]uint64, nb*nc*wordsPerBlock),
+	mg := &modelGroups{n: n, nc: nc, of: &info.hvModel, words: make([]uint64, nb*nc*wordsPerBlock),
 		inBlock: make([]uint16, nb)}
 	mg.shards.Store(&map[uint64]*modelBounds{})
 	for id := range n {
 		c := int(info.hvModel.At(uint32(id)))
 		q, i := id/kernels.Block, id%kernels.Block
-		mg.of[id] = uint8(c)
 		mg.words[(q*nc+c)*wordsPerBlock+i/64] |= 1 << (i % 64)
 		mg.inBlock[q] |= 1 << c
 	}
 	return mg
 }
+
+// model is host id's model.
+func (mg *modelGroups) model(id int) int { return int(mg.of.At(uint32(id))) }
 
 // present returns the models of the candidates in (a host set's
 // words): a model's words are ANDed with in's, block after block, until
@@ -210,7 +214,7 @@ func (mg *modelGroups) build(s *Snapshot, k int, parent *modelBounds) (mb *model
 		lo, hi := slices.Clone(parent.lo[w]), slices.Clone(parent.hi[w])
 		col := sh.rawCol(w)
 		for _, j := range sh.changed {
-			i := int(j)/kernels.Block*nc + int(mg.of[base+int(j)])
+			i := int(j)/kernels.Block*nc + mg.model(base+int(j))
 			x := col.At(int(j))
 			lo[i], hi[i] = min(lo[i], x), max(hi[i], x)
 		}
@@ -265,12 +269,12 @@ func (mg *modelGroups) locate(mb *modelBounds, sh *shard, k int) {
 		ext := make([]uint32, nbk)
 		for b := range ext {
 			sum := &sh.blk.raw[w][b]
-			of := mg.of[k*bitmap.ShardSize+b*kernels.Block:]
+			first := k*bitmap.ShardSize + b*kernels.Block
 			if sum.nTop > 0 {
-				ext[b] |= 1 << of[sum.top[0]]
+				ext[b] |= 1 << mg.model(first+int(sum.top[0]))
 			}
 			if sum.nBot > 0 {
-				ext[b] |= 1 << 16 << of[sum.bottom[0]]
+				ext[b] |= 1 << 16 << mg.model(first+int(sum.bottom[0]))
 			}
 			mb.anyExt[b] |= uint16(ext[b]) | uint16(ext[b]>>16)
 		}
