@@ -29,9 +29,10 @@ import (
 // candidates (modelbounds.go): it refined ~340 leaves before. At worst
 // (candidates lacking the hosts that hold a weigher's largest values in
 // every block, for their usage) every leaf is refined: restatAll's
-// kernel work, with each block's setup paid once per weigher. Computing every bound left in one
-// pass past a number of refinements was tried: with a cap of 64 or 256,
-// paired runs of the realistic stream read 3% slower than without. So was
+// kernel work, with each block's setup paid once per weigher. Computing
+// every bound left in one pass past a number of refinements was tried:
+// with a cap of 64 or 256, paired runs of the realistic stream read 3%
+// slower than without. So was
 // computing every leaf left of one weigher, and rebuilding its two trees
 // once, after its first 8, 24 or 48 refinements in a refresh (78% of the
 // refinements are in a weigher's refines of 64 leaves or more, of 98):

@@ -32,7 +32,8 @@ import (
 // summary used to cost a refinement. The same 20,000 requests refine 0.40
 // million leaves, 58% of them NumInstancesWeigher's (its extremes are
 // usage's, not a model's). Paired runs of the realistic Scheduler stream
-// (8 workers, one CPU each) read 1.085x at the median of six.
+// (8 workers, one CPU each) read 1.057x and 1.085x, each the median of
+// six.
 //
 // The seeds stay bounds: a candidate of model c in block q holds a raw
 // value (from its columns; the exceptions are widened in as before,
