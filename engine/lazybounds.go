@@ -32,10 +32,10 @@ import (
 // kernel work, with each block's setup paid once per weigher. Computing
 // every bound left in one pass past a number of refinements was tried:
 // with a cap of 64 or 256, paired runs of the realistic stream read 3%
-// slower than without. So was
-// computing every leaf left of one weigher, and rebuilding its two trees
-// once, after its first 8, 24 or 48 refinements in a refresh (78% of the
-// refinements are in a weigher's refines of 64 leaves or more, of 98):
+// slower than without. So was computing every leaf left of one weigher,
+// and rebuilding its two trees once, after its first 8, 24 or 48
+// refinements in a refresh (78% of the refinements are in a weigher's
+// refines of 64 leaves or more, of 98):
 // the walks it saves are not where a refinement's time goes (paired
 // 0.98, 1.02 and 1.00; the 24 slower on one CPU, session 24).
 //

@@ -51,13 +51,11 @@ const maxBoundModels = 16
 // lazy bounds' seeds, with the per-shard summaries computed so far.
 //
 // Invariants: of is the hostInfo's hvModel column (host id's model); the
-// words of block q and model c,
-// words[(q*nc+c)*wordsPerBlock:][:wordsPerBlock], hold exactly the
-// block's hosts of model c; inBlock[q] has bit c set exactly when block
-// q holds a host of model c. A modelBounds in shards is never modified
-// once stored.
+// words of block q and model c (wordsOf) hold exactly the block's hosts
+// of model c; inBlock[q] has bit c set exactly when block q holds a host
+// of model c. A modelBounds in shards is never modified once stored.
 type modelGroups struct {
-	n, nc   int
+	nc      int
 	of      *hostcols.Idx
 	words   []uint64
 	inBlock []uint16
@@ -106,7 +104,7 @@ func newModelGroups(info *hostInfo) *modelGroups {
 		return nil
 	}
 	nb := (n + kernels.Block - 1) / kernels.Block
-	mg := &modelGroups{n: n, nc: nc, of: &info.hvModel, words: make([]uint64, nb*nc*wordsPerBlock),
+	mg := &modelGroups{nc: nc, of: &info.hvModel, words: make([]uint64, nb*nc*wordsPerBlock),
 		inBlock: make([]uint16, nb)}
 	mg.shards.Store(&map[uint64]*modelBounds{})
 	for id := range n {
@@ -121,25 +119,29 @@ func newModelGroups(info *hostInfo) *modelGroups {
 // model is host id's model.
 func (mg *modelGroups) model(id int) int { return int(mg.of.At(uint32(id))) }
 
+// wordsOf returns the words of block q's hosts of model c.
+func (mg *modelGroups) wordsOf(q, c int) []uint64 {
+	return mg.words[(q*mg.nc+c)*wordsPerBlock:][:wordsPerBlock]
+}
+
+// meets reports whether words a and b (at least as long) share a bit.
+func meets(a, b []uint64) bool {
+	for i, w := range a {
+		if w&b[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // present returns the models of the candidates in (a host set's
 // words): a model's words are ANDed with in's, block after block, until
 // one holds a candidate.
 func (mg *modelGroups) present(in []uint64) (present uint16) {
 	for c := range mg.nc {
 		for q := range mg.inBlock {
-			if mg.inBlock[q]&(1<<c) == 0 {
-				continue
-			}
 			ws := in[q*wordsPerBlock : min((q+1)*wordsPerBlock, len(in))]
-			cw := mg.words[(q*mg.nc+c)*wordsPerBlock:][:len(ws)]
-			hit := false
-			for i, w := range ws {
-				if w&cw[i] != 0 {
-					hit = true
-					break
-				}
-			}
-			if hit {
+			if mg.inBlock[q]&(1<<c) != 0 && meets(ws, mg.wordsOf(q, c)) {
 				present |= 1 << c
 				break
 			}
@@ -249,8 +251,7 @@ func (mg *modelGroups) compute(s *Snapshot, k int) *modelBounds {
 					lo[i], hi[i] = math.Inf(1), math.Inf(-1)
 					continue
 				}
-				words := mg.words[(q*nc+c)*wordsPerBlock:][:(to-from+63)/64]
-				kernels.MinMaxMasked(xs, words, lo[i:i+1], hi[i:i+1])
+				kernels.MinMaxMasked(xs, mg.wordsOf(q, c)[:(to-from+63)/64], lo[i:i+1], hi[i:i+1])
 			}
 		}
 		mb.lo[w], mb.hi[w] = lo, hi
@@ -320,7 +321,7 @@ func (rk *denseRanker) modelBounds(k int) *modelBounds {
 func (rk *denseRanker) startSeeds() {
 	s := rk.v.snap()
 	rk.mg = s.info.models()
-	if rk.mg == nil || rk.mg.n != s.n || rk.noModels {
+	if rk.mg == nil || rk.mg.of.Len() != s.n || rk.noModels {
 		rk.mg = nil
 		return
 	}
