@@ -81,6 +81,7 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 			step(i, rr.headroom8(i))
 		}
 	}
+	leaveAVX()
 	for i := n; i < len(score); i++ {
 		score[i] = addTo(score[i], set, mult.At(i)*((raw.At(i)-lo)/span))
 	}
@@ -126,6 +127,7 @@ func accumulateScaledCodedSimd(score []float64, raw Col, mult *Coded[float64], l
 			step(i, rr.headroom8(i))
 		}
 	}
+	leaveAVX()
 	for i := n; i < len(score); i++ {
 		score[i] += float64(float64((raw.At(i)-lo)*(mult.At(i)-base)) * inv)
 	}

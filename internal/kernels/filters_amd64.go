@@ -44,6 +44,7 @@ func ramPassSimd(words []uint64, total *Coded[int64], free []int32, ratio *Coded
 		}
 		words[q] = w & keep
 	}
+	leaveAVX()
 	passRange(words, full, total.Len(), func(i int) bool { return RAMPasses(total.At(i), int64(free[i]), ratio.At(i), req) })
 }
 
@@ -86,6 +87,7 @@ func corePassSimd(words []uint64, total *Coded[int64], used []int32, ratio *Code
 		}
 		words[q] = w & keep
 	}
+	leaveAVX()
 	passRange(words, full, total.Len(), func(i int) bool { return CorePasses(total.At(i), int64(used[i]), ratio.At(i), req) })
 }
 
@@ -126,6 +128,7 @@ func diskPassSimd(words []uint64, totalGB *Coded[int64], freeMB []int32, ratio *
 		}
 		words[q] = w & keep
 	}
+	leaveAVX()
 	passRange(words, full, totalGB.Len(), func(i int) bool { return DiskPasses(totalGB.At(i), int64(freeMB[i]), ratio.At(i), req) })
 }
 
@@ -162,9 +165,11 @@ func belowPassSimd(words []uint64, counter []int32, limit int64, limits *Coded[i
 		words[q] = w & keep
 	}
 	if limits != nil {
+		leaveAVX()
 		passRange(words, full, len(counter), func(i int) bool { return int64(counter[i]) < limits.At(i) })
 		return
 	}
+	leaveAVX()
 	passRange(words, full, len(counter), func(i int) bool { return int64(counter[i]) < limit })
 }
 
@@ -191,5 +196,6 @@ func rangePassSimd(words []uint64, col []int32, lo, hi int32, invert bool) {
 		}
 		words[q] = w & (in ^ flip)
 	}
+	leaveAVX()
 	passRange(words, full, len(col), func(i int) bool { return (lo <= col[i] && col[i] <= hi) != invert })
 }

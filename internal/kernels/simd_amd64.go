@@ -25,6 +25,18 @@ func fmax(a, b archsimd.Float64x8) archsimd.Float64x8 {
 	return both.Merge(a.Max(b), a.Equal(b))
 }
 
+// leaveAVX ends a kernel's vector code (VZEROUPPER) before scalar code:
+// its own tail, the caller's and the rest of the program. Go compiles
+// scalar floating point to SSE instructions, which, while the upper
+// halves of the vector registers are dirty, each wait on them (a false
+// dependency and a merge on this machine's Xeons). The assembly kernels
+// end the same way (asmgen's epilogue); the archsimd kernels did not
+// until session 28, and every SSE instruction after one ran slowed:
+// NotBelow took 20x the assembly's time, MaxMasked 8x, and the whole
+// simd build placed at half the default build's rate. The compiler
+// keeps no vector value in a register across it.
+func leaveAVX() { archsimd.ClearAVXUpperBits() }
+
 func minMaxSimd(xs []float64) (lo, hi float64) {
 	if len(xs) < 16 {
 		return minMaxGo(xs)
@@ -39,6 +51,7 @@ func minMaxSimd(xs []float64) (lo, hi float64) {
 	var l, h [8]float64
 	vlo.Store(&l)
 	vhi.Store(&h)
+	leaveAVX()
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for k := 0; k < 8; k++ {
 		lo, hi = min(lo, l[k]), max(hi, h[k])
@@ -93,6 +106,7 @@ func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64, set boo
 			step(i, rr.headroom8(i))
 		}
 	}
+	leaveAVX()
 	for i := n; i < len(score); i++ {
 		score[i] = addTo(score[i], set, m*((raw.At(i)-lo)/span))
 	}
@@ -139,6 +153,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 			step(i, rr.headroom8(i))
 		}
 	}
+	leaveAVX()
 	for i := n; i < len(score); i++ {
 		score[i] = addTo(score[i], set, mult[i]*((raw.At(i)-lo)/span))
 	}
@@ -188,8 +203,10 @@ func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 		var l, h [8]float64
 		vlo.Store(&l)
 		vhi.Store(&h)
+		leaveAVX()
 		lo[q], hi[q] = min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
+	leaveAVX()
 	if full < len(lo) {
 		rest := xs.Slice(full*Block, xs.Len())
 		minMaxMaskedGo(&rest, words[full*wpb:], lo[full:], hi[full:])
@@ -249,9 +266,11 @@ func minMaxMaskedInts(xs *Col, words []uint64, lo, hi []float64) {
 		var l, h [8]int64
 		vlo.Store(&l)
 		vhi.Store(&h)
+		leaveAVX()
 		lo[q] = float64(max(min(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]), floor))
 		hi[q] = float64(max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], floor))
 	}
+	leaveAVX()
 	if full < len(lo) {
 		rest := xs.Slice(full*Block, xs.Len())
 		minMaxMaskedGo(&rest, words[full*wpb:], lo[full:], hi[full:])
@@ -279,8 +298,10 @@ func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 		}
 		var h [8]float64
 		vhi.Store(&h)
+		leaveAVX()
 		hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
+	leaveAVX()
 	if full < len(hi) {
 		maxMaskedGo(xs[full*Block:], words[full*wpb:], hi[full:])
 	}
@@ -314,6 +335,7 @@ func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 			x := r0r.load8(i).Mul(v0)
 			x.Add(r1r.load8(i).Mul(v1)).StoreSlice(score[i:])
 		}
+		leaveAVX()
 		for ; i < len(score); i++ {
 			score[i] = float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
 		}
@@ -323,6 +345,7 @@ func scaledPair(score []float64, r0, r1 Col, c0, c1 float64, first bool) {
 		x := archsimd.LoadFloat64x8Slice(score[i:]).Add(r0r.load8(i).Mul(v0))
 		x.Add(r1r.load8(i).Mul(v1)).StoreSlice(score[i:])
 	}
+	leaveAVX()
 	for ; i < len(score); i++ {
 		score[i] = score[i] + float64(r0.At(i)*c0) + float64(r1.At(i)*c1)
 	}
@@ -337,6 +360,7 @@ func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 		for ; i+8 <= len(score); i += 8 {
 			r0r.load8(i).Mul(v0).StoreSlice(score[i:])
 		}
+		leaveAVX()
 		for ; i < len(score); i++ {
 			score[i] = r0.At(i) * c0
 		}
@@ -345,6 +369,7 @@ func scaledOne(score []float64, r0 Col, c0 float64, first bool) {
 	for ; i+8 <= len(score); i += 8 {
 		archsimd.LoadFloat64x8Slice(score[i:]).Add(r0r.load8(i).Mul(v0)).StoreSlice(score[i:])
 	}
+	leaveAVX()
 	for ; i < len(score); i++ {
 		score[i] += float64(r0.At(i) * c0)
 	}
@@ -387,6 +412,7 @@ func accumulateScaledSimd(score []float64, raw Col, mult []float64, lo, base, in
 			step(i, rr.headroom8(i))
 		}
 	}
+	leaveAVX()
 	for i := n; i < len(score); i++ {
 		score[i] += float64(float64((raw.At(i)-lo)*(mult[i]-base)) * inv)
 	}
@@ -401,5 +427,6 @@ func notBelowSimd(xs []float64, w uint64, thr float64) uint64 {
 	for v := 0; v < 8; v++ {
 		below |= uint64(archsimd.LoadFloat64x8Slice(xs[8*v:]).Less(t).ToBits()) << (8 * v)
 	}
+	leaveAVX()
 	return w &^ below
 }
