@@ -7,8 +7,10 @@ import "simd/archsimd"
 // codeShifts returns the shifts that bring the codes of eight consecutive
 // elements, packed in one word, to the low bits of eight lanes.
 func codeShifts() archsimd.Uint64x8 {
-	return archsimd.LoadUint64x8(&[8]uint64{0, 4, 8, 12, 16, 20, 24, 28})
+	return archsimd.LoadUint64x8(&shiftTab)
 }
+
+var shiftTab = [8]uint64{0, 4, 8, 12, 16, 20, 24, 28}
 
 // floatSource returns what a kernel loads eight elements of c at a time
 // from: its full column, or (full nil) its codes and its table as two

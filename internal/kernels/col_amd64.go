@@ -24,6 +24,16 @@ func (c Col) reader() colReader {
 	return r
 }
 
+// init makes r c's reader in place (as reader does, without returning
+// the reader by value: for one block, the copies cost more than the loads).
+func (r *colReader) init(c *Col) {
+	r.c = *c
+	r.min = archsimd.BroadcastInt32x8(c.min)
+	if c.kind >= colStatic && c.l.tab != nil {
+		r.lo, r.hi, r.shifts = tables(c.l)
+	}
+}
+
 // load8 loads elements [i, i+8) of the column; i must be a multiple of 8.
 // The kernels whose loop it would slow (a branch on the kind per load)
 // loop once per kind instead, with the loads below.

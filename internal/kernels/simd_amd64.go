@@ -167,8 +167,11 @@ func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 	const wpb = Block / 64
 	inf, ninf := archsimd.BroadcastFloat64x8(math.Inf(1)), archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := xs.Len() / Block
-	xr := xs.reader()
+	var xr colReader
 	var buf [64]float64
+	if xs.kind != colFloats {
+		xr.init(xs)
+	}
 	for q := 0; q < full; q++ {
 		// Two accumulator pairs (even and odd vectors) halve the
 		// dependency chains; a word's eight vectors go through without a
@@ -180,7 +183,12 @@ func minMaxMaskedSimd(xs *Col, words []uint64, lo, hi []float64) {
 			if w == 0 {
 				continue
 			}
-			word := xr.word(k*64, &buf)
+			var word []float64
+			if xs.kind == colFloats {
+				word = xs.f[k*64 : k*64+64]
+			} else {
+				word = xr.word(k*64, &buf)
+			}
 			if w == math.MaxUint64 {
 				for v := 0; v < 8; v += 2 {
 					x := archsimd.LoadFloat64x8Slice(word[8*v:])
@@ -282,24 +290,37 @@ func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 	ninf := archsimd.BroadcastFloat64x8(math.Inf(-1))
 	full := len(xs) / Block
 	for q := 0; q < full; q++ {
-		vhi := ninf
+		// As minMaxMaskedSimd: two accumulators, no branch per vector;
+		// but VMAXPD alone, which may take -0 for +0: a block whose
+		// maximum is a zero is taken again with Go's max.
+		vhi, vhi2 := ninf, ninf
 		for k := q * wpb; k < (q+1)*wpb; k++ {
 			w := words[k]
 			if w == 0 {
 				continue
 			}
-			block := xs[k*64 : k*64+64]
-			for v := 0; v < 8; v++ {
-				if b := uint8(w >> (8 * v)); b != 0 {
-					x := archsimd.LoadFloat64x8Slice(block[8*v:])
-					vhi = fmax(vhi, x.Merge(ninf, archsimd.Mask64x8FromBits(b)))
+			word := xs[k*64 : k*64+64]
+			if w == math.MaxUint64 {
+				for v := 0; v < 8; v += 2 {
+					vhi = vhi.Max(archsimd.LoadFloat64x8Slice(word[8*v:]))
+					vhi2 = vhi2.Max(archsimd.LoadFloat64x8Slice(word[8*v+8:]))
 				}
+				continue
+			}
+			for v := 0; v < 8; v += 2 {
+				m := archsimd.Mask64x8FromBits(uint8(w >> (8 * v)))
+				n := archsimd.Mask64x8FromBits(uint8(w >> (8*v + 8)))
+				vhi = vhi.Max(archsimd.LoadFloat64x8Slice(word[8*v:]).Merge(ninf, m))
+				vhi2 = vhi2.Max(archsimd.LoadFloat64x8Slice(word[8*v+8:]).Merge(ninf, n))
 			}
 		}
+		vhi = vhi.Max(vhi2)
 		var h [8]float64
 		vhi.Store(&h)
 		leaveAVX()
-		hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+		if hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]); hi[q] == 0 {
+			maxMaskedGo(xs[q*Block:(q+1)*Block], words[q*wpb:(q+1)*wpb], hi[q:q+1])
+		}
 	}
 	leaveAVX()
 	if full < len(hi) {
