@@ -47,6 +47,7 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
@@ -54,8 +55,9 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 		if !set {
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
-		// No MulAdd: Nova rounds the product and the sum separately.
-		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+		// No MulAdd: Nova rounds the product and the sum separately
+		// (quotient8's FMAs compute the quotient exactly).
+		s.Add(m.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {

@@ -37,6 +37,18 @@ func fmax(a, b archsimd.Float64x8) archsimd.Float64x8 {
 // keeps no vector value in a register across it.
 func leaveAVX() { archsimd.ClearAVXUpperBits() }
 
+// quotient8 returns t/span for each lane: divided, or where q (the
+// caller's QuotientExact) without a division, as the assembly's Q kernels
+// do (quotient.go): q0 = t*inv, r = fma(-q0, span, t), fma(r, inv, q0),
+// with nspan = -span and inv = 1/span.
+func quotient8(t, span, nspan, inv archsimd.Float64x8, q bool) archsimd.Float64x8 {
+	if !q {
+		return t.Div(span)
+	}
+	q0 := t.Mul(inv)
+	return q0.MulAdd(nspan, t).MulAdd(inv, q0)
+}
+
 func minMaxSimd(xs []float64) (lo, hi float64) {
 	if len(xs) < 16 {
 		return minMaxGo(xs)
@@ -72,13 +84,14 @@ func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64, set boo
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		s := zero
 		if !set {
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
-		s.Add(vm.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+		s.Add(vm.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {
@@ -117,6 +130,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 	rr := raw.reader()
 	mult = mult[:len(score)]
 	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
+	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
@@ -125,7 +139,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
 		// No MulAdd: Nova rounds the product and the sum separately.
-		s.Add(m.Mul(r.Sub(vlo).Div(vspan))).StoreSlice(score[i:])
+		s.Add(m.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {
