@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"math"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -356,9 +357,12 @@ func minMaxMaskedAsm(z bool, xs *Col, words []uint64, lo, hi []float64) {
 	if full > 0 {
 		c := xs.Slice(0, full*Block)
 		var st splitTable
-		if z {
+		switch {
+		case z:
 			minMaxMaskedAVX512(c.arg(&st), words[:full*wpb], lo[:full], hi[:full])
-		} else {
+		case plainExact(xs):
+			minMaxMaskedPlainAVX2(c.arg(&st), words[:full*wpb], lo[:full], hi[:full])
+		default:
 			minMaxMaskedAVX2(c.arg(&st), words[:full*wpb], lo[:full], hi[:full])
 		}
 	}
@@ -368,6 +372,32 @@ func minMaxMaskedAsm(z bool, xs *Col, words []uint64, lo, hi []float64) {
 	}
 }
 
+// plainExact reports whether the AVX2 min/max kernels may take VMINPD
+// and VMAXPD alone (their Plain variants) over c: whether c holds no -0
+// and no NaN, where the two instructions' order of operands would decide
+// the result. Integer columns never do (an int32 or a difference of them
+// converts to +0); a coded Static or Headroom column does not when no
+// value of its table is -0 or NaN (a headroom is that value less an
+// int32, clamped at +0). A Floats column, or one stored in full, is not
+// judged (false).
+func plainExact(c *Col) bool {
+	switch c.kind {
+	case colInts, colIntHeadroom:
+		return true
+	case colStatic, colHeadroom:
+		if c.l.full != nil {
+			return false
+		}
+		for _, v := range c.l.tab {
+			if v != v || v == 0 && math.Signbit(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 func maxMaskedAsm(z bool, xs []float64, words []uint64, hi []float64) {
 	const wpb = Block / 64
 	full := len(xs) / Block
@@ -375,7 +405,14 @@ func maxMaskedAsm(z bool, xs []float64, words []uint64, hi []float64) {
 		if z {
 			maxMaskedAVX512(xs[:full*Block], words[:full*wpb], hi[:full])
 		} else {
-			maxMaskedAVX2(xs[:full*Block], words[:full*wpb], hi[:full])
+			// VMAXPD alone, then Go's max where the sign of a zero (or a
+			// NaN) may have been lost: a block whose largest is one.
+			maxMaskedPlainAVX2(xs[:full*Block], words[:full*wpb], hi[:full])
+			for q, x := range hi[:full] {
+				if x == 0 || x != x {
+					maxMaskedGo(xs[q*Block:(q+1)*Block], words[q*wpb:(q+1)*wpb], hi[q:q+1])
+				}
+			}
 		}
 	}
 	if full < len(hi) {

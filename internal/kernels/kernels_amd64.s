@@ -8280,6 +8280,2060 @@ next_301:
 	VZEROUPPER
 	RET
 
+// func minMaxMaskedPlainAVX2(c colArg, words []uint64, lo []float64, hi []float64)
+// Requires: AVX, AVX2
+TEXT ·minMaxMaskedPlainAVX2(SB), NOSPLIT, $0-136
+	MOVQ         words_base+64(FP), AX
+	MOVQ         lo_len+96(FP), CX
+	MOVQ         lo_base+88(FP), DX
+	MOVQ         hi_base+112(FP), BX
+	VBROADCASTSD posinf<>+0(SB), Y0
+	VBROADCASTSD neginf<>+0(SB), Y1
+	MOVQ         c_kind+0(FP), SI
+	CMPQ         SI, $0x00
+	JEQ          floats_305
+	CMPQ         SI, $0x01
+	JEQ          ints_306
+	CMPQ         SI, $0x02
+	JEQ          intheadroom_307
+	CMPQ         SI, $0x03
+	JEQ          static_308
+	CMPQ         SI, $0x04
+	JEQ          headroomfull_309
+	CMPQ         SI, $0x05
+	JEQ          headroomcoded_310
+	JMP          done_304
+
+floats_305:
+	MOVQ    c_f+8(FP), SI
+	XORQ    DI, DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	PCALIGN $0x40
+
+block_311:
+	VMOVAPD Y0, Y2
+	VMOVAPD Y1, Y4
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	PCALIGN $0x40
+
+word_312:
+	MOVQ    (AX)(R8*8), R11
+	TESTQ   R11, R11
+	JZ      next_313
+	MOVQ    R9, R10
+	SHRQ    $0x03, R10
+	CMPQ    R11, $-1
+	JNE     masked_314
+	VMOVUPD (SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 32(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 64(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 96(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 128(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 160(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 192(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 224(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 256(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 288(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 320(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 352(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 384(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 416(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	VMOVUPD 448(SI)(R9*8), Y6
+	VMINPD  Y6, Y2, Y2
+	VMAXPD  Y6, Y4, Y4
+	VMOVUPD 480(SI)(R9*8), Y6
+	VMINPD  Y6, Y3, Y3
+	VMAXPD  Y6, Y5, Y5
+	JMP     wdone_315
+
+masked_314:
+	VMOVQ        R11, X6
+	VPBROADCASTQ X6, Y6
+	VMOVUPD      (SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+0(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      32(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+32(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      64(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+64(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      96(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+96(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      128(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+128(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      160(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+160(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      192(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+192(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      224(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+224(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      256(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+256(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      288(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+288(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      320(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+320(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      352(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+352(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      384(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+384(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      416(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+416(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPD      448(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+448(SB), Y6, Y8
+	VBLENDVPD    Y8, Y7, Y0, Y9
+	VMINPD       Y9, Y2, Y2
+	VBLENDVPD    Y8, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPD      480(SI)(R9*8), Y7
+	VPSLLVQ      maskshifts<>+480(SB), Y6, Y6
+	VBLENDVPD    Y6, Y7, Y0, Y8
+	VMINPD       Y8, Y3, Y3
+	VBLENDVPD    Y6, Y7, Y1, Y6
+	VMAXPD       Y6, Y5, Y5
+
+wdone_315:
+next_313:
+	INCQ         R8
+	ADDQ         $0x40, R9
+	TESTQ        $0x00000007, R8
+	JNZ          word_312
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y2, Y3, Y2
+	VORPD        Y6, Y2, Y2
+	VMAXPD       Y5, Y4, Y3
+	VMAXPD       Y4, Y5, Y4
+	VANDPD       Y3, Y4, Y4
+	VEXTRACTF128 $0x01, Y2, X3
+	VMOVAPD      X2, X2
+	VMINPD       X3, X2, X5
+	VMINPD       X2, X3, X2
+	VORPD        X5, X2, X2
+	VPERMILPD    $0x01, X2, X3
+	VMINPD       X3, X2, X5
+	VMINPD       X2, X3, X2
+	VORPD        X5, X2, X2
+	VMOVSD       X2, (DX)(DI*8)
+	VEXTRACTF128 $0x01, Y4, X2
+	VMOVAPD      X4, X3
+	VMAXPD       X2, X3, X4
+	VMAXPD       X3, X2, X2
+	VANDPD       X4, X2, X3
+	VPERMILPD    $0x01, X3, X2
+	VMAXPD       X2, X3, X4
+	VMAXPD       X3, X2, X2
+	VANDPD       X4, X2, X3
+	VMOVSD       X3, (BX)(DI*8)
+	INCQ         DI
+	CMPQ         DI, CX
+	JB           block_311
+	JMP          done_304
+
+ints_306:
+	MOVQ         c_i+16(FP), SI
+	MOVL         c_min+56(FP), DI
+	VMOVD        DI, X2
+	VPBROADCASTD X2, X2
+	XORQ         DI, DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	PCALIGN      $0x40
+
+block_316:
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	VMOVAPD Y0, Y4
+	VMOVAPD Y1, Y6
+	PCALIGN $0x40
+
+word_317:
+	MOVQ      (AX)(R8*8), R11
+	TESTQ     R11, R11
+	JZ        next_318
+	MOVQ      R9, R10
+	SHRQ      $0x03, R10
+	CMPQ      R11, $-1
+	JNE       masked_319
+	VPMAXSD   (SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   16(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   32(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   48(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   64(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   80(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   96(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   112(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   128(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   144(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   160(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   176(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   192(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   208(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VPMAXSD   224(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VPMAXSD   240(SI)(R9*4), X2, X7
+	VCVTDQ2PD X7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	JMP       wdone_320
+
+masked_319:
+	VMOVQ        R11, X7
+	VPBROADCASTQ X7, Y7
+	VPMAXSD      (SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      16(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+32(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      32(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      48(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+96(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      64(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      80(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+160(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      96(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      112(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+224(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      128(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      144(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+288(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      160(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      176(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+352(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      192(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      208(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+416(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPMAXSD      224(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VPMAXSD      240(SI)(R9*4), X2, X8
+	VCVTDQ2PD    X8, Y8
+	VPSLLVQ      maskshifts<>+480(SB), Y7, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y4, Y4
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y6, Y6
+
+wdone_320:
+next_318:
+	INCQ         R8
+	ADDQ         $0x40, R9
+	TESTQ        $0x00000007, R8
+	JNZ          word_317
+	VMINPD       Y4, Y3, Y7
+	VMINPD       Y3, Y4, Y3
+	VORPD        Y7, Y3, Y3
+	VMAXPD       Y6, Y5, Y4
+	VMAXPD       Y5, Y6, Y5
+	VANDPD       Y4, Y5, Y5
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVAPD      X3, X3
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VPERMILPD    $0x01, X3, X4
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VMOVSD       X3, (DX)(DI*8)
+	VEXTRACTF128 $0x01, Y5, X3
+	VMOVAPD      X5, X4
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VPERMILPD    $0x01, X4, X3
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VMOVSD       X4, (BX)(DI*8)
+	INCQ         DI
+	CMPQ         DI, CX
+	JB           block_316
+	JMP          done_304
+
+intheadroom_307:
+	MOVQ    c_i+16(FP), SI
+	MOVQ    c_j+24(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
+
+block_321:
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	VMOVAPD Y0, Y4
+	VMOVAPD Y1, Y6
+	PCALIGN $0x40
+
+word_322:
+	MOVQ      (AX)(R9*8), R12
+	TESTQ     R12, R12
+	JZ        next_323
+	MOVQ      R10, R11
+	SHRQ      $0x03, R11
+	CMPQ      R12, $-1
+	JNE       masked_324
+	VCVTDQ2PD (DI)(R10*4), Y7
+	VCVTDQ2PD (SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 16(DI)(R10*4), Y7
+	VCVTDQ2PD 16(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 32(DI)(R10*4), Y7
+	VCVTDQ2PD 32(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 48(DI)(R10*4), Y7
+	VCVTDQ2PD 48(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 64(DI)(R10*4), Y7
+	VCVTDQ2PD 64(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 80(DI)(R10*4), Y7
+	VCVTDQ2PD 80(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 96(DI)(R10*4), Y7
+	VCVTDQ2PD 96(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 112(DI)(R10*4), Y7
+	VCVTDQ2PD 112(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 128(DI)(R10*4), Y7
+	VCVTDQ2PD 128(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 144(DI)(R10*4), Y7
+	VCVTDQ2PD 144(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 160(DI)(R10*4), Y7
+	VCVTDQ2PD 160(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 176(DI)(R10*4), Y7
+	VCVTDQ2PD 176(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 192(DI)(R10*4), Y7
+	VCVTDQ2PD 192(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 208(DI)(R10*4), Y7
+	VCVTDQ2PD 208(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VCVTDQ2PD 224(DI)(R10*4), Y7
+	VCVTDQ2PD 224(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VCVTDQ2PD 240(DI)(R10*4), Y7
+	VCVTDQ2PD 240(SI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	JMP       wdone_325
+
+masked_324:
+	VMOVQ        R12, X7
+	VPBROADCASTQ X7, Y7
+	VCVTDQ2PD    (DI)(R10*4), Y8
+	VCVTDQ2PD    (SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    16(DI)(R10*4), Y8
+	VCVTDQ2PD    16(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+32(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    32(DI)(R10*4), Y8
+	VCVTDQ2PD    32(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    48(DI)(R10*4), Y8
+	VCVTDQ2PD    48(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+96(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    64(DI)(R10*4), Y8
+	VCVTDQ2PD    64(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    80(DI)(R10*4), Y8
+	VCVTDQ2PD    80(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+160(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    96(DI)(R10*4), Y8
+	VCVTDQ2PD    96(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    112(DI)(R10*4), Y8
+	VCVTDQ2PD    112(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+224(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    128(DI)(R10*4), Y8
+	VCVTDQ2PD    128(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    144(DI)(R10*4), Y8
+	VCVTDQ2PD    144(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+288(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    160(DI)(R10*4), Y8
+	VCVTDQ2PD    160(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    176(DI)(R10*4), Y8
+	VCVTDQ2PD    176(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+352(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    192(DI)(R10*4), Y8
+	VCVTDQ2PD    192(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    208(DI)(R10*4), Y8
+	VCVTDQ2PD    208(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+416(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VCVTDQ2PD    224(DI)(R10*4), Y8
+	VCVTDQ2PD    224(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    240(DI)(R10*4), Y8
+	VCVTDQ2PD    240(SI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+480(SB), Y7, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y4, Y4
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y6, Y6
+
+wdone_325:
+next_323:
+	INCQ         R9
+	ADDQ         $0x40, R10
+	TESTQ        $0x00000007, R9
+	JNZ          word_322
+	VMINPD       Y4, Y3, Y7
+	VMINPD       Y3, Y4, Y3
+	VORPD        Y7, Y3, Y3
+	VMAXPD       Y6, Y5, Y4
+	VMAXPD       Y5, Y6, Y5
+	VANDPD       Y4, Y5, Y5
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVAPD      X3, X3
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VPERMILPD    $0x01, X3, X4
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VMOVSD       X3, (DX)(R8*8)
+	VEXTRACTF128 $0x01, Y5, X3
+	VMOVAPD      X5, X4
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VPERMILPD    $0x01, X4, X3
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VMOVSD       X4, (BX)(R8*8)
+	INCQ         R8
+	CMPQ         R8, CX
+	JB           block_321
+	JMP          done_304
+
+static_308:
+	MOVQ    c_codes+32(FP), SI
+	MOVQ    c_split+48(FP), DI
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
+
+block_326:
+	VMOVAPD Y0, Y2
+	VMOVAPD Y1, Y4
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	PCALIGN $0x40
+
+word_327:
+	MOVQ         (AX)(R9*8), R12
+	TESTQ        R12, R12
+	JZ           next_328
+	MOVQ         R10, R11
+	SHRQ         $0x03, R11
+	CMPQ         R12, $-1
+	JNE          masked_329
+	VPBROADCASTD (SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 4(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 8(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 12(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 16(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 20(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 24(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 28(SI)(R11*4), Y6
+	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
+	VPSLLD       $0x1c, Y6, Y7
+	VPERMD       (DI), Y6, Y8
+	VPERMD       32(DI), Y6, Y9
+	VPERMD       64(DI), Y6, Y10
+	VPERMD       96(DI), Y6, Y6
+	VBLENDVPS    Y7, Y9, Y8, Y8
+	VBLENDVPS    Y7, Y6, Y10, Y10
+	VPUNPCKLDQ   Y10, Y8, Y6
+	VPUNPCKHDQ   Y10, Y8, Y7
+	VMINPD       Y6, Y2, Y2
+	VMAXPD       Y6, Y4, Y4
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	JMP          wdone_330
+
+masked_329:
+	VMOVQ        R12, X6
+	VPBROADCASTQ X6, Y6
+	VPBROADCASTD (SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+32(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 4(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+96(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 8(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+160(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 12(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+224(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 16(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+288(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 20(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+352(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 24(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+416(SB), Y6, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y3, Y3
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y5, Y5
+	VPBROADCASTD 28(SI)(R11*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (DI), Y7, Y9
+	VPERMD       32(DI), Y7, Y10
+	VPERMD       64(DI), Y7, Y11
+	VPERMD       96(DI), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y6, Y9
+	VBLENDVPD    Y9, Y7, Y0, Y10
+	VMINPD       Y10, Y2, Y2
+	VBLENDVPD    Y9, Y7, Y1, Y7
+	VMAXPD       Y7, Y4, Y4
+	VPSLLVQ      maskshifts<>+480(SB), Y6, Y6
+	VBLENDVPD    Y6, Y8, Y0, Y7
+	VMINPD       Y7, Y3, Y3
+	VBLENDVPD    Y6, Y8, Y1, Y6
+	VMAXPD       Y6, Y5, Y5
+
+wdone_330:
+next_328:
+	INCQ         R9
+	ADDQ         $0x40, R10
+	TESTQ        $0x00000007, R9
+	JNZ          word_327
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y2, Y3, Y2
+	VORPD        Y6, Y2, Y2
+	VMAXPD       Y5, Y4, Y3
+	VMAXPD       Y4, Y5, Y4
+	VANDPD       Y3, Y4, Y4
+	VEXTRACTF128 $0x01, Y2, X3
+	VMOVAPD      X2, X2
+	VMINPD       X3, X2, X5
+	VMINPD       X2, X3, X2
+	VORPD        X5, X2, X2
+	VPERMILPD    $0x01, X2, X3
+	VMINPD       X3, X2, X5
+	VMINPD       X2, X3, X2
+	VORPD        X5, X2, X2
+	VMOVSD       X2, (DX)(R8*8)
+	VEXTRACTF128 $0x01, Y4, X2
+	VMOVAPD      X4, X3
+	VMAXPD       X2, X3, X4
+	VMAXPD       X3, X2, X2
+	VANDPD       X4, X2, X3
+	VPERMILPD    $0x01, X3, X2
+	VMAXPD       X2, X3, X4
+	VMAXPD       X3, X2, X2
+	VANDPD       X4, X2, X3
+	VMOVSD       X3, (BX)(R8*8)
+	INCQ         R8
+	CMPQ         R8, CX
+	JB           block_326
+	JMP          done_304
+
+headroomfull_309:
+	MOVQ    c_f+8(FP), SI
+	MOVQ    c_i+16(FP), DI
+	VXORPD  Y2, Y2, Y2
+	XORQ    R8, R8
+	XORQ    R9, R9
+	XORQ    R10, R10
+	PCALIGN $0x40
+
+block_331:
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	VMOVAPD Y0, Y4
+	VMOVAPD Y1, Y6
+	PCALIGN $0x40
+
+word_332:
+	MOVQ      (AX)(R9*8), R12
+	TESTQ     R12, R12
+	JZ        next_333
+	MOVQ      R10, R11
+	SHRQ      $0x03, R11
+	CMPQ      R12, $-1
+	JNE       masked_334
+	VMOVUPD   (SI)(R10*8), Y7
+	VCVTDQ2PD (DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   32(SI)(R10*8), Y7
+	VCVTDQ2PD 16(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   64(SI)(R10*8), Y7
+	VCVTDQ2PD 32(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   96(SI)(R10*8), Y7
+	VCVTDQ2PD 48(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   128(SI)(R10*8), Y7
+	VCVTDQ2PD 64(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   160(SI)(R10*8), Y7
+	VCVTDQ2PD 80(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   192(SI)(R10*8), Y7
+	VCVTDQ2PD 96(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   224(SI)(R10*8), Y7
+	VCVTDQ2PD 112(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   256(SI)(R10*8), Y7
+	VCVTDQ2PD 128(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   288(SI)(R10*8), Y7
+	VCVTDQ2PD 144(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   320(SI)(R10*8), Y7
+	VCVTDQ2PD 160(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   352(SI)(R10*8), Y7
+	VCVTDQ2PD 176(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   384(SI)(R10*8), Y7
+	VCVTDQ2PD 192(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   416(SI)(R10*8), Y7
+	VCVTDQ2PD 208(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	VMOVUPD   448(SI)(R10*8), Y7
+	VCVTDQ2PD 224(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y3, Y3
+	VMAXPD    Y7, Y5, Y5
+	VMOVUPD   480(SI)(R10*8), Y7
+	VCVTDQ2PD 240(DI)(R10*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VMAXPD    Y2, Y7, Y7
+	VMINPD    Y7, Y4, Y4
+	VMAXPD    Y7, Y6, Y6
+	JMP       wdone_335
+
+masked_334:
+	VMOVQ        R12, X7
+	VPBROADCASTQ X7, Y7
+	VMOVUPD      (SI)(R10*8), Y8
+	VCVTDQ2PD    (DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      32(SI)(R10*8), Y8
+	VCVTDQ2PD    16(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+32(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      64(SI)(R10*8), Y8
+	VCVTDQ2PD    32(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      96(SI)(R10*8), Y8
+	VCVTDQ2PD    48(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+96(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      128(SI)(R10*8), Y8
+	VCVTDQ2PD    64(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      160(SI)(R10*8), Y8
+	VCVTDQ2PD    80(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+160(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      192(SI)(R10*8), Y8
+	VCVTDQ2PD    96(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      224(SI)(R10*8), Y8
+	VCVTDQ2PD    112(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+224(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      256(SI)(R10*8), Y8
+	VCVTDQ2PD    128(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      288(SI)(R10*8), Y8
+	VCVTDQ2PD    144(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+288(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      320(SI)(R10*8), Y8
+	VCVTDQ2PD    160(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      352(SI)(R10*8), Y8
+	VCVTDQ2PD    176(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+352(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      384(SI)(R10*8), Y8
+	VCVTDQ2PD    192(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      416(SI)(R10*8), Y8
+	VCVTDQ2PD    208(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+416(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VMOVUPD      448(SI)(R10*8), Y8
+	VCVTDQ2PD    224(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y7, Y9
+	VBLENDVPD    Y9, Y8, Y0, Y10
+	VMINPD       Y10, Y3, Y3
+	VBLENDVPD    Y9, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VMOVUPD      480(SI)(R10*8), Y8
+	VCVTDQ2PD    240(DI)(R10*4), Y9
+	VSUBPD       Y9, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+480(SB), Y7, Y7
+	VBLENDVPD    Y7, Y8, Y0, Y9
+	VMINPD       Y9, Y4, Y4
+	VBLENDVPD    Y7, Y8, Y1, Y7
+	VMAXPD       Y7, Y6, Y6
+
+wdone_335:
+next_333:
+	INCQ         R9
+	ADDQ         $0x40, R10
+	TESTQ        $0x00000007, R9
+	JNZ          word_332
+	VMINPD       Y4, Y3, Y7
+	VMINPD       Y3, Y4, Y3
+	VORPD        Y7, Y3, Y3
+	VMAXPD       Y6, Y5, Y4
+	VMAXPD       Y5, Y6, Y5
+	VANDPD       Y4, Y5, Y5
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVAPD      X3, X3
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VPERMILPD    $0x01, X3, X4
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VMOVSD       X3, (DX)(R8*8)
+	VEXTRACTF128 $0x01, Y5, X3
+	VMOVAPD      X5, X4
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VPERMILPD    $0x01, X4, X3
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VMOVSD       X4, (BX)(R8*8)
+	INCQ         R8
+	CMPQ         R8, CX
+	JB           block_331
+	JMP          done_304
+
+headroomcoded_310:
+	MOVQ    c_i+16(FP), SI
+	MOVQ    c_codes+32(FP), DI
+	MOVQ    c_split+48(FP), R8
+	VXORPD  Y2, Y2, Y2
+	XORQ    R9, R9
+	XORQ    R10, R10
+	XORQ    R11, R11
+	PCALIGN $0x40
+
+block_336:
+	VMOVAPD Y0, Y3
+	VMOVAPD Y1, Y5
+	VMOVAPD Y0, Y4
+	VMOVAPD Y1, Y6
+	PCALIGN $0x40
+
+word_337:
+	MOVQ         (AX)(R10*8), R13
+	TESTQ        R13, R13
+	JZ           next_338
+	MOVQ         R11, R12
+	SHRQ         $0x03, R12
+	CMPQ         R13, $-1
+	JNE          masked_339
+	VPBROADCASTD (DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    (SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    16(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 4(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    32(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    48(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 8(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    64(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    80(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 12(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    96(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    112(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 16(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    128(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    144(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 20(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    160(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    176(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 24(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    192(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    208(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 28(DI)(R12*4), Y7
+	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
+	VPSLLD       $0x1c, Y7, Y8
+	VPERMD       (R8), Y7, Y9
+	VPERMD       32(R8), Y7, Y10
+	VPERMD       64(R8), Y7, Y11
+	VPERMD       96(R8), Y7, Y7
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VBLENDVPS    Y8, Y7, Y11, Y11
+	VPUNPCKLDQ   Y11, Y9, Y7
+	VPUNPCKHDQ   Y11, Y9, Y8
+	VCVTDQ2PD    224(SI)(R11*4), Y9
+	VSUBPD       Y9, Y7, Y7
+	VMAXPD       Y2, Y7, Y7
+	VMINPD       Y7, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VCVTDQ2PD    240(SI)(R11*4), Y7
+	VSUBPD       Y7, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VMINPD       Y8, Y4, Y4
+	VMAXPD       Y8, Y6, Y6
+	JMP          wdone_340
+
+masked_339:
+	VMOVQ        R13, X7
+	VPBROADCASTQ X7, Y7
+	VPBROADCASTD (DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    (SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+0(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    16(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+32(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 4(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    32(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+64(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    48(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+96(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 8(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    64(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+128(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    80(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+160(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 12(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    96(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+192(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    112(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+224(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 16(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    128(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+256(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    144(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+288(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 20(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    160(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+320(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    176(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+352(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 24(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    192(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+384(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    208(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+416(SB), Y7, Y8
+	VBLENDVPD    Y8, Y9, Y0, Y10
+	VMINPD       Y10, Y4, Y4
+	VBLENDVPD    Y8, Y9, Y1, Y8
+	VMAXPD       Y8, Y6, Y6
+	VPBROADCASTD 28(DI)(R12*4), Y8
+	VPSRLVD      splitshifts<>+0(SB), Y8, Y8
+	VPSLLD       $0x1c, Y8, Y9
+	VPERMD       (R8), Y8, Y10
+	VPERMD       32(R8), Y8, Y11
+	VPERMD       64(R8), Y8, Y12
+	VPERMD       96(R8), Y8, Y8
+	VBLENDVPS    Y9, Y11, Y10, Y10
+	VBLENDVPS    Y9, Y8, Y12, Y12
+	VPUNPCKLDQ   Y12, Y10, Y8
+	VPUNPCKHDQ   Y12, Y10, Y9
+	VCVTDQ2PD    224(SI)(R11*4), Y10
+	VSUBPD       Y10, Y8, Y8
+	VMAXPD       Y2, Y8, Y8
+	VPSLLVQ      maskshifts<>+448(SB), Y7, Y10
+	VBLENDVPD    Y10, Y8, Y0, Y11
+	VMINPD       Y11, Y3, Y3
+	VBLENDVPD    Y10, Y8, Y1, Y8
+	VMAXPD       Y8, Y5, Y5
+	VCVTDQ2PD    240(SI)(R11*4), Y8
+	VSUBPD       Y8, Y9, Y9
+	VMAXPD       Y2, Y9, Y9
+	VPSLLVQ      maskshifts<>+480(SB), Y7, Y7
+	VBLENDVPD    Y7, Y9, Y0, Y8
+	VMINPD       Y8, Y4, Y4
+	VBLENDVPD    Y7, Y9, Y1, Y7
+	VMAXPD       Y7, Y6, Y6
+
+wdone_340:
+next_338:
+	INCQ         R10
+	ADDQ         $0x40, R11
+	TESTQ        $0x00000007, R10
+	JNZ          word_337
+	VMINPD       Y4, Y3, Y7
+	VMINPD       Y3, Y4, Y3
+	VORPD        Y7, Y3, Y3
+	VMAXPD       Y6, Y5, Y4
+	VMAXPD       Y5, Y6, Y5
+	VANDPD       Y4, Y5, Y5
+	VEXTRACTF128 $0x01, Y3, X4
+	VMOVAPD      X3, X3
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VPERMILPD    $0x01, X3, X4
+	VMINPD       X4, X3, X6
+	VMINPD       X3, X4, X3
+	VORPD        X6, X3, X3
+	VMOVSD       X3, (DX)(R9*8)
+	VEXTRACTF128 $0x01, Y5, X3
+	VMOVAPD      X5, X4
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VPERMILPD    $0x01, X4, X3
+	VMAXPD       X3, X4, X5
+	VMAXPD       X4, X3, X3
+	VANDPD       X5, X3, X4
+	VMOVSD       X4, (BX)(R9*8)
+	INCQ         R9
+	CMPQ         R9, CX
+	JB           block_336
+
+done_304:
+	VZEROUPPER
+	RET
+
+// func maxMaskedPlainAVX2(xs []float64, words []uint64, hi []float64)
+// Requires: AVX, AVX2
+TEXT ·maxMaskedPlainAVX2(SB), NOSPLIT, $0-72
+	MOVQ         xs_base+0(FP), AX
+	MOVQ         words_base+24(FP), CX
+	MOVQ         hi_len+56(FP), DX
+	MOVQ         hi_base+48(FP), BX
+	VBROADCASTSD posinf<>+0(SB), Y0
+	VBROADCASTSD neginf<>+0(SB), Y0
+	XORQ         SI, SI
+	XORQ         DI, DI
+	XORQ         R8, R8
+	PCALIGN      $0x40
+
+block_341:
+	VMOVAPD Y0, Y1
+	VMOVAPD Y0, Y2
+	PCALIGN $0x40
+
+word_342:
+	MOVQ    (CX)(DI*8), R10
+	TESTQ   R10, R10
+	JZ      next_343
+	MOVQ    R8, R9
+	SHRQ    $0x03, R9
+	CMPQ    R10, $-1
+	JNE     masked_344
+	VMOVUPD (AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 32(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 64(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 96(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 128(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 160(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 192(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 224(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 256(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 288(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 320(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 352(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 384(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 416(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	VMOVUPD 448(AX)(R8*8), Y3
+	VMAXPD  Y3, Y1, Y1
+	VMOVUPD 480(AX)(R8*8), Y3
+	VMAXPD  Y3, Y2, Y2
+	JMP     wdone_345
+
+masked_344:
+	VMOVQ        R10, X3
+	VPBROADCASTQ X3, Y3
+	VMOVUPD      (AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+0(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      32(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+32(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      64(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+64(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      96(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+96(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      128(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+128(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      160(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+160(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      192(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+192(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      224(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+224(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      256(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+256(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      288(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+288(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      320(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+320(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      352(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+352(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      384(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+384(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      416(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+416(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y2, Y2
+	VMOVUPD      448(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+448(SB), Y3, Y5
+	VBLENDVPD    Y5, Y4, Y0, Y4
+	VMAXPD       Y4, Y1, Y1
+	VMOVUPD      480(AX)(R8*8), Y4
+	VPSLLVQ      maskshifts<>+480(SB), Y3, Y3
+	VBLENDVPD    Y3, Y4, Y0, Y3
+	VMAXPD       Y3, Y2, Y2
+
+wdone_345:
+next_343:
+	INCQ         DI
+	ADDQ         $0x40, R8
+	TESTQ        $0x00000007, DI
+	JNZ          word_342
+	VMAXPD       Y2, Y1, Y3
+	VMAXPD       Y1, Y2, Y1
+	VANDPD       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VMOVAPD      X1, X1
+	VMAXPD       X2, X1, X3
+	VMAXPD       X1, X2, X1
+	VANDPD       X3, X1, X1
+	VPERMILPD    $0x01, X1, X2
+	VMAXPD       X2, X1, X3
+	VMAXPD       X1, X2, X1
+	VANDPD       X3, X1, X1
+	VMOVSD       X1, (BX)(SI*8)
+	INCQ         SI
+	CMPQ         SI, DX
+	JB           block_341
+	VZEROUPPER
+	RET
+
 // func notBelowAVX2(xs *[64]float64, w uint64, thr float64) uint64
 // Requires: AVX
 TEXT ·notBelowAVX2(SB), NOSPLIT, $0-32
@@ -8372,19 +10426,19 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_305
+	JZ           form_347
 	TESTQ        SI, SI
-	JZ           form_305
+	JZ           form_347
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_306:
+word_348:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_307
+	JZ        next_349
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -8774,18 +10828,18 @@ word_306:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_307:
+next_349:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_306
-	JMP  done_304
+	JB   word_348
+	JMP  done_346
 
-form_305:
+form_347:
 	TESTQ   BX, BX
-	JNZ     form_308
+	JNZ     form_350
 	TESTQ   SI, SI
-	JZ      form_308
+	JZ      form_350
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -8793,10 +10847,10 @@ form_305:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_309:
+word_351:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_310
+	JZ           next_352
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -9258,18 +11312,18 @@ word_309:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_310:
+next_352:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_309
-	JMP  done_304
+	JB   word_351
+	JMP  done_346
 
-form_308:
+form_350:
 	TESTQ   BX, BX
-	JZ      form_311
+	JZ      form_353
 	TESTQ   SI, SI
-	JNZ     form_311
+	JNZ     form_353
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -9277,10 +11331,10 @@ form_308:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_312:
+word_354:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_313
+	JZ           next_355
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -9742,18 +11796,18 @@ word_312:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_313:
+next_355:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_312
-	JMP  done_304
+	JB   word_354
+	JMP  done_346
 
-form_311:
+form_353:
 	TESTQ   BX, BX
-	JNZ     form_314
+	JNZ     form_356
 	TESTQ   SI, SI
-	JNZ     form_314
+	JNZ     form_356
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -9762,10 +11816,10 @@ form_311:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_315:
+word_357:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_316
+	JZ           next_358
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -10299,15 +12353,15 @@ word_315:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_316:
+next_358:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_315
-	JMP  done_304
+	JB   word_357
+	JMP  done_346
 
-form_314:
-done_304:
+form_356:
+done_346:
 ret:
 	VZEROUPPER
 	RET
@@ -10328,19 +12382,19 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_318
+	JZ           form_360
 	TESTQ        SI, SI
-	JZ           form_318
+	JZ           form_360
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_319:
+word_361:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_320
+	JZ        next_362
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -10683,18 +12737,18 @@ word_319:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_320:
+next_362:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_319
-	JMP  done_317
+	JB   word_361
+	JMP  done_359
 
-form_318:
+form_360:
 	TESTQ   BX, BX
-	JNZ     form_321
+	JNZ     form_363
 	TESTQ   SI, SI
-	JZ      form_321
+	JZ      form_363
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -10702,10 +12756,10 @@ form_318:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_322:
+word_364:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_323
+	JZ           next_365
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -11120,18 +13174,18 @@ word_322:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_323:
+next_365:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_322
-	JMP  done_317
+	JB   word_364
+	JMP  done_359
 
-form_321:
+form_363:
 	TESTQ   BX, BX
-	JZ      form_324
+	JZ      form_366
 	TESTQ   SI, SI
-	JNZ     form_324
+	JNZ     form_366
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -11139,10 +13193,10 @@ form_321:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_325:
+word_367:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_326
+	JZ           next_368
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -11557,18 +13611,18 @@ word_325:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_326:
+next_368:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_325
-	JMP  done_317
+	JB   word_367
+	JMP  done_359
 
-form_324:
+form_366:
 	TESTQ   BX, BX
-	JNZ     form_327
+	JNZ     form_369
 	TESTQ   SI, SI
-	JNZ     form_327
+	JNZ     form_369
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -11577,10 +13631,10 @@ form_324:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_328:
+word_370:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_329
+	JZ           next_371
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -12067,15 +14121,15 @@ word_328:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_329:
+next_371:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_328
-	JMP  done_317
+	JB   word_370
+	JMP  done_359
 
-form_327:
-done_317:
+form_369:
+done_359:
 ret:
 	VZEROUPPER
 	RET
@@ -12096,19 +14150,19 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_331
+	JZ           form_373
 	TESTQ        SI, SI
-	JZ           form_331
+	JZ           form_373
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_332:
+word_374:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_333
+	JZ        next_375
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -12514,18 +14568,18 @@ word_332:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_333:
+next_375:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_332
-	JMP  done_330
+	JB   word_374
+	JMP  done_372
 
-form_331:
+form_373:
 	TESTQ   BX, BX
-	JNZ     form_334
+	JNZ     form_376
 	TESTQ   SI, SI
-	JZ      form_334
+	JZ      form_376
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -12533,10 +14587,10 @@ form_331:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_335:
+word_377:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_336
+	JZ           next_378
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -13014,18 +15068,18 @@ word_335:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_336:
+next_378:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_335
-	JMP  done_330
+	JB   word_377
+	JMP  done_372
 
-form_334:
+form_376:
 	TESTQ   BX, BX
-	JZ      form_337
+	JZ      form_379
 	TESTQ   SI, SI
-	JNZ     form_337
+	JNZ     form_379
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -13033,10 +15087,10 @@ form_334:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_338:
+word_380:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_339
+	JZ           next_381
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -13514,18 +15568,18 @@ word_338:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_339:
+next_381:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_338
-	JMP  done_330
+	JB   word_380
+	JMP  done_372
 
-form_337:
+form_379:
 	TESTQ   BX, BX
-	JNZ     form_340
+	JNZ     form_382
 	TESTQ   SI, SI
-	JNZ     form_340
+	JNZ     form_382
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -13534,10 +15588,10 @@ form_337:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_341:
+word_383:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_342
+	JZ           next_384
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -14087,15 +16141,15 @@ word_341:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_342:
+next_384:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_341
-	JMP  done_330
+	JB   word_383
+	JMP  done_372
 
-form_340:
-done_330:
+form_382:
+done_372:
 ret:
 	VZEROUPPER
 	RET
@@ -14111,18 +16165,18 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_344
+	JNZ          form_386
 	TESTQ        SI, SI
-	JNZ          form_344
+	JNZ          form_386
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-word_345:
+word_387:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_346
+	JZ        next_388
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -14208,25 +16262,25 @@ word_345:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_346:
+next_388:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_345
-	JMP  done_343
+	JB   word_387
+	JMP  done_385
 
-form_344:
+form_386:
 	TESTQ   BX, BX
-	JZ      form_347
+	JZ      form_389
 	MOVQ    limits_full+40(FP), BX
 	XORQ    SI, SI
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-word_348:
+word_390:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_349
+	JZ        next_391
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -14328,24 +16382,24 @@ word_348:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_349:
+next_391:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_348
-	JMP  done_343
+	JB   word_390
+	JMP  done_385
 
-form_347:
+form_389:
 	MOVQ    limits_codes+48(FP), BX
 	MOVQ    limits_split+64(FP), SI
 	XORQ    DI, DI
 	XORQ    R8, R8
 	PCALIGN $0x40
 
-word_351:
+word_393:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_352
+	JZ           next_394
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -14519,14 +16573,14 @@ word_351:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_352:
+next_394:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_351
-	JMP  done_343
+	JB   word_393
+	JMP  done_385
 
-done_343:
+done_385:
 ret:
 	VZEROUPPER
 	RET
@@ -14550,10 +16604,10 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	XORQ         DI, DI
 	PCALIGN      $0x40
 
-word_353:
+word_395:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_354
+	JZ        next_396
 	XORQ      R9, R9
 	VMOVDQU   (DX)(DI*4), Y2
 	VPCMPGTD  Y2, Y0, Y3
@@ -14615,11 +16669,11 @@ word_353:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_354:
+next_396:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_353
+	JB   word_395
 
 ret:
 	VZEROUPPER
@@ -14637,13 +16691,13 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	XORQ         DX, DX
 	PCALIGN      $0x40
 
-loop_355:
+loop_397:
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
 	ADDQ          $0x08, DX
 	CMPQ          DX, CX
-	JB            loop_355
+	JB            loop_397
 	VRANGEPD      $0x04, Z2, Z0, Z0
 	VRANGEPD      $0x05, Z3, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z0, Y2
@@ -14679,25 +16733,25 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_357
+	JEQ          floats_399
 	CMPQ         DX, $0x01
-	JEQ          ints_358
+	JEQ          ints_400
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_359
+	JEQ          intheadroom_401
 	CMPQ         DX, $0x03
-	JEQ          static_360
+	JEQ          static_402
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_361
+	JEQ          headroomfull_403
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_362
-	JMP          done_356
+	JEQ          headroomcoded_404
+	JMP          done_398
 
-floats_357:
+floats_399:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_363:
+loop_405:
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -14706,10 +16760,10 @@ loop_363:
 	VMOVUPD Z3, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_363
-	JMP     done_356
+	JB      loop_405
+	JMP     done_398
 
-ints_358:
+ints_400:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
@@ -14717,7 +16771,7 @@ ints_358:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_364:
+loop_406:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -14727,17 +16781,17 @@ loop_364:
 	VMOVUPD   Z4, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_364
-	JMP       done_356
+	JB        loop_406
+	JMP       done_398
 
-intheadroom_359:
+intheadroom_401:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_365:
+loop_407:
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -14749,10 +16803,10 @@ loop_365:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_365
-	JMP       done_356
+	JB        loop_407
+	JMP       done_398
 
-static_360:
+static_402:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -14761,7 +16815,7 @@ static_360:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_366:
+loop_408:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z6
@@ -14774,17 +16828,17 @@ loop_366:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_366
-	JMP          done_356
+	JB           loop_408
+	JMP          done_398
 
-headroomfull_361:
+headroomfull_403:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_367:
+loop_409:
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -14796,10 +16850,10 @@ loop_367:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_367
-	JMP       done_356
+	JB        loop_409
+	JMP       done_398
 
-headroomcoded_362:
+headroomcoded_404:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -14810,7 +16864,7 @@ headroomcoded_362:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_368:
+loop_410:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -14826,9 +16880,9 @@ loop_368:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_368
+	JB           loop_410
 
-done_356:
+done_398:
 ret:
 	VZEROUPPER
 	RET
@@ -14845,26 +16899,26 @@ TEXT ·accScalarSetAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_370
+	JEQ          floats_412
 	CMPQ         DX, $0x01
-	JEQ          ints_371
+	JEQ          ints_413
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_372
+	JEQ          intheadroom_414
 	CMPQ         DX, $0x03
-	JEQ          static_373
+	JEQ          static_415
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_374
+	JEQ          headroomfull_416
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_375
-	JMP          done_369
+	JEQ          headroomcoded_417
+	JMP          done_411
 
-floats_370:
+floats_412:
 	MOVQ    c_f+32(FP), DX
 	VXORPD  Z3, Z3, Z3
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_376:
+loop_418:
 	VMOVUPD (DX)(BX*8), Z4
 	VSUBPD  Z0, Z4, Z4
 	VDIVPD  Z2, Z4, Z4
@@ -14873,10 +16927,10 @@ loop_376:
 	VMOVUPD Z4, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_376
-	JMP     done_369
+	JB      loop_418
+	JMP     done_411
 
-ints_371:
+ints_413:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
@@ -14885,7 +16939,7 @@ ints_371:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_377:
+loop_419:
 	VPMAXSD   (DX)(BX*4), Y3, Y5
 	VCVTDQ2PD Y5, Z5
 	VSUBPD    Z0, Z5, Z5
@@ -14895,10 +16949,10 @@ loop_377:
 	VMOVUPD   Z5, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_377
-	JMP       done_369
+	JB        loop_419
+	JMP       done_411
 
-intheadroom_372:
+intheadroom_414:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z3, Z3, Z3
@@ -14906,7 +16960,7 @@ intheadroom_372:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_378:
+loop_420:
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VCVTDQ2PD (DX)(SI*4), Z6
 	VSUBPD    Z6, Z5, Z5
@@ -14918,10 +16972,10 @@ loop_378:
 	VMOVUPD   Z5, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_378
-	JMP       done_369
+	JB        loop_420
+	JMP       done_411
 
-static_373:
+static_415:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -14931,7 +16985,7 @@ static_373:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_379:
+loop_421:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z7
@@ -14944,10 +16998,10 @@ loop_379:
 	VMOVUPD      Z7, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_379
-	JMP          done_369
+	JB           loop_421
+	JMP          done_411
 
-headroomfull_374:
+headroomfull_416:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z3, Z3, Z3
@@ -14955,7 +17009,7 @@ headroomfull_374:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_380:
+loop_422:
 	VMOVUPD   (DX)(SI*8), Z5
 	VCVTDQ2PD (BX)(SI*4), Z6
 	VSUBPD    Z6, Z5, Z5
@@ -14967,10 +17021,10 @@ loop_380:
 	VMOVUPD   Z5, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_380
-	JMP       done_369
+	JB        loop_422
+	JMP       done_411
 
-headroomcoded_375:
+headroomcoded_417:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -14982,7 +17036,7 @@ headroomcoded_375:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_381:
+loop_423:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -14998,9 +17052,9 @@ loop_381:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_381
+	JB           loop_423
 
-done_369:
+done_411:
 ret:
 	VZEROUPPER
 	RET
@@ -15017,25 +17071,25 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_383
+	JEQ          floats_425
 	CMPQ         BX, $0x01
-	JEQ          ints_384
+	JEQ          ints_426
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_385
+	JEQ          intheadroom_427
 	CMPQ         BX, $0x03
-	JEQ          static_386
+	JEQ          static_428
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_387
+	JEQ          headroomfull_429
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_388
-	JMP          done_382
+	JEQ          headroomcoded_430
+	JMP          done_424
 
-floats_383:
+floats_425:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_389:
+loop_431:
 	VMOVUPD (BX)(SI*8), Z2
 	VSUBPD  Z0, Z2, Z2
 	VMOVUPD (DX)(SI*8), Z3
@@ -15045,10 +17099,10 @@ loop_389:
 	VMOVUPD Z2, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_389
-	JMP     done_382
+	JB      loop_431
+	JMP     done_424
 
-ints_384:
+ints_426:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
@@ -15056,7 +17110,7 @@ ints_384:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_390:
+loop_432:
 	VPMAXSD   (BX)(SI*4), Y2, Y3
 	VCVTDQ2PD Y3, Z3
 	VSUBPD    Z0, Z3, Z3
@@ -15067,17 +17121,17 @@ loop_390:
 	VMOVUPD   Z3, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_390
-	JMP       done_382
+	JB        loop_432
+	JMP       done_424
 
-intheadroom_385:
+intheadroom_427:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z2, Z2, Z2
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_391:
+loop_433:
 	VCVTDQ2PD (SI)(DI*4), Z3
 	VCVTDQ2PD (BX)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -15090,10 +17144,10 @@ loop_391:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_391
-	JMP       done_382
+	JB        loop_433
+	JMP       done_424
 
-static_386:
+static_428:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -15102,7 +17156,7 @@ static_386:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_392:
+loop_434:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -15116,17 +17170,17 @@ loop_392:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_392
-	JMP          done_382
+	JB           loop_434
+	JMP          done_424
 
-headroomfull_387:
+headroomfull_429:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z2, Z2, Z2
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_393:
+loop_435:
 	VMOVUPD   (BX)(DI*8), Z3
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -15139,10 +17193,10 @@ loop_393:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_393
-	JMP       done_382
+	JB        loop_435
+	JMP       done_424
 
-headroomcoded_388:
+headroomcoded_430:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -15153,7 +17207,7 @@ headroomcoded_388:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_394:
+loop_436:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z6
@@ -15170,9 +17224,9 @@ loop_394:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_394
+	JB           loop_436
 
-done_382:
+done_424:
 ret:
 	VZEROUPPER
 	RET
@@ -15189,26 +17243,26 @@ TEXT ·accMultSetAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_396
+	JEQ          floats_438
 	CMPQ         BX, $0x01
-	JEQ          ints_397
+	JEQ          ints_439
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_398
+	JEQ          intheadroom_440
 	CMPQ         BX, $0x03
-	JEQ          static_399
+	JEQ          static_441
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_400
+	JEQ          headroomfull_442
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_401
-	JMP          done_395
+	JEQ          headroomcoded_443
+	JMP          done_437
 
-floats_396:
+floats_438:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z2, Z2, Z2
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_402:
+loop_444:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -15218,10 +17272,10 @@ loop_402:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_402
-	JMP     done_395
+	JB      loop_444
+	JMP     done_437
 
-ints_397:
+ints_439:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
@@ -15230,7 +17284,7 @@ ints_397:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_403:
+loop_445:
 	VPMAXSD   (BX)(SI*4), Y2, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -15241,10 +17295,10 @@ loop_403:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_403
-	JMP       done_395
+	JB        loop_445
+	JMP       done_437
 
-intheadroom_398:
+intheadroom_440:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z2, Z2, Z2
@@ -15252,7 +17306,7 @@ intheadroom_398:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_404:
+loop_446:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -15265,10 +17319,10 @@ loop_404:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_404
-	JMP       done_395
+	JB        loop_446
+	JMP       done_437
 
-static_399:
+static_441:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -15278,7 +17332,7 @@ static_399:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_405:
+loop_447:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -15292,10 +17346,10 @@ loop_405:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_405
-	JMP          done_395
+	JB           loop_447
+	JMP          done_437
 
-headroomfull_400:
+headroomfull_442:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z2, Z2, Z2
@@ -15303,7 +17357,7 @@ headroomfull_400:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_406:
+loop_448:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -15316,10 +17370,10 @@ loop_406:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_406
-	JMP       done_395
+	JB        loop_448
+	JMP       done_437
 
-headroomcoded_401:
+headroomcoded_443:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -15331,7 +17385,7 @@ headroomcoded_401:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_407:
+loop_449:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -15348,9 +17402,9 @@ loop_407:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_407
+	JB           loop_449
 
-done_395:
+done_437:
 ret:
 	VZEROUPPER
 	RET
@@ -15371,25 +17425,25 @@ TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_409
+	JEQ          floats_451
 	CMPQ         BX, $0x01
-	JEQ          ints_410
+	JEQ          ints_452
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_411
+	JEQ          intheadroom_453
 	CMPQ         BX, $0x03
-	JEQ          static_412
+	JEQ          static_454
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_413
+	JEQ          headroomfull_455
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_414
-	JMP          done_408
+	JEQ          headroomcoded_456
+	JMP          done_450
 
-floats_409:
+floats_451:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_415:
+loop_457:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z5
@@ -15403,10 +17457,10 @@ loop_415:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_415
-	JMP          done_408
+	JB           loop_457
+	JMP          done_450
 
-ints_410:
+ints_452:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
@@ -15414,7 +17468,7 @@ ints_410:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_416:
+loop_458:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y6
@@ -15429,17 +17483,17 @@ loop_416:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_416
-	JMP          done_408
+	JB           loop_458
+	JMP          done_450
 
-intheadroom_411:
+intheadroom_453:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z5, Z5, Z5
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_417:
+loop_459:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z6
@@ -15456,10 +17510,10 @@ loop_417:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_417
-	JMP          done_408
+	JB           loop_459
+	JMP          done_450
 
-static_412:
+static_454:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -15468,7 +17522,7 @@ static_412:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_418:
+loop_460:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -15484,17 +17538,17 @@ loop_418:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_418
-	JMP          done_408
+	JB           loop_460
+	JMP          done_450
 
-headroomfull_413:
+headroomfull_455:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z5, Z5, Z5
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_419:
+loop_461:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z6
@@ -15511,10 +17565,10 @@ loop_419:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_419
-	JMP          done_408
+	JB           loop_461
+	JMP          done_450
 
-headroomcoded_414:
+headroomcoded_456:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -15525,7 +17579,7 @@ headroomcoded_414:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_420:
+loop_462:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z9
@@ -15544,9 +17598,9 @@ loop_420:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_420
+	JB           loop_462
 
-done_408:
+done_450:
 ret:
 	VZEROUPPER
 	RET
@@ -15567,26 +17621,26 @@ TEXT ·accCodedSetAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_422
+	JEQ          floats_464
 	CMPQ         BX, $0x01
-	JEQ          ints_423
+	JEQ          ints_465
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_424
+	JEQ          intheadroom_466
 	CMPQ         BX, $0x03
-	JEQ          static_425
+	JEQ          static_467
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_426
+	JEQ          headroomfull_468
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_427
-	JMP          done_421
+	JEQ          headroomcoded_469
+	JMP          done_463
 
-floats_422:
+floats_464:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z5, Z5, Z5
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_428:
+loop_470:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -15600,10 +17654,10 @@ loop_428:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_428
-	JMP          done_421
+	JB           loop_470
+	JMP          done_463
 
-ints_423:
+ints_465:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
@@ -15612,7 +17666,7 @@ ints_423:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_429:
+loop_471:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y7
@@ -15627,10 +17681,10 @@ loop_429:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_429
-	JMP          done_421
+	JB           loop_471
+	JMP          done_463
 
-intheadroom_424:
+intheadroom_466:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z5, Z5, Z5
@@ -15638,7 +17692,7 @@ intheadroom_424:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_430:
+loop_472:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -15655,10 +17709,10 @@ loop_430:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_430
-	JMP          done_421
+	JB           loop_472
+	JMP          done_463
 
-static_425:
+static_467:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -15668,7 +17722,7 @@ static_425:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_431:
+loop_473:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -15684,10 +17738,10 @@ loop_431:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_431
-	JMP          done_421
+	JB           loop_473
+	JMP          done_463
 
-headroomfull_426:
+headroomfull_468:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z5, Z5, Z5
@@ -15695,7 +17749,7 @@ headroomfull_426:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_432:
+loop_474:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -15712,10 +17766,10 @@ loop_432:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_432
-	JMP          done_421
+	JB           loop_474
+	JMP          done_463
 
-headroomcoded_427:
+headroomcoded_469:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -15727,7 +17781,7 @@ headroomcoded_427:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_433:
+loop_475:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -15746,9 +17800,9 @@ loop_433:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_433
+	JB           loop_475
 
-done_421:
+done_463:
 ret:
 	VZEROUPPER
 	RET
@@ -15766,25 +17820,25 @@ TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_435
+	JEQ          floats_477
 	CMPQ         BX, $0x01
-	JEQ          ints_436
+	JEQ          ints_478
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_437
+	JEQ          intheadroom_479
 	CMPQ         BX, $0x03
-	JEQ          static_438
+	JEQ          static_480
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_439
+	JEQ          headroomfull_481
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_440
-	JMP          done_434
+	JEQ          headroomcoded_482
+	JMP          done_476
 
-floats_435:
+floats_477:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_441:
+loop_483:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -15795,10 +17849,10 @@ loop_441:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_441
-	JMP     done_434
+	JB      loop_483
+	JMP     done_476
 
-ints_436:
+ints_478:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -15806,7 +17860,7 @@ ints_436:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_442:
+loop_484:
 	VPMAXSD   (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -15818,17 +17872,17 @@ loop_442:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_442
-	JMP       done_434
+	JB        loop_484
+	JMP       done_476
 
-intheadroom_437:
+intheadroom_479:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_443:
+loop_485:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -15842,10 +17896,10 @@ loop_443:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_443
-	JMP       done_434
+	JB        loop_485
+	JMP       done_476
 
-static_438:
+static_480:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -15854,7 +17908,7 @@ static_438:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_444:
+loop_486:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -15869,17 +17923,17 @@ loop_444:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_444
-	JMP          done_434
+	JB           loop_486
+	JMP          done_476
 
-headroomfull_439:
+headroomfull_481:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_445:
+loop_487:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -15893,10 +17947,10 @@ loop_445:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_445
-	JMP       done_434
+	JB        loop_487
+	JMP       done_476
 
-headroomcoded_440:
+headroomcoded_482:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -15907,7 +17961,7 @@ headroomcoded_440:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_446:
+loop_488:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -15925,9 +17979,9 @@ loop_446:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_446
+	JB           loop_488
 
-done_434:
+done_476:
 ret:
 	VZEROUPPER
 	RET
@@ -15949,25 +18003,25 @@ TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_448
+	JEQ          floats_490
 	CMPQ         BX, $0x01
-	JEQ          ints_449
+	JEQ          ints_491
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_450
+	JEQ          intheadroom_492
 	CMPQ         BX, $0x03
-	JEQ          static_451
+	JEQ          static_493
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_452
+	JEQ          headroomfull_494
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_453
-	JMP          done_447
+	JEQ          headroomcoded_495
+	JMP          done_489
 
-floats_448:
+floats_490:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_454:
+loop_496:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -15982,10 +18036,10 @@ loop_454:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_454
-	JMP          done_447
+	JB           loop_496
+	JMP          done_489
 
-ints_449:
+ints_491:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -15993,7 +18047,7 @@ ints_449:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_455:
+loop_497:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -16009,17 +18063,17 @@ loop_455:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_455
-	JMP          done_447
+	JB           loop_497
+	JMP          done_489
 
-intheadroom_450:
+intheadroom_492:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_456:
+loop_498:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -16037,10 +18091,10 @@ loop_456:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_456
-	JMP          done_447
+	JB           loop_498
+	JMP          done_489
 
-static_451:
+static_493:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -16049,7 +18103,7 @@ static_451:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_457:
+loop_499:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -16066,17 +18120,17 @@ loop_457:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_457
-	JMP          done_447
+	JB           loop_499
+	JMP          done_489
 
-headroomfull_452:
+headroomfull_494:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_458:
+loop_500:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -16094,10 +18148,10 @@ loop_458:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_458
-	JMP          done_447
+	JB           loop_500
+	JMP          done_489
 
-headroomcoded_453:
+headroomcoded_495:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -16108,7 +18162,7 @@ headroomcoded_453:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_459:
+loop_501:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -16128,9 +18182,9 @@ loop_459:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_459
+	JB           loop_501
 
-done_447:
+done_489:
 ret:
 	VZEROUPPER
 	RET
@@ -16148,25 +18202,25 @@ TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_461
+	JEQ          floats_503
 	CMPQ         DX, $0x01
-	JEQ          ints_462
+	JEQ          ints_504
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_463
+	JEQ          intheadroom_505
 	CMPQ         DX, $0x03
-	JEQ          static_464
+	JEQ          static_506
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_465
+	JEQ          headroomfull_507
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_466
-	JMP          done_460
+	JEQ          headroomcoded_508
+	JMP          done_502
 
-floats_461:
+floats_503:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_467:
+loop_509:
 	VMOVUPD      (DX)(BX*8), Z4
 	VSUBPD       Z0, Z4, Z4
 	VMULPD       Z1, Z4, Z5
@@ -16177,10 +18231,10 @@ loop_467:
 	VMOVUPD      Z5, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_467
-	JMP          done_460
+	JB           loop_509
+	JMP          done_502
 
-ints_462:
+ints_504:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
@@ -16188,7 +18242,7 @@ ints_462:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_468:
+loop_510:
 	VPMAXSD      (DX)(BX*4), Y4, Y5
 	VCVTDQ2PD    Y5, Z5
 	VSUBPD       Z0, Z5, Z5
@@ -16200,17 +18254,17 @@ loop_468:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_468
-	JMP          done_460
+	JB           loop_510
+	JMP          done_502
 
-intheadroom_463:
+intheadroom_505:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z4, Z4, Z4
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_469:
+loop_511:
 	VCVTDQ2PD    (BX)(SI*4), Z5
 	VCVTDQ2PD    (DX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -16224,10 +18278,10 @@ loop_469:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_469
-	JMP          done_460
+	JB           loop_511
+	JMP          done_502
 
-static_464:
+static_506:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z4
@@ -16236,7 +18290,7 @@ static_464:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_470:
+loop_512:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z7
@@ -16251,17 +18305,17 @@ loop_470:
 	VMOVUPD      Z8, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_470
-	JMP          done_460
+	JB           loop_512
+	JMP          done_502
 
-headroomfull_465:
+headroomfull_507:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z4, Z4, Z4
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_471:
+loop_513:
 	VMOVUPD      (DX)(SI*8), Z5
 	VCVTDQ2PD    (BX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -16275,10 +18329,10 @@ loop_471:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_471
-	JMP          done_460
+	JB           loop_513
+	JMP          done_502
 
-headroomcoded_466:
+headroomcoded_508:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -16289,7 +18343,7 @@ headroomcoded_466:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_472:
+loop_514:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -16307,9 +18361,9 @@ loop_472:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_472
+	JB           loop_514
 
-done_460:
+done_502:
 ret:
 	VZEROUPPER
 	RET
@@ -16327,26 +18381,26 @@ TEXT ·accScalarQSetAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_474
+	JEQ          floats_516
 	CMPQ         DX, $0x01
-	JEQ          ints_475
+	JEQ          ints_517
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_476
+	JEQ          intheadroom_518
 	CMPQ         DX, $0x03
-	JEQ          static_477
+	JEQ          static_519
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_478
+	JEQ          headroomfull_520
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_479
-	JMP          done_473
+	JEQ          headroomcoded_521
+	JMP          done_515
 
-floats_474:
+floats_516:
 	MOVQ    c_f+32(FP), DX
 	VXORPD  Z4, Z4, Z4
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_480:
+loop_522:
 	VMOVUPD      (DX)(BX*8), Z5
 	VSUBPD       Z0, Z5, Z5
 	VMULPD       Z1, Z5, Z6
@@ -16357,10 +18411,10 @@ loop_480:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_480
-	JMP          done_473
+	JB           loop_522
+	JMP          done_515
 
-ints_475:
+ints_517:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
@@ -16369,7 +18423,7 @@ ints_475:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_481:
+loop_523:
 	VPMAXSD      (DX)(BX*4), Y4, Y6
 	VCVTDQ2PD    Y6, Z6
 	VSUBPD       Z0, Z6, Z6
@@ -16381,10 +18435,10 @@ loop_481:
 	VMOVUPD      Z7, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_481
-	JMP          done_473
+	JB           loop_523
+	JMP          done_515
 
-intheadroom_476:
+intheadroom_518:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z4, Z4, Z4
@@ -16392,7 +18446,7 @@ intheadroom_476:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_482:
+loop_524:
 	VCVTDQ2PD    (BX)(SI*4), Z6
 	VCVTDQ2PD    (DX)(SI*4), Z7
 	VSUBPD       Z7, Z6, Z6
@@ -16406,10 +18460,10 @@ loop_482:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_482
-	JMP          done_473
+	JB           loop_524
+	JMP          done_515
 
-static_477:
+static_519:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z4
@@ -16419,7 +18473,7 @@ static_477:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_483:
+loop_525:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z8
@@ -16434,10 +18488,10 @@ loop_483:
 	VMOVUPD      Z9, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_483
-	JMP          done_473
+	JB           loop_525
+	JMP          done_515
 
-headroomfull_478:
+headroomfull_520:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z4, Z4, Z4
@@ -16445,7 +18499,7 @@ headroomfull_478:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_484:
+loop_526:
 	VMOVUPD      (DX)(SI*8), Z6
 	VCVTDQ2PD    (BX)(SI*4), Z7
 	VSUBPD       Z7, Z6, Z6
@@ -16459,10 +18513,10 @@ loop_484:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_484
-	JMP          done_473
+	JB           loop_526
+	JMP          done_515
 
-headroomcoded_479:
+headroomcoded_521:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -16474,7 +18528,7 @@ headroomcoded_479:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_485:
+loop_527:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -16492,9 +18546,9 @@ loop_485:
 	VMOVUPD      Z10, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_485
+	JB           loop_527
 
-done_473:
+done_515:
 ret:
 	VZEROUPPER
 	RET
@@ -16512,25 +18566,25 @@ TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_487
+	JEQ          floats_529
 	CMPQ         BX, $0x01
-	JEQ          ints_488
+	JEQ          ints_530
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_489
+	JEQ          intheadroom_531
 	CMPQ         BX, $0x03
-	JEQ          static_490
+	JEQ          static_532
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_491
+	JEQ          headroomfull_533
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_492
-	JMP          done_486
+	JEQ          headroomcoded_534
+	JMP          done_528
 
-floats_487:
+floats_529:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_493:
+loop_535:
 	VMOVUPD      (BX)(SI*8), Z3
 	VSUBPD       Z0, Z3, Z3
 	VMOVUPD      (DX)(SI*8), Z4
@@ -16542,10 +18596,10 @@ loop_493:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_493
-	JMP          done_486
+	JB           loop_535
+	JMP          done_528
 
-ints_488:
+ints_530:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -16553,7 +18607,7 @@ ints_488:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_494:
+loop_536:
 	VPMAXSD      (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD    Y4, Z4
 	VSUBPD       Z0, Z4, Z4
@@ -16566,17 +18620,17 @@ loop_494:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_494
-	JMP          done_486
+	JB           loop_536
+	JMP          done_528
 
-intheadroom_489:
+intheadroom_531:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_495:
+loop_537:
 	VCVTDQ2PD    (SI)(DI*4), Z4
 	VCVTDQ2PD    (BX)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -16591,10 +18645,10 @@ loop_495:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_495
-	JMP          done_486
+	JB           loop_537
+	JMP          done_528
 
-static_490:
+static_532:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -16603,7 +18657,7 @@ static_490:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_496:
+loop_538:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -16619,17 +18673,17 @@ loop_496:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_496
-	JMP          done_486
+	JB           loop_538
+	JMP          done_528
 
-headroomfull_491:
+headroomfull_533:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_497:
+loop_539:
 	VMOVUPD      (BX)(DI*8), Z4
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -16644,10 +18698,10 @@ loop_497:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_497
-	JMP          done_486
+	JB           loop_539
+	JMP          done_528
 
-headroomcoded_492:
+headroomcoded_534:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -16658,7 +18712,7 @@ headroomcoded_492:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_498:
+loop_540:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -16677,9 +18731,9 @@ loop_498:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_498
+	JB           loop_540
 
-done_486:
+done_528:
 ret:
 	VZEROUPPER
 	RET
@@ -16697,26 +18751,26 @@ TEXT ·accMultQSetAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_500
+	JEQ          floats_542
 	CMPQ         BX, $0x01
-	JEQ          ints_501
+	JEQ          ints_543
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_502
+	JEQ          intheadroom_544
 	CMPQ         BX, $0x03
-	JEQ          static_503
+	JEQ          static_545
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_504
+	JEQ          headroomfull_546
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_505
-	JMP          done_499
+	JEQ          headroomcoded_547
+	JMP          done_541
 
-floats_500:
+floats_542:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_506:
+loop_548:
 	VMOVUPD      (BX)(SI*8), Z4
 	VSUBPD       Z0, Z4, Z4
 	VMOVUPD      (DX)(SI*8), Z5
@@ -16728,10 +18782,10 @@ loop_506:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_506
-	JMP          done_499
+	JB           loop_548
+	JMP          done_541
 
-ints_501:
+ints_543:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -16740,7 +18794,7 @@ ints_501:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_507:
+loop_549:
 	VPMAXSD      (BX)(SI*4), Y3, Y5
 	VCVTDQ2PD    Y5, Z5
 	VSUBPD       Z0, Z5, Z5
@@ -16753,10 +18807,10 @@ loop_507:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_507
-	JMP          done_499
+	JB           loop_549
+	JMP          done_541
 
-intheadroom_502:
+intheadroom_544:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
@@ -16764,7 +18818,7 @@ intheadroom_502:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_508:
+loop_550:
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VCVTDQ2PD    (BX)(DI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -16779,10 +18833,10 @@ loop_508:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_508
-	JMP          done_499
+	JB           loop_550
+	JMP          done_541
 
-static_503:
+static_545:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -16792,7 +18846,7 @@ static_503:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_509:
+loop_551:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -16808,10 +18862,10 @@ loop_509:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_509
-	JMP          done_499
+	JB           loop_551
+	JMP          done_541
 
-headroomfull_504:
+headroomfull_546:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
@@ -16819,7 +18873,7 @@ headroomfull_504:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_510:
+loop_552:
 	VMOVUPD      (BX)(DI*8), Z5
 	VCVTDQ2PD    (SI)(DI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -16834,10 +18888,10 @@ loop_510:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_510
-	JMP          done_499
+	JB           loop_552
+	JMP          done_541
 
-headroomcoded_505:
+headroomcoded_547:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -16849,7 +18903,7 @@ headroomcoded_505:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_511:
+loop_553:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z8
@@ -16868,9 +18922,9 @@ loop_511:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_511
+	JB           loop_553
 
-done_499:
+done_541:
 ret:
 	VZEROUPPER
 	RET
@@ -16892,25 +18946,25 @@ TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_513
+	JEQ          floats_555
 	CMPQ         BX, $0x01
-	JEQ          ints_514
+	JEQ          ints_556
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_515
+	JEQ          intheadroom_557
 	CMPQ         BX, $0x03
-	JEQ          static_516
+	JEQ          static_558
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_517
+	JEQ          headroomfull_559
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_518
-	JMP          done_512
+	JEQ          headroomcoded_560
+	JMP          done_554
 
-floats_513:
+floats_555:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_519:
+loop_561:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -16926,10 +18980,10 @@ loop_519:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_519
-	JMP          done_512
+	JB           loop_561
+	JMP          done_554
 
-ints_514:
+ints_556:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -16937,7 +18991,7 @@ ints_514:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_520:
+loop_562:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -16954,17 +19008,17 @@ loop_520:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_520
-	JMP          done_512
+	JB           loop_562
+	JMP          done_554
 
-intheadroom_515:
+intheadroom_557:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_521:
+loop_563:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -16983,10 +19037,10 @@ loop_521:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_521
-	JMP          done_512
+	JB           loop_563
+	JMP          done_554
 
-static_516:
+static_558:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -16995,7 +19049,7 @@ static_516:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_522:
+loop_564:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -17013,17 +19067,17 @@ loop_522:
 	VMOVUPD      Z11, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_522
-	JMP          done_512
+	JB           loop_564
+	JMP          done_554
 
-headroomfull_517:
+headroomfull_559:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_523:
+loop_565:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -17042,10 +19096,10 @@ loop_523:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_523
-	JMP          done_512
+	JB           loop_565
+	JMP          done_554
 
-headroomcoded_518:
+headroomcoded_560:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17056,7 +19110,7 @@ headroomcoded_518:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_524:
+loop_566:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -17077,9 +19131,9 @@ loop_524:
 	VMOVUPD      Z12, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_524
+	JB           loop_566
 
-done_512:
+done_554:
 ret:
 	VZEROUPPER
 	RET
@@ -17101,26 +19155,26 @@ TEXT ·accCodedQSetAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_526
+	JEQ          floats_568
 	CMPQ         BX, $0x01
-	JEQ          ints_527
+	JEQ          ints_569
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_528
+	JEQ          intheadroom_570
 	CMPQ         BX, $0x03
-	JEQ          static_529
+	JEQ          static_571
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_530
+	JEQ          headroomfull_572
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_531
-	JMP          done_525
+	JEQ          headroomcoded_573
+	JMP          done_567
 
-floats_526:
+floats_568:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z6, Z6, Z6
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_532:
+loop_574:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z7
@@ -17136,10 +19190,10 @@ loop_532:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_532
-	JMP          done_525
+	JB           loop_574
+	JMP          done_567
 
-ints_527:
+ints_569:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -17148,7 +19202,7 @@ ints_527:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_533:
+loop_575:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y8
@@ -17165,10 +19219,10 @@ loop_533:
 	VMOVUPD      Z10, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_533
-	JMP          done_525
+	JB           loop_575
+	JMP          done_567
 
-intheadroom_528:
+intheadroom_570:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
@@ -17176,7 +19230,7 @@ intheadroom_528:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_534:
+loop_576:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z8
@@ -17195,10 +19249,10 @@ loop_534:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_534
-	JMP          done_525
+	JB           loop_576
+	JMP          done_567
 
-static_529:
+static_571:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -17208,7 +19262,7 @@ static_529:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_535:
+loop_577:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z10
@@ -17226,10 +19280,10 @@ loop_535:
 	VMOVUPD      Z12, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_535
-	JMP          done_525
+	JB           loop_577
+	JMP          done_567
 
-headroomfull_530:
+headroomfull_572:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
@@ -17237,7 +19291,7 @@ headroomfull_530:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_536:
+loop_578:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z8
@@ -17256,10 +19310,10 @@ loop_536:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_536
-	JMP          done_525
+	JB           loop_578
+	JMP          done_567
 
-headroomcoded_531:
+headroomcoded_573:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17271,7 +19325,7 @@ headroomcoded_531:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_537:
+loop_579:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z11
@@ -17292,9 +19346,9 @@ loop_537:
 	VMOVUPD      Z13, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_537
+	JB           loop_579
 
-done_525:
+done_567:
 ret:
 	VZEROUPPER
 	RET
@@ -17309,34 +19363,34 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_539
+	JEQ          floats_581
 	CMPQ         DX, $0x01
-	JEQ          ints_540
+	JEQ          ints_582
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_541
+	JEQ          intheadroom_583
 	CMPQ         DX, $0x03
-	JEQ          static_542
+	JEQ          static_584
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_543
+	JEQ          headroomfull_585
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_544
-	JMP          done_538
+	JEQ          headroomcoded_586
+	JMP          done_580
 
-floats_539:
+floats_581:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_545:
+loop_587:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_545
-	JMP     done_538
+	JB      loop_587
+	JMP     done_580
 
-ints_540:
+ints_582:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
@@ -17344,24 +19398,24 @@ ints_540:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_546:
+loop_588:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_546
-	JMP       done_538
+	JB        loop_588
+	JMP       done_580
 
-intheadroom_541:
+intheadroom_583:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_547:
+loop_589:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -17370,10 +19424,10 @@ loop_547:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_547
-	JMP       done_538
+	JB        loop_589
+	JMP       done_580
 
-static_542:
+static_584:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -17382,7 +19436,7 @@ static_542:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_548:
+loop_590:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -17392,17 +19446,17 @@ loop_548:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_548
-	JMP          done_538
+	JB           loop_590
+	JMP          done_580
 
-headroomfull_543:
+headroomfull_585:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_549:
+loop_591:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -17411,10 +19465,10 @@ loop_549:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_549
-	JMP       done_538
+	JB        loop_591
+	JMP       done_580
 
-headroomcoded_544:
+headroomcoded_586:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -17425,7 +19479,7 @@ headroomcoded_544:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_550:
+loop_592:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -17438,9 +19492,9 @@ loop_550:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_550
+	JB           loop_592
 
-done_538:
+done_580:
 ret:
 	VZEROUPPER
 	RET
@@ -17455,35 +19509,35 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_552
+	JEQ          floats_594
 	CMPQ         DX, $0x01
-	JEQ          ints_553
+	JEQ          ints_595
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_554
+	JEQ          intheadroom_596
 	CMPQ         DX, $0x03
-	JEQ          static_555
+	JEQ          static_597
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_556
+	JEQ          headroomfull_598
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_557
-	JMP          done_551
+	JEQ          headroomcoded_599
+	JMP          done_593
 
-floats_552:
+floats_594:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_558:
+loop_600:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_558
-	JMP     done_551
+	JB      loop_600
+	JMP     done_593
 
-ints_553:
+ints_595:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
@@ -17491,7 +19545,7 @@ ints_553:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_559:
+loop_601:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -17499,17 +19553,17 @@ loop_559:
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_559
-	JMP       done_551
+	JB        loop_601
+	JMP       done_593
 
-intheadroom_554:
+intheadroom_596:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_560:
+loop_602:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -17519,10 +19573,10 @@ loop_560:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_560
-	JMP       done_551
+	JB        loop_602
+	JMP       done_593
 
-static_555:
+static_597:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -17531,7 +19585,7 @@ static_555:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_561:
+loop_603:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -17542,17 +19596,17 @@ loop_561:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_561
-	JMP          done_551
+	JB           loop_603
+	JMP          done_593
 
-headroomfull_556:
+headroomfull_598:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_562:
+loop_604:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -17562,10 +19616,10 @@ loop_562:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_562
-	JMP       done_551
+	JB        loop_604
+	JMP       done_593
 
-headroomcoded_557:
+headroomcoded_599:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -17576,7 +19630,7 @@ headroomcoded_557:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_563:
+loop_605:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -17590,9 +19644,9 @@ loop_563:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_563
+	JB           loop_605
 
-done_551:
+done_593:
 ret:
 	VZEROUPPER
 	RET
@@ -17608,37 +19662,37 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_565
+	JEQ          floats_607
 	CMPQ         SI, $0x01
-	JEQ          ints_566
+	JEQ          ints_608
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_567
+	JEQ          intheadroom_609
 	CMPQ         SI, $0x03
-	JEQ          static_568
+	JEQ          static_610
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_569
+	JEQ          headroomfull_611
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_570
-	JMP          done_564
+	JEQ          headroomcoded_612
+	JMP          done_606
 
-floats_565:
+floats_607:
 	MOVQ    c_f+8(FP), SI
 	XORQ    DI, DI
 	XORQ    R8, R8
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-block_571:
+block_613:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	PCALIGN $0x40
 
-word_572:
+word_614:
 	MOVQ     (AX)(R8*8), R11
 	TESTQ    R11, R11
-	JZ       next_573
+	JZ       next_615
 	MOVQ     R9, R10
 	SHRQ     $0x03, R10
 	KMOVQ    R11, K1
@@ -17674,11 +19728,11 @@ word_572:
 	VRANGEPD $0x04, Z6, Z3, K1, Z3
 	VRANGEPD $0x05, Z6, Z5, K1, Z5
 
-next_573:
+next_615:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_572
+	JNZ           word_614
 	VRANGEPD      $0x04, Z3, Z2, Z2
 	VRANGEPD      $0x05, Z5, Z4, Z4
 	VEXTRACTF64X4 $0x01, Z2, Y3
@@ -17701,10 +19755,10 @@ next_573:
 	VMOVSD        X3, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_571
-	JMP           done_564
+	JB            block_613
+	JMP           done_606
 
-ints_566:
+ints_608:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -17714,17 +19768,17 @@ ints_566:
 	XORQ         R9, R9
 	PCALIGN      $0x40
 
-block_574:
+block_616:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_575:
+word_617:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_576
+	JZ        next_618
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	KMOVQ     R11, K1
@@ -17768,11 +19822,11 @@ word_575:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_576:
+next_618:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_575
+	JNZ           word_617
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -17795,10 +19849,10 @@ next_576:
 	VMOVSD        X4, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_574
-	JMP           done_564
+	JB            block_616
+	JMP           done_606
 
-intheadroom_567:
+intheadroom_609:
 	MOVQ    c_i+16(FP), SI
 	MOVQ    c_j+24(FP), DI
 	VXORPD  Z2, Z2, Z2
@@ -17807,17 +19861,17 @@ intheadroom_567:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_577:
+block_619:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_578:
+word_620:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_579
+	JZ        next_621
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -17877,11 +19931,11 @@ word_578:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_579:
+next_621:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_578
+	JNZ           word_620
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -17904,10 +19958,10 @@ next_579:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_577
-	JMP           done_564
+	JB            block_619
+	JMP           done_606
 
-static_568:
+static_610:
 	MOVQ      c_codes+32(FP), SI
 	MOVQ      c_tab+40(FP), DI
 	VMOVUPD   (DI), Z2
@@ -17918,17 +19972,17 @@ static_568:
 	XORQ      R9, R9
 	PCALIGN   $0x40
 
-block_580:
+block_622:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	PCALIGN $0x40
 
-word_581:
+word_623:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_582
+	JZ           next_624
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	KMOVQ        R11, K1
@@ -17980,11 +20034,11 @@ word_581:
 	VRANGEPD     $0x04, Z9, Z6, K1, Z6
 	VRANGEPD     $0x05, Z9, Z8, K1, Z8
 
-next_582:
+next_624:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_581
+	JNZ           word_623
 	VRANGEPD      $0x04, Z6, Z5, Z5
 	VRANGEPD      $0x05, Z8, Z7, Z7
 	VEXTRACTF64X4 $0x01, Z5, Y6
@@ -18007,10 +20061,10 @@ next_582:
 	VMOVSD        X6, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_580
-	JMP           done_564
+	JB            block_622
+	JMP           done_606
 
-headroomfull_569:
+headroomfull_611:
 	MOVQ    c_f+8(FP), SI
 	MOVQ    c_i+16(FP), DI
 	VXORPD  Z2, Z2, Z2
@@ -18019,17 +20073,17 @@ headroomfull_569:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_583:
+block_625:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_584:
+word_626:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_585
+	JZ        next_627
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -18089,11 +20143,11 @@ word_584:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_585:
+next_627:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_584
+	JNZ           word_626
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -18116,10 +20170,10 @@ next_585:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_583
-	JMP           done_564
+	JB            block_625
+	JMP           done_606
 
-headroomcoded_570:
+headroomcoded_612:
 	MOVQ      c_i+16(FP), SI
 	MOVQ      c_codes+32(FP), DI
 	MOVQ      c_tab+40(FP), R8
@@ -18132,17 +20186,17 @@ headroomcoded_570:
 	XORQ      R10, R10
 	PCALIGN   $0x40
 
-block_586:
+block_628:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
 	PCALIGN $0x40
 
-word_587:
+word_629:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_588
+	JZ           next_630
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	KMOVQ        R12, K1
@@ -18218,11 +20272,11 @@ word_587:
 	VRANGEPD     $0x04, Z10, Z7, K1, Z7
 	VRANGEPD     $0x05, Z10, Z9, K1, Z9
 
-next_588:
+next_630:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_587
+	JNZ           word_629
 	VRANGEPD      $0x04, Z7, Z6, Z6
 	VRANGEPD      $0x05, Z9, Z8, Z8
 	VEXTRACTF64X4 $0x01, Z6, Y7
@@ -18245,9 +20299,9 @@ next_588:
 	VMOVSD        X7, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_586
+	JB            block_628
 
-done_564:
+done_606:
 	VZEROUPPER
 	RET
 
@@ -18265,15 +20319,15 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-block_589:
+block_631:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
 	PCALIGN $0x40
 
-word_590:
+word_632:
 	MOVQ     (CX)(DI*8), R10
 	TESTQ    R10, R10
-	JZ       next_591
+	JZ       next_633
 	MOVQ     R8, R9
 	SHRQ     $0x03, R9
 	KMOVQ    R10, K1
@@ -18301,11 +20355,11 @@ word_590:
 	KSHIFTRQ $0x38, K1, K1
 	VRANGEPD $0x05, Z3, Z2, K1, Z2
 
-next_591:
+next_633:
 	INCQ          DI
 	ADDQ          $0x40, R8
 	TESTQ         $0x00000007, DI
-	JNZ           word_590
+	JNZ           word_632
 	VRANGEPD      $0x05, Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y2
 	VMOVAPD       Y1, Y1
@@ -18318,7 +20372,7 @@ next_591:
 	VMOVSD        X1, (BX)(SI*8)
 	INCQ          SI
 	CMPQ          SI, DX
-	JB            block_589
+	JB            block_631
 	VZEROUPPER
 	RET
 
@@ -18382,19 +20436,19 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_593
+	JZ           form_635
 	TESTQ        SI, SI
-	JZ           form_593
+	JZ           form_635
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_594:
+word_636:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_595
+	JZ        next_637
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -18504,18 +20558,18 @@ word_594:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_595:
+next_637:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_594
-	JMP  done_592
+	JB   word_636
+	JMP  done_634
 
-form_593:
+form_635:
 	TESTQ     BX, BX
-	JNZ       form_596
+	JNZ       form_638
 	TESTQ     SI, SI
-	JZ        form_596
+	JZ        form_638
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -18526,10 +20580,10 @@ form_593:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_597:
+word_639:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_598
+	JZ           next_640
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -18655,18 +20709,18 @@ word_597:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_598:
+next_640:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_597
-	JMP  done_592
+	JB   word_639
+	JMP  done_634
 
-form_596:
+form_638:
 	TESTQ     BX, BX
-	JZ        form_599
+	JZ        form_641
 	TESTQ     SI, SI
-	JNZ       form_599
+	JNZ       form_641
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -18677,10 +20731,10 @@ form_596:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_600:
+word_642:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_601
+	JZ           next_643
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -18806,18 +20860,18 @@ word_600:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_601:
+next_643:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_600
-	JMP  done_592
+	JB   word_642
+	JMP  done_634
 
-form_599:
+form_641:
 	TESTQ     BX, BX
-	JNZ       form_602
+	JNZ       form_644
 	TESTQ     SI, SI
-	JNZ       form_602
+	JNZ       form_644
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -18832,10 +20886,10 @@ form_599:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_603:
+word_645:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_604
+	JZ           next_646
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -18977,15 +21031,15 @@ word_603:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_604:
+next_646:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_603
-	JMP  done_592
+	JB   word_645
+	JMP  done_634
 
-form_602:
-done_592:
+form_644:
+done_634:
 ret:
 	VZEROUPPER
 	RET
@@ -19006,19 +21060,19 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_606
+	JZ           form_648
 	TESTQ        SI, SI
-	JZ           form_606
+	JZ           form_648
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_607:
+word_649:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_608
+	JZ        next_650
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -19152,18 +21206,18 @@ word_607:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_608:
+next_650:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_607
-	JMP  done_605
+	JB   word_649
+	JMP  done_647
 
-form_606:
+form_648:
 	TESTQ     BX, BX
-	JNZ       form_609
+	JNZ       form_651
 	TESTQ     SI, SI
-	JZ        form_609
+	JZ        form_651
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -19174,10 +21228,10 @@ form_606:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_610:
+word_652:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_611
+	JZ           next_653
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -19327,18 +21381,18 @@ word_610:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_611:
+next_653:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_610
-	JMP  done_605
+	JB   word_652
+	JMP  done_647
 
-form_609:
+form_651:
 	TESTQ     BX, BX
-	JZ        form_612
+	JZ        form_654
 	TESTQ     SI, SI
-	JNZ       form_612
+	JNZ       form_654
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -19349,10 +21403,10 @@ form_609:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_613:
+word_655:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_614
+	JZ           next_656
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -19502,18 +21556,18 @@ word_613:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_614:
+next_656:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_613
-	JMP  done_605
+	JB   word_655
+	JMP  done_647
 
-form_612:
+form_654:
 	TESTQ     BX, BX
-	JNZ       form_615
+	JNZ       form_657
 	TESTQ     SI, SI
-	JNZ       form_615
+	JNZ       form_657
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -19528,10 +21582,10 @@ form_612:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_616:
+word_658:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_617
+	JZ           next_659
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -19697,15 +21751,15 @@ word_616:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_617:
+next_659:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_616
-	JMP  done_605
+	JB   word_658
+	JMP  done_647
 
-form_615:
-done_605:
+form_657:
+done_647:
 ret:
 	VZEROUPPER
 	RET
@@ -19726,19 +21780,19 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_619
+	JZ           form_661
 	TESTQ        SI, SI
-	JZ           form_619
+	JZ           form_661
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_620:
+word_662:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_621
+	JZ        next_663
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -19856,18 +21910,18 @@ word_620:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_621:
+next_663:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_620
-	JMP  done_618
+	JB   word_662
+	JMP  done_660
 
-form_619:
+form_661:
 	TESTQ     BX, BX
-	JNZ       form_622
+	JNZ       form_664
 	TESTQ     SI, SI
-	JZ        form_622
+	JZ        form_664
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -19878,10 +21932,10 @@ form_619:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_623:
+word_665:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_624
+	JZ           next_666
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -20015,18 +22069,18 @@ word_623:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_624:
+next_666:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_623
-	JMP  done_618
+	JB   word_665
+	JMP  done_660
 
-form_622:
+form_664:
 	TESTQ     BX, BX
-	JZ        form_625
+	JZ        form_667
 	TESTQ     SI, SI
-	JNZ       form_625
+	JNZ       form_667
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -20037,10 +22091,10 @@ form_622:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_626:
+word_668:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_627
+	JZ           next_669
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -20174,18 +22228,18 @@ word_626:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_627:
+next_669:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_626
-	JMP  done_618
+	JB   word_668
+	JMP  done_660
 
-form_625:
+form_667:
 	TESTQ     BX, BX
-	JNZ       form_628
+	JNZ       form_670
 	TESTQ     SI, SI
-	JNZ       form_628
+	JNZ       form_670
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -20200,10 +22254,10 @@ form_625:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_629:
+word_671:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_630
+	JZ           next_672
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -20353,15 +22407,15 @@ word_629:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_630:
+next_672:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_629
-	JMP  done_618
+	JB   word_671
+	JMP  done_660
 
-form_628:
-done_618:
+form_670:
+done_660:
 ret:
 	VZEROUPPER
 	RET
@@ -20377,18 +22431,18 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_632
+	JNZ          form_674
 	TESTQ        SI, SI
-	JNZ          form_632
+	JNZ          form_674
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-word_633:
+word_675:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_634
+	JZ        next_676
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -20434,25 +22488,25 @@ word_633:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_634:
+next_676:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_633
-	JMP  done_631
+	JB   word_675
+	JMP  done_673
 
-form_632:
+form_674:
 	TESTQ   BX, BX
-	JZ      form_635
+	JZ      form_677
 	MOVQ    limits_full+40(FP), BX
 	XORQ    SI, SI
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-word_636:
+word_678:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_637
+	JZ        next_679
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -20506,14 +22560,14 @@ word_636:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_637:
+next_679:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_636
-	JMP  done_631
+	JB   word_678
+	JMP  done_673
 
-form_635:
+form_677:
 	MOVQ      limits_codes+48(FP), BX
 	MOVQ      limits_tab+56(FP), SI
 	VMOVUPD   (SI), Z0
@@ -20523,10 +22577,10 @@ form_635:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-word_639:
+word_681:
 	MOVQ         (AX)(SI*8), R9
 	TESTQ        R9, R9
-	JZ           next_640
+	JZ           next_682
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	XORQ         R10, R10
@@ -20596,14 +22650,14 @@ word_639:
 	ANDQ         R10, R9
 	MOVQ         R9, (AX)(SI*8)
 
-next_640:
+next_682:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_639
-	JMP  done_631
+	JB   word_681
+	JMP  done_673
 
-done_631:
+done_673:
 ret:
 	VZEROUPPER
 	RET
@@ -20627,10 +22681,10 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	XORQ         DI, DI
 	PCALIGN      $0x40
 
-word_641:
+word_683:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_642
+	JZ        next_684
 	XORQ      R9, R9
 	VMOVDQU32 (DX)(DI*4), Z2
 	VPCMPD    $0x05, Z0, Z2, K1
@@ -20659,11 +22713,11 @@ word_641:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_642:
+next_684:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_641
+	JB   word_683
 
 ret:
 	VZEROUPPER

@@ -121,6 +121,20 @@ func minMaxMaskedAVX2(c colArg, words []uint64, lo []float64, hi []float64)
 //go:noescape
 func maxMaskedAVX2(xs []float64, words []uint64, hi []float64)
 
+// minMaxMaskedPlainAVX2 sets lo[q] and hi[q] to the smallest and largest of the elements of c
+// in block q (512 elements) whose bit is set in words, for len(lo) > 0 full blocks.
+// VMINPD and VMAXPD alone: exact when c holds no -0 and no NaN.
+//
+//go:noescape
+func minMaxMaskedPlainAVX2(c colArg, words []uint64, lo []float64, hi []float64)
+
+// maxMaskedPlainAVX2 sets hi[q] to the largest of the elements of xs in block q (512 elements)
+// whose bit is set in words, for len(hi) > 0 full blocks.
+// VMAXPD alone: exact unless that largest is a zero or a NaN.
+//
+//go:noescape
+func maxMaskedPlainAVX2(xs []float64, words []uint64, hi []float64)
+
 // notBelowAVX2 returns w without the bits i whose xs[i] < thr.
 //
 //go:noescape

@@ -137,8 +137,15 @@ func maskedBlocks(words GPVirtual, nb GPVirtual, begin func(), word func(w, e, c
 // maskedMinMax accumulates into lo and hi (two accumulators each: even
 // and odd groups of eight on AVX-512, the two halves on AVX2) the
 // elements of the word w whose bits are set; load returns a group's
-// vector; lo nil: only hi.
-func maskedMinMax(s isa, w GPVirtual, lo, hi []VecVirtual, inf, ninf VecVirtual, load func(off, part int) VecVirtual) {
+// vector; lo nil: only hi. With plain (AVX2 only), one VMINPD or VMAXPD
+// per vector rather than minOp's and maxOp's three: exact where no -0
+// (nor NaN) is among the elements, which the caller sees to.
+func maskedMinMax(s isa, w GPVirtual, lo, hi []VecVirtual, inf, ninf VecVirtual, plain bool, load func(off, part int) VecVirtual) {
+	minOp, maxOp := minOp, maxOp
+	if plain {
+		minOp = func(_ isa, a, b, d VecVirtual) { VMINPD(b, a, d) }
+		maxOp = func(_ isa, a, b, d VecVirtual) { VMAXPD(b, a, d) }
+	}
 	if s.z {
 		kw := K()
 		KMOVQ(w, kw)
@@ -192,11 +199,24 @@ func maskedMinMax(s isa, w GPVirtual, lo, hi []VecVirtual, inf, ninf VecVirtual,
 	Label(done)
 }
 
-func minMaxMasked(s isa) {
-	TEXT("minMaxMasked"+s.name, NOSPLIT, "func(c colArg, words []uint64, lo, hi []float64)")
+// plainName is the kernels' name part for their plain variants.
+func plainName(plain bool) string {
+	if plain {
+		return "Plain"
+	}
+	return ""
+}
+
+func minMaxMasked(s isa, plain bool) {
+	name := "minMaxMasked" + plainName(plain) + s.name
+	TEXT(name, NOSPLIT, "func(c colArg, words []uint64, lo, hi []float64)")
 	Pragma("noescape")
-	Doc("minMaxMasked"+s.name+" sets lo[q] and hi[q] to the smallest and largest of the elements of c",
-		"in block q (512 elements) whose bit is set in words, for len(lo) > 0 full blocks.")
+	doc := []string{name + " sets lo[q] and hi[q] to the smallest and largest of the elements of c",
+		"in block q (512 elements) whose bit is set in words, for len(lo) > 0 full blocks."}
+	if plain {
+		doc = append(doc, "VMINPD and VMAXPD alone: exact when c holds no -0 and no NaN.")
+	}
+	Doc(doc...)
 	words, nb, plo, phi := GP64(), GP64(), GP64(), GP64()
 	Load(Param("words").Base(), words)
 	Load(Param("lo").Len(), nb)
@@ -214,7 +234,7 @@ func minMaxMasked(s isa) {
 				VMOVAPD(ninf, hi[k])
 			}
 		}, func(w, e, ci GPVirtual) {
-			maskedMinMax(s, w, lo, hi, inf, ninf, func(off, part int) VecVirtual { return l.load(e, ci, off, part) })
+			maskedMinMax(s, w, lo, hi, inf, ninf, plain, func(off, part int) VecVirtual { return l.load(e, ci, off, part) })
 		}, func(q GPVirtual) {
 			minOp(s, lo[0], lo[1], lo[0])
 			maxOp(s, hi[0], hi[1], hi[0])
@@ -225,11 +245,16 @@ func minMaxMasked(s isa) {
 	epilogue()
 }
 
-func maxMasked(s isa) {
-	TEXT("maxMasked"+s.name, NOSPLIT, "func(xs []float64, words []uint64, hi []float64)")
+func maxMasked(s isa, plain bool) {
+	name := "maxMasked" + plainName(plain) + s.name
+	TEXT(name, NOSPLIT, "func(xs []float64, words []uint64, hi []float64)")
 	Pragma("noescape")
-	Doc("maxMasked"+s.name+" sets hi[q] to the largest of the elements of xs in block q (512 elements)",
-		"whose bit is set in words, for len(hi) > 0 full blocks.")
+	doc := []string{name + " sets hi[q] to the largest of the elements of xs in block q (512 elements)",
+		"whose bit is set in words, for len(hi) > 0 full blocks."}
+	if plain {
+		doc = append(doc, "VMAXPD alone: exact unless that largest is a zero or a NaN.")
+	}
+	Doc(doc...)
 	xs, words, nb, phi := GP64(), GP64(), GP64(), GP64()
 	Load(Param("xs").Base(), xs)
 	Load(Param("words").Base(), words)
@@ -244,7 +269,7 @@ func maxMasked(s isa) {
 			VMOVAPD(ninf, hi[k])
 		}
 	}, func(w, e, _ GPVirtual) {
-		maskedMinMax(s, w, nil, hi, inf, ninf, func(off, part int) VecVirtual {
+		maskedMinMax(s, w, nil, hi, inf, ninf, plain, func(off, part int) VecVirtual {
 			x := s.vec()
 			VMOVUPD(Mem{Base: xs, Index: e, Scale: 8, Disp: 8 * (off + 4*part)}, x)
 			return x
