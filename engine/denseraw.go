@@ -52,7 +52,11 @@ func (rk *denseRanker) col(k, w int) kernels.Col {
 	switch {
 	case w == wMetrics:
 		base := k * bitmap.ShardSize
-		return kernels.Floats(rk.metrics.raw[base : base+sh.hostCount()])
+		xs := rk.metrics.raw[base : base+sh.hostCount()]
+		if rk.metrics.plain {
+			return kernels.PlainFloats(xs)
+		}
+		return kernels.Floats(xs)
 	case sparseWeigher(w):
 		c := &sparseCols[0]
 		if math.Signbit(sparseDefault(w)) {

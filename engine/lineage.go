@@ -65,6 +65,7 @@ func shareLineage(info, prev *hostInfo) {
 type metricsCol struct {
 	n          int // the number of hosts it was built for
 	raw        []float64
+	plain      bool // no value of raw is -0 or NaN (kernels.PlainFloats)
 	missing    *bitmap.Set
 	anyMissing bool
 	sums       []blockSummary
@@ -105,5 +106,6 @@ func buildMetricsCol(s *Snapshot) *metricsCol {
 		xs := kernels.Floats(m.raw[q*kernels.Block : min((q+1)*kernels.Block, s.n)])
 		m.sums[q] = summarize(xs)
 	}
+	m.plain = !kernels.HasNegZeroOrNaN(m.raw)
 	return m
 }

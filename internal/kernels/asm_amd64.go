@@ -378,10 +378,12 @@ func minMaxMaskedAsm(z bool, xs *Col, words []uint64, lo, hi []float64) {
 // the result. Integer columns never do (an int32 or a difference of them
 // converts to +0); a coded Static or Headroom column does not when no
 // value of its table is -0 or NaN (a headroom is that value less an
-// int32, clamped at +0). A Floats column, or one stored in full, is not
-// judged (false).
+// int32, clamped at +0). A Floats column is when made by PlainFloats; a
+// coded column stored in full is not judged (false).
 func plainExact(c *Col) bool {
 	switch c.kind {
+	case colFloats:
+		return c.plain
 	case colInts, colIntHeadroom:
 		return true
 	case colStatic, colHeadroom:

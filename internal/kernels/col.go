@@ -24,14 +24,15 @@ import "math"
 // arithmetic does (int32 converts to float64 exactly), so a kernel over a
 // Col computes bit for bit what it computes over Floats of its values.
 type Col struct {
-	kind colKind
-	min  int32
-	f    []float64
-	i    []int32
-	j    []int32 // IntHeadroom's limit
-	l    *Coded[float64]
-	off  int
-	n    int
+	kind  colKind
+	plain bool // a Floats column holds no -0 and no NaN (PlainFloats)
+	min   int32
+	f     []float64
+	i     []int32
+	j     []int32 // IntHeadroom's limit
+	l     *Coded[float64]
+	off   int
+	n     int
 }
 
 type colKind uint8
@@ -46,6 +47,22 @@ const (
 
 // Floats is the column of xs's values.
 func Floats(xs []float64) Col { return Col{kind: colFloats, f: xs, n: len(xs)} }
+
+// PlainFloats is Floats(xs) where the caller knows that no value of xs is
+// -0 or NaN: the AVX2 block extremes then take one instruction a vector
+// (their order of two zeros cannot show).
+func PlainFloats(xs []float64) Col { return Col{kind: colFloats, plain: true, f: xs, n: len(xs)} }
+
+// HasNegZeroOrNaN reports whether some value of xs is -0 or NaN (whether
+// Floats, not PlainFloats, is its column).
+func HasNegZeroOrNaN(xs []float64) bool {
+	for _, x := range xs {
+		if x != x || x == 0 && math.Signbit(x) {
+			return true
+		}
+	}
+	return false
+}
 
 // Clamped is the column of xs's values clamped below at 0.
 func Clamped(xs []int32) Col { return Col{kind: colInts, i: xs, n: len(xs)} }

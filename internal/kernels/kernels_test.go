@@ -433,3 +433,69 @@ func TestPaths(t *testing.T) {
 		t.Error("SetPath of an unknown path did not fail")
 	}
 }
+
+// TestPlainExtremes checks the block extremes over columns the AVX2
+// kernels take one instruction a vector for (PlainFloats, integer
+// columns, coded columns without -0) against Go's min and max, with +0
+// common among the values; and that a coded column holding -0 and
+// HasNegZeroOrNaN's columns keep Go's order of zeros.
+func TestPlainExtremes(t *testing.T) { eachPath(t, testPlainExtremes) }
+
+func testPlainExtremes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	negZero := math.Copysign(0, -1)
+	for _, n := range append(lengths(), 4*Block) {
+		xs, ints, used := make([]float64, n), make([]int32, n), make([]int32, n)
+		for i := range xs {
+			switch rng.IntN(3) {
+			case 0:
+				xs[i] = 0
+			case 1:
+				xs[i] = float64(rng.IntN(9) - 4)
+			default:
+				xs[i] = rng.NormFloat64()
+			}
+			ints[i], used[i] = int32(rng.IntN(9)-4), int32(rng.IntN(5))
+		}
+		if HasNegZeroOrNaN(xs) {
+			t.Fatal("HasNegZeroOrNaN: true without a -0 or NaN")
+		}
+		few := make([]float64, n)
+		for i := range few {
+			few[i] = []float64{0, 1, 2, 8}[rng.IntN(4)]
+		}
+		coded := NewCoded(few)
+		withNeg := slices.Clone(few)
+		if n > 0 {
+			withNeg[rng.IntN(n)] = negZero
+		}
+		codedNeg := NewCoded(withNeg)
+		if !HasNegZeroOrNaN(withNeg) && n > 0 {
+			t.Fatal("HasNegZeroOrNaN: false with a -0")
+		}
+		words := make([]uint64, (n+63)/64)
+		for q := range words {
+			words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
+			if rest := n - q*64; rest < 64 {
+				words[q] &= 1<<rest - 1
+			}
+		}
+		nb := (n + Block - 1) / Block
+		for _, col := range []Col{PlainFloats(xs), Ints(ints), IntHeadroom(ints, used), Static(&coded),
+			Headroom(&coded, used), Static(&codedNeg), Headroom(&codedNeg, used)} {
+			lo, hi := make([]float64, nb), make([]float64, nb)
+			MinMaxMasked(col, words, lo, hi)
+			for q := range lo {
+				l, h := math.Inf(1), math.Inf(-1)
+				for i := q * Block; i < min((q+1)*Block, n); i++ {
+					if words[i/64]&(1<<(i%64)) != 0 {
+						l, h = min(l, col.At(i)), max(h, col.At(i))
+					}
+				}
+				if !same(lo[q], l) || !same(hi[q], h) {
+					t.Fatalf("n=%d kind %d block %d: MinMaxMasked (%v, %v), want (%v, %v)", n, col.kind, q, lo[q], hi[q], l, h)
+				}
+			}
+		}
+	}
+}
