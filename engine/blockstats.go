@@ -116,7 +116,14 @@ func (rk *denseRanker) restat(q, only int, skipLazy bool) (inexact int32) {
 					break
 				}
 			}
-			kernels.MinMaxMasked(rk.col(k, w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			if w == wMetrics && !rk.noMetricsKept {
+				kept := rk.metrics.extremes(q, &clean, words, rk.col(k, w).Slice(off, off+m), rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+				if h := rk.hooks; kept && h != nil && h.onMetricsKept != nil {
+					h.onMetricsKept()
+				}
+			} else {
+				kernels.MinMaxMasked(rk.col(k, w).Slice(off, off+m), words, rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
+			}
 			lo, hi = rk.bLo[a][q], rk.bHi[a][q]
 		}
 		for i, id := range exIDs {

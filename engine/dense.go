@@ -147,13 +147,15 @@ type denseRanker struct {
 	scaledOK bool // scaled weights may be used (rankOptions.scaled)
 	noCache  bool // rankOptions.noScoreCache
 	noModels bool // rankOptions.noModelSeeds
-	eps      float64
-	cols     []int
-	scale    []float64
-	terms    []int
-	tlo      []float64
-	inv      []float64
-	tbase    []float64
+	// noMetricsKept: rankOptions.noMetricsKept
+	noMetricsKept bool
+	eps           float64
+	cols          []int
+	scale         []float64
+	terms         []int
+	tlo           []float64
+	inv           []float64
+	tbase         []float64
 }
 
 // wordsPerBlock is the number of candidate words of a block.
@@ -167,7 +169,8 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
 	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
-		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache, noModels: o.noModelSeeds}
+		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache, noModels: o.noModelSeeds,
+		noMetricsKept: o.noMetricsKept}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()
 	}

@@ -56,6 +56,11 @@ type Ranking struct {
 	// models their candidates hold (modelbounds.go).
 	NoModelSeeds bool
 	ModelSeeds   *int
+	// NoMetricsKept runs MetricsWeigher's block kernel every time
+	// (metricsCol.kept); MetricsKept, when set, counts the blocks whose
+	// extremes were read from the lineage's column instead.
+	NoMetricsKept bool
+	MetricsKept   *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -67,7 +72,8 @@ type Ranking struct {
 
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
-	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, noModelSeeds: r.NoModelSeeds}
+	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, noModelSeeds: r.NoModelSeeds,
+		noMetricsKept: r.NoMetricsKept}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
@@ -75,7 +81,7 @@ func (r Ranking) options() rankOptions {
 		}
 	}
 	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.DerivedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
-		r.Refines == nil && r.ModelSeeds == nil {
+		r.Refines == nil && r.ModelSeeds == nil && r.MetricsKept == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -116,6 +122,14 @@ func (r Ranking) options() rankOptions {
 	if n := r.ModelSeeds; n != nil {
 		var mu sync.Mutex // the shards' seeds run in parallel
 		h.onModelSeed = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			*n++
+		}
+	}
+	if n := r.MetricsKept; n != nil {
+		var mu sync.Mutex // the shards' statistics run in parallel
+		h.onMetricsKept = func() {
 			mu.Lock()
 			defer mu.Unlock()
 			*n++

@@ -3,6 +3,7 @@ package engine
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/placer/placer/bitmap"
@@ -61,7 +62,8 @@ func shareLineage(info, prev *hostInfo) {
 // Invariants: raw[id] is host id's raw value (batch.metricsValue), 0
 // where Nova raises for it; missing holds exactly the hosts for which it
 // raises (metrics_required and a weighed metric not reported); sums[q]
-// summarises raw over block q as blockStats does.
+// summarises raw over block q as blockStats does; a kept[q] that is set
+// holds raw's extremes over the hosts of block q in its words.
 type metricsCol struct {
 	n          int // the number of hosts it was built for
 	raw        []float64
@@ -69,6 +71,34 @@ type metricsCol struct {
 	missing    *bitmap.Set
 	anyMissing bool
 	sums       []blockSummary
+	// kept is, per block, the last extremes the kernel found over some
+	// of its hosts (restat): the column never changes, so a batch whose
+	// candidates in the block are those reads them rather than running
+	// the kernel again. Records are never modified once stored.
+	kept []atomic.Pointer[blockExtremes]
+}
+
+// blockExtremes are a block's smallest and largest values over the hosts
+// in words.
+type blockExtremes struct {
+	words  [wordsPerBlock]uint64
+	lo, hi float64
+}
+
+// extremes sets lo[0] and hi[0] to raw's smallest and largest values
+// over the hosts of block q in words (the block's clean candidate words,
+// zero past its hosts; the kernel reads words[:len(in)], in being those
+// words as a slice), from kept when they are the last asked for, else
+// with the kernel over col (the block's column), and keeps them. It
+// reports whether they were kept.
+func (m *metricsCol) extremes(q int, words *[wordsPerBlock]uint64, in []uint64, col kernels.Col, lo, hi []float64) (kept bool) {
+	if e := m.kept[q].Load(); e != nil && e.words == *words {
+		lo[0], hi[0] = e.lo, e.hi
+		return true
+	}
+	kernels.MinMaxMasked(col, in, lo, hi)
+	m.kept[q].Store(&blockExtremes{words: *words, lo: lo[0], hi: hi[0]})
+	return false
 }
 
 // metricsCol returns the snapshot's MetricsWeigher column, built once per
@@ -91,7 +121,7 @@ func buildMetricsCol(s *Snapshot) *metricsCol {
 	m := &metricsCol{
 		n:   s.n,
 		raw: make([]float64, s.n), missing: bitmap.NewSet(s.n),
-		sums: make([]blockSummary, nb),
+		sums: make([]blockSummary, nb), kept: make([]atomic.Pointer[blockExtremes], nb),
 	}
 	for id := range uint32(s.n) {
 		x, miss := s.metricsRaw(id)

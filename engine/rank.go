@@ -58,6 +58,9 @@ type rankOptions struct {
 	// noModelSeeds seeds the lazy bounds from the block summaries alone,
 	// not by hypervisor model (modelbounds.go).
 	noModelSeeds bool
+	// noMetricsKept runs MetricsWeigher's block kernel every time, not
+	// reading the extremes its lineage kept (metricsCol.kept).
+	noMetricsKept bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -91,6 +94,10 @@ type rankHooks struct {
 	// candidates hold, fewer than the block's (modelbounds.go); from the
 	// shards' goroutines, in parallel.
 	onModelSeed func()
+	// onMetricsKept is called when restat reads a block's MetricsWeigher
+	// extremes from its lineage's column (metricsCol.kept), not the
+	// kernel's; from the shards' goroutines.
+	onMetricsKept func()
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight
