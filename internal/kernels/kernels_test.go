@@ -341,6 +341,19 @@ func testNotBelowMatchesPortable(t *testing.T) {
 	}
 }
 
+// someWords returns the words of a set over n hosts, each word full,
+// random or empty.
+func someWords(rng *rand.Rand, n int) []uint64 {
+	words := make([]uint64, (n+63)/64)
+	for q := range words {
+		words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
+		if rest := n - q*64; rest < 64 {
+			words[q] &= 1<<rest - 1
+		}
+	}
+	return words
+}
+
 // TestSignedZeros checks the min and max kernels where the extremes are
 // zeros of both signs, which random data rarely makes: Go's min and max
 // take -0 below +0, where VMINPD and VMAXPD return their second operand.
@@ -370,13 +383,7 @@ func testSignedZeros(t *testing.T) {
 			if lo, hi := MinMax(xs); !same(lo, wantLo) || !same(hi, wantHi) {
 				t.Fatalf("n=%d rep=%d: MinMax (%v, %v), want (%v, %v)", n, rep, lo, hi, wantLo, wantHi)
 			}
-			words := make([]uint64, (n+63)/64)
-			for q := range words {
-				words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
-				if rest := n - q*64; rest < 64 {
-					words[q] &= 1<<rest - 1
-				}
-			}
+			words := someWords(rng, n)
 			nb := (n + Block - 1) / Block
 			static := NewCoded(xs)
 			for _, col := range []Col{Floats(xs), Static(&static)} {
@@ -473,13 +480,7 @@ func testPlainExtremes(t *testing.T) {
 		if !HasNegZeroOrNaN(withNeg) && n > 0 {
 			t.Fatal("HasNegZeroOrNaN: false with a -0")
 		}
-		words := make([]uint64, (n+63)/64)
-		for q := range words {
-			words[q] = []uint64{^uint64(0), rng.Uint64(), 0}[rng.IntN(3)]
-			if rest := n - q*64; rest < 64 {
-				words[q] &= 1<<rest - 1
-			}
-		}
+		words := someWords(rng, n)
 		nb := (n + Block - 1) / Block
 		for _, col := range []Col{PlainFloats(xs), Ints(ints), IntHeadroom(ints, used), Static(&coded),
 			Headroom(&coded, used), Static(&codedNeg), Headroom(&codedNeg, used)} {
