@@ -3,7 +3,6 @@
 package kernels
 
 import (
-	"math"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -387,15 +386,7 @@ func plainExact(c *Col) bool {
 	case colInts, colIntHeadroom:
 		return true
 	case colStatic, colHeadroom:
-		if c.l.full != nil {
-			return false
-		}
-		for _, v := range c.l.tab {
-			if v != v || v == 0 && math.Signbit(v) {
-				return false
-			}
-		}
-		return true
+		return c.l.full == nil && !HasNegZeroOrNaN(c.l.tab[:])
 	}
 	return false
 }
@@ -407,14 +398,10 @@ func maxMaskedAsm(z bool, xs []float64, words []uint64, hi []float64) {
 		if z {
 			maxMaskedAVX512(xs[:full*Block], words[:full*wpb], hi[:full])
 		} else {
-			// VMAXPD alone, then Go's max where the sign of a zero (or a
-			// NaN) may have been lost: a block whose largest is one.
+			// VMAXPD alone, then Go's max where it may have lost the
+			// sign of a zero.
 			maxMaskedPlainAVX2(xs[:full*Block], words[:full*wpb], hi[:full])
-			for q, x := range hi[:full] {
-				if x == 0 || x != x {
-					maxMaskedGo(xs[q*Block:(q+1)*Block], words[q*wpb:(q+1)*wpb], hi[q:q+1])
-				}
-			}
+			redoZeroBlocks(xs[:full*Block], words[:full*wpb], hi[:full])
 		}
 	}
 	if full < len(hi) {

@@ -46,8 +46,7 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 	rr := raw.reader()
 	codes := mult.codes[:(len(score)+7)/8]
 	tlo, thi, shifts := tables(mult)
-	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
+	vlo, d := archsimd.BroadcastFloat64x8(lo), newDivider8(&raw, lo, span, len(score))
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := tlo.ConcatPermute(thi, archsimd.BroadcastUint64x8(uint64(codes[i>>3])).ShiftRight(shifts))
@@ -56,8 +55,8 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
 		// No MulAdd: Nova rounds the product and the sum separately
-		// (quotient8's FMAs compute the quotient exactly).
-		s.Add(m.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
+		// (divider8's FMAs compute the quotient exactly).
+		s.Add(m.Mul(d.div(r.Sub(vlo)))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {

@@ -17,10 +17,8 @@ type colReader struct {
 // reader returns c's reader (a copy of c: the caller's Col stays a value
 // the compiler keeps in registers).
 func (c Col) reader() colReader {
-	r := colReader{c: c, min: archsimd.BroadcastInt32x8(c.min)}
-	if c.kind >= colStatic && c.l.tab != nil {
-		r.lo, r.hi, r.shifts = tables(c.l)
-	}
+	var r colReader
+	r.init(&c)
 	return r
 }
 

@@ -99,6 +99,19 @@ func maxMaskedGo(xs []float64, words []uint64, hi []float64) {
 	}
 }
 
+// redoZeroBlocks takes again with Go's max each block of hi whose
+// largest is a zero (or a NaN): the blocks where a kernel taking VMAXPD
+// alone, which returns its second operand for two zeros, may have lost
+// Go's order of -0 below +0.
+func redoZeroBlocks(xs []float64, words []uint64, hi []float64) {
+	const wpb = Block / 64
+	for q, x := range hi {
+		if x == 0 || x != x {
+			maxMaskedGo(xs[q*Block:min((q+1)*Block, len(xs))], words[q*wpb:min((q+1)*wpb, len(words))], hi[q:q+1])
+		}
+	}
+}
+
 func weighScaledGo(score []float64, raw []Col, scale []float64) {
 	if len(raw) == 0 {
 		clear(score)

@@ -37,16 +37,33 @@ func fmax(a, b archsimd.Float64x8) archsimd.Float64x8 {
 // keeps no vector value in a register across it.
 func leaveAVX() { archsimd.ClearAVXUpperBits() }
 
-// quotient8 returns t/span for each lane: divided, or where q (the
-// caller's QuotientExact) without a division, as the assembly's Q kernels
-// do (quotient.go): q0 = t*inv, r = fma(-q0, span, t), fma(r, inv, q0),
-// with nspan = -span and inv = 1/span.
-func quotient8(t, span, nspan, inv archsimd.Float64x8, q bool) archsimd.Float64x8 {
-	if !q {
-		return t.Div(span)
+// divider8 divides eight lanes at a time by an accumulation's span:
+// with VDIVPD, or where QuotientExact holds (exact) without a division,
+// as the assembly's Q kernels do (quotient.go): q0 = t*inv,
+// r = fma(-q0, span, t), fma(r, inv, q0).
+type divider8 struct {
+	span, nspan, inv archsimd.Float64x8 // span, -span, 1/span
+	exact            bool
+}
+
+// newDivider8 returns the divider of an accumulation of n elements of raw
+// under lo and span.
+func newDivider8(raw *Col, lo, span float64, n int) divider8 {
+	return divider8{
+		span:  archsimd.BroadcastFloat64x8(span),
+		nspan: archsimd.BroadcastFloat64x8(-span),
+		inv:   archsimd.BroadcastFloat64x8(1 / span),
+		exact: n >= 8 && !quotientOff && QuotientExact(raw, lo, span),
 	}
-	q0 := t.Mul(inv)
-	return q0.MulAdd(nspan, t).MulAdd(inv, q0)
+}
+
+// div returns t/span, lane by lane.
+func (d divider8) div(t archsimd.Float64x8) archsimd.Float64x8 {
+	if !d.exact {
+		return t.Div(d.span)
+	}
+	q0 := t.Mul(d.inv)
+	return q0.MulAdd(d.nspan, t).MulAdd(d.inv, q0)
 }
 
 func minMaxSimd(xs []float64) (lo, hi float64) {
@@ -83,15 +100,14 @@ func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64, set boo
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	vm := archsimd.BroadcastFloat64x8(m)
-	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
+	vlo, d := archsimd.BroadcastFloat64x8(lo), newDivider8(&raw, lo, span, len(score))
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		s := zero
 		if !set {
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
-		s.Add(vm.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
+		s.Add(vm.Mul(d.div(r.Sub(vlo)))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {
@@ -129,8 +145,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 	raw = raw.Slice(0, len(score))
 	rr := raw.reader()
 	mult = mult[:len(score)]
-	vlo, vspan := archsimd.BroadcastFloat64x8(lo), archsimd.BroadcastFloat64x8(span)
-	vnspan, vinv, q := archsimd.BroadcastFloat64x8(-span), archsimd.BroadcastFloat64x8(1/span), len(score) >= 8 && !quotientOff && QuotientExact(&raw, lo, span)
+	vlo, d := archsimd.BroadcastFloat64x8(lo), newDivider8(&raw, lo, span, len(score))
 	var zero archsimd.Float64x8 // 0 + t: set
 	step := func(i int, r archsimd.Float64x8) {
 		m := archsimd.LoadFloat64x8Slice(mult[i:])
@@ -139,7 +154,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 			s = archsimd.LoadFloat64x8Slice(score[i:])
 		}
 		// No MulAdd: Nova rounds the product and the sum separately.
-		s.Add(m.Mul(quotient8(r.Sub(vlo), vspan, vnspan, vinv, q))).StoreSlice(score[i:])
+		s.Add(m.Mul(d.div(r.Sub(vlo)))).StoreSlice(score[i:])
 	}
 	n := len(score) &^ 7
 	switch raw.kind {
@@ -305,8 +320,7 @@ func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 	full := len(xs) / Block
 	for q := 0; q < full; q++ {
 		// As minMaxMaskedSimd: two accumulators, no branch per vector;
-		// but VMAXPD alone, which may take -0 for +0: a block whose
-		// maximum is a zero is taken again with Go's max.
+		// but VMAXPD alone, which may take -0 for +0 (redoZeroBlocks).
 		vhi, vhi2 := ninf, ninf
 		for k := q * wpb; k < (q+1)*wpb; k++ {
 			w := words[k]
@@ -332,11 +346,10 @@ func maxMaskedSimd(xs []float64, words []uint64, hi []float64) {
 		var h [8]float64
 		vhi.Store(&h)
 		leaveAVX()
-		if hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]); hi[q] == 0 {
-			maxMaskedGo(xs[q*Block:(q+1)*Block], words[q*wpb:(q+1)*wpb], hi[q:q+1])
-		}
+		hi[q] = max(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
 	leaveAVX()
+	redoZeroBlocks(xs[:full*Block], words[:full*wpb], hi[:full])
 	if full < len(hi) {
 		maxMaskedGo(xs[full*Block:], words[full*wpb:], hi[full:])
 	}
