@@ -143,12 +143,11 @@ type denseRanker struct {
 	// (weighers with a base multiplier of 0 have none); terms, tlo and inv
 	// the weighers, their lo and 1/(hi-lo), for the hosts whose multiplier
 	// differs from the base.
-	scaled   bool
-	scaledOK bool // scaled weights may be used (rankOptions.scaled)
-	noCache  bool // rankOptions.noScoreCache
-	noModels bool // rankOptions.noModelSeeds
-	// noMetricsKept: rankOptions.noMetricsKept
-	noMetricsKept bool
+	scaled        bool
+	scaledOK      bool // scaled weights may be used (rankOptions.scaled)
+	noCache       bool // rankOptions.noScoreCache
+	noModels      bool // rankOptions.noModelSeeds
+	noMetricsKept bool // rankOptions.noMetricsKept
 	eps           float64
 	cols          []int
 	scale         []float64

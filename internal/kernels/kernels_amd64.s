@@ -8062,224 +8062,6 @@ done_262:
 	VZEROUPPER
 	RET
 
-// func maxMaskedAVX2(xs []float64, words []uint64, hi []float64)
-// Requires: AVX, AVX2
-TEXT ·maxMaskedAVX2(SB), NOSPLIT, $0-72
-	MOVQ         xs_base+0(FP), AX
-	MOVQ         words_base+24(FP), CX
-	MOVQ         hi_len+56(FP), DX
-	MOVQ         hi_base+48(FP), BX
-	VBROADCASTSD posinf<>+0(SB), Y0
-	VBROADCASTSD neginf<>+0(SB), Y0
-	XORQ         SI, SI
-	XORQ         DI, DI
-	XORQ         R8, R8
-	PCALIGN      $0x40
-
-block_299:
-	VMOVAPD Y0, Y1
-	VMOVAPD Y0, Y2
-	PCALIGN $0x40
-
-word_300:
-	MOVQ    (CX)(DI*8), R10
-	TESTQ   R10, R10
-	JZ      next_301
-	MOVQ    R8, R9
-	SHRQ    $0x03, R9
-	CMPQ    R10, $-1
-	JNE     masked_302
-	VMOVUPD (AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 32(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 64(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 96(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 128(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 160(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 192(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 224(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 256(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 288(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 320(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 352(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 384(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 416(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	VMOVUPD 448(AX)(R8*8), Y3
-	VMAXPD  Y3, Y1, Y4
-	VMAXPD  Y1, Y3, Y1
-	VANDPD  Y4, Y1, Y1
-	VMOVUPD 480(AX)(R8*8), Y3
-	VMAXPD  Y3, Y2, Y4
-	VMAXPD  Y2, Y3, Y2
-	VANDPD  Y4, Y2, Y2
-	JMP     wdone_303
-
-masked_302:
-	VMOVQ        R10, X3
-	VPBROADCASTQ X3, Y3
-	VMOVUPD      (AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+0(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      32(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+32(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      64(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+64(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      96(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+96(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      128(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+128(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      160(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+160(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      192(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+192(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      224(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+224(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      256(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+256(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      288(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+288(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      320(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+320(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      352(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+352(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      384(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+384(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      416(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+416(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y2, Y5
-	VMAXPD       Y2, Y4, Y2
-	VANDPD       Y5, Y2, Y2
-	VMOVUPD      448(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+448(SB), Y3, Y5
-	VBLENDVPD    Y5, Y4, Y0, Y4
-	VMAXPD       Y4, Y1, Y5
-	VMAXPD       Y1, Y4, Y1
-	VANDPD       Y5, Y1, Y1
-	VMOVUPD      480(AX)(R8*8), Y4
-	VPSLLVQ      maskshifts<>+480(SB), Y3, Y3
-	VBLENDVPD    Y3, Y4, Y0, Y3
-	VMAXPD       Y3, Y2, Y4
-	VMAXPD       Y2, Y3, Y2
-	VANDPD       Y4, Y2, Y2
-
-wdone_303:
-next_301:
-	INCQ         DI
-	ADDQ         $0x40, R8
-	TESTQ        $0x00000007, DI
-	JNZ          word_300
-	VMAXPD       Y2, Y1, Y3
-	VMAXPD       Y1, Y2, Y1
-	VANDPD       Y3, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X2
-	VMOVAPD      X1, X1
-	VMAXPD       X2, X1, X3
-	VMAXPD       X1, X2, X1
-	VANDPD       X3, X1, X1
-	VPERMILPD    $0x01, X1, X2
-	VMAXPD       X2, X1, X3
-	VMAXPD       X1, X2, X1
-	VANDPD       X3, X1, X1
-	VMOVSD       X1, (BX)(SI*8)
-	INCQ         SI
-	CMPQ         SI, DX
-	JB           block_299
-	VZEROUPPER
-	RET
-
 // func minMaxMaskedPlainAVX2(c colArg, words []uint64, lo []float64, hi []float64)
 // Requires: AVX, AVX2
 TEXT ·minMaxMaskedPlainAVX2(SB), NOSPLIT, $0-136
@@ -8291,41 +8073,41 @@ TEXT ·minMaxMaskedPlainAVX2(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Y1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_305
+	JEQ          floats_300
 	CMPQ         SI, $0x01
-	JEQ          ints_306
+	JEQ          ints_301
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_307
+	JEQ          intheadroom_302
 	CMPQ         SI, $0x03
-	JEQ          static_308
+	JEQ          static_303
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_309
+	JEQ          headroomfull_304
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_310
-	JMP          done_304
+	JEQ          headroomcoded_305
+	JMP          done_299
 
-floats_305:
+floats_300:
 	MOVQ    c_f+8(FP), SI
 	XORQ    DI, DI
 	XORQ    R8, R8
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-block_311:
+block_306:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	PCALIGN $0x40
 
-word_312:
+word_307:
 	MOVQ    (AX)(R8*8), R11
 	TESTQ   R11, R11
-	JZ      next_313
+	JZ      next_308
 	MOVQ    R9, R10
 	SHRQ    $0x03, R10
 	CMPQ    R11, $-1
-	JNE     masked_314
+	JNE     masked_309
 	VMOVUPD (SI)(R9*8), Y6
 	VMINPD  Y6, Y2, Y2
 	VMAXPD  Y6, Y4, Y4
@@ -8374,9 +8156,9 @@ word_312:
 	VMOVUPD 480(SI)(R9*8), Y6
 	VMINPD  Y6, Y3, Y3
 	VMAXPD  Y6, Y5, Y5
-	JMP     wdone_315
+	JMP     wdone_310
 
-masked_314:
+masked_309:
 	VMOVQ        R11, X6
 	VPBROADCASTQ X6, Y6
 	VMOVUPD      (SI)(R9*8), Y7
@@ -8476,12 +8258,12 @@ masked_314:
 	VBLENDVPD    Y6, Y7, Y1, Y6
 	VMAXPD       Y6, Y5, Y5
 
-wdone_315:
-next_313:
+wdone_310:
+next_308:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_312
+	JNZ          word_307
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -8510,10 +8292,10 @@ next_313:
 	VMOVSD       X3, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_311
-	JMP          done_304
+	JB           block_306
+	JMP          done_299
 
-ints_306:
+ints_301:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -8523,21 +8305,21 @@ ints_306:
 	XORQ         R9, R9
 	PCALIGN      $0x40
 
-block_316:
+block_311:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 	PCALIGN $0x40
 
-word_317:
+word_312:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_318
+	JZ        next_313
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	CMPQ      R11, $-1
-	JNE       masked_319
+	JNE       masked_314
 	VPMAXSD   (SI)(R9*4), X2, X7
 	VCVTDQ2PD X7, Y7
 	VMINPD    Y7, Y3, Y3
@@ -8602,9 +8384,9 @@ word_317:
 	VCVTDQ2PD X7, Y7
 	VMINPD    Y7, Y4, Y4
 	VMAXPD    Y7, Y6, Y6
-	JMP       wdone_320
+	JMP       wdone_315
 
-masked_319:
+masked_314:
 	VMOVQ        R11, X7
 	VPBROADCASTQ X7, Y7
 	VPMAXSD      (SI)(R9*4), X2, X8
@@ -8720,12 +8502,12 @@ masked_319:
 	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y6, Y6
 
-wdone_320:
-next_318:
+wdone_315:
+next_313:
 	INCQ         R8
 	ADDQ         $0x40, R9
 	TESTQ        $0x00000007, R8
-	JNZ          word_317
+	JNZ          word_312
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -8754,10 +8536,10 @@ next_318:
 	VMOVSD       X4, (BX)(DI*8)
 	INCQ         DI
 	CMPQ         DI, CX
-	JB           block_316
-	JMP          done_304
+	JB           block_311
+	JMP          done_299
 
-intheadroom_307:
+intheadroom_302:
 	MOVQ    c_i+16(FP), SI
 	MOVQ    c_j+24(FP), DI
 	VXORPD  Y2, Y2, Y2
@@ -8766,21 +8548,21 @@ intheadroom_307:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_321:
+block_316:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 	PCALIGN $0x40
 
-word_322:
+word_317:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_323
+	JZ        next_318
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_324
+	JNE       masked_319
 	VCVTDQ2PD (DI)(R10*4), Y7
 	VCVTDQ2PD (SI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -8877,9 +8659,9 @@ word_322:
 	VMAXPD    Y2, Y7, Y7
 	VMINPD    Y7, Y4, Y4
 	VMAXPD    Y7, Y6, Y6
-	JMP       wdone_325
+	JMP       wdone_320
 
-masked_324:
+masked_319:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VCVTDQ2PD    (DI)(R10*4), Y8
@@ -9027,12 +8809,12 @@ masked_324:
 	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y6, Y6
 
-wdone_325:
-next_323:
+wdone_320:
+next_318:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_322
+	JNZ          word_317
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -9061,10 +8843,10 @@ next_323:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_321
-	JMP          done_304
+	JB           block_316
+	JMP          done_299
 
-static_308:
+static_303:
 	MOVQ    c_codes+32(FP), SI
 	MOVQ    c_split+48(FP), DI
 	XORQ    R8, R8
@@ -9072,21 +8854,21 @@ static_308:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_326:
+block_321:
 	VMOVAPD Y0, Y2
 	VMOVAPD Y1, Y4
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	PCALIGN $0x40
 
-word_327:
+word_322:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_328
+	JZ           next_323
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	CMPQ         R12, $-1
-	JNE          masked_329
+	JNE          masked_324
 	VPBROADCASTD (SI)(R11*4), Y6
 	VPSRLVD      splitshifts<>+0(SB), Y6, Y6
 	VPSLLD       $0x1c, Y6, Y7
@@ -9207,9 +8989,9 @@ word_327:
 	VMAXPD       Y6, Y4, Y4
 	VMINPD       Y7, Y3, Y3
 	VMAXPD       Y7, Y5, Y5
-	JMP          wdone_330
+	JMP          wdone_325
 
-masked_329:
+masked_324:
 	VMOVQ        R12, X6
 	VPBROADCASTQ X6, Y6
 	VPBROADCASTD (SI)(R11*4), Y7
@@ -9381,12 +9163,12 @@ masked_329:
 	VBLENDVPD    Y6, Y8, Y1, Y6
 	VMAXPD       Y6, Y5, Y5
 
-wdone_330:
-next_328:
+wdone_325:
+next_323:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_327
+	JNZ          word_322
 	VMINPD       Y3, Y2, Y6
 	VMINPD       Y2, Y3, Y2
 	VORPD        Y6, Y2, Y2
@@ -9415,10 +9197,10 @@ next_328:
 	VMOVSD       X3, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_326
-	JMP          done_304
+	JB           block_321
+	JMP          done_299
 
-headroomfull_309:
+headroomfull_304:
 	MOVQ    c_f+8(FP), SI
 	MOVQ    c_i+16(FP), DI
 	VXORPD  Y2, Y2, Y2
@@ -9427,21 +9209,21 @@ headroomfull_309:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_331:
+block_326:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 	PCALIGN $0x40
 
-word_332:
+word_327:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_333
+	JZ        next_328
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	CMPQ      R12, $-1
-	JNE       masked_334
+	JNE       masked_329
 	VMOVUPD   (SI)(R10*8), Y7
 	VCVTDQ2PD (DI)(R10*4), Y8
 	VSUBPD    Y8, Y7, Y7
@@ -9538,9 +9320,9 @@ word_332:
 	VMAXPD    Y2, Y7, Y7
 	VMINPD    Y7, Y4, Y4
 	VMAXPD    Y7, Y6, Y6
-	JMP       wdone_335
+	JMP       wdone_330
 
-masked_334:
+masked_329:
 	VMOVQ        R12, X7
 	VPBROADCASTQ X7, Y7
 	VMOVUPD      (SI)(R10*8), Y8
@@ -9688,12 +9470,12 @@ masked_334:
 	VBLENDVPD    Y7, Y8, Y1, Y7
 	VMAXPD       Y7, Y6, Y6
 
-wdone_335:
-next_333:
+wdone_330:
+next_328:
 	INCQ         R9
 	ADDQ         $0x40, R10
 	TESTQ        $0x00000007, R9
-	JNZ          word_332
+	JNZ          word_327
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -9722,10 +9504,10 @@ next_333:
 	VMOVSD       X4, (BX)(R8*8)
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           block_331
-	JMP          done_304
+	JB           block_326
+	JMP          done_299
 
-headroomcoded_310:
+headroomcoded_305:
 	MOVQ    c_i+16(FP), SI
 	MOVQ    c_codes+32(FP), DI
 	MOVQ    c_split+48(FP), R8
@@ -9735,21 +9517,21 @@ headroomcoded_310:
 	XORQ    R11, R11
 	PCALIGN $0x40
 
-block_336:
+block_331:
 	VMOVAPD Y0, Y3
 	VMOVAPD Y1, Y5
 	VMOVAPD Y0, Y4
 	VMOVAPD Y1, Y6
 	PCALIGN $0x40
 
-word_337:
+word_332:
 	MOVQ         (AX)(R10*8), R13
 	TESTQ        R13, R13
-	JZ           next_338
+	JZ           next_333
 	MOVQ         R11, R12
 	SHRQ         $0x03, R12
 	CMPQ         R13, $-1
-	JNE          masked_339
+	JNE          masked_334
 	VPBROADCASTD (DI)(R12*4), Y7
 	VPSRLVD      splitshifts<>+0(SB), Y7, Y7
 	VPSLLD       $0x1c, Y7, Y8
@@ -9918,9 +9700,9 @@ word_337:
 	VMAXPD       Y2, Y8, Y8
 	VMINPD       Y8, Y4, Y4
 	VMAXPD       Y8, Y6, Y6
-	JMP          wdone_340
+	JMP          wdone_335
 
-masked_339:
+masked_334:
 	VMOVQ        R13, X7
 	VPBROADCASTQ X7, Y7
 	VPBROADCASTD (DI)(R12*4), Y8
@@ -10140,12 +9922,12 @@ masked_339:
 	VBLENDVPD    Y7, Y9, Y1, Y7
 	VMAXPD       Y7, Y6, Y6
 
-wdone_340:
-next_338:
+wdone_335:
+next_333:
 	INCQ         R10
 	ADDQ         $0x40, R11
 	TESTQ        $0x00000007, R10
-	JNZ          word_337
+	JNZ          word_332
 	VMINPD       Y4, Y3, Y7
 	VMINPD       Y3, Y4, Y3
 	VORPD        Y7, Y3, Y3
@@ -10174,9 +9956,9 @@ next_338:
 	VMOVSD       X4, (BX)(R9*8)
 	INCQ         R9
 	CMPQ         R9, CX
-	JB           block_336
+	JB           block_331
 
-done_304:
+done_299:
 	VZEROUPPER
 	RET
 
@@ -10194,19 +9976,19 @@ TEXT ·maxMaskedPlainAVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-block_341:
+block_336:
 	VMOVAPD Y0, Y1
 	VMOVAPD Y0, Y2
 	PCALIGN $0x40
 
-word_342:
+word_337:
 	MOVQ    (CX)(DI*8), R10
 	TESTQ   R10, R10
-	JZ      next_343
+	JZ      next_338
 	MOVQ    R8, R9
 	SHRQ    $0x03, R9
 	CMPQ    R10, $-1
-	JNE     masked_344
+	JNE     masked_339
 	VMOVUPD (AX)(R8*8), Y3
 	VMAXPD  Y3, Y1, Y1
 	VMOVUPD 32(AX)(R8*8), Y3
@@ -10239,9 +10021,9 @@ word_342:
 	VMAXPD  Y3, Y1, Y1
 	VMOVUPD 480(AX)(R8*8), Y3
 	VMAXPD  Y3, Y2, Y2
-	JMP     wdone_345
+	JMP     wdone_340
 
-masked_344:
+masked_339:
 	VMOVQ        R10, X3
 	VPBROADCASTQ X3, Y3
 	VMOVUPD      (AX)(R8*8), Y4
@@ -10309,12 +10091,12 @@ masked_344:
 	VBLENDVPD    Y3, Y4, Y0, Y3
 	VMAXPD       Y3, Y2, Y2
 
-wdone_345:
-next_343:
+wdone_340:
+next_338:
 	INCQ         DI
 	ADDQ         $0x40, R8
 	TESTQ        $0x00000007, DI
-	JNZ          word_342
+	JNZ          word_337
 	VMAXPD       Y2, Y1, Y3
 	VMAXPD       Y1, Y2, Y1
 	VANDPD       Y3, Y1, Y1
@@ -10330,7 +10112,7 @@ next_343:
 	VMOVSD       X1, (BX)(SI*8)
 	INCQ         SI
 	CMPQ         SI, DX
-	JB           block_341
+	JB           block_336
 	VZEROUPPER
 	RET
 
@@ -10426,19 +10208,19 @@ TEXT ·ramPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_347
+	JZ           form_342
 	TESTQ        SI, SI
-	JZ           form_347
+	JZ           form_342
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_348:
+word_343:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_349
+	JZ        next_344
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -10828,18 +10610,18 @@ word_348:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_349:
+next_344:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_348
-	JMP  done_346
+	JB   word_343
+	JMP  done_341
 
-form_347:
+form_342:
 	TESTQ   BX, BX
-	JNZ     form_350
+	JNZ     form_345
 	TESTQ   SI, SI
-	JZ      form_350
+	JZ      form_345
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -10847,10 +10629,10 @@ form_347:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_351:
+word_346:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_352
+	JZ           next_347
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -11312,18 +11094,18 @@ word_351:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_352:
+next_347:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_351
-	JMP  done_346
+	JB   word_346
+	JMP  done_341
 
-form_350:
+form_345:
 	TESTQ   BX, BX
-	JZ      form_353
+	JZ      form_348
 	TESTQ   SI, SI
-	JNZ     form_353
+	JNZ     form_348
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -11331,10 +11113,10 @@ form_350:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_354:
+word_349:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_355
+	JZ           next_350
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -11796,18 +11578,18 @@ word_354:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_355:
+next_350:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_354
-	JMP  done_346
+	JB   word_349
+	JMP  done_341
 
-form_353:
+form_348:
 	TESTQ   BX, BX
-	JNZ     form_356
+	JNZ     form_351
 	TESTQ   SI, SI
-	JNZ     form_356
+	JNZ     form_351
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -11816,10 +11598,10 @@ form_353:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_357:
+word_352:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_358
+	JZ           next_353
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -12353,15 +12135,15 @@ word_357:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_358:
+next_353:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_357
-	JMP  done_346
+	JB   word_352
+	JMP  done_341
 
-form_356:
-done_346:
+form_351:
+done_341:
 ret:
 	VZEROUPPER
 	RET
@@ -12382,19 +12164,19 @@ TEXT ·corePassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_360
+	JZ           form_355
 	TESTQ        SI, SI
-	JZ           form_360
+	JZ           form_355
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_361:
+word_356:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_362
+	JZ        next_357
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -12737,18 +12519,18 @@ word_361:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_362:
+next_357:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_361
-	JMP  done_359
+	JB   word_356
+	JMP  done_354
 
-form_360:
+form_355:
 	TESTQ   BX, BX
-	JNZ     form_363
+	JNZ     form_358
 	TESTQ   SI, SI
-	JZ      form_363
+	JZ      form_358
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -12756,10 +12538,10 @@ form_360:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_364:
+word_359:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_365
+	JZ           next_360
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -13174,18 +12956,18 @@ word_364:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_365:
+next_360:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_364
-	JMP  done_359
+	JB   word_359
+	JMP  done_354
 
-form_363:
+form_358:
 	TESTQ   BX, BX
-	JZ      form_366
+	JZ      form_361
 	TESTQ   SI, SI
-	JNZ     form_366
+	JNZ     form_361
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -13193,10 +12975,10 @@ form_363:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_367:
+word_362:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_368
+	JZ           next_363
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -13611,18 +13393,18 @@ word_367:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_368:
+next_363:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_367
-	JMP  done_359
+	JB   word_362
+	JMP  done_354
 
-form_366:
+form_361:
 	TESTQ   BX, BX
-	JNZ     form_369
+	JNZ     form_364
 	TESTQ   SI, SI
-	JNZ     form_369
+	JNZ     form_364
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -13631,10 +13413,10 @@ form_366:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_370:
+word_365:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_371
+	JZ           next_366
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -14121,15 +13903,15 @@ word_370:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_371:
+next_366:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_370
-	JMP  done_359
+	JB   word_365
+	JMP  done_354
 
-form_369:
-done_359:
+form_364:
+done_354:
 ret:
 	VZEROUPPER
 	RET
@@ -14150,19 +13932,19 @@ TEXT ·diskPassAVX2(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_373
+	JZ           form_368
 	TESTQ        SI, SI
-	JZ           form_373
+	JZ           form_368
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_374:
+word_369:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_375
+	JZ        next_370
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -14568,18 +14350,18 @@ word_374:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_375:
+next_370:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_374
-	JMP  done_372
+	JB   word_369
+	JMP  done_367
 
-form_373:
+form_368:
 	TESTQ   BX, BX
-	JNZ     form_376
+	JNZ     form_371
 	TESTQ   SI, SI
-	JZ      form_376
+	JZ      form_371
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_full+64(FP), DI
@@ -14587,10 +14369,10 @@ form_373:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_377:
+word_372:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_378
+	JZ           next_373
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -15068,18 +14850,18 @@ word_377:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_378:
+next_373:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_377
-	JMP  done_372
+	JB   word_372
+	JMP  done_367
 
-form_376:
+form_371:
 	TESTQ   BX, BX
-	JZ      form_379
+	JZ      form_374
 	TESTQ   SI, SI
-	JNZ     form_379
+	JNZ     form_374
 	MOVQ    total_full+24(FP), BX
 	MOVQ    ratio_codes+72(FP), SI
 	MOVQ    ratio_split+88(FP), DI
@@ -15087,10 +14869,10 @@ form_376:
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-word_380:
+word_375:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_381
+	JZ           next_376
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	XORQ         R12, R12
@@ -15568,18 +15350,18 @@ word_380:
 	ANDQ         R12, R11
 	MOVQ         R11, (AX)(R8*8)
 
-next_381:
+next_376:
 	INCQ R8
 	ADDQ $0x40, R9
 	CMPQ R8, CX
-	JB   word_380
-	JMP  done_372
+	JB   word_375
+	JMP  done_367
 
-form_379:
+form_374:
 	TESTQ   BX, BX
-	JNZ     form_382
+	JNZ     form_377
 	TESTQ   SI, SI
-	JNZ     form_382
+	JNZ     form_377
 	MOVQ    total_codes+32(FP), BX
 	MOVQ    total_split+48(FP), SI
 	MOVQ    ratio_codes+72(FP), DI
@@ -15588,10 +15370,10 @@ form_379:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-word_383:
+word_378:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_384
+	JZ           next_379
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	XORQ         R13, R13
@@ -16141,15 +15923,15 @@ word_383:
 	ANDQ         R13, R12
 	MOVQ         R12, (AX)(R9*8)
 
-next_384:
+next_379:
 	INCQ R9
 	ADDQ $0x40, R10
 	CMPQ R9, CX
-	JB   word_383
-	JMP  done_372
+	JB   word_378
+	JMP  done_367
 
-form_382:
-done_372:
+form_377:
+done_367:
 ret:
 	VZEROUPPER
 	RET
@@ -16165,18 +15947,18 @@ TEXT ·belowPassAVX2(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_386
+	JNZ          form_381
 	TESTQ        SI, SI
-	JNZ          form_386
+	JNZ          form_381
 	VPBROADCASTQ limit+32(FP), Y0
 	XORQ         BX, BX
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-word_387:
+word_382:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_388
+	JZ        next_383
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -16262,25 +16044,25 @@ word_387:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_388:
+next_383:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_387
-	JMP  done_385
+	JB   word_382
+	JMP  done_380
 
-form_386:
+form_381:
 	TESTQ   BX, BX
-	JZ      form_389
+	JZ      form_384
 	MOVQ    limits_full+40(FP), BX
 	XORQ    SI, SI
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-word_390:
+word_385:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_391
+	JZ        next_386
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -16382,24 +16164,24 @@ word_390:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_391:
+next_386:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_390
-	JMP  done_385
+	JB   word_385
+	JMP  done_380
 
-form_389:
+form_384:
 	MOVQ    limits_codes+48(FP), BX
 	MOVQ    limits_split+64(FP), SI
 	XORQ    DI, DI
 	XORQ    R8, R8
 	PCALIGN $0x40
 
-word_393:
+word_388:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_394
+	JZ           next_389
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -16573,14 +16355,14 @@ word_393:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_394:
+next_389:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_393
-	JMP  done_385
+	JB   word_388
+	JMP  done_380
 
-done_385:
+done_380:
 ret:
 	VZEROUPPER
 	RET
@@ -16604,10 +16386,10 @@ TEXT ·rangePassAVX2(SB), NOSPLIT, $0-48
 	XORQ         DI, DI
 	PCALIGN      $0x40
 
-word_395:
+word_390:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_396
+	JZ        next_391
 	XORQ      R9, R9
 	VMOVDQU   (DX)(DI*4), Y2
 	VPCMPGTD  Y2, Y0, Y3
@@ -16669,11 +16451,11 @@ word_395:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_396:
+next_391:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_395
+	JB   word_390
 
 ret:
 	VZEROUPPER
@@ -16691,13 +16473,13 @@ TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
 	XORQ         DX, DX
 	PCALIGN      $0x40
 
-loop_397:
+loop_392:
 	VMOVUPD       (AX)(DX*8), Z4
 	VRANGEPD      $0x04, Z4, Z0, Z0
 	VRANGEPD      $0x05, Z4, Z1, Z1
 	ADDQ          $0x08, DX
 	CMPQ          DX, CX
-	JB            loop_397
+	JB            loop_392
 	VRANGEPD      $0x04, Z2, Z0, Z0
 	VRANGEPD      $0x05, Z3, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z0, Y2
@@ -16733,25 +16515,25 @@ TEXT ·accScalarAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_399
+	JEQ          floats_394
 	CMPQ         DX, $0x01
-	JEQ          ints_400
+	JEQ          ints_395
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_401
+	JEQ          intheadroom_396
 	CMPQ         DX, $0x03
-	JEQ          static_402
+	JEQ          static_397
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_403
+	JEQ          headroomfull_398
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_404
-	JMP          done_398
+	JEQ          headroomcoded_399
+	JMP          done_393
 
-floats_399:
+floats_394:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_405:
+loop_400:
 	VMOVUPD (DX)(BX*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VDIVPD  Z2, Z3, Z3
@@ -16760,10 +16542,10 @@ loop_405:
 	VMOVUPD Z3, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_405
-	JMP     done_398
+	JB      loop_400
+	JMP     done_393
 
-ints_400:
+ints_395:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
@@ -16771,7 +16553,7 @@ ints_400:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_406:
+loop_401:
 	VPMAXSD   (DX)(BX*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -16781,17 +16563,17 @@ loop_406:
 	VMOVUPD   Z4, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_406
-	JMP       done_398
+	JB        loop_401
+	JMP       done_393
 
-intheadroom_401:
+intheadroom_396:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_407:
+loop_402:
 	VCVTDQ2PD (BX)(SI*4), Z4
 	VCVTDQ2PD (DX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -16803,10 +16585,10 @@ loop_407:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_407
-	JMP       done_398
+	JB        loop_402
+	JMP       done_393
 
-static_402:
+static_397:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -16815,7 +16597,7 @@ static_402:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_408:
+loop_403:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z6
@@ -16828,17 +16610,17 @@ loop_408:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_408
-	JMP          done_398
+	JB           loop_403
+	JMP          done_393
 
-headroomfull_403:
+headroomfull_398:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_409:
+loop_404:
 	VMOVUPD   (DX)(SI*8), Z4
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -16850,10 +16632,10 @@ loop_409:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_409
-	JMP       done_398
+	JB        loop_404
+	JMP       done_393
 
-headroomcoded_404:
+headroomcoded_399:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -16864,7 +16646,7 @@ headroomcoded_404:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_410:
+loop_405:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -16880,9 +16662,9 @@ loop_410:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_410
+	JB           loop_405
 
-done_398:
+done_393:
 ret:
 	VZEROUPPER
 	RET
@@ -16899,26 +16681,26 @@ TEXT ·accScalarSetAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z2
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_412
+	JEQ          floats_407
 	CMPQ         DX, $0x01
-	JEQ          ints_413
+	JEQ          ints_408
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_414
+	JEQ          intheadroom_409
 	CMPQ         DX, $0x03
-	JEQ          static_415
+	JEQ          static_410
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_416
+	JEQ          headroomfull_411
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_417
-	JMP          done_411
+	JEQ          headroomcoded_412
+	JMP          done_406
 
-floats_412:
+floats_407:
 	MOVQ    c_f+32(FP), DX
 	VXORPD  Z3, Z3, Z3
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_418:
+loop_413:
 	VMOVUPD (DX)(BX*8), Z4
 	VSUBPD  Z0, Z4, Z4
 	VDIVPD  Z2, Z4, Z4
@@ -16927,10 +16709,10 @@ loop_418:
 	VMOVUPD Z4, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_418
-	JMP     done_411
+	JB      loop_413
+	JMP     done_406
 
-ints_413:
+ints_408:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X3
@@ -16939,7 +16721,7 @@ ints_413:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_419:
+loop_414:
 	VPMAXSD   (DX)(BX*4), Y3, Y5
 	VCVTDQ2PD Y5, Z5
 	VSUBPD    Z0, Z5, Z5
@@ -16949,10 +16731,10 @@ loop_419:
 	VMOVUPD   Z5, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_419
-	JMP       done_411
+	JB        loop_414
+	JMP       done_406
 
-intheadroom_414:
+intheadroom_409:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z3, Z3, Z3
@@ -16960,7 +16742,7 @@ intheadroom_414:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_420:
+loop_415:
 	VCVTDQ2PD (BX)(SI*4), Z5
 	VCVTDQ2PD (DX)(SI*4), Z6
 	VSUBPD    Z6, Z5, Z5
@@ -16972,10 +16754,10 @@ loop_420:
 	VMOVUPD   Z5, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_420
-	JMP       done_411
+	JB        loop_415
+	JMP       done_406
 
-static_415:
+static_410:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z3
@@ -16985,7 +16767,7 @@ static_415:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_421:
+loop_416:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z7
@@ -16998,10 +16780,10 @@ loop_421:
 	VMOVUPD      Z7, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_421
-	JMP          done_411
+	JB           loop_416
+	JMP          done_406
 
-headroomfull_416:
+headroomfull_411:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z3, Z3, Z3
@@ -17009,7 +16791,7 @@ headroomfull_416:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_422:
+loop_417:
 	VMOVUPD   (DX)(SI*8), Z5
 	VCVTDQ2PD (BX)(SI*4), Z6
 	VSUBPD    Z6, Z5, Z5
@@ -17021,10 +16803,10 @@ loop_422:
 	VMOVUPD   Z5, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_422
-	JMP       done_411
+	JB        loop_417
+	JMP       done_406
 
-headroomcoded_417:
+headroomcoded_412:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -17036,7 +16818,7 @@ headroomcoded_417:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_423:
+loop_418:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -17052,9 +16834,9 @@ loop_423:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_423
+	JB           loop_418
 
-done_411:
+done_406:
 ret:
 	VZEROUPPER
 	RET
@@ -17071,25 +16853,25 @@ TEXT ·accMultAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_425
+	JEQ          floats_420
 	CMPQ         BX, $0x01
-	JEQ          ints_426
+	JEQ          ints_421
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_427
+	JEQ          intheadroom_422
 	CMPQ         BX, $0x03
-	JEQ          static_428
+	JEQ          static_423
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_429
+	JEQ          headroomfull_424
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_430
-	JMP          done_424
+	JEQ          headroomcoded_425
+	JMP          done_419
 
-floats_425:
+floats_420:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_431:
+loop_426:
 	VMOVUPD (BX)(SI*8), Z2
 	VSUBPD  Z0, Z2, Z2
 	VMOVUPD (DX)(SI*8), Z3
@@ -17099,10 +16881,10 @@ loop_431:
 	VMOVUPD Z2, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_431
-	JMP     done_424
+	JB      loop_426
+	JMP     done_419
 
-ints_426:
+ints_421:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
@@ -17110,7 +16892,7 @@ ints_426:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_432:
+loop_427:
 	VPMAXSD   (BX)(SI*4), Y2, Y3
 	VCVTDQ2PD Y3, Z3
 	VSUBPD    Z0, Z3, Z3
@@ -17121,17 +16903,17 @@ loop_432:
 	VMOVUPD   Z3, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_432
-	JMP       done_424
+	JB        loop_427
+	JMP       done_419
 
-intheadroom_427:
+intheadroom_422:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z2, Z2, Z2
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_433:
+loop_428:
 	VCVTDQ2PD (SI)(DI*4), Z3
 	VCVTDQ2PD (BX)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -17144,10 +16926,10 @@ loop_433:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_433
-	JMP       done_424
+	JB        loop_428
+	JMP       done_419
 
-static_428:
+static_423:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -17156,7 +16938,7 @@ static_428:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_434:
+loop_429:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -17170,17 +16952,17 @@ loop_434:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_434
-	JMP          done_424
+	JB           loop_429
+	JMP          done_419
 
-headroomfull_429:
+headroomfull_424:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z2, Z2, Z2
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_435:
+loop_430:
 	VMOVUPD   (BX)(DI*8), Z3
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VSUBPD    Z4, Z3, Z3
@@ -17193,10 +16975,10 @@ loop_435:
 	VMOVUPD   Z3, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_435
-	JMP       done_424
+	JB        loop_430
+	JMP       done_419
 
-headroomcoded_430:
+headroomcoded_425:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17207,7 +16989,7 @@ headroomcoded_430:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_436:
+loop_431:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z6
@@ -17224,9 +17006,9 @@ loop_436:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_436
+	JB           loop_431
 
-done_424:
+done_419:
 ret:
 	VZEROUPPER
 	RET
@@ -17243,26 +17025,26 @@ TEXT ·accMultSetAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_438
+	JEQ          floats_433
 	CMPQ         BX, $0x01
-	JEQ          ints_439
+	JEQ          ints_434
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_440
+	JEQ          intheadroom_435
 	CMPQ         BX, $0x03
-	JEQ          static_441
+	JEQ          static_436
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_442
+	JEQ          headroomfull_437
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_443
-	JMP          done_437
+	JEQ          headroomcoded_438
+	JMP          done_432
 
-floats_438:
+floats_433:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z2, Z2, Z2
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_444:
+loop_439:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -17272,10 +17054,10 @@ loop_444:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_444
-	JMP     done_437
+	JB      loop_439
+	JMP     done_432
 
-ints_439:
+ints_434:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X2
@@ -17284,7 +17066,7 @@ ints_439:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_445:
+loop_440:
 	VPMAXSD   (BX)(SI*4), Y2, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -17295,10 +17077,10 @@ loop_445:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_445
-	JMP       done_437
+	JB        loop_440
+	JMP       done_432
 
-intheadroom_440:
+intheadroom_435:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z2, Z2, Z2
@@ -17306,7 +17088,7 @@ intheadroom_440:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_446:
+loop_441:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -17319,10 +17101,10 @@ loop_446:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_446
-	JMP       done_437
+	JB        loop_441
+	JMP       done_432
 
-static_441:
+static_436:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z2
@@ -17332,7 +17114,7 @@ static_441:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_447:
+loop_442:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -17346,10 +17128,10 @@ loop_447:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_447
-	JMP          done_437
+	JB           loop_442
+	JMP          done_432
 
-headroomfull_442:
+headroomfull_437:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z2, Z2, Z2
@@ -17357,7 +17139,7 @@ headroomfull_442:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_448:
+loop_443:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -17370,10 +17152,10 @@ loop_448:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_448
-	JMP       done_437
+	JB        loop_443
+	JMP       done_432
 
-headroomcoded_443:
+headroomcoded_438:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17385,7 +17167,7 @@ headroomcoded_443:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_449:
+loop_444:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -17402,9 +17184,9 @@ loop_449:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_449
+	JB           loop_444
 
-done_437:
+done_432:
 ret:
 	VZEROUPPER
 	RET
@@ -17425,25 +17207,25 @@ TEXT ·accCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_451
+	JEQ          floats_446
 	CMPQ         BX, $0x01
-	JEQ          ints_452
+	JEQ          ints_447
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_453
+	JEQ          intheadroom_448
 	CMPQ         BX, $0x03
-	JEQ          static_454
+	JEQ          static_449
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_455
+	JEQ          headroomfull_450
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_456
-	JMP          done_450
+	JEQ          headroomcoded_451
+	JMP          done_445
 
-floats_451:
+floats_446:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_457:
+loop_452:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z5
@@ -17457,10 +17239,10 @@ loop_457:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_457
-	JMP          done_450
+	JB           loop_452
+	JMP          done_445
 
-ints_452:
+ints_447:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
@@ -17468,7 +17250,7 @@ ints_452:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_458:
+loop_453:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y6
@@ -17483,17 +17265,17 @@ loop_458:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_458
-	JMP          done_450
+	JB           loop_453
+	JMP          done_445
 
-intheadroom_453:
+intheadroom_448:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z5, Z5, Z5
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_459:
+loop_454:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z6
@@ -17510,10 +17292,10 @@ loop_459:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_459
-	JMP          done_450
+	JB           loop_454
+	JMP          done_445
 
-static_454:
+static_449:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -17522,7 +17304,7 @@ static_454:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_460:
+loop_455:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -17538,17 +17320,17 @@ loop_460:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_460
-	JMP          done_450
+	JB           loop_455
+	JMP          done_445
 
-headroomfull_455:
+headroomfull_450:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z5, Z5, Z5
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_461:
+loop_456:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z6
@@ -17565,10 +17347,10 @@ loop_461:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_461
-	JMP          done_450
+	JB           loop_456
+	JMP          done_445
 
-headroomcoded_456:
+headroomcoded_451:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17579,7 +17361,7 @@ headroomcoded_456:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_462:
+loop_457:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z9
@@ -17598,9 +17380,9 @@ loop_462:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_462
+	JB           loop_457
 
-done_450:
+done_445:
 ret:
 	VZEROUPPER
 	RET
@@ -17621,26 +17403,26 @@ TEXT ·accCodedSetAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z4
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_464
+	JEQ          floats_459
 	CMPQ         BX, $0x01
-	JEQ          ints_465
+	JEQ          ints_460
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_466
+	JEQ          intheadroom_461
 	CMPQ         BX, $0x03
-	JEQ          static_467
+	JEQ          static_462
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_468
+	JEQ          headroomfull_463
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_469
-	JMP          done_463
+	JEQ          headroomcoded_464
+	JMP          done_458
 
-floats_464:
+floats_459:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z5, Z5, Z5
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_470:
+loop_465:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -17654,10 +17436,10 @@ loop_470:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_470
-	JMP          done_463
+	JB           loop_465
+	JMP          done_458
 
-ints_465:
+ints_460:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X5
@@ -17666,7 +17448,7 @@ ints_465:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_471:
+loop_466:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y5, Y7
@@ -17681,10 +17463,10 @@ loop_471:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_471
-	JMP          done_463
+	JB           loop_466
+	JMP          done_458
 
-intheadroom_466:
+intheadroom_461:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z5, Z5, Z5
@@ -17692,7 +17474,7 @@ intheadroom_466:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_472:
+loop_467:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -17709,10 +17491,10 @@ loop_472:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_472
-	JMP          done_463
+	JB           loop_467
+	JMP          done_458
 
-static_467:
+static_462:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z5
@@ -17722,7 +17504,7 @@ static_467:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_473:
+loop_468:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -17738,10 +17520,10 @@ loop_473:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_473
-	JMP          done_463
+	JB           loop_468
+	JMP          done_458
 
-headroomfull_468:
+headroomfull_463:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z5, Z5, Z5
@@ -17749,7 +17531,7 @@ headroomfull_468:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_474:
+loop_469:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -17766,10 +17548,10 @@ loop_474:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_474
-	JMP          done_463
+	JB           loop_469
+	JMP          done_458
 
-headroomcoded_469:
+headroomcoded_464:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17781,7 +17563,7 @@ headroomcoded_469:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_475:
+loop_470:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -17800,9 +17582,9 @@ loop_475:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_475
+	JB           loop_470
 
-done_463:
+done_458:
 ret:
 	VZEROUPPER
 	RET
@@ -17820,25 +17602,25 @@ TEXT ·accScaledAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_477
+	JEQ          floats_472
 	CMPQ         BX, $0x01
-	JEQ          ints_478
+	JEQ          ints_473
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_479
+	JEQ          intheadroom_474
 	CMPQ         BX, $0x03
-	JEQ          static_480
+	JEQ          static_475
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_481
+	JEQ          headroomfull_476
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_482
-	JMP          done_476
+	JEQ          headroomcoded_477
+	JMP          done_471
 
-floats_477:
+floats_472:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_483:
+loop_478:
 	VMOVUPD (BX)(SI*8), Z3
 	VSUBPD  Z0, Z3, Z3
 	VMOVUPD (DX)(SI*8), Z4
@@ -17849,10 +17631,10 @@ loop_483:
 	VMOVUPD Z3, (AX)(SI*8)
 	ADDQ    $0x08, SI
 	CMPQ    SI, CX
-	JB      loop_483
-	JMP     done_476
+	JB      loop_478
+	JMP     done_471
 
-ints_478:
+ints_473:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -17860,7 +17642,7 @@ ints_478:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_484:
+loop_479:
 	VPMAXSD   (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD Y4, Z4
 	VSUBPD    Z0, Z4, Z4
@@ -17872,17 +17654,17 @@ loop_484:
 	VMOVUPD   Z4, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_484
-	JMP       done_476
+	JB        loop_479
+	JMP       done_471
 
-intheadroom_479:
+intheadroom_474:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_485:
+loop_480:
 	VCVTDQ2PD (SI)(DI*4), Z4
 	VCVTDQ2PD (BX)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -17896,10 +17678,10 @@ loop_485:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_485
-	JMP       done_476
+	JB        loop_480
+	JMP       done_471
 
-static_480:
+static_475:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -17908,7 +17690,7 @@ static_480:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_486:
+loop_481:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -17923,17 +17705,17 @@ loop_486:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_486
-	JMP          done_476
+	JB           loop_481
+	JMP          done_471
 
-headroomfull_481:
+headroomfull_476:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_487:
+loop_482:
 	VMOVUPD   (BX)(DI*8), Z4
 	VCVTDQ2PD (SI)(DI*4), Z5
 	VSUBPD    Z5, Z4, Z4
@@ -17947,10 +17729,10 @@ loop_487:
 	VMOVUPD   Z4, (AX)(DI*8)
 	ADDQ      $0x08, DI
 	CMPQ      DI, CX
-	JB        loop_487
-	JMP       done_476
+	JB        loop_482
+	JMP       done_471
 
-headroomcoded_482:
+headroomcoded_477:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -17961,7 +17743,7 @@ headroomcoded_482:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_488:
+loop_483:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -17979,9 +17761,9 @@ loop_488:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_488
+	JB           loop_483
 
-done_476:
+done_471:
 ret:
 	VZEROUPPER
 	RET
@@ -18003,25 +17785,25 @@ TEXT ·accScaledCodedAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_490
+	JEQ          floats_485
 	CMPQ         BX, $0x01
-	JEQ          ints_491
+	JEQ          ints_486
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_492
+	JEQ          intheadroom_487
 	CMPQ         BX, $0x03
-	JEQ          static_493
+	JEQ          static_488
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_494
+	JEQ          headroomfull_489
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_495
-	JMP          done_489
+	JEQ          headroomcoded_490
+	JMP          done_484
 
-floats_490:
+floats_485:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_496:
+loop_491:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -18036,10 +17818,10 @@ loop_496:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_496
-	JMP          done_489
+	JB           loop_491
+	JMP          done_484
 
-ints_491:
+ints_486:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -18047,7 +17829,7 @@ ints_491:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_497:
+loop_492:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -18063,17 +17845,17 @@ loop_497:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_497
-	JMP          done_489
+	JB           loop_492
+	JMP          done_484
 
-intheadroom_492:
+intheadroom_487:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_498:
+loop_493:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -18091,10 +17873,10 @@ loop_498:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_498
-	JMP          done_489
+	JB           loop_493
+	JMP          done_484
 
-static_493:
+static_488:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -18103,7 +17885,7 @@ static_493:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_499:
+loop_494:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -18120,17 +17902,17 @@ loop_499:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_499
-	JMP          done_489
+	JB           loop_494
+	JMP          done_484
 
-headroomfull_494:
+headroomfull_489:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_500:
+loop_495:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -18148,10 +17930,10 @@ loop_500:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_500
-	JMP          done_489
+	JB           loop_495
+	JMP          done_484
 
-headroomcoded_495:
+headroomcoded_490:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -18162,7 +17944,7 @@ headroomcoded_495:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_501:
+loop_496:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -18182,9 +17964,9 @@ loop_501:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_501
+	JB           loop_496
 
-done_489:
+done_484:
 ret:
 	VZEROUPPER
 	RET
@@ -18202,25 +17984,25 @@ TEXT ·accScalarQAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_503
+	JEQ          floats_498
 	CMPQ         DX, $0x01
-	JEQ          ints_504
+	JEQ          ints_499
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_505
+	JEQ          intheadroom_500
 	CMPQ         DX, $0x03
-	JEQ          static_506
+	JEQ          static_501
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_507
+	JEQ          headroomfull_502
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_508
-	JMP          done_502
+	JEQ          headroomcoded_503
+	JMP          done_497
 
-floats_503:
+floats_498:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_509:
+loop_504:
 	VMOVUPD      (DX)(BX*8), Z4
 	VSUBPD       Z0, Z4, Z4
 	VMULPD       Z1, Z4, Z5
@@ -18231,10 +18013,10 @@ loop_509:
 	VMOVUPD      Z5, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_509
-	JMP          done_502
+	JB           loop_504
+	JMP          done_497
 
-ints_504:
+ints_499:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
@@ -18242,7 +18024,7 @@ ints_504:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_510:
+loop_505:
 	VPMAXSD      (DX)(BX*4), Y4, Y5
 	VCVTDQ2PD    Y5, Z5
 	VSUBPD       Z0, Z5, Z5
@@ -18254,17 +18036,17 @@ loop_510:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_510
-	JMP          done_502
+	JB           loop_505
+	JMP          done_497
 
-intheadroom_505:
+intheadroom_500:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z4, Z4, Z4
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_511:
+loop_506:
 	VCVTDQ2PD    (BX)(SI*4), Z5
 	VCVTDQ2PD    (DX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -18278,10 +18060,10 @@ loop_511:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_511
-	JMP          done_502
+	JB           loop_506
+	JMP          done_497
 
-static_506:
+static_501:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z4
@@ -18290,7 +18072,7 @@ static_506:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_512:
+loop_507:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z7
@@ -18305,17 +18087,17 @@ loop_512:
 	VMOVUPD      Z8, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_512
-	JMP          done_502
+	JB           loop_507
+	JMP          done_497
 
-headroomfull_507:
+headroomfull_502:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z4, Z4, Z4
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_513:
+loop_508:
 	VMOVUPD      (DX)(SI*8), Z5
 	VCVTDQ2PD    (BX)(SI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -18329,10 +18111,10 @@ loop_513:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_513
-	JMP          done_502
+	JB           loop_508
+	JMP          done_497
 
-headroomcoded_508:
+headroomcoded_503:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -18343,7 +18125,7 @@ headroomcoded_508:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_514:
+loop_509:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z8
@@ -18361,9 +18143,9 @@ loop_514:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_514
+	JB           loop_509
 
-done_502:
+done_497:
 ret:
 	VZEROUPPER
 	RET
@@ -18381,26 +18163,26 @@ TEXT ·accScalarQSetAVX512(SB), NOSPLIT, $0-160
 	VBROADCASTSD p_span+136(FP), Z3
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_516
+	JEQ          floats_511
 	CMPQ         DX, $0x01
-	JEQ          ints_517
+	JEQ          ints_512
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_518
+	JEQ          intheadroom_513
 	CMPQ         DX, $0x03
-	JEQ          static_519
+	JEQ          static_514
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_520
+	JEQ          headroomfull_515
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_521
-	JMP          done_515
+	JEQ          headroomcoded_516
+	JMP          done_510
 
-floats_516:
+floats_511:
 	MOVQ    c_f+32(FP), DX
 	VXORPD  Z4, Z4, Z4
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_522:
+loop_517:
 	VMOVUPD      (DX)(BX*8), Z5
 	VSUBPD       Z0, Z5, Z5
 	VMULPD       Z1, Z5, Z6
@@ -18411,10 +18193,10 @@ loop_522:
 	VMOVUPD      Z6, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_522
-	JMP          done_515
+	JB           loop_517
+	JMP          done_510
 
-ints_517:
+ints_512:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X4
@@ -18423,7 +18205,7 @@ ints_517:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_523:
+loop_518:
 	VPMAXSD      (DX)(BX*4), Y4, Y6
 	VCVTDQ2PD    Y6, Z6
 	VSUBPD       Z0, Z6, Z6
@@ -18435,10 +18217,10 @@ loop_523:
 	VMOVUPD      Z7, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_523
-	JMP          done_515
+	JB           loop_518
+	JMP          done_510
 
-intheadroom_518:
+intheadroom_513:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z4, Z4, Z4
@@ -18446,7 +18228,7 @@ intheadroom_518:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_524:
+loop_519:
 	VCVTDQ2PD    (BX)(SI*4), Z6
 	VCVTDQ2PD    (DX)(SI*4), Z7
 	VSUBPD       Z7, Z6, Z6
@@ -18460,10 +18242,10 @@ loop_524:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_524
-	JMP          done_515
+	JB           loop_519
+	JMP          done_510
 
-static_519:
+static_514:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z4
@@ -18473,7 +18255,7 @@ static_519:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_525:
+loop_520:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z8
@@ -18488,10 +18270,10 @@ loop_525:
 	VMOVUPD      Z9, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_525
-	JMP          done_515
+	JB           loop_520
+	JMP          done_510
 
-headroomfull_520:
+headroomfull_515:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z4, Z4, Z4
@@ -18499,7 +18281,7 @@ headroomfull_520:
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_526:
+loop_521:
 	VMOVUPD      (DX)(SI*8), Z6
 	VCVTDQ2PD    (BX)(SI*4), Z7
 	VSUBPD       Z7, Z6, Z6
@@ -18513,10 +18295,10 @@ loop_526:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_526
-	JMP          done_515
+	JB           loop_521
+	JMP          done_510
 
-headroomcoded_521:
+headroomcoded_516:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -18528,7 +18310,7 @@ headroomcoded_521:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_527:
+loop_522:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -18546,9 +18328,9 @@ loop_527:
 	VMOVUPD      Z10, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_527
+	JB           loop_522
 
-done_515:
+done_510:
 ret:
 	VZEROUPPER
 	RET
@@ -18566,25 +18348,25 @@ TEXT ·accMultQAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_529
+	JEQ          floats_524
 	CMPQ         BX, $0x01
-	JEQ          ints_530
+	JEQ          ints_525
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_531
+	JEQ          intheadroom_526
 	CMPQ         BX, $0x03
-	JEQ          static_532
+	JEQ          static_527
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_533
+	JEQ          headroomfull_528
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_534
-	JMP          done_528
+	JEQ          headroomcoded_529
+	JMP          done_523
 
-floats_529:
+floats_524:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_535:
+loop_530:
 	VMOVUPD      (BX)(SI*8), Z3
 	VSUBPD       Z0, Z3, Z3
 	VMOVUPD      (DX)(SI*8), Z4
@@ -18596,10 +18378,10 @@ loop_535:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_535
-	JMP          done_528
+	JB           loop_530
+	JMP          done_523
 
-ints_530:
+ints_525:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -18607,7 +18389,7 @@ ints_530:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_536:
+loop_531:
 	VPMAXSD      (BX)(SI*4), Y3, Y4
 	VCVTDQ2PD    Y4, Z4
 	VSUBPD       Z0, Z4, Z4
@@ -18620,17 +18402,17 @@ loop_536:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_536
-	JMP          done_528
+	JB           loop_531
+	JMP          done_523
 
-intheadroom_531:
+intheadroom_526:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_537:
+loop_532:
 	VCVTDQ2PD    (SI)(DI*4), Z4
 	VCVTDQ2PD    (BX)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -18645,10 +18427,10 @@ loop_537:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_537
-	JMP          done_528
+	JB           loop_532
+	JMP          done_523
 
-static_532:
+static_527:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -18657,7 +18439,7 @@ static_532:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_538:
+loop_533:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z6
@@ -18673,17 +18455,17 @@ loop_538:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_538
-	JMP          done_528
+	JB           loop_533
+	JMP          done_523
 
-headroomfull_533:
+headroomfull_528:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_539:
+loop_534:
 	VMOVUPD      (BX)(DI*8), Z4
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VSUBPD       Z5, Z4, Z4
@@ -18698,10 +18480,10 @@ loop_539:
 	VMOVUPD      Z6, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_539
-	JMP          done_528
+	JB           loop_534
+	JMP          done_523
 
-headroomcoded_534:
+headroomcoded_529:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -18712,7 +18494,7 @@ headroomcoded_534:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_540:
+loop_535:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z7
@@ -18731,9 +18513,9 @@ loop_540:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_540
+	JB           loop_535
 
-done_528:
+done_523:
 ret:
 	VZEROUPPER
 	RET
@@ -18751,26 +18533,26 @@ TEXT ·accMultQSetAVX512(SB), NOSPLIT, $0-160
 	MOVQ         p_mult+88(FP), DX
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_542
+	JEQ          floats_537
 	CMPQ         BX, $0x01
-	JEQ          ints_543
+	JEQ          ints_538
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_544
+	JEQ          intheadroom_539
 	CMPQ         BX, $0x03
-	JEQ          static_545
+	JEQ          static_540
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_546
+	JEQ          headroomfull_541
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_547
-	JMP          done_541
+	JEQ          headroomcoded_542
+	JMP          done_536
 
-floats_542:
+floats_537:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z3, Z3, Z3
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_548:
+loop_543:
 	VMOVUPD      (BX)(SI*8), Z4
 	VSUBPD       Z0, Z4, Z4
 	VMOVUPD      (DX)(SI*8), Z5
@@ -18782,10 +18564,10 @@ loop_548:
 	VMOVUPD      Z6, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_548
-	JMP          done_541
+	JB           loop_543
+	JMP          done_536
 
-ints_543:
+ints_538:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X3
@@ -18794,7 +18576,7 @@ ints_543:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_549:
+loop_544:
 	VPMAXSD      (BX)(SI*4), Y3, Y5
 	VCVTDQ2PD    Y5, Z5
 	VSUBPD       Z0, Z5, Z5
@@ -18807,10 +18589,10 @@ loop_549:
 	VMOVUPD      Z7, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_549
-	JMP          done_541
+	JB           loop_544
+	JMP          done_536
 
-intheadroom_544:
+intheadroom_539:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z3, Z3, Z3
@@ -18818,7 +18600,7 @@ intheadroom_544:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_550:
+loop_545:
 	VCVTDQ2PD    (SI)(DI*4), Z5
 	VCVTDQ2PD    (BX)(DI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -18833,10 +18615,10 @@ loop_550:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_550
-	JMP          done_541
+	JB           loop_545
+	JMP          done_536
 
-static_545:
+static_540:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z3
@@ -18846,7 +18628,7 @@ static_545:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_551:
+loop_546:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z7
@@ -18862,10 +18644,10 @@ loop_551:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_551
-	JMP          done_541
+	JB           loop_546
+	JMP          done_536
 
-headroomfull_546:
+headroomfull_541:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z3, Z3, Z3
@@ -18873,7 +18655,7 @@ headroomfull_546:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_552:
+loop_547:
 	VMOVUPD      (BX)(DI*8), Z5
 	VCVTDQ2PD    (SI)(DI*4), Z6
 	VSUBPD       Z6, Z5, Z5
@@ -18888,10 +18670,10 @@ loop_552:
 	VMOVUPD      Z7, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_552
-	JMP          done_541
+	JB           loop_547
+	JMP          done_536
 
-headroomcoded_547:
+headroomcoded_542:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -18903,7 +18685,7 @@ headroomcoded_547:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_553:
+loop_548:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z8
@@ -18922,9 +18704,9 @@ loop_553:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_553
+	JB           loop_548
 
-done_541:
+done_536:
 ret:
 	VZEROUPPER
 	RET
@@ -18946,25 +18728,25 @@ TEXT ·accCodedQAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_555
+	JEQ          floats_550
 	CMPQ         BX, $0x01
-	JEQ          ints_556
+	JEQ          ints_551
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_557
+	JEQ          intheadroom_552
 	CMPQ         BX, $0x03
-	JEQ          static_558
+	JEQ          static_553
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_559
+	JEQ          headroomfull_554
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_560
-	JMP          done_554
+	JEQ          headroomcoded_555
+	JMP          done_549
 
-floats_555:
+floats_550:
 	MOVQ    c_f+32(FP), BX
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_561:
+loop_556:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z6
@@ -18980,10 +18762,10 @@ loop_561:
 	VMOVUPD      Z8, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_561
-	JMP          done_554
+	JB           loop_556
+	JMP          done_549
 
-ints_556:
+ints_551:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -18991,7 +18773,7 @@ ints_556:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_562:
+loop_557:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y7
@@ -19008,17 +18790,17 @@ loop_562:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_562
-	JMP          done_554
+	JB           loop_557
+	JMP          done_549
 
-intheadroom_557:
+intheadroom_552:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_563:
+loop_558:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z7
@@ -19037,10 +18819,10 @@ loop_563:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_563
-	JMP          done_554
+	JB           loop_558
+	JMP          done_549
 
-static_558:
+static_553:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -19049,7 +18831,7 @@ static_558:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_564:
+loop_559:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z9
@@ -19067,17 +18849,17 @@ loop_564:
 	VMOVUPD      Z11, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_564
-	JMP          done_554
+	JB           loop_559
+	JMP          done_549
 
-headroomfull_559:
+headroomfull_554:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_565:
+loop_560:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z7
@@ -19096,10 +18878,10 @@ loop_565:
 	VMOVUPD      Z9, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_565
-	JMP          done_554
+	JB           loop_560
+	JMP          done_549
 
-headroomcoded_560:
+headroomcoded_555:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -19110,7 +18892,7 @@ headroomcoded_560:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_566:
+loop_561:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z10
@@ -19131,9 +18913,9 @@ loop_566:
 	VMOVUPD      Z12, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_566
+	JB           loop_561
 
-done_554:
+done_549:
 ret:
 	VZEROUPPER
 	RET
@@ -19155,26 +18937,26 @@ TEXT ·accCodedQSetAVX512(SB), NOSPLIT, $0-160
 	VMOVDQU64    codeshifts<>+0(SB), Z5
 	MOVQ         c_kind+24(FP), BX
 	CMPQ         BX, $0x00
-	JEQ          floats_568
+	JEQ          floats_563
 	CMPQ         BX, $0x01
-	JEQ          ints_569
+	JEQ          ints_564
 	CMPQ         BX, $0x02
-	JEQ          intheadroom_570
+	JEQ          intheadroom_565
 	CMPQ         BX, $0x03
-	JEQ          static_571
+	JEQ          static_566
 	CMPQ         BX, $0x04
-	JEQ          headroomfull_572
+	JEQ          headroomfull_567
 	CMPQ         BX, $0x05
-	JEQ          headroomcoded_573
-	JMP          done_567
+	JEQ          headroomcoded_568
+	JMP          done_562
 
-floats_568:
+floats_563:
 	MOVQ    c_f+32(FP), BX
 	VXORPD  Z6, Z6, Z6
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_574:
+loop_569:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VMOVUPD      (BX)(SI*8), Z7
@@ -19190,10 +18972,10 @@ loop_574:
 	VMOVUPD      Z9, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_574
-	JMP          done_567
+	JB           loop_569
+	JMP          done_562
 
-ints_569:
+ints_564:
 	MOVQ         c_i+40(FP), BX
 	MOVL         c_min+80(FP), SI
 	VMOVD        SI, X6
@@ -19202,7 +18984,7 @@ ints_569:
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-loop_575:
+loop_570:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPMAXSD      (BX)(SI*4), Y6, Y8
@@ -19219,10 +19001,10 @@ loop_575:
 	VMOVUPD      Z10, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_575
-	JMP          done_567
+	JB           loop_570
+	JMP          done_562
 
-intheadroom_570:
+intheadroom_565:
 	MOVQ    c_i+40(FP), BX
 	MOVQ    c_j+48(FP), SI
 	VXORPD  Z6, Z6, Z6
@@ -19230,7 +19012,7 @@ intheadroom_570:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_576:
+loop_571:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VCVTDQ2PD    (SI)(DI*4), Z8
@@ -19249,10 +19031,10 @@ loop_576:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_576
-	JMP          done_567
+	JB           loop_571
+	JMP          done_562
 
-static_571:
+static_566:
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
 	VMOVUPD   (SI), Z6
@@ -19262,7 +19044,7 @@ static_571:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_577:
+loop_572:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z10
@@ -19280,10 +19062,10 @@ loop_577:
 	VMOVUPD      Z12, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_577
-	JMP          done_567
+	JB           loop_572
+	JMP          done_562
 
-headroomfull_572:
+headroomfull_567:
 	MOVQ    c_f+32(FP), BX
 	MOVQ    c_i+40(FP), SI
 	VXORPD  Z6, Z6, Z6
@@ -19291,7 +19073,7 @@ headroomfull_572:
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-loop_578:
+loop_573:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VMOVUPD      (BX)(DI*8), Z8
@@ -19310,10 +19092,10 @@ loop_578:
 	VMOVUPD      Z10, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_578
-	JMP          done_567
+	JB           loop_573
+	JMP          done_562
 
-headroomcoded_573:
+headroomcoded_568:
 	MOVQ      c_i+40(FP), BX
 	MOVQ      c_codes+56(FP), SI
 	MOVQ      c_tab+64(FP), DI
@@ -19325,7 +19107,7 @@ headroomcoded_573:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-loop_579:
+loop_574:
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	VPBROADCASTD (SI)(R8*4), Z11
@@ -19346,9 +19128,9 @@ loop_579:
 	VMOVUPD      Z13, (AX)(DI*8)
 	ADDQ         $0x08, DI
 	CMPQ         DI, CX
-	JB           loop_579
+	JB           loop_574
 
-done_567:
+done_562:
 ret:
 	VZEROUPPER
 	RET
@@ -19363,34 +19145,34 @@ TEXT ·weighSetAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_581
+	JEQ          floats_576
 	CMPQ         DX, $0x01
-	JEQ          ints_582
+	JEQ          ints_577
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_583
+	JEQ          intheadroom_578
 	CMPQ         DX, $0x03
-	JEQ          static_584
+	JEQ          static_579
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_585
+	JEQ          headroomfull_580
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_586
-	JMP          done_580
+	JEQ          headroomcoded_581
+	JMP          done_575
 
-floats_581:
+floats_576:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_587:
+loop_582:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_587
-	JMP     done_580
+	JB      loop_582
+	JMP     done_575
 
-ints_582:
+ints_577:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
@@ -19398,24 +19180,24 @@ ints_582:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_588:
+loop_583:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_588
-	JMP       done_580
+	JB        loop_583
+	JMP       done_575
 
-intheadroom_583:
+intheadroom_578:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_589:
+loop_584:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -19424,10 +19206,10 @@ loop_589:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_589
-	JMP       done_580
+	JB        loop_584
+	JMP       done_575
 
-static_584:
+static_579:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -19436,7 +19218,7 @@ static_584:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_590:
+loop_585:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -19446,17 +19228,17 @@ loop_590:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_590
-	JMP          done_580
+	JB           loop_585
+	JMP          done_575
 
-headroomfull_585:
+headroomfull_580:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_591:
+loop_586:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -19465,10 +19247,10 @@ loop_591:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_591
-	JMP       done_580
+	JB        loop_586
+	JMP       done_575
 
-headroomcoded_586:
+headroomcoded_581:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -19479,7 +19261,7 @@ headroomcoded_586:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_592:
+loop_587:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -19492,9 +19274,9 @@ loop_592:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_592
+	JB           loop_587
 
-done_580:
+done_575:
 ret:
 	VZEROUPPER
 	RET
@@ -19509,35 +19291,35 @@ TEXT ·weighAddAVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSD scale+88(FP), Z0
 	MOVQ         c_kind+24(FP), DX
 	CMPQ         DX, $0x00
-	JEQ          floats_594
+	JEQ          floats_589
 	CMPQ         DX, $0x01
-	JEQ          ints_595
+	JEQ          ints_590
 	CMPQ         DX, $0x02
-	JEQ          intheadroom_596
+	JEQ          intheadroom_591
 	CMPQ         DX, $0x03
-	JEQ          static_597
+	JEQ          static_592
 	CMPQ         DX, $0x04
-	JEQ          headroomfull_598
+	JEQ          headroomfull_593
 	CMPQ         DX, $0x05
-	JEQ          headroomcoded_599
-	JMP          done_593
+	JEQ          headroomcoded_594
+	JMP          done_588
 
-floats_594:
+floats_589:
 	MOVQ    c_f+32(FP), DX
 	XORQ    BX, BX
 	PCALIGN $0x40
 
-loop_600:
+loop_595:
 	VMOVUPD (DX)(BX*8), Z1
 	VMULPD  Z0, Z1, Z1
 	VADDPD  (AX)(BX*8), Z1, Z1
 	VMOVUPD Z1, (AX)(BX*8)
 	ADDQ    $0x08, BX
 	CMPQ    BX, CX
-	JB      loop_600
-	JMP     done_593
+	JB      loop_595
+	JMP     done_588
 
-ints_595:
+ints_590:
 	MOVQ         c_i+40(FP), DX
 	MOVL         c_min+80(FP), BX
 	VMOVD        BX, X1
@@ -19545,7 +19327,7 @@ ints_595:
 	XORQ         BX, BX
 	PCALIGN      $0x40
 
-loop_601:
+loop_596:
 	VPMAXSD   (DX)(BX*4), Y1, Y2
 	VCVTDQ2PD Y2, Z2
 	VMULPD    Z0, Z2, Z2
@@ -19553,17 +19335,17 @@ loop_601:
 	VMOVUPD   Z2, (AX)(BX*8)
 	ADDQ      $0x08, BX
 	CMPQ      BX, CX
-	JB        loop_601
-	JMP       done_593
+	JB        loop_596
+	JMP       done_588
 
-intheadroom_596:
+intheadroom_591:
 	MOVQ    c_i+40(FP), DX
 	MOVQ    c_j+48(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_602:
+loop_597:
 	VCVTDQ2PD (BX)(SI*4), Z2
 	VCVTDQ2PD (DX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -19573,10 +19355,10 @@ loop_602:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_602
-	JMP       done_593
+	JB        loop_597
+	JMP       done_588
 
-static_597:
+static_592:
 	MOVQ      c_codes+56(FP), DX
 	MOVQ      c_tab+64(FP), BX
 	VMOVUPD   (BX), Z1
@@ -19585,7 +19367,7 @@ static_597:
 	XORQ      BX, BX
 	PCALIGN   $0x40
 
-loop_603:
+loop_598:
 	MOVQ         BX, SI
 	SHRQ         $0x03, SI
 	VPBROADCASTD (DX)(SI*4), Z4
@@ -19596,17 +19378,17 @@ loop_603:
 	VMOVUPD      Z4, (AX)(BX*8)
 	ADDQ         $0x08, BX
 	CMPQ         BX, CX
-	JB           loop_603
-	JMP          done_593
+	JB           loop_598
+	JMP          done_588
 
-headroomfull_598:
+headroomfull_593:
 	MOVQ    c_f+32(FP), DX
 	MOVQ    c_i+40(FP), BX
 	VXORPD  Z1, Z1, Z1
 	XORQ    SI, SI
 	PCALIGN $0x40
 
-loop_604:
+loop_599:
 	VMOVUPD   (DX)(SI*8), Z2
 	VCVTDQ2PD (BX)(SI*4), Z3
 	VSUBPD    Z3, Z2, Z2
@@ -19616,10 +19398,10 @@ loop_604:
 	VMOVUPD   Z2, (AX)(SI*8)
 	ADDQ      $0x08, SI
 	CMPQ      SI, CX
-	JB        loop_604
-	JMP       done_593
+	JB        loop_599
+	JMP       done_588
 
-headroomcoded_599:
+headroomcoded_594:
 	MOVQ      c_i+40(FP), DX
 	MOVQ      c_codes+56(FP), BX
 	MOVQ      c_tab+64(FP), SI
@@ -19630,7 +19412,7 @@ headroomcoded_599:
 	XORQ      SI, SI
 	PCALIGN   $0x40
 
-loop_605:
+loop_600:
 	MOVQ         SI, DI
 	SHRQ         $0x03, DI
 	VPBROADCASTD (BX)(DI*4), Z5
@@ -19644,9 +19426,9 @@ loop_605:
 	VMOVUPD      Z5, (AX)(SI*8)
 	ADDQ         $0x08, SI
 	CMPQ         SI, CX
-	JB           loop_605
+	JB           loop_600
 
-done_593:
+done_588:
 ret:
 	VZEROUPPER
 	RET
@@ -19662,37 +19444,37 @@ TEXT ·minMaxMaskedAVX512(SB), NOSPLIT, $0-136
 	VBROADCASTSD neginf<>+0(SB), Z1
 	MOVQ         c_kind+0(FP), SI
 	CMPQ         SI, $0x00
-	JEQ          floats_607
+	JEQ          floats_602
 	CMPQ         SI, $0x01
-	JEQ          ints_608
+	JEQ          ints_603
 	CMPQ         SI, $0x02
-	JEQ          intheadroom_609
+	JEQ          intheadroom_604
 	CMPQ         SI, $0x03
-	JEQ          static_610
+	JEQ          static_605
 	CMPQ         SI, $0x04
-	JEQ          headroomfull_611
+	JEQ          headroomfull_606
 	CMPQ         SI, $0x05
-	JEQ          headroomcoded_612
-	JMP          done_606
+	JEQ          headroomcoded_607
+	JMP          done_601
 
-floats_607:
+floats_602:
 	MOVQ    c_f+8(FP), SI
 	XORQ    DI, DI
 	XORQ    R8, R8
 	XORQ    R9, R9
 	PCALIGN $0x40
 
-block_613:
+block_608:
 	VMOVAPD Z0, Z2
 	VMOVAPD Z1, Z4
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	PCALIGN $0x40
 
-word_614:
+word_609:
 	MOVQ     (AX)(R8*8), R11
 	TESTQ    R11, R11
-	JZ       next_615
+	JZ       next_610
 	MOVQ     R9, R10
 	SHRQ     $0x03, R10
 	KMOVQ    R11, K1
@@ -19728,11 +19510,11 @@ word_614:
 	VRANGEPD $0x04, Z6, Z3, K1, Z3
 	VRANGEPD $0x05, Z6, Z5, K1, Z5
 
-next_615:
+next_610:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_614
+	JNZ           word_609
 	VRANGEPD      $0x04, Z3, Z2, Z2
 	VRANGEPD      $0x05, Z5, Z4, Z4
 	VEXTRACTF64X4 $0x01, Z2, Y3
@@ -19755,10 +19537,10 @@ next_615:
 	VMOVSD        X3, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_613
-	JMP           done_606
+	JB            block_608
+	JMP           done_601
 
-ints_608:
+ints_603:
 	MOVQ         c_i+16(FP), SI
 	MOVL         c_min+56(FP), DI
 	VMOVD        DI, X2
@@ -19768,17 +19550,17 @@ ints_608:
 	XORQ         R9, R9
 	PCALIGN      $0x40
 
-block_616:
+block_611:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_617:
+word_612:
 	MOVQ      (AX)(R8*8), R11
 	TESTQ     R11, R11
-	JZ        next_618
+	JZ        next_613
 	MOVQ      R9, R10
 	SHRQ      $0x03, R10
 	KMOVQ     R11, K1
@@ -19822,11 +19604,11 @@ word_617:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_618:
+next_613:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_617
+	JNZ           word_612
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -19849,10 +19631,10 @@ next_618:
 	VMOVSD        X4, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_616
-	JMP           done_606
+	JB            block_611
+	JMP           done_601
 
-intheadroom_609:
+intheadroom_604:
 	MOVQ    c_i+16(FP), SI
 	MOVQ    c_j+24(FP), DI
 	VXORPD  Z2, Z2, Z2
@@ -19861,17 +19643,17 @@ intheadroom_609:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_619:
+block_614:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_620:
+word_615:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_621
+	JZ        next_616
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -19931,11 +19713,11 @@ word_620:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_621:
+next_616:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_620
+	JNZ           word_615
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -19958,10 +19740,10 @@ next_621:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_619
-	JMP           done_606
+	JB            block_614
+	JMP           done_601
 
-static_610:
+static_605:
 	MOVQ      c_codes+32(FP), SI
 	MOVQ      c_tab+40(FP), DI
 	VMOVUPD   (DI), Z2
@@ -19972,17 +19754,17 @@ static_610:
 	XORQ      R9, R9
 	PCALIGN   $0x40
 
-block_622:
+block_617:
 	VMOVAPD Z0, Z5
 	VMOVAPD Z1, Z7
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	PCALIGN $0x40
 
-word_623:
+word_618:
 	MOVQ         (AX)(R8*8), R11
 	TESTQ        R11, R11
-	JZ           next_624
+	JZ           next_619
 	MOVQ         R9, R10
 	SHRQ         $0x03, R10
 	KMOVQ        R11, K1
@@ -20034,11 +19816,11 @@ word_623:
 	VRANGEPD     $0x04, Z9, Z6, K1, Z6
 	VRANGEPD     $0x05, Z9, Z8, K1, Z8
 
-next_624:
+next_619:
 	INCQ          R8
 	ADDQ          $0x40, R9
 	TESTQ         $0x00000007, R8
-	JNZ           word_623
+	JNZ           word_618
 	VRANGEPD      $0x04, Z6, Z5, Z5
 	VRANGEPD      $0x05, Z8, Z7, Z7
 	VEXTRACTF64X4 $0x01, Z5, Y6
@@ -20061,10 +19843,10 @@ next_624:
 	VMOVSD        X6, (BX)(DI*8)
 	INCQ          DI
 	CMPQ          DI, CX
-	JB            block_622
-	JMP           done_606
+	JB            block_617
+	JMP           done_601
 
-headroomfull_611:
+headroomfull_606:
 	MOVQ    c_f+8(FP), SI
 	MOVQ    c_i+16(FP), DI
 	VXORPD  Z2, Z2, Z2
@@ -20073,17 +19855,17 @@ headroomfull_611:
 	XORQ    R10, R10
 	PCALIGN $0x40
 
-block_625:
+block_620:
 	VMOVAPD Z0, Z3
 	VMOVAPD Z1, Z5
 	VMOVAPD Z0, Z4
 	VMOVAPD Z1, Z6
 	PCALIGN $0x40
 
-word_626:
+word_621:
 	MOVQ      (AX)(R9*8), R12
 	TESTQ     R12, R12
-	JZ        next_627
+	JZ        next_622
 	MOVQ      R10, R11
 	SHRQ      $0x03, R11
 	KMOVQ     R12, K1
@@ -20143,11 +19925,11 @@ word_626:
 	VRANGEPD  $0x04, Z7, Z4, K1, Z4
 	VRANGEPD  $0x05, Z7, Z6, K1, Z6
 
-next_627:
+next_622:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_626
+	JNZ           word_621
 	VRANGEPD      $0x04, Z4, Z3, Z3
 	VRANGEPD      $0x05, Z6, Z5, Z5
 	VEXTRACTF64X4 $0x01, Z3, Y4
@@ -20170,10 +19952,10 @@ next_627:
 	VMOVSD        X4, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_625
-	JMP           done_606
+	JB            block_620
+	JMP           done_601
 
-headroomcoded_612:
+headroomcoded_607:
 	MOVQ      c_i+16(FP), SI
 	MOVQ      c_codes+32(FP), DI
 	MOVQ      c_tab+40(FP), R8
@@ -20186,17 +19968,17 @@ headroomcoded_612:
 	XORQ      R10, R10
 	PCALIGN   $0x40
 
-block_628:
+block_623:
 	VMOVAPD Z0, Z6
 	VMOVAPD Z1, Z8
 	VMOVAPD Z0, Z7
 	VMOVAPD Z1, Z9
 	PCALIGN $0x40
 
-word_629:
+word_624:
 	MOVQ         (AX)(R9*8), R12
 	TESTQ        R12, R12
-	JZ           next_630
+	JZ           next_625
 	MOVQ         R10, R11
 	SHRQ         $0x03, R11
 	KMOVQ        R12, K1
@@ -20272,11 +20054,11 @@ word_629:
 	VRANGEPD     $0x04, Z10, Z7, K1, Z7
 	VRANGEPD     $0x05, Z10, Z9, K1, Z9
 
-next_630:
+next_625:
 	INCQ          R9
 	ADDQ          $0x40, R10
 	TESTQ         $0x00000007, R9
-	JNZ           word_629
+	JNZ           word_624
 	VRANGEPD      $0x04, Z7, Z6, Z6
 	VRANGEPD      $0x05, Z9, Z8, Z8
 	VEXTRACTF64X4 $0x01, Z6, Y7
@@ -20299,9 +20081,9 @@ next_630:
 	VMOVSD        X7, (BX)(R8*8)
 	INCQ          R8
 	CMPQ          R8, CX
-	JB            block_628
+	JB            block_623
 
-done_606:
+done_601:
 	VZEROUPPER
 	RET
 
@@ -20319,15 +20101,15 @@ TEXT ·maxMaskedAVX512(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-block_631:
+block_626:
 	VMOVAPD Z0, Z1
 	VMOVAPD Z0, Z2
 	PCALIGN $0x40
 
-word_632:
+word_627:
 	MOVQ     (CX)(DI*8), R10
 	TESTQ    R10, R10
-	JZ       next_633
+	JZ       next_628
 	MOVQ     R8, R9
 	SHRQ     $0x03, R9
 	KMOVQ    R10, K1
@@ -20355,11 +20137,11 @@ word_632:
 	KSHIFTRQ $0x38, K1, K1
 	VRANGEPD $0x05, Z3, Z2, K1, Z2
 
-next_633:
+next_628:
 	INCQ          DI
 	ADDQ          $0x40, R8
 	TESTQ         $0x00000007, DI
-	JNZ           word_632
+	JNZ           word_627
 	VRANGEPD      $0x05, Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y2
 	VMOVAPD       Y1, Y1
@@ -20372,7 +20154,7 @@ next_633:
 	VMOVSD        X1, (BX)(SI*8)
 	INCQ          SI
 	CMPQ          SI, DX
-	JB            block_631
+	JB            block_626
 	VZEROUPPER
 	RET
 
@@ -20436,19 +20218,19 @@ TEXT ·ramPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_635
+	JZ           form_630
 	TESTQ        SI, SI
-	JZ           form_635
+	JZ           form_630
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_636:
+word_631:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_637
+	JZ        next_632
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -20558,18 +20340,18 @@ word_636:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_637:
+next_632:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_636
-	JMP  done_634
+	JB   word_631
+	JMP  done_629
 
-form_635:
+form_630:
 	TESTQ     BX, BX
-	JNZ       form_638
+	JNZ       form_633
 	TESTQ     SI, SI
-	JZ        form_638
+	JZ        form_633
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -20580,10 +20362,10 @@ form_635:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_639:
+word_634:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_640
+	JZ           next_635
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -20709,18 +20491,18 @@ word_639:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_640:
+next_635:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_639
-	JMP  done_634
+	JB   word_634
+	JMP  done_629
 
-form_638:
+form_633:
 	TESTQ     BX, BX
-	JZ        form_641
+	JZ        form_636
 	TESTQ     SI, SI
-	JNZ       form_641
+	JNZ       form_636
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -20731,10 +20513,10 @@ form_638:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_642:
+word_637:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_643
+	JZ           next_638
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -20860,18 +20642,18 @@ word_642:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_643:
+next_638:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_642
-	JMP  done_634
+	JB   word_637
+	JMP  done_629
 
-form_641:
+form_636:
 	TESTQ     BX, BX
-	JNZ       form_644
+	JNZ       form_639
 	TESTQ     SI, SI
-	JNZ       form_644
+	JNZ       form_639
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -20886,10 +20668,10 @@ form_641:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_645:
+word_640:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_646
+	JZ           next_641
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -21031,15 +20813,15 @@ word_645:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_646:
+next_641:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_645
-	JMP  done_634
+	JB   word_640
+	JMP  done_629
 
-form_644:
-done_634:
+form_639:
+done_629:
 ret:
 	VZEROUPPER
 	RET
@@ -21060,19 +20842,19 @@ TEXT ·corePassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_648
+	JZ           form_643
 	TESTQ        SI, SI
-	JZ           form_648
+	JZ           form_643
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_649:
+word_644:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_650
+	JZ        next_645
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -21206,18 +20988,18 @@ word_649:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_650:
+next_645:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_649
-	JMP  done_647
+	JB   word_644
+	JMP  done_642
 
-form_648:
+form_643:
 	TESTQ     BX, BX
-	JNZ       form_651
+	JNZ       form_646
 	TESTQ     SI, SI
-	JZ        form_651
+	JZ        form_646
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -21228,10 +21010,10 @@ form_648:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_652:
+word_647:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_653
+	JZ           next_648
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -21381,18 +21163,18 @@ word_652:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_653:
+next_648:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_652
-	JMP  done_647
+	JB   word_647
+	JMP  done_642
 
-form_651:
+form_646:
 	TESTQ     BX, BX
-	JZ        form_654
+	JZ        form_649
 	TESTQ     SI, SI
-	JNZ       form_654
+	JNZ       form_649
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -21403,10 +21185,10 @@ form_651:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_655:
+word_650:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_656
+	JZ           next_651
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -21556,18 +21338,18 @@ word_655:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_656:
+next_651:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_655
-	JMP  done_647
+	JB   word_650
+	JMP  done_642
 
-form_654:
+form_649:
 	TESTQ     BX, BX
-	JNZ       form_657
+	JNZ       form_652
 	TESTQ     SI, SI
-	JNZ       form_657
+	JNZ       form_652
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z3
@@ -21582,10 +21364,10 @@ form_654:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_658:
+word_653:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_659
+	JZ           next_654
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -21751,15 +21533,15 @@ word_658:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_659:
+next_654:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_658
-	JMP  done_647
+	JB   word_653
+	JMP  done_642
 
-form_657:
-done_647:
+form_652:
+done_642:
 ret:
 	VZEROUPPER
 	RET
@@ -21780,19 +21562,19 @@ TEXT ·diskPassAVX512(SB), NOSPLIT, $0-104
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	TESTQ        BX, BX
-	JZ           form_661
+	JZ           form_656
 	TESTQ        SI, SI
-	JZ           form_661
+	JZ           form_656
 	MOVQ         total_full+24(FP), BX
 	MOVQ         ratio_full+64(FP), SI
 	XORQ         DI, DI
 	XORQ         R8, R8
 	PCALIGN      $0x40
 
-word_662:
+word_657:
 	MOVQ      (AX)(DI*8), R10
 	TESTQ     R10, R10
-	JZ        next_663
+	JZ        next_658
 	MOVQ      R8, R9
 	SHRQ      $0x03, R9
 	XORQ      R9, R9
@@ -21910,18 +21692,18 @@ word_662:
 	ANDQ      R9, R10
 	MOVQ      R10, (AX)(DI*8)
 
-next_663:
+next_658:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_662
-	JMP  done_660
+	JB   word_657
+	JMP  done_655
 
-form_661:
+form_656:
 	TESTQ     BX, BX
-	JNZ       form_664
+	JNZ       form_659
 	TESTQ     SI, SI
-	JZ        form_664
+	JZ        form_659
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -21932,10 +21714,10 @@ form_661:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_665:
+word_660:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_666
+	JZ           next_661
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -22069,18 +21851,18 @@ word_665:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_666:
+next_661:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_665
-	JMP  done_660
+	JB   word_660
+	JMP  done_655
 
-form_664:
+form_659:
 	TESTQ     BX, BX
-	JZ        form_667
+	JZ        form_662
 	TESTQ     SI, SI
-	JNZ       form_667
+	JNZ       form_662
 	MOVQ      total_full+24(FP), BX
 	MOVQ      ratio_codes+72(FP), SI
 	MOVQ      ratio_tab+80(FP), DI
@@ -22091,10 +21873,10 @@ form_664:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_668:
+word_663:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_669
+	JZ           next_664
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -22228,18 +22010,18 @@ word_668:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_669:
+next_664:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_668
-	JMP  done_660
+	JB   word_663
+	JMP  done_655
 
-form_667:
+form_662:
 	TESTQ     BX, BX
-	JNZ       form_670
+	JNZ       form_665
 	TESTQ     SI, SI
-	JNZ       form_670
+	JNZ       form_665
 	MOVQ      total_codes+32(FP), BX
 	MOVQ      total_tab+40(FP), SI
 	VMOVUPD   (SI), Z2
@@ -22254,10 +22036,10 @@ form_667:
 	XORQ      R8, R8
 	PCALIGN   $0x40
 
-word_671:
+word_666:
 	MOVQ         (AX)(DI*8), R10
 	TESTQ        R10, R10
-	JZ           next_672
+	JZ           next_667
 	MOVQ         R8, R9
 	SHRQ         $0x03, R9
 	XORQ         R11, R11
@@ -22407,15 +22189,15 @@ word_671:
 	ANDQ         R11, R10
 	MOVQ         R10, (AX)(DI*8)
 
-next_672:
+next_667:
 	INCQ DI
 	ADDQ $0x40, R8
 	CMPQ DI, CX
-	JB   word_671
-	JMP  done_660
+	JB   word_666
+	JMP  done_655
 
-form_670:
-done_660:
+form_665:
+done_655:
 ret:
 	VZEROUPPER
 	RET
@@ -22431,18 +22213,18 @@ TEXT ·belowPassAVX512(SB), NOSPLIT, $0-72
 	MOVQ         limits_full+40(FP), BX
 	MOVQ         limits_codes+48(FP), SI
 	TESTQ        BX, BX
-	JNZ          form_674
+	JNZ          form_669
 	TESTQ        SI, SI
-	JNZ          form_674
+	JNZ          form_669
 	VPBROADCASTQ limit+32(FP), Z0
 	XORQ         BX, BX
 	XORQ         SI, SI
 	PCALIGN      $0x40
 
-word_675:
+word_670:
 	MOVQ      (AX)(BX*8), R8
 	TESTQ     R8, R8
-	JZ        next_676
+	JZ        next_671
 	MOVQ      SI, DI
 	SHRQ      $0x03, DI
 	XORQ      DI, DI
@@ -22488,25 +22270,25 @@ word_675:
 	ANDQ      DI, R8
 	MOVQ      R8, (AX)(BX*8)
 
-next_676:
+next_671:
 	INCQ BX
 	ADDQ $0x40, SI
 	CMPQ BX, CX
-	JB   word_675
-	JMP  done_673
+	JB   word_670
+	JMP  done_668
 
-form_674:
+form_669:
 	TESTQ   BX, BX
-	JZ      form_677
+	JZ      form_672
 	MOVQ    limits_full+40(FP), BX
 	XORQ    SI, SI
 	XORQ    DI, DI
 	PCALIGN $0x40
 
-word_678:
+word_673:
 	MOVQ      (AX)(SI*8), R9
 	TESTQ     R9, R9
-	JZ        next_679
+	JZ        next_674
 	MOVQ      DI, R8
 	SHRQ      $0x03, R8
 	XORQ      R8, R8
@@ -22560,14 +22342,14 @@ word_678:
 	ANDQ      R8, R9
 	MOVQ      R9, (AX)(SI*8)
 
-next_679:
+next_674:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_678
-	JMP  done_673
+	JB   word_673
+	JMP  done_668
 
-form_677:
+form_672:
 	MOVQ      limits_codes+48(FP), BX
 	MOVQ      limits_tab+56(FP), SI
 	VMOVUPD   (SI), Z0
@@ -22577,10 +22359,10 @@ form_677:
 	XORQ      DI, DI
 	PCALIGN   $0x40
 
-word_681:
+word_676:
 	MOVQ         (AX)(SI*8), R9
 	TESTQ        R9, R9
-	JZ           next_682
+	JZ           next_677
 	MOVQ         DI, R8
 	SHRQ         $0x03, R8
 	XORQ         R10, R10
@@ -22650,14 +22432,14 @@ word_681:
 	ANDQ         R10, R9
 	MOVQ         R9, (AX)(SI*8)
 
-next_682:
+next_677:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_681
-	JMP  done_673
+	JB   word_676
+	JMP  done_668
 
-done_673:
+done_668:
 ret:
 	VZEROUPPER
 	RET
@@ -22681,10 +22463,10 @@ TEXT ·rangePassAVX512(SB), NOSPLIT, $0-48
 	XORQ         DI, DI
 	PCALIGN      $0x40
 
-word_683:
+word_678:
 	MOVQ      (AX)(SI*8), R8
 	TESTQ     R8, R8
-	JZ        next_684
+	JZ        next_679
 	XORQ      R9, R9
 	VMOVDQU32 (DX)(DI*4), Z2
 	VPCMPD    $0x05, Z0, Z2, K1
@@ -22713,11 +22495,11 @@ word_683:
 	ANDQ      R9, R8
 	MOVQ      R8, (AX)(SI*8)
 
-next_684:
+next_679:
 	INCQ SI
 	ADDQ $0x40, DI
 	CMPQ SI, CX
-	JB   word_683
+	JB   word_678
 
 ret:
 	VZEROUPPER

@@ -115,12 +115,6 @@ func weighAddAVX2(score []float64, c colArg, scale float64)
 //go:noescape
 func minMaxMaskedAVX2(c colArg, words []uint64, lo []float64, hi []float64)
 
-// maxMaskedAVX2 sets hi[q] to the largest of the elements of xs in block q (512 elements)
-// whose bit is set in words, for len(hi) > 0 full blocks.
-//
-//go:noescape
-func maxMaskedAVX2(xs []float64, words []uint64, hi []float64)
-
 // minMaxMaskedPlainAVX2 sets lo[q] and hi[q] to the smallest and largest of the elements of c
 // in block q (512 elements) whose bit is set in words, for len(lo) > 0 full blocks.
 // VMINPD and VMAXPD alone: exact when c holds no -0 and no NaN.
