@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/placer/placer/bitmap"
 )
@@ -52,14 +53,7 @@ func (b *batch) stageOf(f *filterImpl) (stage, bool) {
 // before the run and after each stage; else nothing but an error.
 func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int, error) {
 	nShards := set.Shards()
-	var touchedOf [][]uint32 // per shard, the overlay's hosts
-	if len(b.ov.ids) > 0 {
-		touchedOf = make([][]uint32, nShards)
-		for _, id := range b.ov.ids {
-			k := int(id >> bitmap.ShardBits)
-			touchedOf[k] = append(touchedOf[k], id)
-		}
-	}
+	touched, off, was := b.overlayByShard(nShards)
 	stride := len(run) + 1
 	var counts []int // counts[k*stride+x+1]: after run[x]
 	if count {
@@ -67,11 +61,7 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 	}
 	err := bitmap.ForShards(b.ctx, set.Len(), func(k int) error {
 		words := set.ShardWordsOf(k)
-		var mine []uint32
-		if touchedOf != nil {
-			mine = touchedOf[k]
-		}
-		var was []bool
+		mine, was := touched[off[k]:off[k+1]], was[off[k]:off[k+1]]
 		if count {
 			counts[k*stride] = popCount(words)
 		}
@@ -81,10 +71,7 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 				andWords(words, st.mask.ShardWordsOf(k))
 			}
 			if st.kernel != nil {
-				if st.retest != nil && len(mine) > 0 {
-					if was == nil {
-						was = make([]bool, len(mine))
-					}
+				if st.retest != nil {
 					for i, id := range mine {
 						was[i] = set.Has(id)
 					}
@@ -117,6 +104,35 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 		}
 	}
 	return start, ends, nil
+}
+
+// overlayByShard returns the batch's overlay's hosts grouped by shard, in
+// the overlay's order within each (a stable counting sort): shard k's are
+// touched[off[k]:off[k+1]]; and as many flags, for applyFused to mark
+// which of them a kernel may have judged on stale usage. All three are
+// the batch's scratch, reused by its next call: a slice per shard grown
+// by appends was a sixth of a realistic request's allocations.
+func (b *batch) overlayByShard(nShards int) (touched []uint32, off []int32, was []bool) {
+	sc, ids := b.sc, b.ov.ids
+	off = slices.Grow(sc.touchedOff[:0], nShards+1)[:nShards+1]
+	clear(off)
+	for _, id := range ids {
+		off[id>>bitmap.ShardBits+1]++
+	}
+	for k := range nShards {
+		off[k+1] += off[k]
+	}
+	touched = slices.Grow(sc.touched[:0], len(ids))[:len(ids)]
+	was = slices.Grow(sc.was[:0], len(ids))[:len(ids)]
+	for _, id := range ids {
+		k := id >> bitmap.ShardBits
+		touched[off[k]] = id
+		off[k]++
+	}
+	copy(off[1:], off[:nShards]) // each off[k] was shard k's end
+	off[0] = 0
+	sc.touched, sc.touchedOff, sc.was = touched, off, was
+	return touched, off, was
 }
 
 // retestHosts re-tests with test the hosts of ids that was marks (those in

@@ -23,6 +23,10 @@ type scratch struct {
 	ovIdx []int32
 	ovIDs []uint32
 	ovRes []hostRes
+	// touched, touchedOff and was are applyFused's (overlayByShard).
+	touched    []uint32
+	touchedOff []int32
+	was        []bool
 }
 
 // scratchPool is a snapshot's pool of scratch. held counts the scratches
