@@ -123,6 +123,26 @@ func (d *usageDelta) len() int {
 	return n
 }
 
+// mergeInto appends to ids and res the sorted runs (aIDs, aRes) and
+// (bIDs, bRes) merged in id order, b's entry taking the place of a's for
+// an id both hold (a delta's base and recent run: the entries d.each
+// visits, in its order).
+func mergeInto(ids []uint32, res []hostRes, aIDs []uint32, aRes []hostRes, bIDs []uint32, bRes []hostRes) ([]uint32, []hostRes) {
+	j := 0
+	for i, id := range aIDs {
+		for ; j < len(bIDs) && bIDs[j] < id; j++ {
+			ids, res = append(ids, bIDs[j]), append(res, bRes[j])
+		}
+		if j < len(bIDs) && bIDs[j] == id {
+			ids, res = append(ids, id), append(res, bRes[j])
+			j++
+			continue
+		}
+		ids, res = append(ids, id), append(res, aRes[i])
+	}
+	return append(ids, bIDs[j:]...), append(res, bRes[j:]...)
+}
+
 // each calls f with every host's entry, in id order.
 func (d *usageDelta) each(f func(id uint32, r hostRes)) {
 	if d == nil {

@@ -5,13 +5,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/placer/placer/bitmap"
 )
 
 // TestUsageDeltaRuns checks the usage delta's two runs against a map:
 // after every commit's worth of hosts (a few, sometimes ones already in
 // the delta, now and then more than maxRecent at once), lookup finds each
 // host's newest usage and no other host, len counts the hosts, each
-// visits them in id order once; and every delta made earlier still reads
+// visits them in id order once, an overlay seeded with it (overlay.reset)
+// holds them in that order; and every delta made earlier still reads
 // as it did (a delta is never changed once made).
 func TestUsageDeltaRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 2))
@@ -33,6 +36,20 @@ func TestUsageDeltaRuns(t *testing.T) {
 		})
 		if want := slices.Sorted(maps.Keys(st.want)); !slices.Equal(seen, want) {
 			t.Fatalf("step %d: each visited %v, want %v", step, seen, want)
+		}
+		// An overlay seeded with the delta holds its entries in each's
+		// order, indexed, and no other host.
+		o := overlay{in: bitmap.NewSet(600), idx: make([]int32, 600)}
+		o.put(599, hostRes{freeRAM: -1}) // a previous batch's entry, emptied by reset
+		o.reset(st.d)
+		if !slices.Equal(o.ids, seen) {
+			t.Fatalf("step %d: overlay holds %v, want %v", step, o.ids, seen)
+		}
+		for id := range uint32(600) {
+			w, in := st.want[id]
+			if o.has(id) != in || in && *o.at(id) != w {
+				t.Fatalf("step %d: overlay has(%d) = %v, want %v (%+v)", step, id, o.has(id), in, w)
+			}
 		}
 		for id := range uint32(600) {
 			r, ok := st.d.lookup(id)

@@ -164,7 +164,20 @@ type overlay struct {
 func (o *overlay) reset(d *usageDelta) {
 	o.ids, o.res = o.ids[:0], o.res[:0]
 	o.in.Reset()
-	d.each(o.put)
+	if d == nil {
+		return
+	}
+	// The delta's entries in id order (d.each's), copied in bulk, then
+	// indexed: a call of put per entry was 3% of a realistic request.
+	if d.recent == nil || len(d.recent.ids) == 0 {
+		o.ids, o.res = append(o.ids, d.ids...), append(o.res, d.res...)
+	} else {
+		o.ids, o.res = mergeInto(o.ids, o.res, d.ids, d.res, d.recent.ids, d.recent.res)
+	}
+	for i, id := range o.ids {
+		o.idx[id] = int32(i)
+		o.in.Add(id)
+	}
 }
 
 // has reports whether host id is in the overlay.
