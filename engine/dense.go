@@ -148,6 +148,7 @@ type denseRanker struct {
 	noCache       bool // rankOptions.noScoreCache
 	noModels      bool // rankOptions.noModelSeeds
 	noMetricsKept bool // rankOptions.noMetricsKept
+	noSparse      bool // rankOptions.noSparseWeigh
 	eps           float64
 	cols          []int
 	scale         []float64
@@ -169,7 +170,7 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 	nb := (s.n + kernels.Block - 1) / kernels.Block
 	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
 		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache, noModels: o.noModelSeeds,
-		noMetricsKept: o.noMetricsKept}
+		noMetricsKept: o.noMetricsKept, noSparse: o.noSparseWeigh}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()
 	}

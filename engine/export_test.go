@@ -61,6 +61,11 @@ type Ranking struct {
 	// extremes were read from the lineage's column instead.
 	NoMetricsKept bool
 	MetricsKept   *int
+	// NoSparseWeigh weighs every shard a full rescoring weighs with the
+	// column kernels, however few candidates it holds (weighSparse);
+	// SparseWeighed, when set, counts the shards weighed host by host.
+	NoSparseWeigh bool
+	SparseWeighed *int
 	// Check, when set, makes every refresh of the dense ranker check its
 	// invariants against plain loops over the candidates, and every
 	// search of its best tree against the scan over the blocks, reporting
@@ -73,7 +78,7 @@ type Ranking struct {
 // options are r as a batch's rankOptions.
 func (r Ranking) options() rankOptions {
 	o := rankOptions{baseline: r.Baseline, noScoreCache: r.NoScoreCache, noFitCache: r.NoFitCache, noModelSeeds: r.NoModelSeeds,
-		noMetricsKept: r.NoMetricsKept}
+		noMetricsKept: r.NoMetricsKept, noSparseWeigh: r.NoSparseWeigh}
 	if r.Scaled != nil {
 		o.scaled = -1
 		if *r.Scaled {
@@ -81,7 +86,7 @@ func (r Ranking) options() rankOptions {
 		}
 	}
 	if r.DenseBatches == nil && r.Check == nil && r.CopiedShards == nil && r.WeighedShards == nil && r.DerivedShards == nil && r.FitKept == nil && r.FitJudged == nil && r.SparseRefreshes == nil &&
-		r.Refines == nil && r.ModelSeeds == nil && r.MetricsKept == nil {
+		r.Refines == nil && r.ModelSeeds == nil && r.MetricsKept == nil && r.SparseWeighed == nil {
 		return o
 	}
 	h := &rankHooks{}
@@ -130,6 +135,14 @@ func (r Ranking) options() rankOptions {
 	if n := r.MetricsKept; n != nil {
 		var mu sync.Mutex // the shards' statistics run in parallel
 		h.onMetricsKept = func() {
+			mu.Lock()
+			defer mu.Unlock()
+			*n++
+		}
+	}
+	if n := r.SparseWeighed; n != nil {
+		var mu sync.Mutex // the shards are weighed in parallel
+		h.onSparseWeigh = func() {
 			mu.Lock()
 			defer mu.Unlock()
 			*n++

@@ -61,6 +61,10 @@ type rankOptions struct {
 	// noMetricsKept runs MetricsWeigher's block kernel every time, not
 	// reading the extremes its lineage kept (metricsCol.kept).
 	noMetricsKept bool
+	// noSparseWeigh makes a full rescoring weigh every shard it weighs
+	// with the column kernels, however few candidates it holds
+	// (weighSparse).
+	noSparseWeigh bool
 }
 
 // rankHooks let tests watch the rankers of a batch; a nil hook is not
@@ -98,6 +102,9 @@ type rankHooks struct {
 	// extremes from its lineage's column (metricsCol.kept), not the
 	// kernel's; from the shards' goroutines.
 	onMetricsKept func()
+	// onSparseWeigh is called when a full rescoring weighs a shard's
+	// candidates host by host (weighSparse), from the shards' goroutines.
+	onSparseWeigh func()
 }
 
 // contributes reports whether weigher w can add anything but 0 to a weight

@@ -224,6 +224,9 @@ func (c *scoreCache) evictLocked(e *scoreEntry) {
 // free list (while it has room).
 func (c *scoreCache) dropLocked(e *scoreEntry) {
 	for _, b := range e.scores {
+		if b == nil { // a shard the entry does not hold
+			continue
+		}
 		if b.refs--; b.refs == 0 && len(c.free) < maxFreeScoreBufs {
 			c.free = append(c.free, b.w[:0])
 		}
@@ -269,6 +272,10 @@ func (c *scoreCache) store(rk *denseRanker, s *Snapshot, kept *scoreEntry, fresh
 	defer c.mu.Unlock()
 	for k, b := range e.scores {
 		if b == nil {
+			if !kept.has(s, k) { // weighed for its candidates only (weighSparse): not kept
+				e.shards[k] = 0 // no shard's id
+				continue
+			}
 			b = kept.scores[k] // held by kept, which the caller still reads
 			e.scores[k] = b
 		}
