@@ -37,14 +37,17 @@ type filterImpl struct {
 	// index.
 	afterTwin shardKernel
 	twinIdx   int
-	once      bool
-	mask      func(b *batch) *bitmap.Set
-	kernel    shardKernel
-	plan      func(b *batch) (stage, bool)
-	keepsAll  func(b *batch) bool
-	apply     func(b *batch, set *bitmap.Set) error
-	host      func(b *batch, id uint32) (bool, error)
-	whole     func(b *batch, set *bitmap.Set) bool
+	// rule is a resource filter's rule, whose fits its host and kernel
+	// judge by (nil for the other filters).
+	rule     *resourceRule
+	once     bool
+	mask     func(b *batch) *bitmap.Set
+	kernel   shardKernel
+	plan     func(b *batch) (stage, bool)
+	keepsAll func(b *batch) bool
+	apply    func(b *batch, set *bitmap.Set) error
+	host     func(b *batch, id uint32) (bool, error)
+	whole    func(b *batch, set *bitmap.Set) bool
 }
 
 // fusable reports whether runChain may run f inside a fused pass (a plan
@@ -200,7 +203,7 @@ func init() {
 // host the rule's on the batch's current usage of it.
 func registerResource(name string) {
 	rule := resourceRules[name]
-	f := &filterImpl{name: name,
+	f := &filterImpl{name: name, rule: rule,
 		kernel: func(b *batch, k int, words []uint64) { rule.pass(b.s.shards[k], &b.claim, b.cfg, words) },
 		host: func(b *batch, id uint32) (bool, error) {
 			sh, j := b.s.at(id)

@@ -49,8 +49,11 @@ func (b *batch) stageOf(f *filterImpl) (stage, bool) {
 // applyFused runs the stages of run, in order, over set in one pass:
 // every shard goes through all of them, ANDing a stage's mask, running its
 // kernel and then re-testing the hosts of the overlay that were still in
-// the set. Counted (count), it returns the number of hosts in the set
-// before the run and after each stage; else nothing but an error.
+// the set; consecutive resource filters (no mask between) run their
+// kernels one after the other and re-test those hosts once, against all
+// of their rules (retestRules). Counted (count), it returns the number of
+// hosts in the set before the run and after each stage (every stage
+// re-tests its own then); else nothing but an error.
 func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int, error) {
 	nShards := set.Shards()
 	touched, off, was := b.overlayByShard(nShards)
@@ -65,7 +68,7 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 		if count {
 			counts[k*stride] = popCount(words)
 		}
-		for x := range run {
+		for x := 0; x < len(run); x++ {
 			st := &run[x]
 			if st.mask != nil {
 				andWords(words, st.mask.ShardWordsOf(k))
@@ -76,12 +79,24 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 						was[i] = set.Has(id)
 					}
 				}
-				if st.fit != nil {
-					st.fit.pass(b, k, words)
-				} else {
-					st.kernel(b, k, words)
+				y := x + 1 // the stages [x, y) run before the re-test
+				if !count && st.f != nil && st.f.rule != nil {
+					for y < len(run) && run[y].mask == nil && run[y].f != nil && run[y].f.rule != nil {
+						y++
+					}
 				}
-				if st.retest != nil {
+				for z := x; z < y; z++ {
+					if st := &run[z]; st.fit != nil {
+						st.fit.pass(b, k, words)
+					} else {
+						st.kernel(b, k, words)
+					}
+				}
+				switch {
+				case y > x+1:
+					retestRules(b, set, mine, was, run[x:y])
+					x = y - 1
+				case st.retest != nil:
 					if err := retestHosts(b, set, mine, was, st.retest); err != nil {
 						return err
 					}
@@ -133,6 +148,36 @@ func (b *batch) overlayByShard(nShards int) (touched []uint32, off []int32, was 
 	off[0] = 0
 	sc.touched, sc.touchedOff, sc.was = touched, off, was
 	return touched, off, was
+}
+
+// retestRules re-tests the hosts of ids that was marks (those in set
+// before the first of run's stages, consecutive resource filters), in
+// order, setting their bits to whether they fit every stage's rule with
+// their usage now. It is what re-testing them after each stage makes of
+// them (a stage's re-test sets a host's bit to its verdict, and a host
+// out of the set is not re-tested: the set keeps the hosts that fit all),
+// with the host's usage read once: a resource filter's re-test neither
+// fails nor changes anything.
+func retestRules(b *batch, set *bitmap.Set, ids []uint32, was []bool, run []stage) {
+	for i, id := range ids {
+		if !was[i] {
+			continue
+		}
+		sh, j := b.s.at(id)
+		r := b.cur(id)
+		ok := true
+		for x := range run {
+			if !run[x].f.rule.fits(sh, j, &r, &b.claim, b.cfg) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			set.Add(id)
+		} else {
+			set.Remove(id)
+		}
+	}
 }
 
 // retestHosts re-tests with test the hosts of ids that was marks (those in
