@@ -80,10 +80,22 @@ func (b *batch) place(warm bool) (Plan, error) {
 		id := c.id
 		placements = append(placements, b.placement(id, c.score, b.candidates))
 		selected = append(selected, id)
+		if n == 1 {
+			// A one-instance request's alternates rank on instance 0's
+			// weights, from before its consumption (Nova's weighed list):
+			// taken before consuming, so that the weights the ranker
+			// computes afresh for them (the exact top of scaled weights)
+			// are of that state too.
+			if err := b.alternates(placements, selected, nil); err != nil {
+				return Plan{}, b.fail(err, nil)
+			}
+		}
 		dirty = b.consume(id, b.uuid, dirty[:0])
 	}
-	if err := b.alternates(placements, selected, dirty); err != nil {
-		return Plan{}, b.fail(err, placements[:n-1])
+	if n > 1 {
+		if err := b.alternates(placements, selected, dirty); err != nil {
+			return Plan{}, b.fail(err, placements[:n-1])
+		}
 	}
 	// Commit layer (store.go): the plan carries its claim, group and
 	// whether the filters were skipped, so that Store.Commit can re-check
