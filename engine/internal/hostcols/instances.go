@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"iter"
-	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // 560 bytes per host at 100,000 hosts. A canonical uuid is kept as its 16
 // bytes (UUIDs), 18.5 bytes per instance with its place in byKey (20
 // bits at 860,000 instances), where its string cost 52 plus the input's
-// text kept alive; the lookup tables (keyStart, nameAt) add at most 2.1.
+// text kept alive.
 //
 // Invariants:
 //   - host name nid's instances are the entries start[nid]:start[nid+1] of
@@ -31,19 +30,7 @@ type Instances struct {
 	uuids UUIDs
 	byKey packedInts
 	byOdd []int32
-	// keyStart[b] is the first place in byKey whose key's leading
-	// keyBits bits are at least b (2^keyBits+1 places), so that a lookup
-	// searches one bucket of a few keys (random uuids spread evenly) and
-	// not all of byKey: 20 steps at 860,000 instances, each a cache miss.
-	keyStart []int32
-	keyBits  uint
-	// nameAt[e] is the host name of entry e*entryStride: the name of entry
-	// p lies between nameAt[p/entryStride] and the next.
-	nameAt []int32
 }
-
-// entryStride is the entries between two of Instances.nameAt's.
-const entryStride = 64
 
 // NewInstances builds the index from the per-name instance lists. It keeps
 // none of their strings.
@@ -117,7 +104,6 @@ func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instance
 		}
 	}
 	x.byKey = newPackedInts(byKey, int32(total-1))
-	x.index(byKey)
 	x.byOdd = make([]int32, len(odd))
 	for k := range x.byOdd {
 		x.byOdd[k] = int32(k)
@@ -126,40 +112,6 @@ func DeriveInstances(prev *Instances, same []int32, perName [][]string) Instance
 		return cmp.Or(strings.Compare(oddUUID[a], oddUUID[b]), cmp.Compare(odd[a], odd[b]))
 	})
 	return x
-}
-
-// index builds keyStart from byKey (the keys' order) and nameAt from
-// start. keyBits keeps about two keys a bucket, four bytes a bucket: at
-// most two bytes an instance.
-func (x *Instances) index(byKey []int32) {
-	x.keyBits = uint(max(bits.Len(uint(len(byKey)))-2, 0))
-	x.keyStart = make([]int32, 1<<x.keyBits+1)
-	b := 0 // the next bucket whose start is not set
-	for j, p := range byKey {
-		for k := x.bucket(&x.uuids.keys[p]); b <= k; b++ {
-			x.keyStart[b] = int32(j)
-		}
-	}
-	for ; b < len(x.keyStart); b++ {
-		x.keyStart[b] = int32(len(byKey))
-	}
-	entries := int(x.start[len(x.start)-1])
-	x.nameAt = make([]int32, (entries+entryStride-1)/entryStride)
-	n := int32(0)
-	for e := range x.nameAt {
-		for x.start[n+1] <= int32(e*entryStride) {
-			n++
-		}
-		x.nameAt[e] = n
-	}
-}
-
-// bucket is the keyStart bucket of k: its leading keyBits bits.
-func (x *Instances) bucket(k *uuidKey) int {
-	if x.keyBits == 0 {
-		return 0
-	}
-	return int(binary.BigEndian.Uint64(k[:8]) >> (64 - x.keyBits))
 }
 
 // keepsEvery reports whether same maps each of the first n names to
@@ -333,16 +285,13 @@ func (x *Instances) NamesOf(u string) iter.Seq[int32] {
 }
 
 // firstByKey is the first place in byKey whose key is at least k: a
-// binary search of k's bucket (keyStart) comparing keys as two big-endian
-// words (a lookup of a listed instance took 1.1 µs with sort.Search and
-// byte comparisons at 100,000 hosts, about as long with the words over
-// all of byKey, 0.6 µs with the buckets; of an absent one 0.5 and 0.15
-// µs: BenchmarkInstIndex).
+// binary search comparing keys as two big-endian words (a lookup of a
+// listed instance took 1.1 µs with sort.Search and byte comparisons at
+// 100,000 hosts).
 func (x *Instances) firstByKey(k *uuidKey) int {
 	hi, lo := binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:])
 	keys := x.uuids.keys
-	q := x.bucket(k)
-	a, b := int(x.keyStart[q]), int(x.keyStart[q+1]) // every key before a is below k, every one from b above
+	a, b := 0, x.byKey.len()
 	for a < b {
 		m := int(uint(a+b) >> 1)
 		e := &keys[x.byKey.get(m)]
@@ -359,11 +308,7 @@ func (x *Instances) firstByKey(k *uuidKey) int {
 // last name n with start[n] <= p (names without instances have empty
 // ranges and are never it).
 func (x *Instances) nameOfEntry(p int32) int32 {
-	e := int(p) / entryStride
-	a, b := int(x.nameAt[e]), len(x.start)-1 // the first n with start[n+1] > p
-	if e+1 < len(x.nameAt) {
-		b = int(x.nameAt[e+1])
-	}
+	a, b := 0, len(x.start)-1 // the first n with start[n+1] > p
 	for a < b {
 		m := int(uint(a+b) >> 1)
 		if x.start[m+1] > p {
