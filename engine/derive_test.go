@@ -38,12 +38,7 @@ func TestDerivedSnapshotsMatchBuilt(t *testing.T) {
 		var held []string // uuids committed
 		commit := func(step int) {
 			for i := range 5 {
-				req := reqs[(5*step+i)%len(reqs)]
-				n := max(len(req.InstanceUUIDs), req.NumInstances, 1)
-				req.InstanceUUIDs, req.NumInstances = nil, n
-				for j := range n {
-					req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", 5*step+i, pi, j))
-				}
+				req := ownUUIDs(reqs[(5*step+i)%len(reqs)], 5*step+i, pi)
 				if plan, err := engine.PlaceBatch(ctx, st.Snapshot(), req); err == nil {
 					if _, err := st.Commit(plan); err != nil && !errors.Is(err, engine.ErrConflict) {
 						t.Fatalf("%s: commit: %v", profile, err)

@@ -45,12 +45,7 @@ func TestFitCacheMatchesPasses(t *testing.T) {
 		}
 		for i, req := range gen.Requests(120) {
 			name := fmt.Sprintf("%s/request=%d", profile, i)
-			// Uuids of its own, so that every plan can be committed.
-			n := max(len(req.InstanceUUIDs), req.NumInstances, 1)
-			req.InstanceUUIDs, req.NumInstances = nil, n
-			for j := range n {
-				req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", i, pi, j))
-			}
+			req = ownUUIDs(req, i, pi) // so that every plan can be committed
 			got, gotErr := place(name, st.Snapshot(), req)
 			if gotErr == nil {
 				// A plan that no longer fits (the edge profile's groups)

@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -20,7 +18,6 @@ import (
 // among the stream's.
 func TestMetricsKeptMatchesKernel(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	kept, cases := 0, 0
 	for pi, profile := range []string{synth.Basic, synth.Rich} {
 		gen := synth.New(synth.Options{Hosts: 2*4096 + 300, Seed: 11, Profile: profile})
@@ -35,27 +32,10 @@ func TestMetricsKeptMatchesKernel(t *testing.T) {
 		for i := range 2 * len(reqs) {
 			req := reqs[i%len(reqs)] // each request twice: the second finds its blocks kept
 			name := fmt.Sprintf("%s/request=%d", profile, i)
-			n := max(len(req.InstanceUUIDs), req.NumInstances, 1)
-			req.InstanceUUIDs, req.NumInstances = nil, n
-			for j := range n {
-				req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", i, pi, j))
-			}
-			snap := st.Snapshot()
-			var bad error
-			check := func(err error) {
-				if bad == nil {
-					bad = err
-				}
-			}
-			want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{NoMetricsKept: true, Check: check})
-			got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{MetricsKept: &kept, Check: check})
+			req = ownUUIDs(req, i, pi)
+			got, gotErr := placeAlike(t, name+", kept extremes", st.Snapshot(), req,
+				engine.Ranking{NoMetricsKept: true}, engine.Ranking{MetricsKept: &kept})
 			cases++
-			if bad != nil {
-				t.Fatalf("%s: %v", name, bad)
-			}
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: with kept extremes\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
-			}
 			if gotErr == nil && i%3 == 0 {
 				// Commits now and then, so that candidates and the usage
 				// delta move under the kept extremes.

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -70,12 +69,7 @@ func benchStreamPaired(b *testing.B, off engine.Ranking) {
 	var took [2]time.Duration
 	i := 0
 	for b.Loop() {
-		req := reqs[i%len(reqs)]
-		uuids := make([]string, len(req.InstanceUUIDs))
-		for j := range uuids {
-			uuids[j] = fmt.Sprintf("%08x-0000-4000-8000-%012x", i, j)
-		}
-		req.InstanceUUIDs = uuids
+		req := ownUUIDs(reqs[i%len(reqs)], i, 0)
 		i++
 		for k := range 2 {
 			v := (k + i) % 2

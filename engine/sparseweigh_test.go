@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -21,7 +19,6 @@ import (
 // weights on every kernel path (scaled weights weigh every shard).
 func TestSparseWeighMatchesKernel(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	sparse, cases := 0, 0
 	exact := false // not the scaled weights, which the portable kernels take
 	for pi, profile := range []string{synth.Basic, synth.Rich} {
@@ -34,27 +31,10 @@ func TestSparseWeighMatchesKernel(t *testing.T) {
 		for i := range 2 * len(reqs) {
 			req := reqs[i/2]
 			name := fmt.Sprintf("%s/request=%d", profile, i)
-			n := max(len(req.InstanceUUIDs), req.NumInstances, 1)
-			req.InstanceUUIDs, req.NumInstances = nil, n
-			for j := range n {
-				req.InstanceUUIDs = append(req.InstanceUUIDs, fmt.Sprintf("%08x-0000-4000-8000-%04x%08x", i, pi, j))
-			}
-			snap := st.Snapshot()
-			var bad error
-			check := func(err error) {
-				if bad == nil {
-					bad = err
-				}
-			}
-			want, wantErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{NoSparseWeigh: true, Scaled: &exact, Check: check})
-			got, gotErr := engine.PlaceBatchWith(ctx, snap, req, engine.Ranking{SparseWeighed: &sparse, Scaled: &exact, Check: check})
+			req = ownUUIDs(req, i, pi)
+			got, gotErr := placeAlike(t, name+", shards weighed host by host", st.Snapshot(), req,
+				engine.Ranking{NoSparseWeigh: true, Scaled: &exact}, engine.Ranking{SparseWeighed: &sparse, Scaled: &exact})
 			cases++
-			if bad != nil {
-				t.Fatalf("%s: %v", name, bad)
-			}
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: with shards weighed host by host\n got %+v %v\nwant %+v %v", name, got.Placements, gotErr, want.Placements, wantErr)
-			}
 			if gotErr == nil && i%2 == 1 {
 				// The stream moves on: candidates and the usage delta
 				// change under the kept rescorings.
