@@ -86,7 +86,7 @@
 //   - cidrfilter.go: SimpleCIDRAffinityFilter through an index of the hosts' IPv4 addresses.
 //   - jsoncols.go: JsonFilter's query compiled to column predicates and memoised static parts.
 //   - intattrs.go: integer capabilities judged on the columns.
-//   - fused.go: one pass over the shards running a run of mask and column filters.
+//   - fused.go: one pass over the shards running a run of mask and column filters, consecutive resource filters re-testing the overlay's hosts once.
 //   - weigh.go: the weighers' raw values and the baseline weighing of every candidate.
 //   - collector.go: the k best candidates and the ties, in Nova's order.
 //   - rank.go: the ranking interface, the rankers' options and the choice of a ranker.
@@ -104,7 +104,7 @@
 //     the models its candidates hold, summarised per shard and model.
 //   - trees.go: tournament trees and the heap of blocks.
 //   - scaled.go: the dense ranker's scaled weights and their error bound.
-//   - rescore.go: the dense ranker's rescoring.
+//   - rescore.go: the dense ranker's rescoring (a shard of few candidates weighed host by host).
 //   - search.go: the dense ranker's top-k search.
 //
 // The placement loop:
