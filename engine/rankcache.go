@@ -155,9 +155,11 @@ func (c *scoreCache) admit(rk *denseRanker) bool {
 //
 // Invariants: for every k < len(shards), scores[k].w is what weigh writes
 // for the hosts of the shard whose id is shards[k] under terms (its
-// weighers and bounds), metrics and mults; it is never
-// written while the entry holds it, so that a later entry shares the
-// buffers of the shards it copied. The entry holds its buffers (counts in
+// weighers and bounds), metrics and mults, or, where the rescoring
+// weighed shard k's few candidates alone (weighSparse), shards[k] is 0
+// (no shard's id: the entry holds no weights there) and scores[k] nil.
+// A buffer is never written while an entry holds it, so that a later
+// entry shares the buffers of the shards it copied. The entry holds its buffers (counts in
 // their refs) from store until it is evicted and has no reader (readers:
 // the lookups and stores not yet released, a ranker reading its buffers
 // in place among them; both under scoreCache.mu). A Scheduler worker's
