@@ -76,7 +76,7 @@ func (d *usageDelta) with(ov *pendingUsage) *usageDelta {
 		}
 	}
 	merged := &deltaRun{fresh: recent.fresh}
-	merged.ids, merged.res = mergeRuns(recent.ids, recent.res, add, func(i int) hostRes { return ov.res[add[i]] },
+	merged.ids, merged.res = mergeRuns(nil, nil, recent.ids, recent.res, add, func(i int) hostRes { return ov.res[add[i]] },
 		func(id uint32) { // an id new to recent
 			if _, ok := slices.BinarySearch(next.ids, id); !ok {
 				merged.fresh++
@@ -86,16 +86,17 @@ func (d *usageDelta) with(ov *pendingUsage) *usageDelta {
 		next.recent = merged
 		return next
 	}
-	next.ids, next.res = mergeRuns(next.ids, next.res, merged.ids, func(i int) hostRes { return merged.res[i] }, nil)
+	next.ids, next.res = mergeRuns(nil, nil, next.ids, next.res, merged.ids, func(i int) hostRes { return merged.res[i] }, nil)
 	return next
 }
 
 // mergeRuns returns the sorted run of ids and res with add's ids (sorted,
-// distinct) set to resOf(i) for add[i]; newID is called (when not nil)
-// with each of add's ids that ids does not hold.
-func mergeRuns(ids []uint32, res []hostRes, add []uint32, resOf func(int) hostRes, newID func(uint32)) ([]uint32, []hostRes) {
-	outIDs := make([]uint32, 0, len(ids)+len(add))
-	outRes := make([]hostRes, 0, len(ids)+len(add))
+// distinct) set to resOf(i) for add[i], appended to outIDs and outRes
+// (nil: fresh slices); newID is called (when not nil) with each of add's
+// ids that ids does not hold.
+func mergeRuns(outIDs []uint32, outRes []hostRes, ids []uint32, res []hostRes, add []uint32, resOf func(int) hostRes, newID func(uint32)) ([]uint32, []hostRes) {
+	outIDs = slices.Grow(outIDs, len(ids)+len(add))
+	outRes = slices.Grow(outRes, len(ids)+len(add))
 	i := 0
 	for k, id := range add { // merge: ids and add are sorted
 		for ; i < len(ids) && ids[i] < id; i++ {
@@ -121,26 +122,6 @@ func (d *usageDelta) len() int {
 		n += d.recent.fresh
 	}
 	return n
-}
-
-// mergeInto appends to ids and res the sorted runs (aIDs, aRes) and
-// (bIDs, bRes) merged in id order, b's entry taking the place of a's for
-// an id both hold (a delta's base and recent run: the entries d.each
-// visits, in its order).
-func mergeInto(ids []uint32, res []hostRes, aIDs []uint32, aRes []hostRes, bIDs []uint32, bRes []hostRes) ([]uint32, []hostRes) {
-	j := 0
-	for i, id := range aIDs {
-		for ; j < len(bIDs) && bIDs[j] < id; j++ {
-			ids, res = append(ids, bIDs[j]), append(res, bRes[j])
-		}
-		if j < len(bIDs) && bIDs[j] == id {
-			ids, res = append(ids, id), append(res, bRes[j])
-			j++
-			continue
-		}
-		ids, res = append(ids, id), append(res, aRes[i])
-	}
-	return append(ids, bIDs[j:]...), append(res, bRes[j:]...)
 }
 
 // each calls f with every host's entry, in id order.

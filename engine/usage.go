@@ -172,7 +172,8 @@ func (o *overlay) reset(d *usageDelta) {
 	if d.recent == nil || len(d.recent.ids) == 0 {
 		o.ids, o.res = append(o.ids, d.ids...), append(o.res, d.res...)
 	} else {
-		o.ids, o.res = mergeInto(o.ids, o.res, d.ids, d.res, d.recent.ids, d.recent.res)
+		r := d.recent // its entries take the place of the base's
+		o.ids, o.res = mergeRuns(o.ids, o.res, d.ids, d.res, r.ids, func(i int) hostRes { return r.res[i] }, nil)
 	}
 	for i, id := range o.ids {
 		o.idx[id] = int32(i)
