@@ -51,7 +51,7 @@ func (b *batch) stageOf(f *filterImpl) (stage, bool) {
 // kernel and then re-testing the hosts of the overlay that were still in
 // the set; consecutive resource filters (no mask between) run their
 // kernels one after the other and re-test those hosts once, against all
-// of their rules (retestRules). Counted (count), it returns the number of
+// of their rules (fitsAll). Counted (count), it returns the number of
 // hosts in the set before the run and after each stage (every stage
 // re-tests its own then); else nothing but an error.
 func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int, error) {
@@ -94,7 +94,8 @@ func (b *batch) applyFused(set *bitmap.Set, run []stage, count bool) (int, []int
 				}
 				switch {
 				case y > x+1:
-					retestRules(b, set, mine, was, run[x:y])
+					group := run[x:y]
+					_ = retestHosts(b, set, mine, was, func(b *batch, id uint32) (bool, error) { return fitsAll(b, id, group), nil })
 					x = y - 1
 				case st.retest != nil:
 					if err := retestHosts(b, set, mine, was, st.retest); err != nil {
@@ -150,34 +151,20 @@ func (b *batch) overlayByShard(nShards int) (touched []uint32, off []int32, was 
 	return touched, off, was
 }
 
-// retestRules re-tests the hosts of ids that was marks (those in set
-// before the first of run's stages, consecutive resource filters), in
-// order, setting their bits to whether they fit every stage's rule with
-// their usage now. It is what re-testing them after each stage makes of
-// them (a stage's re-test sets a host's bit to its verdict, and a host
-// out of the set is not re-tested: the set keeps the hosts that fit all),
-// with the host's usage read once: a resource filter's re-test neither
-// fails nor changes anything.
-func retestRules(b *batch, set *bitmap.Set, ids []uint32, was []bool, run []stage) {
-	for i, id := range ids {
-		if !was[i] {
-			continue
-		}
-		sh, j := b.s.at(id)
-		r := b.cur(id)
-		ok := true
-		for x := range run {
-			if !run[x].f.rule.fits(sh, j, &r, &b.claim, b.cfg) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			set.Add(id)
-		} else {
-			set.Remove(id)
+// fitsAll reports whether host id fits the rule of every stage of run
+// (consecutive resource filters) with its usage now, read once: what
+// re-testing it after each stage makes of it (a stage's re-test sets a
+// host's bit to its verdict, and a host out of the set is not re-tested),
+// since a resource filter's re-test neither fails nor changes anything.
+func fitsAll(b *batch, id uint32, run []stage) bool {
+	sh, j := b.s.at(id)
+	r := b.cur(id)
+	for x := range run {
+		if !run[x].f.rule.fits(sh, j, &r, &b.claim, b.cfg) {
+			return false
 		}
 	}
+	return true
 }
 
 // retestHosts re-tests with test the hosts of ids that was marks (those in
