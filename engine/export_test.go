@@ -124,29 +124,15 @@ func (r Ranking) options() rankOptions {
 	if n := r.Refines; n != nil {
 		h.onRefine = func() { *n++ }
 	}
+	// Called from the shards' goroutines, in parallel.
 	if n := r.ModelSeeds; n != nil {
-		var mu sync.Mutex // the shards' seeds run in parallel
-		h.onModelSeed = func() {
-			mu.Lock()
-			defer mu.Unlock()
-			*n++
-		}
+		h.onModelSeed = lockedCounter(n)
 	}
 	if n := r.MetricsKept; n != nil {
-		var mu sync.Mutex // the shards' statistics run in parallel
-		h.onMetricsKept = func() {
-			mu.Lock()
-			defer mu.Unlock()
-			*n++
-		}
+		h.onMetricsKept = lockedCounter(n)
 	}
 	if n := r.SparseWeighed; n != nil {
-		var mu sync.Mutex // the shards are weighed in parallel
-		h.onSparseWeigh = func() {
-			mu.Lock()
-			defer mu.Unlock()
-			*n++
-		}
+		h.onSparseWeigh = lockedCounter(n)
 	}
 	if fail := r.Check; fail != nil {
 		h.afterRefresh = func(rk *denseRanker) {
@@ -171,6 +157,17 @@ func (r Ranking) options() rankOptions {
 	}
 	o.hooks = h
 	return o
+}
+
+// lockedCounter returns a hook adding one to *n under a mutex of its own,
+// for hooks called from several goroutines at once.
+func lockedCounter(n *int) func() {
+	var mu sync.Mutex
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		*n++
+	}
 }
 
 // PlaceBatchWith is PlaceBatch ranking as r says.
