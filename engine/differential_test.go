@@ -130,33 +130,7 @@ func TestDifferential(t *testing.T) {
 		n = min(n, 300)
 	}
 	start := time.Now()
-	results := make([]diffResult, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := diffCaseOf(*diffSeed + uint64(i))
-				g := synth.New(c.opts)
-				cloud, req := g.Cloud(), g.Request()
-				r := diffResult{c: c, cloud: cloud, req: req}
-				r.eng = plandiff.RunEngine(cloud, req)
-				r.ref = plandiff.RunReference(cloud, req)
-				r.diffs = plandiff.Compare(r.eng, r.ref)
-				if len(r.diffs) == 0 { // keep only what a report needs
-					r.cloud, r.req = engine.Cloud{}, engine.Request{}
-				}
-				results[i] = r
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	results := diffRun(n, *diffSeed, plandiff.RunEngine)
 
 	outcomes := map[string]int{}
 	mix := map[string]int{}
@@ -320,40 +294,27 @@ func TestOracle(t *testing.T) {
 		err  error
 	}
 	results := make([]checked, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := diffCaseOf(*diffSeed + uint64(i))
-				if c.driver() != "" {
-					// Nova's own code of today has neither driver: the
-					// reference and the Nova cases judge them.
-					results[i] = checked{c: c, kind: "skipped (" + c.driver() + ")"}
-					continue
-				}
-				g := synth.New(c.opts)
-				r := diffResult{c: c, cloud: g.Cloud(), req: g.Request()}
-				r.eng = plandiff.RunEngine(r.cloud, r.req)
-				r.ref = plandiff.RunReference(r.cloud, r.req)
-				res := checked{c: c, kind: plandiff.Kind(r.eng),
-					base: filepath.Join(dir, fmt.Sprintf("%s-%d", c.profile, c.seed))}
-				if res.err = dumpDiff(dir, &r); res.err == nil {
-					var o oracletest.Result
-					o, res.err = pool.Run("check", res.base+".scenario.json", res.base+".engine.json")
-					res.out, res.code = []byte(o.Output()), o.Code
-				}
-				results[i] = res
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallelFor(n, func(i int) {
+		c := diffCaseOf(*diffSeed + uint64(i))
+		if c.driver() != "" {
+			// Nova's own code of today has neither driver: the
+			// reference and the Nova cases judge them.
+			results[i] = checked{c: c, kind: "skipped (" + c.driver() + ")"}
+			return
+		}
+		g := synth.New(c.opts)
+		r := diffResult{c: c, cloud: g.Cloud(), req: g.Request()}
+		r.eng = plandiff.RunEngine(r.cloud, r.req)
+		r.ref = plandiff.RunReference(r.cloud, r.req)
+		res := checked{c: c, kind: plandiff.Kind(r.eng),
+			base: filepath.Join(dir, fmt.Sprintf("%s-%d", c.profile, c.seed))}
+		if res.err = dumpDiff(dir, &r); res.err == nil {
+			var o oracletest.Result
+			o, res.err = pool.Run("check", res.base+".scenario.json", res.base+".engine.json")
+			res.out, res.code = []byte(o.Output()), o.Code
+		}
+		results[i] = res
+	})
 	bad := 0
 	for _, res := range results {
 		switch {
@@ -491,6 +452,47 @@ func TestDifferentialWideUsage(t *testing.T) {
 	t.Logf("%d of %d placements on hosts past the int32 columns", onWide, placed)
 }
 
+// diffRun places scenarios first..first+n-1 with eng and with the
+// reference, on every processor, and compares them; a result keeps its
+// cloud and request only when the two differ (what a report needs).
+func diffRun(n int, first uint64, eng func(engine.Cloud, engine.Request) plandiff.Outcome) []diffResult {
+	results := make([]diffResult, n)
+	parallelFor(n, func(i int) {
+		c := diffCaseOf(first + uint64(i))
+		g := synth.New(c.opts)
+		cloud, req := g.Cloud(), g.Request()
+		r := diffResult{c: c, cloud: cloud, req: req}
+		r.eng = eng(cloud, req)
+		r.ref = plandiff.RunReference(cloud, req)
+		r.diffs = plandiff.Compare(r.eng, r.ref)
+		if len(r.diffs) == 0 {
+			r.cloud, r.req = engine.Cloud{}, engine.Request{}
+		}
+		results[i] = r
+	})
+	return results
+}
+
+// parallelFor calls fn(i) for i in [0, n), on every processor at once.
+func parallelFor(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // TestDifferentialScaledWeights is the differential test with the dense
 // ranker's scaled weights forced on, which only a build without vector
 // kernels takes by itself (purego, arm64): every build checks them. Its
@@ -505,47 +507,29 @@ func TestDifferentialScaledWeights(t *testing.T) {
 		n = 300
 	}
 	on := true
-	var mu sync.Mutex
+	scaled := func(cloud engine.Cloud, req engine.Request) (o plandiff.Outcome) {
+		snap, err := engine.NewSnapshot(cloud)
+		if err != nil {
+			return plandiff.Outcome{Err: err}
+		}
+		o.Plan, o.Err = engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Scaled: &on})
+		return o
+	}
 	bad, placed := 0, 0
-	var wg sync.WaitGroup
-	next := make(chan uint64)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seed := range next {
-				c := diffCaseOf(seed)
-				if c.driver() == "chance" { // no weights to scale
-					continue
-				}
-				g := synth.New(c.opts)
-				cloud, req := g.Cloud(), g.Request()
-				var eng plandiff.Outcome
-				if snap, err := engine.NewSnapshot(cloud); err != nil {
-					eng.Err = err
-				} else {
-					eng.Plan, eng.Err = engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Scaled: &on})
-				}
-				diffs := plandiff.Compare(eng, plandiff.RunReference(cloud, req))
-				mu.Lock()
-				if eng.Err == nil {
-					placed++
-				}
-				if len(diffs) > 0 {
-					if bad++; bad <= *diffReport {
-						t.Errorf("%v (%d hosts, %d instances), scaled weights: %d difference(s):\n\t%s",
-							c, len(cloud.Hosts), instances(req), len(diffs), strings.Join(capLines(diffs, 8), "\n\t"))
-					}
-				}
-				mu.Unlock()
+	for _, r := range diffRun(n, 3_000_000, scaled) {
+		if r.c.driver() == "chance" { // no weights to scale
+			continue
+		}
+		if r.eng.Err == nil {
+			placed++
+		}
+		if len(r.diffs) > 0 {
+			if bad++; bad <= *diffReport {
+				t.Errorf("%v (%d hosts, %d instances), scaled weights: %d difference(s):\n\t%s",
+					r.c, len(r.cloud.Hosts), instances(r.req), len(r.diffs), strings.Join(capLines(r.diffs, 8), "\n\t"))
 			}
-		}()
+		}
 	}
-	for i := range n {
-		next <- 3_000_000 + uint64(i)
-	}
-	close(next)
-	wg.Wait()
 	if bad > 0 {
 		t.Errorf("%d of %d scenarios differ with scaled weights", bad, n)
 	}

@@ -12,11 +12,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/placer/placer/engine"
@@ -38,24 +36,10 @@ func TestExplainAgrees(t *testing.T) {
 		n = min(n, 100)
 	}
 	errs := make([][]string, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := diffCaseOf(*diffSeed + uint64(i))
-				g := synth.New(c.opts)
-				errs[i] = explainAgreement(g.Cloud(), g.Request())
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallelFor(n, func(i int) {
+		g := synth.New(diffCaseOf(*diffSeed + uint64(i)).opts)
+		errs[i] = explainAgreement(g.Cloud(), g.Request())
+	})
 	bad := 0
 	for i, e := range errs {
 		if len(e) > 0 {
