@@ -143,19 +143,20 @@ type denseRanker struct {
 	// (weighers with a base multiplier of 0 have none); terms, tlo and inv
 	// the weighers, their lo and 1/(hi-lo), for the hosts whose multiplier
 	// differs from the base.
-	scaled        bool
-	scaledOK      bool // scaled weights may be used (rankOptions.scaled)
-	noCache       bool // rankOptions.noScoreCache
-	noModels      bool // rankOptions.noModelSeeds
-	noMetricsKept bool // rankOptions.noMetricsKept
-	noSparse      bool // rankOptions.noSparseWeigh
-	eps           float64
-	cols          []int
-	scale         []float64
-	terms         []int
-	tlo           []float64
-	inv           []float64
-	tbase         []float64
+	scaled   bool
+	scaledOK bool // scaled weights may be used (rankOptions.scaled)
+	eps      float64
+	cols     []int
+	scale    []float64
+	terms    []int
+	tlo      []float64
+	inv      []float64
+	tbase    []float64
+
+	// opts are the batch's options as the ranker was made with them; it
+	// reads their switches (noScoreCache, noModelSeeds, noMetricsKept,
+	// noSparseWeigh).
+	opts rankOptions
 }
 
 // wordsPerBlock is the number of candidate words of a block.
@@ -169,8 +170,7 @@ func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *d
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
 	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
-		trackMissing: trackMissing, soft: -1, noCache: o.noScoreCache, noModels: o.noModelSeeds,
-		noMetricsKept: o.noMetricsKept, noSparse: o.noSparseWeigh}
+		trackMissing: trackMissing, soft: -1, opts: *o}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()
 	}

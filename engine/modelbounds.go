@@ -321,7 +321,7 @@ func (rk *denseRanker) modelBounds(k int) *modelBounds {
 func (rk *denseRanker) startSeeds() {
 	s := rk.v.snap()
 	rk.mg = s.info.models()
-	if rk.mg == nil || rk.mg.of.Len() != s.n || rk.noModels {
+	if rk.mg == nil || rk.mg.of.Len() != s.n || rk.opts.noModelSeeds {
 		rk.mg = nil
 		return
 	}

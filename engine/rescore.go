@@ -70,7 +70,7 @@ func (rk *denseRanker) rescoreAll() {
 	var cache *scoreCache
 	var kept *scoreEntry
 	var fresh [][]float64 // per shard, the buffer a kept rescoring weighed it into
-	if !rk.scaled && !rk.noCache {
+	if !rk.scaled && !rk.opts.noScoreCache {
 		cache = &lineageOf(s.info).scores
 		kept = cache.lookup(rk)
 		if kept != nil || cache.admit(rk) {
@@ -168,7 +168,7 @@ const maxSparseWeigh = 64
 // A host that joins the candidates later is weighed when it does (it is
 // a moved host: update), so every candidate's weight stays its own.
 func (rk *denseRanker) weighSparse(k int, own []float64) bool {
-	if rk.scaled || rk.noSparse {
+	if rk.scaled || rk.opts.noSparseWeigh {
 		return false
 	}
 	in := rk.in[k*bitmap.ShardSize/64 : min((k+1)*bitmap.ShardSize/64, len(rk.in))]
