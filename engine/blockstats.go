@@ -118,7 +118,7 @@ func (rk *denseRanker) restat(q, only int, skipLazy bool) (inexact int32) {
 			}
 			if w == wMetrics && !rk.opts.noMetricsKept {
 				kept := rk.metrics.extremes(q, &clean, words, rk.col(k, w).Slice(off, off+m), rk.bLo[a][q:q+1], rk.bHi[a][q:q+1])
-				if h := rk.hooks; kept && h != nil && h.onMetricsKept != nil {
+				if h := rk.opts.hooks; kept && h != nil && h.onMetricsKept != nil {
 					h.onMetricsKept()
 				}
 			} else {

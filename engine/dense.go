@@ -69,7 +69,6 @@ import (
 // without any).
 type denseRanker struct {
 	v     rankView
-	hooks *rankHooks // nil in production
 	act   []int
 	nb    int
 	in    []uint64 // inSet's words
@@ -155,7 +154,7 @@ type denseRanker struct {
 
 	// opts are the batch's options as the ranker was made with them; it
 	// reads their switches (noScoreCache, noModelSeeds, noMetricsKept,
-	// noSparseWeigh).
+	// noSparseWeigh) and calls their hooks (nil in production).
 	opts rankOptions
 }
 
@@ -169,7 +168,7 @@ const wordsPerBlock = kernels.Block / 64
 func newDenseRanker(v rankView, act []int, o *rankOptions, trackMissing bool) *denseRanker {
 	s := v.snap()
 	nb := (s.n + kernels.Block - 1) / kernels.Block
-	rk := &denseRanker{v: v, hooks: o.hooks, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
+	rk := &denseRanker{v: v, act: act, nb: nb, scaledOK: o.scaled > 0 || o.scaled == 0 && useScaledWeights,
 		trackMissing: trackMissing, soft: -1, opts: *o}
 	if trackMissing || slices.Contains(act, wMetrics) {
 		rk.metrics = s.metricsCol()

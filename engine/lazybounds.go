@@ -139,7 +139,7 @@ func (rk *denseRanker) seed(q int) (inexact int32) {
 			}
 		}
 	}
-	if h := rk.hooks; byModel && h != nil && h.onModelSeed != nil {
+	if h := rk.opts.hooks; byModel && h != nil && h.onModelSeed != nil {
 		h.onModelSeed()
 	}
 	return inexact
@@ -206,7 +206,7 @@ func (rk *denseRanker) refineTree(a int, tree []float64, hint *int32) float64 {
 			*hint = int32(q)
 			return root
 		}
-		if h := rk.hooks; h != nil && h.onRefine != nil {
+		if h := rk.opts.hooks; h != nil && h.onRefine != nil {
 			h.onRefine()
 		}
 		rk.inexact.Add(rk.restat(q, a, false))

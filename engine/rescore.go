@@ -136,7 +136,7 @@ func (rk *denseRanker) rescoreAll() {
 		cache.release(kept)
 	}
 	rk.hold(cache, held)
-	if h := rk.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
+	if h := rk.opts.hooks; h != nil && h.afterRescore != nil && !rk.scaled {
 		all := weighed.Load() + sparse.Load()
 		h.afterRescore(len(s.shards)-int(all), int(all-derived.Load()), int(derived.Load()))
 	}
@@ -189,7 +189,7 @@ func (rk *denseRanker) weighSparse(k int, own []float64) bool {
 		own[i] = math.Inf(-1)
 	}
 	rk.weighHosts(k, js, own)
-	if h := rk.hooks; h != nil && h.onSparseWeigh != nil {
+	if h := rk.opts.hooks; h != nil && h.onSparseWeigh != nil {
 		h.onSparseWeigh()
 	}
 	return true
@@ -453,7 +453,7 @@ func (rk *denseRanker) refresh() {
 			}
 		}
 		changed = false
-		if h := rk.hooks; h != nil && h.onSparseRefresh != nil {
+		if h := rk.opts.hooks; h != nil && h.onSparseRefresh != nil {
 			h.onSparseRefresh()
 		}
 	}
@@ -482,7 +482,7 @@ func (rk *denseRanker) refresh() {
 		rk.isStale[q] = false
 	}
 	rk.stale, rk.moved = rk.stale[:0], rk.moved[:0]
-	if h := rk.hooks; h != nil && h.afterRefresh != nil && !requery {
+	if h := rk.opts.hooks; h != nil && h.afterRefresh != nil && !requery {
 		h.afterRefresh(rk)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func (rk *denseRanker) search(c *collector, keep func(uint32) bool, wantTies bool, blocks []uint64, cell int32) {
 	if keep == nil && blocks == nil && c.k == 1 {
 		if rk.searchBest(c, wantTies) {
-			if h := rk.hooks; h != nil && h.afterSearchBest != nil {
+			if h := rk.opts.hooks; h != nil && h.afterSearchBest != nil {
 				h.afterSearchBest(rk, c, wantTies)
 			}
 			return
