@@ -302,10 +302,7 @@ func TestOracle(t *testing.T) {
 			results[i] = checked{c: c, kind: "skipped (" + c.driver() + ")"}
 			return
 		}
-		g := synth.New(c.opts)
-		r := diffResult{c: c, cloud: g.Cloud(), req: g.Request()}
-		r.eng = plandiff.RunEngine(r.cloud, r.req)
-		r.ref = plandiff.RunReference(r.cloud, r.req)
+		r := runCase(c, plandiff.RunEngine)
 		res := checked{c: c, kind: plandiff.Kind(r.eng),
 			base: filepath.Join(dir, fmt.Sprintf("%s-%d", c.profile, c.seed))}
 		if res.err = dumpDiff(dir, &r); res.err == nil {
@@ -458,12 +455,7 @@ func TestDifferentialWideUsage(t *testing.T) {
 func diffRun(n int, first uint64, eng func(engine.Cloud, engine.Request) plandiff.Outcome) []diffResult {
 	results := make([]diffResult, n)
 	parallelFor(n, func(i int) {
-		c := diffCaseOf(first + uint64(i))
-		g := synth.New(c.opts)
-		cloud, req := g.Cloud(), g.Request()
-		r := diffResult{c: c, cloud: cloud, req: req}
-		r.eng = eng(cloud, req)
-		r.ref = plandiff.RunReference(cloud, req)
+		r := runCase(diffCaseOf(first+uint64(i)), eng)
 		r.diffs = plandiff.Compare(r.eng, r.ref)
 		if len(r.diffs) == 0 {
 			r.cloud, r.req = engine.Cloud{}, engine.Request{}
@@ -471,6 +463,15 @@ func diffRun(n int, first uint64, eng func(engine.Cloud, engine.Request) plandif
 		results[i] = r
 	})
 	return results
+}
+
+// runCase places case c's scenario with eng and with the reference.
+func runCase(c diffCase, eng func(engine.Cloud, engine.Request) plandiff.Outcome) diffResult {
+	g := synth.New(c.opts)
+	r := diffResult{c: c, cloud: g.Cloud(), req: g.Request()}
+	r.eng = eng(r.cloud, r.req)
+	r.ref = plandiff.RunReference(r.cloud, r.req)
+	return r
 }
 
 // parallelFor calls fn(i) for i in [0, n), on every processor at once.
