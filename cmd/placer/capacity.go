@@ -30,19 +30,6 @@ const capacityUsage = `placer capacity [-f FILE|-] [--flavor JSON] [--max N] [--
                         not exist); NAME:-KEY deletes KEY (repeatable)
 `
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(s string) error {
-	if s == "" {
-		return errors.New("empty value")
-	}
-	*l = append(*l, s)
-	return nil
-}
-
 // capacityCmd is "placer capacity".
 func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer capacity", flag.ContinueOnError)
@@ -53,15 +40,8 @@ func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var drain, aggs stringList
 	fs.Var(&drain, "drain", "leave every node of `HOST` out (repeatable)")
 	fs.Var(&aggs, "aggregate", "`NAME:KEY=VALUE,...` or NAME:-KEY: change an aggregate's metadata (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "placer capacity: unexpected argument %q (the scenario goes after -f)\n", fs.Arg(0))
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, afterF); !ok {
+		return status
 	}
 	changes, err := parseAggregateFlags(aggs)
 	if err != nil {

@@ -145,16 +145,10 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	cloudFile := fs.String("cloud", "", "")
 	synthetic := fs.Int("synthetic", 0, "")
 	seed := fs.Uint64("seed", 1, "")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
+	if status, ok := parseArgs(fs, args[1:], stderr, ""); !ok {
+		return status
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "placer etcd load: unexpected argument %q\n", fs.Arg(0))
-		return exitBadInput
 	case *ef.endpoints == "":
 		fmt.Fprintln(stderr, "placer etcd load: want --etcd ENDPOINTS")
 		return exitBadInput

@@ -27,19 +27,6 @@ const explainUsage = `placer explain [-f FILE|-] [--host HOST[/NODE]]...
                         over every host)
 `
 
-// hostList is a repeatable --host.
-type hostList []engine.HostNode
-
-func (h *hostList) String() string { return fmt.Sprint(*h) }
-
-func (h *hostList) Set(s string) error {
-	if s == "" {
-		return errors.New("empty host name")
-	}
-	*h = append(*h, scenario.ParseHostNode(s))
-	return nil
-}
-
 // explainCmd is "placer explain".
 func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer explain", flag.ContinueOnError)
@@ -47,15 +34,8 @@ func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	file := fs.String("f", "", "scenario `FILE` (- for stdin; default: the embedded scenario)")
 	var hosts hostList
 	fs.Var(&hosts, "host", "report only this `HOST[/NODE]` (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "placer explain: unexpected argument %q (the scenario goes after -f)\n", fs.Arg(0))
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, afterF); !ok {
+		return status
 	}
 	s, err := readScenario(*file, stdin)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,15 +38,8 @@ func gen(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&o.Seed, "seed", 1, "")
 	fs.StringVar(&o.Profile, "profile", synth.Basic, "")
 	out := fs.String("o", "", "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "placer gen: unexpected argument %q\n", fs.Arg(0))
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
+		return status
 	}
 	if err := o.Validate(); err != nil {
 		fmt.Fprintln(stderr, "placer gen: "+strings.TrimPrefix(err.Error(), "synth: "))

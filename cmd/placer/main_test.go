@@ -55,9 +55,8 @@ func TestCommands(t *testing.T) {
 		{"gen extra", []string{"gen", "extra"}, exitBadInput, "", `placer gen: unexpected argument "extra"`},
 		{"gen profile", []string{"gen", "--profile", "huge"}, exitBadInput, "", `placer gen: unknown profile "huge"`},
 		{"gen hosts", []string{"gen", "--hosts", "-1"}, exitBadInput, "", "placer gen: hosts: want"},
-		{"simulate", []string{"simulate", "extra"}, exitBadInput, "", "placer simulate: want"},
+		{"simulate", []string{"simulate", "--workers", "0"}, exitBadInput, "", "placer simulate: want"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
-		{"soak extra", []string{"soak", "extra"}, exitBadInput, "", "placer soak: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS"},
 		{"serve both", []string{"serve", "--cloud", "x.json", "--synthetic", "3"}, exitBadInput, "", "want exactly one"},
 		{"serve log", []string{"serve", "--synthetic", "3", "--log", "xml"}, exitBadInput, "", `unknown --log "xml"`},
@@ -71,6 +70,27 @@ func TestCommands(t *testing.T) {
 			status, stdout, stderr := placer(t, "", tc.args...)
 			if status != tc.want || !strings.Contains(stdout, tc.wantStdout) || !strings.Contains(stderr, tc.wantStderr) {
 				t.Errorf("status %d (want %d)\nstdout: %s\nstderr: %s", status, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestCommandLines checks every command's -h and a stray argument alike:
+// -h prints the usage and exits 0, a positional argument (no command takes
+// one) is named and exits 2, before any work starts.
+func TestCommandLines(t *testing.T) {
+	for _, cmd := range [][]string{{"place"}, {"explain"}, {"capacity"}, {"gen"}, {"simulate"},
+		{"serve"}, {"soak"}, {"plot"}, {"etcd", "load"}} {
+		name := strings.Join(cmd, " ")
+		t.Run(name, func(t *testing.T) {
+			status, stdout, stderr := placer(t, "", append(slices.Clone(cmd), "-h")...)
+			if status != exitOK || stdout != "" || !strings.Contains(stderr, "-") {
+				t.Errorf("-h: status %d (want %d)\nstdout: %s\nstderr: %s", status, exitOK, stdout, stderr)
+			}
+			status, stdout, stderr = placer(t, "", append(slices.Clone(cmd), "extra")...)
+			want := "placer " + name + `: unexpected argument "extra"`
+			if status != exitBadInput || stdout != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stray argument: status %d (want %d)\nstdout: %s\nstderr: %s (want %s...)", status, exitBadInput, stdout, stderr, want)
 			}
 		})
 	}

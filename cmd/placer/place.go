@@ -92,15 +92,8 @@ func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	impl := fs.String("impl", "engine", "implementation: "+implNames())
 	timing := fs.Bool("timing", false, "print place_seconds (the placement alone) on stderr")
 	runs := fs.Int("runs", 31, "with --timing: place this many times and print the median time")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "placer place: unexpected argument %q (the scenario goes after -f)\n", fs.Arg(0))
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, afterF); !ok {
+		return status
 	}
 	if *runs < 1 {
 		fmt.Fprintf(stderr, "placer place: --runs %d: want at least 1\n", *runs)

@@ -52,15 +52,8 @@ func plot(args []string, stdout, stderr io.Writer) int {
 	fset.Usage = func() { fmt.Fprint(stderr, plotUsage) }
 	dataDir := fset.String("data", filepath.Join("docs", "plots", "data"), "")
 	outDir := fset.String("out", filepath.Join("docs", "plots"), "")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
-	}
-	if fset.NArg() > 0 {
-		fmt.Fprintf(stderr, "placer plot: unexpected argument %q (the data directory goes after --data)\n", fset.Arg(0))
-		return exitBadInput
+	if status, ok := parseArgs(fset, args, stderr, "the data directory goes after --data"); !ok {
+		return status
 	}
 	data, err := readPlotData(*dataDir)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -89,16 +88,10 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	tokenFile := fs.String("token-file", "", "")
 	insecure := fs.Bool("insecure-plain-http", false, "")
 	ef := addEtcdFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
+		return status
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "placer serve: unexpected argument %q\n", fs.Arg(0))
-		return exitBadInput
 	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput

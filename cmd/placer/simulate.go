@@ -133,7 +133,7 @@ type simReport struct {
 var plantFault func(*verify.Input)
 
 func simulate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs := flag.NewFlagSet("placer simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage) }
 	hosts := fs.Int("hosts", 50000, "")
@@ -146,11 +146,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	placers := fs.Int("placers", 1, "")
 	faults := fs.Bool("faults", false, "")
 	report := fs.String("report", "", "")
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
+		return status
 	}
-	if fs.NArg() > 0 || *hosts < 1 || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
-		fmt.Fprintln(stderr, "placer simulate: want --hosts >= 1, --requests >= 0, --workers >= 1, --etcd-members >= 0, --placers >= 1 and no arguments")
+	if *hosts < 1 || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
+		fmt.Fprintln(stderr, "placer simulate: want --hosts >= 1, --requests >= 0, --workers >= 1, --etcd-members >= 0, --placers >= 1")
 		return exitBadInput
 	}
 	if *members == 0 && (*placers != 1 || *faults) {

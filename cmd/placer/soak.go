@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,14 +56,11 @@ func soakCmd(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "")
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitBadInput
+	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
+		return status
 	}
-	if fs.NArg() > 0 || *duration <= 0 || *clients < 1 || *hosts < 1 || *workers < 0 || *maxBody <= 0 {
-		fmt.Fprintln(stderr, "placer soak: want --duration > 0, --clients >= 1, --hosts >= 1, --workers >= 0, --max-body > 0 and no arguments")
+	if *duration <= 0 || *clients < 1 || *hosts < 1 || *workers < 0 || *maxBody <= 0 {
+		fmt.Fprintln(stderr, "placer soak: want --duration > 0, --clients >= 1, --hosts >= 1, --workers >= 0 and --max-body > 0")
 		return exitBadInput
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

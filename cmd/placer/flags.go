@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/scenario"
+)
+
+// parseArgs parses a command's flags; no command takes a positional
+// argument. It reports whether the command goes on; when it does not,
+// status is the exit status: exitOK after -h or --help (the flag set has
+// printed its usage), exitBadInput after a bad flag (the flag package has
+// named it) or a stray argument, which is named here with where, when not
+// empty, saying where such a value goes instead.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer, where string) (status int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitBadInput, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+		if where != "" {
+			fmt.Fprintf(stderr, " (%s)", where)
+		}
+		fmt.Fprintln(stderr)
+		return exitBadInput, false
+	}
+	return exitOK, true
+}
+
+// afterF is parseArgs's hint for the commands that read a scenario.
+const afterF = "the scenario goes after -f"
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty value")
+	}
+	*l = append(*l, s)
+	return nil
+}
+
+// hostList is a repeatable --host.
+type hostList []engine.HostNode
+
+func (h *hostList) String() string { return fmt.Sprint(*h) }
+
+func (h *hostList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty host name")
+	}
+	*h = append(*h, scenario.ParseHostNode(s))
+	return nil
+}
