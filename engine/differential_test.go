@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -508,12 +509,24 @@ func TestDifferentialScaledWeights(t *testing.T) {
 		n = 300
 	}
 	on := true
+	var refreshes atomic.Int64 // refreshes that left scaled weights, over every case
+	var mu sync.Mutex
+	var broken []error // invariant violations, the first few
 	scaled := func(cloud engine.Cloud, req engine.Request) (o plandiff.Outcome) {
 		snap, err := engine.NewSnapshot(cloud)
 		if err != nil {
 			return plandiff.Outcome{Err: err}
 		}
-		o.Plan, o.Err = engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Scaled: &on})
+		var n int // this case's; the cases run in parallel
+		o.Plan, o.Err = engine.PlaceBatchWith(context.Background(), snap, req, engine.Ranking{Scaled: &on, ScaledRefreshes: &n,
+			Check: func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(broken) < 5 {
+					broken = append(broken, err)
+				}
+			}})
+		refreshes.Add(int64(n))
 		return o
 	}
 	bad, placed := 0, 0
@@ -536,5 +549,13 @@ func TestDifferentialScaledWeights(t *testing.T) {
 	}
 	if placed < n/4 {
 		t.Errorf("only %d of %d scenarios placed: has the generator degenerated?", placed, n)
+	}
+	for _, err := range broken {
+		t.Errorf("scaled weights: %v", err)
+	}
+	// Forcing must take: without it this is the plain differential test
+	// on other seeds, on any build with vector kernels.
+	if r := refreshes.Load(); r < int64(placed) {
+		t.Errorf("only %d refreshes of the dense ranker left scaled weights in %d placed scenarios", r, placed)
 	}
 }

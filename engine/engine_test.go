@@ -177,23 +177,60 @@ func TestContextCancelled(t *testing.T) {
 }
 
 // TestFilterHostsIntoChecksDst refuses a set of the wrong size, naming the
-// problem, and leaves it alone.
+// problem, leaves dst as it was after any error (a wrong size, an invalid
+// request, a cancelled context), and otherwise writes FilterHosts's set.
 func TestFilterHostsIntoChecksDst(t *testing.T) {
 	snap, err := engine.NewSnapshot(smallCloud())
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := engine.Request{NumInstances: 1, Flavor: engine.Flavor{Name: "f", MemoryMB: 1, VCPUs: 1}}
-	for _, dst := range []*bitmap.Set{nil, bitmap.NewSet(snap.Len() + 1)} {
+	// hosts 20-49 have the disk (smallCloud)
+	req := engine.Request{NumInstances: 1, Flavor: engine.Flavor{Name: "f", MemoryMB: 1, VCPUs: 1, RootGB: 120}}
+	// marked holds every other host: neither what the filters pass nor empty.
+	marked := func(n int) *bitmap.Set {
+		s := bitmap.NewSet(n)
+		for i := 0; i < n; i += 2 {
+			s.Add(uint32(i))
+		}
+		return s
+	}
+	for _, dst := range []*bitmap.Set{nil, marked(snap.Len() + 1), marked(snap.Len() - 1)} {
+		var before *bitmap.Set
+		if dst != nil {
+			before = dst.Clone()
+		}
 		if _, err := engine.FilterHostsInto(context.Background(), snap, req, dst); !errors.Is(err, engine.ErrInvalid) || !strings.Contains(err.Error(), "dst") {
 			t.Errorf("dst %v: err %v", dst, err)
 		}
+		if dst != nil && !dst.Equal(before) {
+			t.Errorf("dst over %d hosts changed by a refused call", dst.Len())
+		}
 	}
-	dst := bitmap.NewSet(snap.Len())
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	bad := req
+	bad.NumInstances = -1
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		req  engine.Request
+	}{{"invalid request", context.Background(), bad}, {"cancelled", cancelled, req}} {
+		dst, before := marked(snap.Len()), marked(snap.Len())
+		if _, err := engine.FilterHostsInto(c.ctx, snap, c.req, dst); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		if !dst.Equal(before) {
+			t.Errorf("%s: dst changed by a failed call", c.name)
+		}
+	}
+	dst := marked(snap.Len())
 	counts, err := engine.FilterHostsInto(context.Background(), snap, req, dst)
 	want, wantCounts, _ := engine.FilterHosts(context.Background(), snap, req)
-	if err != nil || dst.Count() != want.Count() || len(counts) != len(wantCounts) {
-		t.Errorf("FilterHostsInto: %v, %d hosts, want %d", err, dst.Count(), want.Count())
+	if err != nil || !dst.Equal(want) || !reflect.DeepEqual(counts, wantCounts) {
+		t.Errorf("FilterHostsInto: %v, hosts %v counts %v, want %v %v", err, dst.AppendTo(nil), counts, want.AppendTo(nil), wantCounts)
+	}
+	if want.Count() == 0 || want.Count() == snap.Len() {
+		t.Fatalf("the filters pass %d of %d hosts: the comparison would not tell a copy from a fill", want.Count(), snap.Len())
 	}
 }
 

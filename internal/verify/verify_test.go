@@ -208,11 +208,13 @@ func placedReq(t *testing.T, in verify.Input) (int, verify.Placed) {
 	return 0, verify.Placed{}
 }
 
-// live is whether instance u is held at the end (not deleted, not on a
-// removed host), by the clean run's verification.
-func held(in verify.Input, u string) bool {
+// held is whether placed instance p is held at the end: not deleted, and
+// its host not removed (a removal forgets the host's instances). Any
+// removal of p's host counts, even one before p: the callers need an
+// instance surely held, not every one.
+func held(in verify.Input, p verify.Placed) bool {
 	for _, e := range in.Events {
-		if e.Kind == verify.Delete && e.Instance == u {
+		if e.Kind == verify.Delete && e.Instance == p.Instance || e.Kind == verify.RemoveHost && e.Host == p.Host {
 			return false
 		}
 	}
@@ -269,7 +271,7 @@ func TestPlantedFaults(t *testing.T) {
 		i, p := -1, verify.Placed{}
 		for j := len(f.Requests) - 1; j >= 0 && i < 0; j-- {
 			r := f.Requests[j]
-			if len(r.Placed) == 0 || r.Forced || !held(f, r.Placed[0].Instance) ||
+			if len(r.Placed) == 0 || r.Forced || !held(f, r.Placed[0]) ||
 				reportedAfter(f, r.Placed[0].Host, f.Commits[commitOf(f, r.Placed[0].Instance)].Version) {
 				continue
 			}
@@ -299,7 +301,7 @@ func TestPlantedFaults(t *testing.T) {
 		// ledger the instance.
 		f := clone()
 		i, p := placedReq(t, f)
-		if !held(f, p.Instance) {
+		if !held(f, p) {
 			t.Fatal("the fixture's first placed instance was deleted: pick a seed where it is held, or the fault is not planted")
 		}
 		fl, u := f.Requests[i].Flavor, f.Final.Usage[p.Host]
