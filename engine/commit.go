@@ -25,6 +25,9 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	if len(e.Rejected) == 0 || len(e.Reasons) == 0 {
+		return fmt.Sprintf("placement conflict at version %d", e.Version)
+	}
 	return fmt.Sprintf("placement conflict at version %d: %d placement(s) no longer fit (first: #%d, %s)",
 		e.Version, len(e.Rejected), e.Rejected[0], e.Reasons[0])
 }
@@ -79,8 +82,15 @@ type CommitResult struct {
 // (free_ram_mb -= memory, free_disk_mb -= (root+ephemeral)×1024, vcpus_used
 // += vcpus, num_instances and num_io_ops + 1; an ironic node whole: free
 // RAM and disk 0, every vCPU used) and its instance uuid joins the
-// store's ledger (DeleteInstance gives the resources back). Committing
-// an instance uuid the ledger already holds is a *ValidationError.
+// store's ledger (DeleteInstance gives the resources back).
+//
+// plan must come from PlaceBatch (or the Scheduler) on one of this store's
+// snapshots, as it was returned: Commit trusts a host unchanged since
+// plan.BaseVersion to fit. What it can tell is wrong is a
+// *ValidationError naming the field, and nothing is committed: a
+// BaseVersion past the store's version, a negative claim, an
+// anti-affinity group allowing fewer than 1 member per host, an empty
+// instance uuid, or one the ledger (or the plan) already holds.
 func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
 	var o commitOpts
 	for _, f := range opts {
@@ -102,11 +112,8 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	st := s.cur.Load()
 	snap := st.snap
 	res := CommitResult{Version: snap.version}
-	for i, p := range plan.Placements {
-		if _, dup := s.ledger[p.InstanceUUID]; dup || slices.ContainsFunc(plan.Placements[:i],
-			func(q Placement) bool { return q.InstanceUUID == p.InstanceUUID }) {
-			return res, invalid(fmt.Sprintf("plan.placements[%d].instance_uuid", i), "instance %q is already committed", p.InstanceUUID)
-		}
+	if err := s.checkPlanLocked(plan, snap); err != nil {
+		return res, err
 	}
 	remap := plan.BaseVersion < st.rebuilt
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(plan.Placements))}
@@ -124,7 +131,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		groupCount = s.groupCountLocked(snap, plan.Group)
 	}
 	affinity := plan.Group != nil && plan.Group.Policy == PolicyAffinity && !plan.Forced &&
-		slices.Contains(snap.cfg.Filters, ServerGroupAffinityFilter)
+		slices.Contains(snap.cfg.LoadFilters(), ServerGroupAffinityFilter)
 	var groupHosts map[string]bool // affinity only
 	if affinity {
 		groupHosts = s.groupHostsLocked(snap, plan.Group)
@@ -277,4 +284,35 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 		count[host] += c
 	}
 	return count
+}
+
+// checkPlanLocked returns a *ValidationError for what plan cannot hold
+// when it comes from PlaceBatch on one of the store's snapshots, whose
+// newest is snap.
+func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
+	if plan.BaseVersion > snap.version {
+		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)
+	}
+	for _, c := range []struct {
+		field string
+		v     int64
+	}{{"memory_mb", plan.Claim.MemoryMB}, {"vcpus", plan.Claim.VCPUs}, {"disk_mb", plan.Claim.DiskMB}, {"disk_request_mb", plan.Claim.DiskRequestMB}} {
+		if c.v < 0 {
+			return invalid("plan.claim."+c.field, "want a number >= 0, got %d", c.v)
+		}
+	}
+	if g := plan.Group; g != nil && g.Policy == PolicyAntiAffinity && g.MaxServerPerHost < 1 {
+		return invalid("plan.group.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)
+	}
+	for i, p := range plan.Placements {
+		field := fmt.Sprintf("plan.placements[%d].instance_uuid", i)
+		if p.InstanceUUID == "" {
+			return invalid(field, "want a non-empty uuid")
+		}
+		if _, dup := s.ledger[p.InstanceUUID]; dup || slices.ContainsFunc(plan.Placements[:i],
+			func(q Placement) bool { return q.InstanceUUID == p.InstanceUUID }) {
+			return invalid(field, "instance %q is already committed", p.InstanceUUID)
+		}
+	}
+	return nil
 }

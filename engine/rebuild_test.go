@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,8 +137,8 @@ func countOn(ps []Placement, host string) int {
 
 // TestAddHostsValidates: a rebuild checks the fields of the hosts it adds
 // (those of the store's own hosts it trusts, see validateCloud), and the
-// checks across hosts cover the old ones too; a refused addition changes
-// nothing.
+// checks across hosts cover the old ones too; the error names a host by
+// its index among those added, and a refused addition changes nothing.
 func TestAddHostsValidates(t *testing.T) {
 	s := mustStore(t, tightCloud(3))
 	v0 := s.Snapshot().Version()
@@ -153,9 +154,10 @@ func TestAddHostsValidates(t *testing.T) {
 		hosts []Host
 		field string
 	}{
-		{[]Host{bad}, "hosts[3].memory_mb"},
-		{[]Host{ok, badIP}, "hosts[4].host_ip"},
-		{[]Host{dup}, "hosts[3]"},
+		{[]Host{bad}, "hosts[0].memory_mb"},
+		{[]Host{ok, badIP}, "hosts[1].host_ip"},
+		{[]Host{dup}, "hosts[0]"},
+		{[]Host{ok, ok}, "hosts[1]"},
 	} {
 		_, err := s.AddHosts(c.hosts...)
 		var ve *ValidationError
@@ -168,6 +170,44 @@ func TestAddHostsValidates(t *testing.T) {
 	}
 	if _, err := s.AddHosts(ok); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSetAggregateMetadataValidates: an aggregate change the cloud's
+// checks would refuse is a *ValidationError naming the aggregate's field,
+// and changes nothing; a cloud with a host added names it among those
+// added (ValidateAddHosts), whatever the cloud's size.
+func TestSetAggregateMetadataValidates(t *testing.T) {
+	s := mustStore(t, tightCloud(3))
+	v0 := s.Version()
+	for _, c := range []struct {
+		name  string
+		set   map[string]string
+		field string
+	}{
+		{"", nil, "aggregate.name"},
+		{"a", map[string]string{"ram_weight_multiplier": "nan"}, "aggregate.metadata.ram_weight_multiplier"},
+		{"a", map[string]string{"cpu_allocation_ratio": "inf"}, "aggregate.metadata.cpu_allocation_ratio"},
+	} {
+		_, err := s.SetAggregateMetadata(c.name, c.set, nil)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("SetAggregateMetadata(%q, %v): %v, want a ValidationError on %s", c.name, c.set, err, c.field)
+		}
+		if s.Version() != v0 {
+			t.Fatalf("a refused aggregate change moved the version %d -> %d", v0, s.Version())
+		}
+	}
+	big := tightCloud(20) // past joiningFew: the checks across hosts use maps
+	hosts := tightCloud(12).Hosts[2:]
+	for i := range hosts {
+		hosts[i].Host += "-new"
+	}
+	hosts[9].Host = big.Hosts[17].Host
+	err := ValidateAddHosts(&big, hosts)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "hosts[9]" || !strings.Contains(ve.Msg, "the cloud's hosts[17]") {
+		t.Errorf("a duplicate of the cloud's host 17 as hosts[9]: %v", err)
 	}
 }
 

@@ -313,3 +313,50 @@ func TestSchedulerHarness(t *testing.T) {
 		}
 	})
 }
+
+// TestCommitRefusesWhatNoPlanHolds checks that a plan PlaceBatch could not
+// have made on the store is a *ValidationError naming the field, and
+// leaves the store as it was: a host unchanged since BaseVersion is taken
+// to fit, so a later BaseVersion or a negative claim would overcommit it.
+func TestCommitRefusesWhatNoPlanHolds(t *testing.T) {
+	s := mustStore(t, tightCloud(4))
+	good := mustPlan(t, s.Snapshot(), req("a", "b"))
+	if _, err := s.Commit(good); err != nil {
+		t.Fatal(err)
+	}
+	v, usage := s.Version(), s.Snapshot().Usage(good.Placements[0].HostID)
+	for _, c := range []struct {
+		field string
+		edit  func(p *Plan)
+	}{
+		{"plan.base_version", func(p *Plan) { p.BaseVersion = v + 1 }},
+		{"plan.claim.memory_mb", func(p *Plan) { p.Claim.MemoryMB = -1 << 40 }},
+		{"plan.claim.vcpus", func(p *Plan) { p.Claim.VCPUs = -100 }},
+		{"plan.claim.disk_mb", func(p *Plan) { p.Claim.DiskMB = -1 }},
+		{"plan.claim.disk_request_mb", func(p *Plan) { p.Claim.DiskRequestMB = -1 }},
+		{"plan.group.max_server_per_host", func(p *Plan) {
+			p.Group = &GroupClaim{UUID: "g", Policy: PolicyAntiAffinity, MaxServerPerHost: 0}
+		}},
+		{"plan.placements[1].instance_uuid", func(p *Plan) { p.Placements[1].InstanceUUID = "" }},
+		{"plan.placements[0].instance_uuid", func(p *Plan) { p.Placements[0].InstanceUUID = "a" }},
+		{"plan.placements[1].instance_uuid", func(p *Plan) { p.Placements[1].InstanceUUID = p.Placements[0].InstanceUUID }},
+	} {
+		p := mustPlan(t, s.Snapshot(), req("c", "d"))
+		p.Placements = append([]Placement(nil), p.Placements...)
+		c.edit(&p)
+		_, err := s.Commit(p)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("%s: err %v", c.field, err)
+		}
+		if s.Version() != v || s.Snapshot().Usage(good.Placements[0].HostID) != usage {
+			t.Fatalf("%s: a refused plan changed the store", c.field)
+		}
+	}
+	if p := mustPlan(t, s.Snapshot(), req("c", "d")); func() error { _, err := s.Commit(p); return err }() != nil {
+		t.Fatal("the same plan, unedited, is refused")
+	}
+	if msg := (&ConflictError{Version: 3}).Error(); msg != "placement conflict at version 3" {
+		t.Errorf("an empty ConflictError reads %q", msg)
+	}
+}

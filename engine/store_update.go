@@ -89,8 +89,8 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 	if !ok {
 		return 0, invalid("host", "no host %q node %q", host.Host, host.Node)
 	}
-	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
-		return 0, invalid("usage", "want vcpus_used, num_instances and num_io_ops >= 0")
+	if err := ValidateUsage(u); err != nil {
+		return 0, err
 	}
 	ov := pendingUsage{res: map[uint32]hostRes{}}
 	ov.set(id, hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps})
@@ -177,6 +177,9 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // change them afterwards.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
+		if err := ValidateAddHosts(&c, hosts); err != nil {
+			return c, nil, err // named by the index in hosts, not in the new cloud
+		}
 		old := keepAll(len(c.Hosts))
 		for range hosts {
 			old = append(old, -1)
@@ -239,7 +242,13 @@ func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 // the new version.
 func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []string) (uint64, error) {
 	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
-		return c.WithAggregates([]AggregateChange{{Name: name, Set: set, Delete: del}}), keepAll(len(c.Hosts)), nil
+		c = c.WithAggregates([]AggregateChange{{Name: name, Set: set, Delete: del}})
+		if i := slices.IndexFunc(c.Aggregates, func(a Aggregate) bool { return a.Name == name }); i >= 0 {
+			if err := ValidateAggregate(c.Aggregates[i]); err != nil {
+				return c, nil, err // named "aggregate", not by its index in the cloud
+			}
+		}
+		return c, keepAll(len(c.Hosts)), nil
 	}, func(v uint64) {
 		s.record(JournalEntry{Version: v, Kind: JournalAggregate})
 	})

@@ -373,10 +373,16 @@ func validateNames(path string, names, catalogue []string, what string) error {
 	return nil
 }
 
-// PrepareRequest validates a request against a configuration and returns it
-// with defaults filled in: NumInstances (len(InstanceUUIDs), else 1) and
-// InstanceUUIDs (inst-0, inst-1, ...). Errors are *ValidationError with
-// paths like request.flavor.vcpus. The caller's slices are not modified.
+// MaxInstances bounds a request's NumInstances (and its InstanceUUIDs),
+// so that one request cannot make the engine allocate without bound.
+const MaxInstances = 1 << 20
+
+// PrepareRequest validates a request and returns it with defaults filled
+// in: NumInstances (len(InstanceUUIDs), else 1) and InstanceUUIDs (inst-0,
+// inst-1, ...). Errors are *ValidationError with paths like
+// request.flavor.vcpus. The caller's slices are not modified. No check
+// depends on the configuration today; cfg is where such checks would read
+// it (PlaceBatch validates with the snapshot's).
 func PrepareRequest(cfg *Config, r Request) (Request, error) {
 	r, _, err := prepareRequest(cfg, r)
 	return r, err
@@ -396,6 +402,10 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 	switch {
 	case r.NumInstances < 0:
 		return r, p, invalid("request.num_instances", "want an integer >= 1, got %d", r.NumInstances)
+	case r.NumInstances > MaxInstances:
+		return r, p, invalid("request.num_instances", "want an integer <= %d, got %d", MaxInstances, r.NumInstances)
+	case r.NumInstances == 0 && len(r.InstanceUUIDs) > MaxInstances:
+		return r, p, invalid("request.instance_uuids", "want at most %d uuids, got %d", MaxInstances, len(r.InstanceUUIDs))
 	case r.NumInstances == 0 && len(r.InstanceUUIDs) > 0:
 		r.NumInstances = len(r.InstanceUUIDs)
 	case r.NumInstances == 0:
@@ -409,15 +419,15 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 	} else if len(r.InstanceUUIDs) != r.NumInstances {
 		return r, p, invalid("request.instance_uuids", "want %d uuids (one per instance), got %d", r.NumInstances, len(r.InstanceUUIDs))
 	}
-	seen := make(map[string]bool, len(r.InstanceUUIDs))
+	seen := make(map[string]int, len(r.InstanceUUIDs))
 	for i, u := range r.InstanceUUIDs {
 		if u == "" {
 			return r, p, invalid(fmt.Sprintf("request.instance_uuids[%d]", i), "want a non-empty string")
 		}
-		if seen[u] {
-			return r, p, invalid("request.instance_uuids", "uuids are not unique")
+		if j, dup := seen[u]; dup {
+			return r, p, invalid(fmt.Sprintf("request.instance_uuids[%d]", i), "duplicate uuid %q (also instance_uuids[%d])", u, j)
 		}
-		seen[u] = true
+		seen[u] = i
 	}
 	f := &r.Flavor
 	for _, x := range []struct {
