@@ -44,10 +44,17 @@ func (t *txn) ops() int { return max(len(t.cmps), len(t.thens)) }
 // *engine.ValidationError for an instance already committed or a gang
 // plan past etcd's --max-txn-ops (a partial one is committed in pieces
 // that fit, each all or nothing by itself), and an error matching engine.ErrUnavailable
-// when etcd did not answer. ctx bounds the wait before the transaction
-// is sent; once sent, a commit is seen through to a known outcome within
-// Options.CommitTimeout. It returns once the mirror has applied the
-// commit (CommitResult.Version is the mirror's version then).
+// when etcd did not answer. ctx bounds the waits before a transaction is
+// sent (behind this process's commits on the same hosts, and between
+// rebases): once it is done, nothing more is sent and its error is
+// returned, with nothing of the plan committed (for a partial plan in
+// pieces, the pieces committed before are reported). Once sent, a commit
+// is seen through to a known outcome within Options.CommitTimeout. It
+// returns once the mirror has applied the commit (CommitResult.Version
+// is the mirror's version then), or, when the watch lags past
+// CommitTimeout, with the commit standing in etcd and the mirror behind
+// it: plans then made on the mirror fail their compares and are checked
+// again on its newer state.
 func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine.CommitOption) (engine.CommitResult, error) {
 	if err := ctx.Err(); err != nil {
 		return engine.CommitResult{}, err
@@ -56,9 +63,9 @@ func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine
 	var res engine.CommitResult
 	var err error
 	if chunks := s.chunks(&plan); len(chunks) > 1 && engine.IsPartial(opts...) {
-		res, err = s.commitChunks(plan, chunks, opts)
+		res, err = s.commitChunks(ctx, plan, chunks, opts)
 	} else {
-		res, err = s.commit(plan, opts)
+		res, err = s.commit(ctx, plan, opts)
 	}
 	if m := s.opts.Metrics; m != nil {
 		m.commitSeconds.Observe(time.Since(start).Seconds())
@@ -69,7 +76,9 @@ func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine
 	return res, err
 }
 
-func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.CommitResult, error) {
+// commit is CommitPlan for a plan of one transaction; caller is the
+// caller's context, which bounds the waits before each send.
+func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.CommitOption) (engine.CommitResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommitTimeout)
 	defer cancel()
 	for round := 0; ; round++ {
@@ -82,12 +91,18 @@ func (s *Store) commit(plan engine.Plan, opts []engine.CommitOption) (engine.Com
 			case <-busy:
 				round--
 				continue
+			case <-caller.Done(): // nothing of this plan was sent, or its sends failed
+				return engine.CommitResult{}, caller.Err()
 			case <-ctx.Done():
 				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts: %w", ctx.Err()))
 			}
 		}
 		if err != nil || t == nil {
 			return res, err
+		}
+		if err := caller.Err(); err != nil {
+			s.release(t)
+			return engine.CommitResult{}, err
 		}
 		if m := s.opts.Metrics; m != nil {
 			m.txnOps.Observe(float64(t.ops()))
@@ -364,7 +379,7 @@ func (s *Store) chunks(plan *engine.Plan) [][]int {
 // (indexes into plan.Placements). A piece failing with an error after
 // others were committed has its placements, and those of the later
 // pieces, rejected with the error's text as the reason.
-func (s *Store) commitChunks(plan engine.Plan, chunks [][]int, opts []engine.CommitOption) (engine.CommitResult, error) {
+func (s *Store) commitChunks(ctx context.Context, plan engine.Plan, chunks [][]int, opts []engine.CommitOption) (engine.CommitResult, error) {
 	var res engine.CommitResult
 	for c, idx := range chunks {
 		sub := plan
@@ -372,7 +387,7 @@ func (s *Store) commitChunks(plan engine.Plan, chunks [][]int, opts []engine.Com
 		for j, i := range idx {
 			sub.Placements[j] = plan.Placements[i]
 		}
-		r, err := s.commit(sub, opts)
+		r, err := s.commit(ctx, sub, opts)
 		if err != nil {
 			if len(res.Accepted) == 0 {
 				return res, err

@@ -31,7 +31,7 @@
 //	      CreateRevision(inst/u) == 0, for every accepted instance
 //	      ModRevision(groups/g) == the mirror's (0: no key yet), with a group
 //	Then: put usage/h (the usage the dry run computed), inst/u, groups/g
-//	Else: get inst/u
+//	Else: get inst/u (on a resend only: an earlier send's outcome is unknown)
 //
 // A plan whose hosts nobody else touched since the mirror saw them commits
 // in one round trip; plans on other hosts never conflict. Within one

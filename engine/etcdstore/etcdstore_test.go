@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -192,6 +193,22 @@ func TestLoadOpen(t *testing.T) {
 		if got.HostNode(id) != want.HostNode(id) || got.Usage(id) != want.Usage(id) {
 			t.Fatalf("host %d: %v %+v, want %v %+v", id, got.HostNode(id), got.Usage(id), want.HostNode(id), want.Usage(id))
 		}
+	}
+	if !reflect.DeepEqual(got.Config(), want.Config()) {
+		t.Errorf("config %+v, want %+v", got.Config(), want.Config())
+	}
+	s.mu.Lock()
+	aggs := s.cloudLocked().Aggregates
+	s.mu.Unlock()
+	if !reflect.DeepEqual(aggs, cloud.Aggregates) {
+		t.Errorf("aggregates %+v, want %+v", aggs, cloud.Aggregates)
+	}
+	// The aggregate's zone reaches the filters: h001 alone is in z1.
+	z := "z1"
+	r := req("z")
+	r.AvailabilityZone = &z
+	if p := place(t, s, r); p.Placements[0].Host != "h001" {
+		t.Errorf("a request for zone z1 placed on %s, want h001", p.Placements[0].Host)
 	}
 	if _, err := Open(ctxT(t, 10*time.Second), cli, Options{Prefix: "/empty/"}); err == nil {
 		t.Fatal("opened an empty prefix")
@@ -609,7 +626,8 @@ func usageOn(t *testing.T, s *Store, hn engine.HostNode) engine.HostUsage {
 }
 
 // TestLateStore: a store opened after others committed starts from
-// etcd's state, and its commits are checked against it.
+// etcd's state, places on it, and its commits reach the others: a plan
+// made on the first store before them no longer fits.
 func TestLateStore(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := c.Client(t)
@@ -628,6 +646,13 @@ func TestLateStore(t *testing.T) {
 	sameMirror(t, late, cli, "/p/")
 	if _, err := engine.PlaceBatch(context.Background(), late.Local().Snapshot(), req("x", "y", "z")); !errors.Is(err, engine.ErrNoValidHost) {
 		t.Fatalf("3 more on a cloud with room for 2: %v", err)
+	}
+	stale := place(t, a, req("p"))
+	if _, err := late.CommitPlan(ctx, place(t, late, req("x", "y"))); err != nil {
+		t.Fatalf("the late store's 2 on a cloud with room for 2: %v", err)
+	}
+	if _, err := a.CommitPlan(ctx, stale); !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("a plan made before the late store filled the cloud: %v, want a conflict", err)
 	}
 }
 
@@ -717,5 +742,94 @@ func TestContentionGivesUp(t *testing.T) {
 	// shows none, which counts as "usage" too.
 	if n := testutil.ToFloat64(m.conflicts.WithLabelValues("usage")); n != 2 {
 		t.Fatalf("%v usage conflicts counted, want 2", n)
+	}
+}
+
+// TestRefusedChangesWriteNothing: a cloud change every mirror's rebuild
+// would refuse is a *engine.ValidationError naming the field, before
+// anything is written (written, it would stop every mirror on the
+// prefix), and the store goes on taking changes.
+func TestRefusedChangesWriteNothing(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(4))
+	s := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	ok := engine.Host{Host: "new", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}
+	bad := ok
+	bad.Host, bad.MemoryMB = "bad", -1
+	rev := mustRev(t, cli)
+	for _, tc := range []struct {
+		name, field string
+		change      func() error
+	}{
+		{"negative memory", "hosts[1].memory_mb", func() error { _, err := s.AddHosts(ctx, ok, bad); return err }},
+		{"twice in one call", "hosts[1]", func() error { _, err := s.AddHosts(ctx, ok, ok); return err }},
+		{"already there", "hosts[0]", func() error { _, err := s.AddHosts(ctx, engine.Host{Host: "h001", MemoryMB: 1}); return err }},
+		{"no aggregate name", "aggregate.name", func() error { _, err := s.SetAggregateMetadata(ctx, "", nil, nil); return err }},
+		{"NaN multiplier", "aggregate.metadata.cpu_weight_multiplier", func() error {
+			_, err := s.SetAggregateMetadata(ctx, "agg", map[string]string{"cpu_weight_multiplier": "nan"}, nil)
+			return err
+		}},
+		{"negative report", "usage.num_io_ops", func() error {
+			_, err := s.UpdateHost(ctx, engine.HostNode{Host: "h001", Node: "h001"}, engine.HostUsage{NumIOOps: -1})
+			return err
+		}},
+	} {
+		var ve *engine.ValidationError
+		if err := tc.change(); !errors.As(err, &ve) || ve.Field != tc.field {
+			t.Errorf("%s: %v, want a ValidationError on %s", tc.name, err, tc.field)
+		}
+		if r := mustRev(t, cli); r != rev {
+			t.Fatalf("%s: etcd's revision moved %d -> %d", tc.name, rev, r)
+		}
+	}
+	if _, err := s.AddHosts(ctx, ok); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Local().Snapshot().Len(); n != 5 {
+		t.Fatalf("the mirror has %d hosts after adding one to 4", n)
+	}
+}
+
+// TestCommitHonoursCallerWhileBusy: a commit waiting behind this
+// process's commit on the same host gives up when its caller's context
+// is done, with that context's error and nothing of it sent, rather than
+// after CommitTimeout.
+func TestCommitHonoursCallerWhileBusy(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(1))
+	s := open(t, cli, "/p/", Options{CommitTimeout: time.Minute})
+	first, second := place(t, s, req("a")), place(t, s, req("b"))
+	answered, release := make(chan struct{}), make(chan struct{})
+	var hold sync.Once
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		hold.Do(func() { // the first commit's answer: hold it
+			close(answered)
+			<-release
+		})
+		return resp, err
+	}
+	done := make(chan error, 1)
+	go func() { _, err := s.CommitPlan(context.Background(), first); done <- err }()
+	<-answered // "a" is sent and answered, and holds its host until the mirror has it
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := s.CommitPlan(ctx, second)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 30*time.Second {
+		t.Errorf("a commit waiting behind another: %v after %v, want the caller's deadline", err, time.Since(start))
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if insts := s.Instances(); len(insts) != 1 || insts["a"] == (engine.HostNode{}) {
+		t.Fatalf("instances %v, want a alone", insts)
+	}
+	resp, err := cli.Get(ctxT(t, 10*time.Second), newKeys("/p/").inst("b"))
+	if err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("instance b in etcd: %v %v", resp, err)
 	}
 }

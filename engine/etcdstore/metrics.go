@@ -1,6 +1,10 @@
 package etcdstore
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the Prometheus metrics of a Store's etcd traffic (the
 // engine's own metrics go in Options.Local.Metrics):
@@ -12,6 +16,8 @@ import "github.com/prometheus/client_golang/prometheus"
 //	placer_etcd_txn_ops                     operations per transaction
 //	placer_etcd_watch_lag_seconds           from a commit's answer to the mirror applying it
 //	placer_etcd_relists_total               whole re-reads after a compaction
+//
+// Make them with NewMetrics: the zero Metrics is not usable.
 type Metrics struct {
 	commitSeconds prometheus.Histogram
 	conflicts     *prometheus.CounterVec
@@ -23,8 +29,11 @@ type Metrics struct {
 }
 
 // NewMetrics creates the metrics and registers them on reg. It fails as
-// reg.Register does.
+// reg.Register does, and on a nil reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("etcdstore: NewMetrics: nil Registerer (prometheus.NewRegistry() makes one)")
+	}
 	m := &Metrics{
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "placer_etcd_commit_seconds", Help: "Commits through etcd, from the call to a known outcome.",

@@ -13,9 +13,12 @@ import (
 // Load writes cloud under prefix (DefaultPrefix when ""), replacing what
 // was there: its configuration, aggregates, hosts and their usage, in
 // transactions of at most maxTxnOps operations (0 means 128) and about
-// 1 MiB. It is for seeding a cluster; processes already watching the
-// prefix see it as a sequence of changes. It returns the last revision
-// written.
+// 1 MiB. It is for seeding a cluster, and it is not atomic: it deletes
+// the prefix, then writes the cloud transaction by transaction, its
+// configuration last. Stopped midway (ctx, etcd unavailable), it leaves
+// part of the cloud and no configuration, which Open refuses ("no cloud
+// under ..."): load again. Processes already watching the prefix see it as
+// a sequence of changes. It returns the last revision written.
 func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine.Cloud, maxTxnOps int) (int64, error) {
 	if _, err := engine.NewSnapshot(cloud); err != nil {
 		return 0, err // the cloud is validated before anything is written
@@ -115,8 +118,8 @@ func noHost(hn engine.HostNode) error {
 // (replacing what commits left, as engine.Store.UpdateHost does). A
 // commit racing it fails its compare and is checked again on u.
 func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
-	if u.VCPUsUsed < 0 || u.NumInstances < 0 || u.NumIOOps < 0 {
-		return 0, &engine.ValidationError{Field: "usage", Msg: "want vcpus_used, num_instances and num_io_ops >= 0"}
+	if err := engine.ValidateUsage(u); err != nil {
+		return 0, err
 	}
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		if _, ok := s.hosts[hn]; !ok {
@@ -127,10 +130,18 @@ func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.Hos
 	})
 }
 
-// AddHosts adds compute nodes (their usage from their records); a node
-// already there is a *engine.ValidationError.
+// AddHosts adds compute nodes (their usage from their records). The hosts
+// are checked as engine.Store.AddHosts checks them, against the cloud as
+// the mirror has it (engine.ValidateAddHosts): a bad field, a node already
+// there or given twice is a *engine.ValidationError naming the host by its
+// index in hosts, and nothing is written. (Written, a host every mirror's
+// rebuild refuses would stop every process on the prefix.)
 func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
+		c := s.cloudLocked()
+		if err := engine.ValidateAddHosts(&c, hosts); err != nil {
+			return nil, nil, err
+		}
 		var order int64
 		for _, r := range s.hosts {
 			order = max(order, r.Order+1)
@@ -140,9 +151,6 @@ func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, err
 		for i := range hosts {
 			h := &hosts[i]
 			hn := nodeOf(h)
-			if _, ok := s.hosts[hn]; ok || h.Host == "" {
-				return nil, nil, &engine.ValidationError{Field: fmt.Sprintf("hosts[%d]", i), Msg: fmt.Sprintf("host %q node %q exists or has no name", hn.Host, hn.Node)}
-			}
 			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(s.k.host(hn)), "=", 0))
 			ops = append(ops, clientv3.OpPut(s.k.host(hn), mustJSON(hostRecord{Order: order + int64(i), Host: *h})),
 				clientv3.OpPut(s.k.usage(hn), mustJSON(toRecord(hostUsage(h)))))
@@ -211,6 +219,9 @@ func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error)
 
 // SetAggregateMetadata changes aggregate name's metadata (keys of set set,
 // keys of del removed), creating it without hosts when it does not exist.
+// The aggregate it would write is checked first (engine.ValidateAggregate):
+// an empty name or a multiplier no weight can carry is a
+// *engine.ValidationError, and nothing is written.
 func (s *Store) SetAggregateMetadata(ctx context.Context, name string, set map[string]string, del []string) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		key := s.k.aggregate(name)
@@ -223,6 +234,9 @@ func (s *Store) SetAggregateMetadata(ctx context.Context, name string, set map[s
 		maps.Copy(a.Metadata, set)
 		for _, d := range del {
 			delete(a.Metadata, d)
+		}
+		if err := engine.ValidateAggregate(a); err != nil {
+			return nil, nil, err
 		}
 		var cmp clientv3.Cmp
 		if ok {
