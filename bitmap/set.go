@@ -1,6 +1,9 @@
 package bitmap
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // ShardBits is log2 of the number of hosts in a shard.
 const ShardBits = 12
@@ -14,7 +17,13 @@ const ShardWords = ShardSize / 64
 // Set is a set of host ids in [0, Len()), one bit per host.
 //
 // Invariant: bits at positions >= Len() are always zero, so Count and the
-// iteration never see hosts that do not exist.
+// iteration never see hosts that do not exist. The methods taking a host
+// (Add, Remove, Has) require it below Len(), unchecked (they are the
+// inner loops' calls); those taking another set (And, AndNot, Or,
+// Intersects, CopyFrom) panic when it ranges over another Len(). The methods taking a host
+// (Add, Remove, Has) require it below Len(), unchecked (they are the
+// inner loops' calls); those taking another set (And, AndNot, Or,
+// Intersects, CopyFrom) panic when it ranges over another Len().
 type Set struct {
 	words []uint64
 	n     int
@@ -88,7 +97,18 @@ func (s *Set) Any() bool {
 }
 
 // CopyFrom makes s equal to o (same Len).
-func (s *Set) CopyFrom(o *Set) { copy(s.words, o.words) }
+func (s *Set) CopyFrom(o *Set) {
+	s.same(o)
+	copy(s.words, o.words)
+}
+
+// same panics unless o ranges over s's hosts: a shorter o would leave
+// s's tail as it was, a longer one set bits past s.Len().
+func (s *Set) same(o *Set) {
+	if s.n != o.n {
+		panic(fmt.Sprintf("bitmap: a set over %d hosts combined with one over %d", s.n, o.n))
+	}
+}
 
 // Clone returns a copy of s.
 func (s *Set) Clone() *Set {
@@ -100,6 +120,7 @@ func (s *Set) Clone() *Set {
 // And keeps the hosts that are also in o and reports whether it removed
 // any.
 func (s *Set) And(o *Set) (removed bool) {
+	s.same(o)
 	var gone uint64
 	for i, w := range o.words {
 		gone |= s.words[i] &^ w
@@ -110,6 +131,7 @@ func (s *Set) And(o *Set) (removed bool) {
 
 // AndNot removes the hosts that are in o.
 func (s *Set) AndNot(o *Set) {
+	s.same(o)
 	for i, w := range o.words {
 		s.words[i] &^= w
 	}
@@ -117,6 +139,7 @@ func (s *Set) AndNot(o *Set) {
 
 // Or adds the hosts of o.
 func (s *Set) Or(o *Set) {
+	s.same(o)
 	for i, w := range o.words {
 		s.words[i] |= w
 	}
@@ -124,6 +147,7 @@ func (s *Set) Or(o *Set) {
 
 // Intersects reports whether s and o share a host.
 func (s *Set) Intersects(o *Set) bool {
+	s.same(o)
 	for i, w := range o.words {
 		if s.words[i]&w != 0 {
 			return true
@@ -150,6 +174,7 @@ func (s *Set) Next(i int) int {
 	if i >= s.n {
 		return -1
 	}
+	i = max(i, 0)
 	wi := i >> 6
 	w := s.words[wi] >> (uint(i) & 63)
 	if w != 0 {

@@ -13,6 +13,7 @@ type HostUsage struct {
 
 // Usage returns host id's usage in s. It panics when id >= s.Len().
 func (s *Snapshot) Usage(id uint32) HostUsage {
+	s.checkID(id)
 	r := s.usage(id)
 	return HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}
 }
@@ -31,8 +32,10 @@ type HostCapacity struct {
 	MaxIOOps, MaxInstances int64
 }
 
-// Capacity returns host id's capacity under s's configuration.
+// Capacity returns host id's capacity under s's configuration. It panics
+// when id >= s.Len().
 func (s *Snapshot) Capacity(id uint32) HostCapacity {
+	s.checkID(id)
 	sh, j := s.at(id)
 	c := HostCapacity{MemoryMB: sh.totalRAM.At(j), VCPUs: sh.vcpusTotal.At(j), LocalGB: sh.totalDiskGB.At(j), MaxIOOps: -1, MaxInstances: -1}
 	lower := func(cur *float64, v float64) {

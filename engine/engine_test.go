@@ -43,6 +43,12 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"empty host", func(c *engine.Cloud, r *engine.Request) { c.Hosts[1].Host = "" }, "hosts[1].host"},
 		{"negative vcpus", func(c *engine.Cloud, r *engine.Request) { r.Flavor.VCPUs = -2 }, "request.flavor.vcpus"},
 		{"uuid count", func(c *engine.Cloud, r *engine.Request) { r.NumInstances, r.InstanceUUIDs = 2, []string{"a"} }, "request.instance_uuids"},
+		{"duplicate uuid", func(c *engine.Cloud, r *engine.Request) { r.InstanceUUIDs = []string{"a", "b", "a"} }, "request.instance_uuids[2]"},
+		// Refused before anything is allocated for the instances.
+		{"too many instances", func(c *engine.Cloud, r *engine.Request) { r.NumInstances = 1 << 40 }, "request.num_instances"},
+		{"too many uuids", func(c *engine.Cloud, r *engine.Request) {
+			r.InstanceUUIDs = make([]string, engine.MaxInstances+1)
+		}, "request.instance_uuids"},
 		{"policy", func(c *engine.Cloud, r *engine.Request) {
 			r.InstanceGroup = &engine.InstanceGroup{Policy: "friends"}
 		}, "request.instance_group.policy"},
@@ -234,6 +240,63 @@ func TestFilterHostsIntoChecksDst(t *testing.T) {
 	}
 }
 
+// TestEntryPointsCheckTheirInputs: every call on a snapshot refuses nil
+// and a zero Snapshot with a *ValidationError (not a nil dereference),
+// WeighHosts a set of the wrong size, and each honours a cancelled
+// context.
+func TestEntryPointsCheckTheirInputs(t *testing.T) {
+	snap, err := engine.NewSnapshot(smallCloud())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := engine.Request{NumInstances: 1, Flavor: engine.Flavor{Name: "f", MemoryMB: 1, VCPUs: 1}}
+	bg := context.Background()
+	calls := map[string]func(context.Context, *engine.Snapshot) error{
+		"PlaceBatch": func(ctx context.Context, s *engine.Snapshot) error {
+			_, err := engine.PlaceBatch(ctx, s, req)
+			return err
+		},
+		"FilterHosts": func(ctx context.Context, s *engine.Snapshot) error {
+			_, _, err := engine.FilterHosts(ctx, s, req)
+			return err
+		},
+		"WeighHosts": func(ctx context.Context, s *engine.Snapshot) error {
+			set := bitmap.NewSet(snap.Len())
+			set.Fill()
+			_, err := engine.WeighHosts(ctx, s, req, set)
+			return err
+		},
+		"Explain": func(ctx context.Context, s *engine.Snapshot) error {
+			_, err := engine.Explain(ctx, s, req, engine.ExplainOptions{})
+			return err
+		},
+		"Capacity": func(ctx context.Context, s *engine.Snapshot) error {
+			_, err := engine.Capacity(ctx, s, req, engine.CapacityOptions{Max: 3})
+			return err
+		},
+	}
+	cancelled, cancel := context.WithCancel(bg)
+	cancel()
+	for name, call := range calls {
+		for _, s := range []*engine.Snapshot{nil, {}} {
+			if err := call(bg, s); !errors.Is(err, engine.ErrInvalid) {
+				t.Errorf("%s on %v: %v, want a *ValidationError", name, s, err)
+			}
+		}
+		if err := call(bg, snap); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if err := call(cancelled, snap); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, cancelled: %v, want context.Canceled", name, err)
+		}
+	}
+	for _, set := range []*bitmap.Set{nil, bitmap.NewSet(snap.Len() - 1), bitmap.NewSet(snap.Len() + 1)} {
+		if _, err := engine.WeighHosts(bg, snap, req, set); !errors.Is(err, engine.ErrInvalid) {
+			t.Errorf("WeighHosts on a set over %v hosts: %v", set, err)
+		}
+	}
+}
+
 // TestConfigIsACopy checks that changing what Snapshot.Config returns,
 // its slices included, changes neither the snapshot's configuration nor
 // its placements.
@@ -261,5 +324,35 @@ func TestConfigIsACopy(t *testing.T) {
 	after, err := engine.PlaceBatch(context.Background(), snap, req)
 	if err != nil || !reflect.DeepEqual(before.Placements, after.Placements) {
 		t.Fatalf("placements changed after editing a copy of the config: %v", err)
+	}
+}
+
+// TestHostIDsOutOfRangePanic: the calls taking a host id panic, naming
+// the range, for an id past the snapshot's hosts, rather than answer
+// from the last shard's unused rows.
+func TestHostIDsOutOfRangePanic(t *testing.T) {
+	s, err := engine.NewStore(smallCloud(), engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := s.Snapshot()
+	n := uint32(snap.Len())
+	for name, call := range map[string]func(id uint32){
+		"Usage":      func(id uint32) { snap.Usage(id) },
+		"Capacity":   func(id uint32) { snap.Capacity(id) },
+		"HostNode":   func(id uint32) { snap.HostNode(id) },
+		"Generation": func(id uint32) { s.Generation(id) },
+	} {
+		call(n - 1)
+		for _, id := range []uint32{n, n + 13, 1 << 31} {
+			func() {
+				defer func() {
+					if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "out of range [0, 50)") {
+						t.Errorf("%s(%d): recovered %v", name, id, r)
+					}
+				}()
+				call(id)
+			}()
+		}
 	}
 }

@@ -53,15 +53,21 @@ func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.
 	return counts, nil
 }
 
-// WeighHosts weighs the hosts of set for req's first instance, exactly as
-// PlaceBatch does, and returns them best first (ties by id). It is one full
-// weigher pass.
+// WeighHosts weighs the hosts of set (a set over s.Len() hosts) for req's
+// first instance, exactly as PlaceBatch does, and returns them best first
+// (ties by id). It is one full weigher pass; ctx is checked before it.
 func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) ([]Candidate, error) {
+	if s != nil && (set == nil || set.Len() != s.Len()) {
+		return nil, invalid("", "WeighHosts: set must be a set over the snapshot's %d hosts", s.Len())
+	}
 	b, err := prepare(ctx, s, req, true)
 	if err != nil {
 		return nil, err
 	}
 	defer b.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b.alive = set.Clone()
 	if err := b.weigh(); err != nil {
 		return nil, err
@@ -77,8 +83,8 @@ func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) 
 // prepare makes the batch of req's first instance on s; keepSets says
 // whether the sets it makes escape to the caller (so are never pooled).
 func prepare(ctx context.Context, s *Snapshot, req Request, keepSets bool) (*batch, error) {
-	if s == nil {
-		return nil, invalid("", "nil snapshot")
+	if err := checkSnapshot(s); err != nil {
+		return nil, err
 	}
 	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {

@@ -154,7 +154,10 @@ type WeigherTerm struct {
 // Nova would raise (*NovaError, *MetricNotFoundError). A request no host
 // passes is not an error: its Explanation has no candidate.
 func Explain(ctx context.Context, s *Snapshot, req Request, opts ExplainOptions) (*Explanation, error) {
-	if s != nil && s.cfg.SchedulerDriver == DriverChanceScheduler {
+	if err := checkSnapshot(s); err != nil {
+		return nil, err
+	}
+	if s.cfg.SchedulerDriver == DriverChanceScheduler {
 		return nil, invalid("config.scheduler_driver", "explain needs the filter scheduler (no filter or weigher runs under %s)", DriverChanceScheduler)
 	}
 	b, err := prepare(ctx, s, req, true)
@@ -173,6 +176,9 @@ func Explain(ctx context.Context, s *Snapshot, req Request, opts ExplainOptions)
 	e.Candidates = b.alive.Count()
 	if e.Candidates == 0 {
 		return e, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if err := b.explainWeights(e, report); err != nil {
 		return nil, err
@@ -286,6 +292,9 @@ func (b *batch) explainWeights(e *Explanation, report *bitmap.Set) error {
 	if n > 1 {
 		raw := make([]float64, n)
 		for _, wi := range b.weighers {
+			if err := b.ctx.Err(); err != nil {
+				return err // one weigher over every candidate at a time
+			}
 			if err := b.rawValues(wi, cands, raw); err != nil {
 				return err
 			}

@@ -31,6 +31,8 @@ const (
 //	placer_snapshot_version                   newest published version
 //	placer_candidates_per_instance            hosts that passed the filters
 //	placer_filter_removed_hosts_total{filter} hosts removed, from NoValidHost explanations
+//
+// Make them with NewMetrics: the zero Metrics is not usable.
 type Metrics struct {
 	requests        *prometheus.CounterVec
 	placements      prometheus.Counter
@@ -45,8 +47,12 @@ type Metrics struct {
 }
 
 // NewMetrics creates the metrics and registers them on reg. It fails as
-// reg.Register does (e.g. when they are already registered there).
+// reg.Register does (e.g. when they are already registered there), and
+// on a nil reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("engine: NewMetrics: nil Registerer (prometheus.NewRegistry() makes one)")
+	}
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "placer_requests_total", Help: "Placement requests by outcome.",

@@ -26,10 +26,22 @@ func PlaceBatch(ctx context.Context, s *Snapshot, req Request) (Plan, error) {
 	return placeBatch(ctx, s, req, rankOptions{})
 }
 
+// checkSnapshot refuses what is not a snapshot NewSnapshot or a Store
+// built: nil, or a zero Snapshot.
+func checkSnapshot(s *Snapshot) error {
+	switch {
+	case s == nil:
+		return invalid("", "nil snapshot")
+	case s.info == nil:
+		return invalid("", "a zero Snapshot: snapshots come from NewSnapshot or a Store")
+	}
+	return nil
+}
+
 // placeBatch is PlaceBatch ranking as opts say.
 func placeBatch(ctx context.Context, s *Snapshot, req Request, opts rankOptions) (Plan, error) {
-	if s == nil {
-		return Plan{}, invalid("", "nil snapshot")
+	if err := checkSnapshot(s); err != nil {
+		return Plan{}, err
 	}
 	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {

@@ -78,7 +78,8 @@ type SchedulerStats struct {
 // serialized check of the hosts it touches), and on a conflict places it
 // again on the fresh snapshot, up to the retry budget. Many workers thus
 // place in parallel on shared immutable snapshots and never double-book a
-// host. A Scheduler is safe for concurrent use.
+// host. A Scheduler is safe for concurrent use. Make one with NewScheduler
+// or NewSchedulerOn: the zero Scheduler is not usable.
 type Scheduler struct {
 	store Backend
 	opts  SchedulerOptions
@@ -114,15 +115,22 @@ func (s *Scheduler) now() time.Time {
 	return time.Now()
 }
 
-// NewScheduler starts the workers of a Scheduler over store.
+// NewScheduler starts the workers of a Scheduler over store. A nil store
+// panics here, rather than in a worker at the first request.
 func NewScheduler(store *Store, opts SchedulerOptions) *Scheduler {
+	if store == nil {
+		panic("engine: NewScheduler: nil Store")
+	}
 	return NewSchedulerOn(store, opts)
 }
 
 // NewSchedulerOn starts the workers of a Scheduler over a commit layer:
 // plans are made on the snapshots of store.Local() and committed with
-// store.CommitPlan (see Backend).
+// store.CommitPlan (see Backend). A nil store panics here.
 func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
+	if store == nil {
+		panic("engine: NewSchedulerOn: nil Backend")
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -66,10 +67,21 @@ func (s *Snapshot) Len() int { return s.n }
 func (s *Snapshot) Config() Config { return s.cfg.clone() }
 
 // HostNode returns the host and node names of host id, in strings of
-// their own (see ownNames): keeping them keeps no snapshot's memory.
+// their own (see ownNames): keeping them keeps no snapshot's memory. It
+// panics when id >= s.Len().
 func (s *Snapshot) HostNode(id uint32) HostNode {
+	s.checkID(id)
 	host, node := ownNames(s.info.hostOf(id), s.info.nodeOf(id))
 	return HostNode{Host: host, Node: node}
+}
+
+// checkID panics, naming the range, when id is no host of s: the last
+// shard's columns run past s.Len(), and would answer for a host that
+// does not exist.
+func (s *Snapshot) checkID(id uint32) {
+	if int(id) >= s.n {
+		panic(fmt.Sprintf("engine: host id %d out of range [0, %d)", id, s.n))
+	}
 }
 
 // at returns the shard and offset of host id.

@@ -26,7 +26,8 @@ import (
 //     instance always fitted, under the enabled resource filters, the
 //     state it was committed to.
 //
-// A Store is safe for concurrent use.
+// A Store is safe for concurrent use. Make one with NewStore: the zero
+// Store is not usable.
 type Store struct {
 	mu  sync.Mutex // serializes commits and updates
 	cur atomic.Pointer[storeState]
@@ -162,9 +163,10 @@ func (s *Store) Snapshot() *Snapshot {
 func (s *Store) Version() uint64 { return s.cur.Load().snap.version }
 
 // Generation returns the version of the last change to host id's usage in
-// the newest snapshot.
+// the newest snapshot. It panics when id is no host of that snapshot.
 func (s *Store) Generation(id uint32) uint64 {
 	st := s.cur.Load()
+	st.snap.checkID(id)
 	return st.gens.of(id)
 }
 

@@ -62,8 +62,8 @@ func warmKey(r *Request) Request {
 // warm reports that it was), and keeps the batch for the next request
 // when it may serve it.
 func (w *warmBatch) place(ctx context.Context, s *Snapshot, req Request, log *changeLog) (plan Plan, warm bool, err error) {
-	if s == nil {
-		return Plan{}, false, invalid("", "nil snapshot")
+	if err := checkSnapshot(s); err != nil {
+		return Plan{}, false, err
 	}
 	r, p, err := prepareRequest(&s.cfg, req)
 	if err != nil {

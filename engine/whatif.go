@@ -66,8 +66,8 @@ type HostCount struct {
 // (nothing to count: it places at random among the hosts that are up), a
 // bad Max or an unknown drained host (field "drain[i]").
 func Capacity(ctx context.Context, s *Snapshot, req Request, opts CapacityOptions) (*CapacityReport, error) {
-	if s == nil {
-		return nil, invalid("", "nil snapshot")
+	if err := checkSnapshot(s); err != nil {
+		return nil, err
 	}
 	if req.InstanceGroup != nil {
 		return nil, invalid("request.instance_group", "capacity places one request after another; a server group is not supported")

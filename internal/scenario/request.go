@@ -120,8 +120,8 @@ func (d *decoder) nullableList(p string, v *node) []string {
 }
 
 // MaxInstances bounds a request's num_instances, so that a typo cannot
-// make the reader build millions of instance uuids.
-const MaxInstances = 1 << 20
+// make the reader build millions of instance uuids: the engine's bound.
+const MaxInstances = engine.MaxInstances
 
 var requestFields = []field[requestDoc]{
 	{"num_instances", false, func(d *decoder, p string, v *node, r *requestDoc) {

@@ -126,7 +126,7 @@ func BadInput(seed uint64) (engine.Cloud, engine.Request, string) {
 		func() string {
 			req.NumInstances = 2
 			req.InstanceUUIDs = []string{"same", "same"}
-			return "request.instance_uuids"
+			return "request.instance_uuids[1]"
 		},
 		func() string { req.Flavor.VCPUs = -1; return "request.flavor.vcpus" },
 		func() string { req.Flavor.Swap = -512; return "request.flavor.swap" },
