@@ -10,7 +10,10 @@
 //     reference.PlaceBatch (internal/plandiff);
 //   - FuzzScenarioDecode: arbitrary bytes into scenario.Decode;
 //   - FuzzExtraSpecs and FuzzJSONQuery: nova.MatchErr and JsonFilter's
-//     evaluator against small models and algebraic properties.
+//     evaluator against small models and algebraic properties;
+//   - FuzzCommit: a sequence of commits, stale plans, usage reports,
+//     removals and deletions on an engine.Store against a model of the
+//     usage each accepted step makes.
 //
 // github.com/google/gofuzz turns the fuzzer's bytes into clouds, requests,
 // extra specs and queries (fuzz.NewFromGoFuzz plus the fill functions of

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	gofuzz "github.com/google/gofuzz"
+
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/plandiff"
 )
@@ -26,6 +28,13 @@ func seedBytes(seed uint64, n int) []byte {
 	}
 	return b
 }
+
+// modelSeeds inputs of modelSeedLen bytes (seedBytes 1, 2, ...) seed the
+// fuzz targets checked against a model (FuzzJSONQuery, FuzzExtraSpecs).
+const (
+	modelSeeds   = 256
+	modelSeedLen = 256
+)
 
 // addSceneSeeds adds a few inputs in code; testdata/fuzz/<Target>/ holds
 // the ones chosen for their outcome (TestWriteSeeds) and the crashers.
@@ -198,4 +207,45 @@ func readCorpusFile(path string) ([]byte, error) {
 // writeCorpusFile writes data in the format of go test -fuzz's corpus.
 func writeCorpusFile(path string, data []byte) error {
 	return os.WriteFile(path, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))), 0o644)
+}
+
+// TestModelSeedsCover checks that the seeds of FuzzJSONQuery and
+// FuzzExtraSpecs make cases of every JsonFilter command with two
+// arguments or more ("not" with one) and of every extra_specs operator
+// with an operand, so that a plain go test compares each with its model.
+func TestModelSeedsCover(t *testing.T) {
+	cmds, ops := map[any]int{}, map[string]int{}
+	for seed := uint64(1); seed <= modelSeeds; seed++ {
+		data := seedBytes(seed, modelSeedLen)
+		var q queryCase
+		gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(append(fillFuncs, queryCaseFill)...).Fuzz(&q)
+		var walk func(tree []any)
+		walk = func(tree []any) {
+			if len(tree) >= 3 || tree[0] == "not" && len(tree) == 2 {
+				cmds[tree[0]]++
+			}
+			for _, a := range tree[1:] {
+				if sub, ok := a.([]any); ok {
+					walk(sub)
+				}
+			}
+		}
+		walk(q.Tree)
+		walk(q.Other)
+		var sc specCase
+		gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(specCaseFill).Fuzz(&sc)
+		if len(sc.Words) > 0 {
+			ops[sc.Op]++
+		}
+	}
+	for _, c := range queryCmds {
+		if cmds[c] == 0 {
+			t.Errorf("no seed makes a query of %q with its arguments (%v)", c, cmds)
+		}
+	}
+	for _, op := range specOps {
+		if ops[op] == 0 {
+			t.Errorf("no seed makes a spec of operator %q with an operand (%v)", op, ops)
+		}
+	}
 }

@@ -220,7 +220,7 @@ func TestBadInput(t *testing.T) {
 	g := New(Options{Seed: 5, Profile: Edge})
 	want := g.Cloud()
 	for seed := uint64(0); seed < 50; seed++ {
-		BadInput(5)
+		BadInput(seed)
 	}
 	if !reflect.DeepEqual(want, New(Options{Seed: 5, Profile: Edge}).Cloud()) {
 		t.Fatal("BadInput changed a generated cloud")
