@@ -134,8 +134,16 @@ func (f etcdFlags) options() etcdstore.Options {
 
 // etcdCmd is "placer etcd SUBCOMMAND".
 func etcdCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "load" {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprint(stderr, etcdUsage)
+		return exitOK
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, etcdUsage)
+		return exitBadInput
+	}
+	if args[0] != "load" {
+		fmt.Fprintf(stderr, "placer etcd: unexpected argument %q (the subcommand is load)\n", args[0])
 		return exitBadInput
 	}
 	fs := flag.NewFlagSet("placer etcd load", flag.ContinueOnError)

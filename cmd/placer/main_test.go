@@ -80,7 +80,7 @@ func TestCommands(t *testing.T) {
 // one) is named and exits 2, before any work starts.
 func TestCommandLines(t *testing.T) {
 	for _, cmd := range [][]string{{"place"}, {"explain"}, {"capacity"}, {"gen"}, {"simulate"},
-		{"serve"}, {"soak"}, {"plot"}, {"etcd", "load"}} {
+		{"serve"}, {"soak"}, {"plot"}, {"etcd", "load"}, {"etcd"}} {
 		name := strings.Join(cmd, " ")
 		t.Run(name, func(t *testing.T) {
 			status, stdout, stderr := placer(t, "", append(slices.Clone(cmd), "-h")...)

@@ -309,7 +309,52 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	return s.logged(s.authenticated(mux))
+	return s.logged(s.authenticated(unrouted(mux)))
+}
+
+// unrouted answers a request no route takes (an unknown path, a method the
+// path does not take) with an error document, as every other error is
+// answered; the mux's own 404 and 405 answers are plain text. Redirects to
+// a canonical path are the mux's.
+func unrouted(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern == "" {
+			probe := &probeWriter{header: http.Header{}}
+			h.ServeHTTP(probe, r) // the mux's 404 or 405 handler: it only answers
+			switch probe.status {
+			case http.StatusNotFound:
+				writeError(w, http.StatusNotFound, "NotFound", "", "no route for "+r.URL.Path)
+				return
+			case http.StatusMethodNotAllowed:
+				w.Header().Set("Allow", probe.header.Get("Allow"))
+				writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "",
+					r.Method+" is not allowed on "+r.URL.Path+" (allowed: "+probe.header.Get("Allow")+")")
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// probeWriter keeps the status and header a handler answers with, and
+// drops its body.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.header }
+
+func (p *probeWriter) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+}
+
+func (p *probeWriter) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return len(b), nil
 }
 
 // statusWriter remembers the status a handler wrote.
