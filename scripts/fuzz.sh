@@ -13,7 +13,7 @@
 #                              "context deadline exceeded" before fuzzing
 #
 # A failure stops the run; go test has written the failing input to
-# PACKAGE/testdata/fuzz/TARGET/ (see README.md, "Fuzzing"). Go 1.26's
+# PACKAGE/testdata/fuzz/TARGET/ (see docs/testing.md, "Fuzzing"). Go 1.26's
 # end-of-fuzztime race (below) is reported and skipped.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

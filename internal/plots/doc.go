@@ -7,7 +7,7 @@
 // Its input is text as the measuring tools print it, kept in data files so
 // that a chart can be drawn again without measuring again:
 //
-//   - go test -bench output (ParseBench): "key: value" configuration lines
+//   - go test -bench output (Parse): "key: value" configuration lines
 //     (go test's own goos, cpu, pkg; and commit, cpuinfo, avx512f, cpus,
 //     go, date from the script that measured) and result lines
 //     "BenchmarkName/key=value/...-N  iterations  value unit  value unit ...";
