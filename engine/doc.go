@@ -27,7 +27,7 @@
 // list and holds the files to it: every file in one layer, at most 8
 // levels deep, at most 10 uses running up a layer, none over 500 lines.
 //
-//  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go
+//  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go, limits.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
@@ -49,6 +49,7 @@
 //   - weighers.go: the weigher indexes and what each weigher is (its multiplier's name, whether it reads a column).
 //   - errors.go: the errors of a placement (NoValidHost, metric not found, Nova's exceptions).
 //   - validate.go: ValidationError and the checks of clouds, configurations and requests.
+//   - limits.go: the bounds of the numbers a cloud and a request carry (MaxMB, MaxGB, MaxFactor, MaxInstances).
 //
 // Column types:
 //   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.

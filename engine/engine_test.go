@@ -44,6 +44,17 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"negative vcpus", func(c *engine.Cloud, r *engine.Request) { r.Flavor.VCPUs = -2 }, "request.flavor.vcpus"},
 		{"uuid count", func(c *engine.Cloud, r *engine.Request) { r.NumInstances, r.InstanceUUIDs = 2, []string{"a"} }, "request.instance_uuids"},
 		{"duplicate uuid", func(c *engine.Cloud, r *engine.Request) { r.InstanceUUIDs = []string{"a", "b", "a"} }, "request.instance_uuids[2]"},
+		// Past the bounds within which no sum overflows (it placed a
+		// 9 ZB flavor on a 1 TB host) and no limit or weight is infinite.
+		{"huge root disk", func(c *engine.Cloud, r *engine.Request) { r.Flavor.RootGB = 1 << 53 }, "request.flavor.root_gb"},
+		{"huge negative free RAM", func(c *engine.Cloud, r *engine.Request) { c.Hosts[2].FreeRAMMB = -1<<63 + 1 }, "hosts[2].free_ram_mb"},
+		{"huge free disk", func(c *engine.Cloud, r *engine.Request) { c.Hosts[3].FreeDiskGB = -1 << 53 }, "hosts[3].free_disk_gb"},
+		{"huge local disk", func(c *engine.Cloud, r *engine.Request) { c.Hosts[3].LocalGB = 1<<40 + 1 }, "hosts[3].local_gb"},
+		{"huge ratio", func(c *engine.Cloud, r *engine.Request) { c.Config.RAMAllocationRatio = 1e308 }, "config.ram_allocation_ratio"},
+		{"huge multiplier", func(c *engine.Cloud, r *engine.Request) { c.Config.CPUWeightMultiplier = -1e308 }, "config.cpu_weight_multiplier"},
+		{"huge aggregate ratio", func(c *engine.Cloud, r *engine.Request) {
+			c.Aggregates = []engine.Aggregate{{Name: "a", Hosts: []string{c.Hosts[0].Host}, Metadata: map[string]string{"ram_allocation_ratio": "1e308"}}}
+		}, "aggregates[0].metadata.ram_allocation_ratio"},
 		// Refused before anything is allocated for the instances.
 		{"too many instances", func(c *engine.Cloud, r *engine.Request) { r.NumInstances = 1 << 40 }, "request.num_instances"},
 		{"too many uuids", func(c *engine.Cloud, r *engine.Request) {

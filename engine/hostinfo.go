@@ -174,5 +174,5 @@ func (info *hostInfo) hostIP(id uint32) *string { return info.hostIPs.Get(id) }
 func (info *hostInfo) supported(id uint32) [][3]string { return info.sigSupported[info.hvSig.At(id)] }
 
 // diskMBUsed is host id's disk_mb_used: (local_gb - free_disk_gb) * 1024,
-// in int64's wrapping arithmetic, as the column held it in full.
+// exact within the bounds a cloud's numbers keep to (limits.go).
 func (info *hostInfo) diskMBUsed(id uint32) int64 { return info.diskGBUsed.At(id) * 1024 }

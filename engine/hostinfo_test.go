@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 
@@ -60,12 +59,12 @@ func TestHostUUID(t *testing.T) {
 }
 
 // TestDiskMBUsed checks disk_mb_used, one host at a time and through the
-// column pass, against (local_gb - free_disk_gb) * 1024 as int64 computes
-// it, wrapping where it overflows.
+// column pass, against (local_gb - free_disk_gb) * 1024, exact at the
+// bounds a cloud's numbers keep to (MaxGB: up to 2^51 MB).
 func TestDiskMBUsed(t *testing.T) {
 	pairs := [][2]int64{ // local_gb, free_disk_gb
-		{100, 40}, {100, 100}, {0, 5}, {1 << 40, -(1 << 40)}, {math.MaxInt64, -5},
-		{math.MaxInt64, math.MinInt64 + 1}, {7, math.MinInt64}, {3, 1},
+		{100, 40}, {100, 100}, {0, 5}, {1 << 39, -(1 << 39)}, {MaxGB, -5},
+		{MaxGB, -MaxGB + 1}, {7, -MaxGB}, {3, 1},
 	}
 	c := Cloud{Config: DefaultConfig()}
 	for i := range 150 {

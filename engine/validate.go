@@ -176,8 +176,9 @@ func validateJoining(c *Cloud, i int) error {
 // validateAggregateNumbers refuses aggregate overrides that parse to
 // numbers no result can carry: a NaN or infinite weigher multiplier makes
 // NaN weights, which Nova's sort cannot order and JSON cannot hold, and an
-// infinite allocation ratio an infinite limit. (Nova itself accepts them;
-// a NaN ratio is accepted here too, with Nova's semantics.)
+// infinite allocation ratio an infinite limit; past MaxFactor, a finite one
+// can overflow to them. (Nova itself accepts them; a NaN ratio is accepted
+// here too, with Nova's semantics.)
 func validateAggregateNumbers(p string, meta map[string]string) error {
 	for _, key := range slices.Sorted(maps.Keys(meta)) {
 		v := meta[key]
@@ -186,10 +187,10 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 			continue // Nova falls back to the configured value
 		}
 		switch {
-		case slices.Contains(multiplierKeys[:], key) && (math.IsNaN(f) || math.IsInf(f, 0)):
-			return invalid(p+".metadata."+key, "want a finite number, got %q", v)
-		case strings.HasSuffix(key, "_allocation_ratio") && math.IsInf(f, 0):
-			return invalid(p+".metadata."+key, "want a finite number (or NaN), got %q", v)
+		case slices.Contains(multiplierKeys[:], key) && !(math.Abs(f) <= MaxFactor):
+			return invalid(p+".metadata."+key, "want a number from -%g to %g, got %q", MaxFactor, MaxFactor, v)
+		case strings.HasSuffix(key, "_allocation_ratio") && math.Abs(f) > MaxFactor:
+			return invalid(p+".metadata."+key, "want a number from -%g to %g (or NaN), got %q", MaxFactor, MaxFactor, v)
 		}
 	}
 	return nil
@@ -212,6 +213,24 @@ func validateHost(path func() string, h *Host) error {
 		}
 	}
 	for _, f := range []struct {
+		name  string
+		v     int64
+		bound int64
+	}{
+		{"memory_mb", h.MemoryMB, MaxMB}, {"free_ram_mb", h.FreeRAMMB, MaxMB}, {"vcpus", h.VCPUs, MaxMB},
+		{"vcpus_used", h.VCPUsUsed, MaxMB}, {"local_gb", h.LocalGB, MaxGB}, {"free_disk_gb", h.FreeDiskGB, MaxGB},
+		{"num_instances", h.NumInstances, MaxMB}, {"num_io_ops", h.NumIOOps, MaxMB}, {"failed_builds", h.FailedBuilds, MaxMB},
+	} {
+		if err := bounded(path()+"."+f.name, f.v, f.bound); err != nil {
+			return err
+		}
+	}
+	if d := h.DiskAvailableLeast; d != nil {
+		if err := bounded(path()+".disk_available_least", *d, MaxGB); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
 		name string
 		v    *float64
 	}{
@@ -219,8 +238,8 @@ func validateHost(path func() string, h *Host) error {
 		{"cpu_allocation_ratio", h.CPUAllocationRatio},
 		{"disk_allocation_ratio", h.DiskAllocationRatio},
 	} {
-		if f.v != nil && !(*f.v >= 0 && !math.IsInf(*f.v, 0)) {
-			return invalid(path()+"."+f.name, "want a finite number >= 0, got %v", *f.v)
+		if f.v != nil && !(*f.v >= 0 && *f.v <= MaxFactor) {
+			return invalid(path()+"."+f.name, "want a number from 0 to %g, got %v", MaxFactor, *f.v)
 		}
 	}
 	if h.HypervisorVersion != nil && *h.HypervisorVersion < 0 {
@@ -237,13 +256,13 @@ func validateHost(path func() string, h *Host) error {
 		}
 	}
 	for _, v := range h.Metrics {
-		if !(math.IsNaN(v) || math.IsInf(v, 0)) {
+		if math.Abs(v) <= MaxFactor {
 			continue
 		}
 		// Report the first by name, whatever the map's order.
 		for _, name := range slices.Sorted(maps.Keys(h.Metrics)) {
-			if v := h.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid(path()+".metrics["+strconv.Quote(name)+"]", "want a finite number, got %v", v)
+			if v := h.Metrics[name]; !(math.Abs(v) <= MaxFactor) {
+				return invalid(path()+".metrics["+strconv.Quote(name)+"]", "want a number from -%g to %g, got %v", MaxFactor, MaxFactor, v)
 			}
 		}
 	}
@@ -290,8 +309,8 @@ func validateConfig(c *Config) error {
 		{"metrics_weight_multiplier", c.MetricsWeightMultiplier},
 		{"metrics_weight_of_unavailable", c.MetricsWeightOfUnavailable},
 	} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			return invalid("config."+f.name, "want a finite number, got %v", f.v)
+		if !(math.Abs(f.v) <= MaxFactor) {
+			return invalid("config."+f.name, "want a number from -%g to %g, got %v", MaxFactor, MaxFactor, f.v)
 		}
 	}
 	// Nova's options (nova/conf/scheduler.py) have min=0.0 for these two.
@@ -314,8 +333,8 @@ func validateConfig(c *Config) error {
 		{"ram_allocation_ratio", c.RAMAllocationRatio},
 		{"disk_allocation_ratio", c.DiskAllocationRatio},
 	} {
-		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			return invalid("config."+f.name, "want a finite number >= 0, got %v", f.v)
+		if !(f.v >= 0 && f.v <= MaxFactor) {
+			return invalid("config."+f.name, "want a number from 0 to %g, got %v", MaxFactor, f.v)
 		}
 	}
 	for i, m := range c.MetricsWeightSetting {
@@ -326,8 +345,8 @@ func validateConfig(c *Config) error {
 		if strings.ContainsAny(m.Name, "=,") {
 			return invalid(p+"[0]", `a metric name cannot hold "=" or ","`)
 		}
-		if math.IsNaN(m.Ratio) || math.IsInf(m.Ratio, 0) {
-			return invalid(p+"[1]", "want a finite number, got %v", m.Ratio)
+		if !(math.Abs(m.Ratio) <= MaxFactor) {
+			return invalid(p+"[1]", "want a number from -%g to %g, got %v", MaxFactor, MaxFactor, m.Ratio)
 		}
 	}
 	if a := c.ImagePropertiesDefaultArchitecture; a != nil {
@@ -372,10 +391,6 @@ func validateNames(path string, names, catalogue []string, what string) error {
 	}
 	return nil
 }
-
-// MaxInstances bounds a request's NumInstances (and its InstanceUUIDs),
-// so that one request cannot make the engine allocate without bound.
-const MaxInstances = 1 << 20
 
 // PrepareRequest validates a request and returns it with defaults filled
 // in: NumInstances (len(InstanceUUIDs), else 1) and InstanceUUIDs (inst-0,
@@ -431,14 +446,18 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 	}
 	f := &r.Flavor
 	for _, x := range []struct {
-		name string
-		v    int64
+		name  string
+		v     int64
+		bound int64
 	}{
-		{"memory_mb", f.MemoryMB}, {"vcpus", f.VCPUs}, {"root_gb", f.RootGB},
-		{"ephemeral_gb", f.EphemeralGB}, {"swap", f.Swap},
+		{"memory_mb", f.MemoryMB, MaxMB}, {"vcpus", f.VCPUs, MaxMB}, {"root_gb", f.RootGB, MaxGB},
+		{"ephemeral_gb", f.EphemeralGB, MaxGB}, {"swap", f.Swap, MaxMB},
 	} {
 		if x.v < 0 {
 			return r, p, invalid("request.flavor."+x.name, "want an integer >= 0, got %d", x.v)
+		}
+		if err := bounded("request.flavor."+x.name, x.v, x.bound); err != nil {
+			return r, p, err
 		}
 	}
 	var err error

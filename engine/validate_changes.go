@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // The checks of a Store's changes (hosts added, an aggregate changed, a
@@ -43,7 +44,7 @@ var hostIndex = regexp.MustCompile(`hosts\[[0-9]+\]`)
 
 // ValidateUsage checks a usage report: the counts a report carries
 // (vcpus_used, num_instances, num_io_ops) cannot be negative; free RAM
-// and disk can (an overcommitted host). The *ValidationError names the
+// and disk can (an overcommitted host); none is past MaxMB. The *ValidationError names the
 // field (usage.vcpus_used) and its value.
 func ValidateUsage(u HostUsage) error {
 	for _, c := range []struct {
@@ -52,6 +53,15 @@ func ValidateUsage(u HostUsage) error {
 	}{{"vcpus_used", u.VCPUsUsed}, {"num_instances", u.NumInstances}, {"num_io_ops", u.NumIOOps}} {
 		if c.v < 0 {
 			return invalid("usage."+c.field, "want a number >= 0, got %d", c.v)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     int64
+	}{{"free_ram_mb", u.FreeRAMMB}, {"free_disk_mb", u.FreeDiskMB}, {"vcpus_used", u.VCPUsUsed},
+		{"num_instances", u.NumInstances}, {"num_io_ops", u.NumIOOps}} {
+		if err := bounded("usage."+c.field, c.v, MaxMB); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -65,4 +75,28 @@ func ValidateAggregate(a Aggregate) error {
 		return invalid("aggregate.name", "want a non-empty string")
 	}
 	return validateAggregateNumbers("aggregate", a.Metadata)
+}
+
+// ValidateAggregateChanges checks changes, applied to c's aggregates in
+// order (Cloud.WithAggregates), as ValidateAggregate checks each aggregate
+// a change leaves, naming a bad field by the change's index
+// (changes[1].metadata.cpu_allocation_ratio, changes[0].name).
+func ValidateAggregateChanges(c *Cloud, changes []AggregateChange) error {
+	cur := *c
+	for i, ch := range changes {
+		cur = cur.WithAggregates([]AggregateChange{ch})
+		for _, a := range cur.Aggregates {
+			if a.Name != ch.Name {
+				continue
+			}
+			if err := ValidateAggregate(a); err != nil {
+				var ve *ValidationError
+				if errors.As(err, &ve) {
+					return &ValidationError{Field: "changes[" + strconv.Itoa(i) + "]" + strings.TrimPrefix(ve.Field, "aggregate"), Msg: ve.Msg}
+				}
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"slices"
 
@@ -313,6 +314,13 @@ func decodeUsage(data []byte) (engine.HostUsage, error) {
 		if i >= 2 && vals[i] < 0 {
 			return engine.HostUsage{}, bad("usage."+f, "want an integer >= 0, got %d", vals[i])
 		}
+		bound := int64(engine.MaxMB) // the engine's bounds, checked before the GB are made MB
+		if f == "free_disk_gb" {
+			bound = engine.MaxGB
+		}
+		if vals[i] < -bound || vals[i] > bound {
+			return engine.HostUsage{}, bad("usage."+f, "want an integer from -%d to %d, got %d", bound, bound, vals[i])
+		}
 	}
 	return engine.HostUsage{FreeRAMMB: vals[0], FreeDiskMB: vals[1] * 1024, VCPUsUsed: vals[2],
 		NumInstances: vals[3], NumIOOps: vals[4]}, nil
@@ -390,7 +398,11 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		writeEngineError(w, err, false)
 		return
 	}
-	w.Header().Set("Location", "/v1/hosts/"+h.Host+"/"+h.Node)
+	node := h.Node
+	if node == "" {
+		node = h.Host // Nova's default: the node is named as its host
+	}
+	w.Header().Set("Location", "/v1/hosts/"+url.PathEscape(h.Host)+"/"+url.PathEscape(node)) // names may hold "/", "?"
 	writeJSON(w, http.StatusCreated, VersionDoc{v})
 }
 
