@@ -122,6 +122,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
 			g.added[nid] = append(g.added[nid], uuid)
+			g.addedAt[uuid] = nid
 			if g.members[uuid] {
 				g.count[nid]++
 			}

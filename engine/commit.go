@@ -218,6 +218,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	}
 	next := s.applyLocked(st, &ov)
 	res.Version = next.snap.version
+	put := make([]ledgerPut, 0, len(res.Accepted))
 	for _, i := range res.Accepted {
 		p := &plan.Placements[i]
 		e := ledgerEntry{host: HostNode{p.Host, p.Node}}
@@ -229,7 +230,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				s.joinGroupLocked(e.group, p.Host)
 			}
 		}
-		s.ledgerPutLocked(p.InstanceUUID, e)
+		put = append(put, ledgerPut{p.InstanceUUID, e})
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{
 				Version: res.Version, Kind: JournalPlace, Host: e.host,
@@ -237,6 +238,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 			})
 		}
 	}
+	s.ledgerPutAllLocked(put)
 	s.publish(next)
 	return res, nil
 }
@@ -304,14 +306,23 @@ func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
 	if g := plan.Group; g != nil && g.Policy == PolicyAntiAffinity && g.MaxServerPerHost < 1 {
 		return invalid("plan.group.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)
 	}
+	var seen map[string]bool // a plan's own uuids, past a few (a scan of them all was quadratic)
+	if len(plan.Placements) > 16 {
+		seen = make(map[string]bool, len(plan.Placements))
+	}
 	for i, p := range plan.Placements {
-		field := fmt.Sprintf("plan.placements[%d].instance_uuid", i)
+		field := func() string { return fmt.Sprintf("plan.placements[%d].instance_uuid", i) }
 		if p.InstanceUUID == "" {
-			return invalid(field, "want a non-empty uuid")
+			return invalid(field(), "want a non-empty uuid")
 		}
-		if _, dup := s.ledger[p.InstanceUUID]; dup || slices.ContainsFunc(plan.Placements[:i],
-			func(q Placement) bool { return q.InstanceUUID == p.InstanceUUID }) {
-			return invalid(field, "instance %q is already committed", p.InstanceUUID)
+		twice := seen[p.InstanceUUID]
+		if seen == nil {
+			twice = slices.ContainsFunc(plan.Placements[:i], func(q Placement) bool { return q.InstanceUUID == p.InstanceUUID })
+		} else {
+			seen[p.InstanceUUID] = true
+		}
+		if _, dup := s.ledger[p.InstanceUUID]; dup || twice {
+			return invalid(field(), "instance %q is already committed", p.InstanceUUID)
 		}
 	}
 	return nil

@@ -29,6 +29,51 @@ func (s *Store) ledgerPutLocked(uuid string, e ledgerEntry) {
 	}
 }
 
+// ledgerPut is one instance for ledgerPutAllLocked.
+type ledgerPut struct {
+	uuid string
+	e    ledgerEntry
+}
+
+// ledgerPutAllLocked records a commit's instances in the ledger: each
+// host's list is made anew once per commit, merged with the commit's
+// instances on it, sorted. (One instance at a time, a plan of n instances
+// on a few hosts copied their lists n times: 5.5 s to commit 30,000 on
+// three hosts.)
+func (s *Store) ledgerPutAllLocked(put []ledgerPut) {
+	if len(put) <= 8 { // a few copies of short lists cost less than the map
+		for _, p := range put {
+			s.ledgerPutLocked(p.uuid, p.e)
+		}
+		return
+	}
+	byHost := map[HostNode][]string{}
+	for _, p := range put {
+		s.ledger[p.uuid] = p.e
+		byHost[p.e.host] = append(byHost[p.e.host], p.uuid)
+	}
+	for host, add := range byHost {
+		slices.Sort(add)
+		old := s.committed[host]
+		l := make([]string, 0, len(old)+len(add))
+		i, j := 0, 0
+		for i < len(old) && j < len(add) {
+			switch {
+			case old[i] < add[j]:
+				l = append(l, old[i])
+				i++
+			case old[i] > add[j]:
+				l = append(l, add[j])
+				j++
+			default: // already listed (the ledger is a set)
+				j++
+			}
+		}
+		l = append(append(l, old[i:]...), add[j:]...)
+		s.committed[host] = slices.Compact(l)
+	}
+}
+
 // ledgerForgetLocked takes instance uuid, committed as e, out of the
 // ledger.
 func (s *Store) ledgerForgetLocked(uuid string, e ledgerEntry) {

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"slices"
-
 	"github.com/placer/placer/bitmap"
 )
 
@@ -17,6 +15,9 @@ type groupState struct {
 	hostsSet   *bitmap.Set      // nodes whose host name is in group.hosts
 	count      map[int32]int    // instance key (ironic.go) -> |instances ∩ members|
 	added      map[int32][]string
+	// addedAt is added by uuid: where the batch placed it. (A scan of a
+	// host's added list was quadratic in the instances a host took.)
+	addedAt map[string]int32
 }
 
 func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {
@@ -27,6 +28,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		hostsSet:  hosts,
 		count:     map[int32]int{},
 		added:     map[int32][]string{},
+		addedAt:   map[string]int32{},
 	}
 	if gs.maxPerHost == 0 {
 		gs.maxPerHost = 1
@@ -84,7 +86,11 @@ func (b *batch) hasInstance(nid int32, uuid string) bool {
 	if b.s.info.instHas(nid, uuid) {
 		return true
 	}
-	return b.group != nil && slices.Contains(b.group.added[nid], uuid)
+	if b.group == nil {
+		return false
+	}
+	at, ok := b.group.addedAt[uuid]
+	return ok && at == nid
 }
 
 // The server group filters, on the group's state above.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"regexp"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -255,7 +256,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 			if errors.Is(err, ErrConflict) {
 				s.failures.Add(1)
 			}
-			return Plan{}, err
+			return Plan{}, asRequestError(err)
 		}
 		s.retries.Add(1)
 		if m := s.opts.Metrics; m != nil {
@@ -298,4 +299,22 @@ func (s *Scheduler) Close() error {
 	}
 	s.mu.Unlock()
 	return s.g.Wait()
+}
+
+// planUUID matches the field of a plan's instance uuid that Commit names.
+var planUUID = regexp.MustCompile(`^plan\.placements\[([0-9]+)\]\.instance_uuid$`)
+
+// asRequestError names a commit's refusal of an instance uuid by the
+// request's field, which is what a Scheduler's caller gave: placement i
+// is the request's instance i.
+func asRequestError(err error) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	m := planUUID.FindStringSubmatch(ve.Field)
+	if m == nil {
+		return err
+	}
+	return &ValidationError{Field: "request.instance_uuids[" + m[1] + "]", Msg: ve.Msg}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -314,4 +315,23 @@ func TestRecycledColumns(t *testing.T) {
 		}
 	}
 	t.Logf("%d columns reused, %d instances placed", reused, sc.Stats().Instances)
+}
+
+// TestSchedulerNamesTheRequestsUUID: a uuid the Store already committed
+// is refused under the request's field, not the plan's the commit checks.
+func TestSchedulerNamesTheRequestsUUID(t *testing.T) {
+	s := mustStore(t, tightCloud(4))
+	sc := NewScheduler(s, SchedulerOptions{Workers: 1})
+	defer sc.Close()
+	if _, err := sc.Place(context.Background(), req("a")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sc.Place(context.Background(), req("b", "a"))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "request.instance_uuids[1]" || !strings.Contains(ve.Msg, `"a"`) {
+		t.Fatalf("got %v, want a ValidationError on request.instance_uuids[1]", err)
+	}
+	if s.Instances() != 1 {
+		t.Fatalf("%d instances committed, want 1", s.Instances())
+	}
 }

@@ -360,3 +360,55 @@ func TestCommitRefusesWhatNoPlanHolds(t *testing.T) {
 		t.Errorf("an empty ConflictError reads %q", msg)
 	}
 }
+
+// TestLedgerListsOfLargeCommits: a commit of many instances merges them
+// into each host's list at once (ledgerPutAllLocked); the lists equal a
+// grouping of the ledger after commits of every size, over lists a
+// rebuild holds, and after deletions.
+func TestLedgerListsOfLargeCommits(t *testing.T) {
+	c := tightCloud(3)
+	c.Config.RAMAllocationRatio, c.Config.CPUAllocationRatio, c.Config.DiskAllocationRatio = 1e3, 1e3, 1e3
+	c.Config.Filters = DefaultFilters
+	s := mustStore(t, c)
+	next := 0
+	commit := func(n int) {
+		t.Helper()
+		uuids := make([]string, n)
+		for i := range uuids {
+			// Descending and interleaved with the earlier ones: merges, not appends.
+			uuids[i] = fmt.Sprintf("u%05d", (n-i)*7919%100000+next)
+		}
+		next++
+		p := mustPlan(t, s.Snapshot(), Request{InstanceUUIDs: uuids, Flavor: Flavor{MemoryMB: 1}})
+		if _, err := s.Commit(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := CommittedMatchesLedger(s); err != nil {
+			t.Fatalf("after a commit of %d: %v", n, err)
+		}
+	}
+	commit(5)
+	commit(40)
+	s.mu.Lock()
+	held := s.committedLocked() // a rebuild's copy: its lists must not change
+	s.mu.Unlock()
+	before := fmt.Sprint(held)
+	commit(200)
+	commit(9)
+	if fmt.Sprint(held) != before {
+		t.Fatal("a commit changed the lists a rebuild holds")
+	}
+	for u := range s.ledger {
+		if _, err := s.DeleteInstance(u); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	commit(30)
+	if err := CommittedMatchesLedger(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Instances() != 5+40+200+9+30-1 {
+		t.Fatalf("%d instances", s.Instances())
+	}
+}
