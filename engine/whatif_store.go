@@ -8,6 +8,9 @@ import "maps"
 // instances committed through the store on their hosts. It is what a
 // capacity question after an aggregate change is asked on; the store is
 // not changed.
+//
+// A change that leaves an aggregate the store would refuse is a
+// *ValidationError naming it by its index (ValidateAggregateChanges).
 func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	// The preview may hold the current snapshot's shards (a change no
 	// shard column reads keeps them: publishKeptLocked) and is handed out
@@ -27,6 +30,9 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	}
 	tmp.cur.Store(s.cur.Load())
 	s.mu.Unlock()
+	if err := ValidateAggregateChanges(&tmp.cloud, changes); err != nil {
+		return nil, err
+	}
 	if _, err := tmp.rebuildLocked(tmp.cloud.WithAggregates(changes)); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ const capacityUsage = `placer capacity [-f FILE|-] [--flavor JSON] [--max N] [--
 func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer capacity", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("f", "", "scenario `FILE` (- for stdin; default: the embedded scenario)")
+	file := scenarioFlag(fs)
 	flavor := fs.String("flavor", "", "the flavor, a scenario flavor `JSON` object (default: the request's)")
 	max := fs.Int("max", 1000, "try at most `N` instances")
 	var drain, aggs stringList
@@ -45,21 +45,26 @@ func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	changes, err := parseAggregateFlags(aggs)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
-	s, err := readScenario(*file, stdin)
+	s, err := readScenario(string(*file), stdin)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
 	req := s.Request
 	if *flavor != "" {
+		// One JSON object, checked before it is put in a request: pasted
+		// as text, '{}, "num_instances": 3' would pass for a flavor.
+		if !isOneObject(*flavor) {
+			return fail(stderr, "capacity", &engine.ValidationError{Field: "--flavor", Msg: fmt.Sprintf("want one JSON object, got %q", *flavor)})
+		}
 		r, err := scenario.DecodeRequest(strings.NewReader(`{"flavor": ` + *flavor + `}`))
 		var ve *engine.ValidationError
 		if errors.As(err, &ve) {
 			ve.Field = strings.Replace(ve.Field, "request.flavor", "--flavor", 1)
 		}
 		if err != nil {
-			return fail(stderr, err)
+			return fail(stderr, "capacity", err)
 		}
 		req.Flavor = r.Flavor
 	}
@@ -68,7 +73,7 @@ func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := map[string]scenario.CapacityDoc{}
 	snap, err := engine.NewSnapshot(s.Cloud)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
 	now, err := engine.Capacity(ctx, snap, req, engine.CapacityOptions{Max: *max})
 	if err != nil {
@@ -78,8 +83,15 @@ func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(drain) > 0 || len(changes) > 0 {
 		after := snap
 		if len(changes) > 0 {
+			if err := engine.ValidateAggregateChanges(&s.Cloud, changes); err != nil {
+				var ve *engine.ValidationError
+				if errors.As(err, &ve) {
+					ve.Field = "--aggregate" + strings.TrimPrefix(ve.Field, "changes") // the flag's
+				}
+				return fail(stderr, "capacity", err)
+			}
 			if after, err = engine.NewSnapshot(s.Cloud.WithAggregates(changes)); err != nil {
-				return fail(stderr, err)
+				return fail(stderr, "capacity", err)
 			}
 		}
 		rep, err := engine.Capacity(ctx, after, req, engine.CapacityOptions{Max: *max, Drain: drain})
@@ -93,10 +105,10 @@ func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
 	return exitOK
 }
@@ -112,7 +124,7 @@ func capacityFail(stderr io.Writer, err error) int {
 		case strings.HasPrefix(ve.Field, "drain["):
 			ve.Field = "--" + ve.Field
 		}
-		return fail(stderr, err)
+		return fail(stderr, "capacity", err)
 	}
 	fmt.Fprintln(stderr, "placer capacity: "+err.Error())
 	if errors.Is(err, context.Canceled) {
@@ -144,4 +156,15 @@ func parseAggregateFlags(flags []string) ([]engine.AggregateChange, error) {
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// isOneObject reports whether text is one JSON object and nothing else.
+func isOneObject(text string) bool {
+	dec := json.NewDecoder(strings.NewReader(text))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }

@@ -57,6 +57,10 @@ func TestCapacityCommand(t *testing.T) {
 		{[]string{"--drain", "compute-0001", "--drain", "nope"}, `--drain[1]: no host "nope"`},
 		{[]string{"--aggregate", "x"}, "--aggregate[0]: want NAME:KEY=VALUE"},
 		{[]string{"--flavor", `{"memory_mb": "x"}`}, "--flavor.memory_mb: want an integer"},
+		{[]string{"--flavor", `{}, "num_instances": 3`}, "--flavor: want one JSON object"},
+		{[]string{"--flavor", `notjson`}, "--flavor: want one JSON object"},
+		{[]string{"--aggregate", "a:ram_weight_multiplier=1", "--aggregate", "zz:ram_allocation_ratio=inf"},
+			"--aggregate[1].metadata.ram_allocation_ratio: want a number"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		status, _, errs := placer(t, "", append([]string{"capacity"}, tc.args...)...)

@@ -172,7 +172,7 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	if *cloudFile != "" {
 		s, err := readScenario(*cloudFile, os.Stdin)
 		if err != nil {
-			return fail(stderr, err)
+			return fail(stderr, "etcd load", err)
 		}
 		cloud = s.Cloud
 	} else {
@@ -192,7 +192,7 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	rev, err := etcdstore.Load(ctx, cli, *ef.prefix, cloud, *ef.maxTxnOps)
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalid) {
-			return fail(stderr, err)
+			return fail(stderr, "etcd load", err)
 		}
 		fmt.Fprintln(stderr, "placer etcd load:", err)
 		return exitFailure

@@ -31,19 +31,19 @@ const explainUsage = `placer explain [-f FILE|-] [--host HOST[/NODE]]...
 func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("f", "", "scenario `FILE` (- for stdin; default: the embedded scenario)")
+	file := scenarioFlag(fs)
 	var hosts hostList
 	fs.Var(&hosts, "host", "report only this `HOST[/NODE]` (repeatable)")
 	if status, ok := parseArgs(fs, args, stderr, afterF); !ok {
 		return status
 	}
-	s, err := readScenario(*file, stdin)
+	s, err := readScenario(string(*file), stdin)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "explain", err)
 	}
 	snap, err := engine.NewSnapshot(s.Cloud)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "explain", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -55,7 +55,7 @@ func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalid) {
-			return fail(stderr, err)
+			return fail(stderr, "explain", err)
 		}
 		fmt.Fprintln(stderr, "placer explain: "+err.Error())
 		if errors.Is(err, context.Canceled) {
@@ -67,7 +67,7 @@ func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(scenario.ExplainOf(e)); err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "explain", err)
 	}
 	if e.Candidates == 0 {
 		return exitNoValidHost

@@ -38,6 +38,28 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer, where string) 
 // afterF is parseArgs's hint for the commands that read a scenario.
 const afterF = "the scenario goes after -f"
 
+// scenarioFile is -f: a scenario file, - for stdin. Left out, the
+// command reads the embedded scenario; given empty (-f "$UNSET"), it is
+// refused rather than taken for left out.
+type scenarioFile string
+
+func (f *scenarioFile) String() string { return string(*f) }
+
+func (f *scenarioFile) Set(s string) error {
+	if s == "" {
+		return errors.New("empty file name (- reads stdin; leave -f out for the embedded scenario)")
+	}
+	*f = scenarioFile(s)
+	return nil
+}
+
+// scenarioFlag defines -f on fs.
+func scenarioFlag(fs *flag.FlagSet) *scenarioFile {
+	var f scenarioFile
+	fs.Var(&f, "f", "scenario `FILE` (- for stdin; default: the embedded scenario)")
+	return &f
+}
+
 // stringList is a repeatable string flag.
 type stringList []string
 

@@ -55,6 +55,11 @@ func TestCommands(t *testing.T) {
 		{"gen extra", []string{"gen", "extra"}, exitBadInput, "", `placer gen: unexpected argument "extra"`},
 		{"gen profile", []string{"gen", "--profile", "huge"}, exitBadInput, "", `placer gen: unknown profile "huge"`},
 		{"gen hosts", []string{"gen", "--hosts", "-1"}, exitBadInput, "", "placer gen: hosts: want"},
+		{"gen too many hosts", []string{"gen", "--hosts", "1000000000"}, exitBadInput, "", "placer gen: hosts: want an integer from 0 to 4194304"},
+		{"gen too many instances", []string{"gen", "--instances", "2000000"}, exitBadInput, "", "placer gen: instances: want an integer from 0 to 1048576"},
+		{"simulate report folder", []string{"simulate", "--report", "/nonexistent/r.html"}, exitBadInput, "", "placer simulate: --report /nonexistent/r.html: no such folder"},
+		{"simulate too many hosts", []string{"simulate", "--hosts", "1000000000"}, exitBadInput, "", "placer simulate: want --hosts from 1 to 4194304"},
+		{"serve too many hosts", []string{"serve", "--synthetic", "1000000000"}, exitBadInput, "", "placer serve: want --synthetic from 0 to 4194304"},
 		{"simulate", []string{"simulate", "--workers", "0"}, exitBadInput, "", "placer simulate: want"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS"},
@@ -65,6 +70,8 @@ func TestCommands(t *testing.T) {
 		{"unknown impl", []string{"place", "--impl", "nova"}, exitBadInput, "", `unknown --impl "nova"`},
 		{"stray argument", []string{"place", "s.json"}, exitBadInput, "", `unexpected argument "s.json"`},
 		{"bad flag", []string{"place", "--fast"}, exitBadInput, "", "flag provided but not defined"},
+		{"empty -f", []string{"place", "-f", ""}, exitBadInput, "", `invalid value "" for flag -f: empty file name`},
+		{"empty -f explain", []string{"explain", "-f="}, exitBadInput, "", `invalid value "" for flag -f: empty file name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, stdout, stderr := placer(t, "", tc.args...)

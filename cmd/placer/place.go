@@ -88,7 +88,7 @@ func implNames() string {
 func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer place", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("f", "", "scenario `FILE` (- for stdin; default: the embedded scenario)")
+	file := scenarioFlag(fs)
 	impl := fs.String("impl", "engine", "implementation: "+implNames())
 	timing := fs.Bool("timing", false, "print place_seconds (the placement alone) on stderr")
 	runs := fs.Int("runs", 31, "with --timing: place this many times and print the median time")
@@ -108,36 +108,36 @@ func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 
-	s, err := readScenario(*file, stdin)
+	s, err := readScenario(string(*file), stdin)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	place, err := prepare(s)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	if *timing {
 		runtime.GC() // reading the scenario's garbage is not the placement's
 	}
 	plan, elapsed, err := timedRuns(ctx, place, *runs)
 	if errors.Is(err, engine.ErrInvalid) {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	if *timing {
 		fmt.Fprintf(stderr, "place_seconds: %.6f\n", elapsed.Seconds())
 	}
 	doc, err := scenario.ResultOf(plan, err)
 	if err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	out := bufio.NewWriter(stdout)
 	if err := scenario.Encode(out, doc); err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	if err := out.Flush(); err != nil {
-		return fail(stderr, err)
+		return fail(stderr, "place", err)
 	}
 	switch {
 	case doc.Error == nil:
@@ -174,13 +174,14 @@ func readScenario(file string, stdin io.Reader) (*scenario.Scenario, error) {
 }
 
 // fail reports err on one line of stderr and returns its exit status: 2
-// for bad input, 1 for anything else.
-func fail(stderr io.Writer, err error) int {
+// for bad input (its message names the field), 1 for anything else (its
+// message prefixed with "placer CMD: ").
+func fail(stderr io.Writer, cmd string, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	if errors.Is(err, engine.ErrInvalid) {
 		fmt.Fprintln(stderr, msg)
 		return exitBadInput
 	}
-	fmt.Fprintln(stderr, "placer place: "+msg)
+	fmt.Fprintln(stderr, "placer "+cmd+": "+msg)
 	return exitFailure
 }

@@ -25,7 +25,7 @@ const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synth
              [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--token-file FILE]
              [--insecure-plain-http]
       Serve the placement API (README, "placer serve") over a cloud: the hosts,
-      aggregates and config of the scenario FILE (its request is ignored), or
+      aggregates and config of the scenario FILE (its request, required, is ignored), or
       a synthetic basic cloud of N hosts (internal/synth, --seed), or the
       cloud in etcd that placer etcd load wrote, shared with every other
       placer serve --etcd on the same prefix (docs/etcd.md; the etcd flags
@@ -95,8 +95,8 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
-	case *synthetic < 0 || *workers < 0 || *queue < 0 || *cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
-		fmt.Fprintln(stderr, "placer serve: want --synthetic, --workers, --queue, --cache-interval >= 0 and --max-body, --timeout > 0")
+	case *synthetic < 0 || *synthetic > synth.MaxHosts || *workers < 0 || *queue < 0 || *cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
+		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers, --queue, --cache-interval >= 0 and --max-body, --timeout > 0\n", synth.MaxHosts)
 		return exitBadInput
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
@@ -167,7 +167,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		if *cloudFile != "" {
 			s, err := readScenario(*cloudFile, os.Stdin) // --cloud - reads stdin
 			if err != nil {
-				return fail(stderr, err)
+				return fail(stderr, "serve", err)
 			}
 			cloud = s.Cloud
 		} else {
@@ -175,7 +175,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		}
 		var err error
 		if srv, err = server.New(cloud, sopts); err != nil {
-			return fail(stderr, err)
+			return fail(stderr, "serve", err)
 		}
 	}
 	log.Info("cloud loaded", "hosts", srv.Store().Snapshot().Len(), "seconds", time.Since(start).Seconds())

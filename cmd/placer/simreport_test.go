@@ -43,8 +43,9 @@ func TestSimulateReport(t *testing.T) {
 	if !regexp.MustCompile(`capacity left</th><td>(at least )?\d+ more of m1\.\w+ \(\d+ MB, \d+ vCPUs\) fit, on \d+ hosts`).MatchString(page) {
 		t.Errorf("no capacity answer in the report")
 	}
-	status, _, stderr = placer(t, "", "simulate", "--hosts", "200", "--requests", "20", "--report", filepath.Join(t.TempDir(), "no", "such", "dir.html"))
-	if status != exitFailure || !strings.Contains(stderr, "no such file") {
-		t.Errorf("unwritable report: status %d, %q", status, stderr)
+	// A report to no folder is refused before the run, as a bad flag.
+	status, stdout, stderr = placer(t, "", "simulate", "--hosts", "200", "--requests", "20", "--report", filepath.Join(t.TempDir(), "no", "such", "dir.html"))
+	if status != exitBadInput || stdout != "" || !strings.Contains(stderr, "no such folder") {
+		t.Errorf("a report to no folder: status %d, %q, stdout %q", status, stderr, stdout)
 	}
 }

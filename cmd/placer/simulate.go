@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -149,8 +150,8 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *hosts < 1 || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
-		fmt.Fprintln(stderr, "placer simulate: want --hosts >= 1, --requests >= 0, --workers >= 1, --etcd-members >= 0, --placers >= 1")
+	if *hosts < 1 || *hosts > synth.MaxHosts || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
+		fmt.Fprintf(stderr, "placer simulate: want --hosts from 1 to %d, --requests >= 0, --workers >= 1, --etcd-members >= 0 and --placers >= 1\n", synth.MaxHosts)
 		return exitBadInput
 	}
 	if *members == 0 && (*placers != 1 || *faults) {
@@ -160,6 +161,17 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	// SIGTERM too (a timeout, a supervisor): with --etcd-members the run
 	// owns a temporary directory of the cluster's data, hundreds of
 	// megabytes, which only an orderly end removes.
+	if *report != "" {
+		// Refused before the run, not after it: the flags, then the folder.
+		if *members > 0 {
+			fmt.Fprintln(stderr, "placer simulate: --report is not available with --etcd-members yet")
+			return exitBadInput
+		}
+		if st, err := os.Stat(filepath.Dir(*report)); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "placer simulate: --report %s: no such folder %s\n", *report, filepath.Dir(*report))
+			return exitBadInput
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *cpuProfile != "" {
@@ -179,10 +191,6 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	var err error
 	var trace *simTrace
 	if *report != "" {
-		if *members > 0 {
-			fmt.Fprintln(stderr, "placer simulate: --report is not available with --etcd-members yet")
-			return exitBadInput
-		}
 		trace = newSimTrace(*requests)
 	}
 	if *members > 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/scenario"
@@ -140,6 +141,10 @@ func (s *Server) capacity(w http.ResponseWriter, r *http.Request) {
 		var after *engine.Snapshot
 		if after, err = s.store.Preview(changes); err == nil {
 			answer("after", after, engine.CapacityOptions{Max: max, Drain: drain})
+		}
+		var ve *engine.ValidationError
+		if errors.As(err, &ve) && strings.HasPrefix(ve.Field, "changes[") {
+			ve.Field = "aggregates" + strings.TrimPrefix(ve.Field, "changes") // the body's
 		}
 	}
 	writeQueryAnswer(w, err, func() any { return out })

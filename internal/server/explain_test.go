@@ -113,6 +113,8 @@ func TestCapacityEndpoint(t *testing.T) {
 		{`{"request": {` + smallFlavor + `}, "drain": ["h1", ""]}`, "drain[1]"},
 		{`{"request": {` + smallFlavor + `}, "drain": ["h1", "nope"]}`, "drain[1]"},
 		{`{"request": {` + smallFlavor + `}, "aggregates": [{"nam": "rack"}]}`, "aggregates[0]"},
+		{`{"request": {` + smallFlavor + `}, "aggregates": [{"name": "zz", "set": {"ram_allocation_ratio": "inf"}}]}`,
+			"aggregates[0].metadata.ram_allocation_ratio"},
 		{`{"request": {` + smallFlavor + `}, "drains": []}`, "drains"},
 		{`{"request": {"flavor": {"vcpus": "two"}}}`, "request.flavor.vcpus"},
 	} {

@@ -127,6 +127,9 @@ func TestPlaceAndRelease(t *testing.T) {
 	wantStatus(t, "place vm-1", code, http.StatusOK, body)
 	code, body = call(t, "POST", ts.URL+"/v1/place", `{"instance_uuids": ["vm-1"], `+smallFlavor+`}`)
 	wantStatus(t, "place vm-1 again", code, http.StatusBadRequest, body)
+	if doc := decode[ErrorDoc](t, body); doc.Error.Field != "request.instance_uuids[0]" {
+		t.Errorf("vm-1 again: field %q, want request.instance_uuids[0]", doc.Error.Field)
+	}
 
 	code, body = call(t, "DELETE", ts.URL+"/v1/instances/"+p.InstanceUUID, "")
 	wantStatus(t, "release", code, http.StatusOK, body)
@@ -486,5 +489,26 @@ func TestCachingMode(t *testing.T) {
 		if st := s.Scheduler().Stats(); st.CacheRefreshes != want || st.ConflictRetries != 0 || st.Placed != 2 {
 			t.Errorf("interval %v: stats %+v, want %d refreshes, no conflict", interval, st, want)
 		}
+	}
+}
+
+// TestAddedHostsLocation: the Location of an added host is escaped, so
+// that a name holding "/", " " or "?" is still the one path that reads it.
+func TestAddedHostsLocation(t *testing.T) {
+	_, ts := newTestServer(t, 1, Options{})
+	resp, err := http.Post(ts.URL+"/v1/hosts", "application/json", strings.NewReader(
+		`{"host": "rack/1 a?b", "memory_mb": 8192, "free_ram_mb": 8192, "vcpus": 4, "vcpus_used": 0, "local_gb": 100, "free_disk_gb": 100}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusCreated || loc != "/v1/hosts/rack%2F1%20a%3Fb/rack%2F1%20a%3Fb" {
+		t.Fatalf("status %d, Location %q", resp.StatusCode, loc)
+	}
+	code, body := call(t, "GET", ts.URL+loc, "")
+	wantStatus(t, "get at Location", code, http.StatusOK, body)
+	if n := decode[NodeDoc](t, body); n.Host != "rack/1 a?b" || n.Node != "rack/1 a?b" {
+		t.Errorf("the node at Location: %+v", n)
 	}
 }

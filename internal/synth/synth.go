@@ -56,17 +56,22 @@ type Options struct {
 }
 
 // Validate reports Options that New would refuse.
+// MaxHosts bounds Options.Hosts: a cloud of that many hosts takes a few GB
+// to generate, and one past it would rather run the machine out of memory
+// than fail.
+const MaxHosts = 1 << 22
+
 func (o Options) Validate() error {
 	switch o.Profile {
 	case "", Basic, Rich, Edge:
 	default:
 		return fmt.Errorf("synth: unknown profile %q (want basic, rich or edge)", o.Profile)
 	}
-	if o.Hosts < 0 {
-		return fmt.Errorf("synth: hosts: want an integer >= 0, got %d", o.Hosts)
+	if o.Hosts < 0 || o.Hosts > MaxHosts {
+		return fmt.Errorf("synth: hosts: want an integer from 0 to %d, got %d", MaxHosts, o.Hosts)
 	}
-	if o.Instances < 0 {
-		return fmt.Errorf("synth: instances: want an integer >= 0, got %d", o.Instances)
+	if o.Instances < 0 || o.Instances > engine.MaxInstances {
+		return fmt.Errorf("synth: instances: want an integer from 0 to %d (a request's most), got %d", engine.MaxInstances, o.Instances)
 	}
 	switch o.SchedulerDriver {
 	case "", engine.DriverFilterScheduler, engine.DriverChanceScheduler:
