@@ -38,7 +38,7 @@ func FilterHosts(ctx context.Context, s *Snapshot, req Request) (*bitmap.Set, []
 // nothing per host. dst is left as it was when an error is returned.
 func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.Set) ([]FilterCount, error) {
 	if s != nil && (dst == nil || dst.Len() != s.Len()) {
-		return nil, invalid("", "FilterHostsInto: dst must be a set over the snapshot's %d hosts", s.Len())
+		return nil, invalid("dst", "FilterHostsInto wants a set over the snapshot's %d hosts", s.Len())
 	}
 	b, err := prepare(ctx, s, req, false)
 	if err != nil {
@@ -58,7 +58,7 @@ func FilterHostsInto(ctx context.Context, s *Snapshot, req Request, dst *bitmap.
 // (ties by id). It is one full weigher pass; ctx is checked before it.
 func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) ([]Candidate, error) {
 	if s != nil && (set == nil || set.Len() != s.Len()) {
-		return nil, invalid("", "WeighHosts: set must be a set over the snapshot's %d hosts", s.Len())
+		return nil, invalid("set", "WeighHosts wants a set over the snapshot's %d hosts", s.Len())
 	}
 	b, err := prepare(ctx, s, req, true)
 	if err != nil {
