@@ -20,9 +20,6 @@ const ShardWords = ShardSize / 64
 // iteration never see hosts that do not exist. The methods taking a host
 // (Add, Remove, Has) require it below Len(), unchecked (they are the
 // inner loops' calls); those taking another set (And, AndNot, Or,
-// Intersects, CopyFrom) panic when it ranges over another Len(). The methods taking a host
-// (Add, Remove, Has) require it below Len(), unchecked (they are the
-// inner loops' calls); those taking another set (And, AndNot, Or,
 // Intersects, CopyFrom) panic when it ranges over another Len().
 type Set struct {
 	words []uint64

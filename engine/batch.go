@@ -121,8 +121,7 @@ func (b *batch) consume(id uint32, uuid string, dirty []uint32) []uint32 {
 		nid := info.instKey(id)
 		g.addHost(b.s, info.hostOf(id))
 		if !b.hasInstance(nid, uuid) {
-			g.added[nid] = append(g.added[nid], uuid)
-			g.addedAt[uuid] = nid
+			g.add(nid, uuid)
 			if g.members[uuid] {
 				g.count[nid]++
 			}

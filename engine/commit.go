@@ -218,7 +218,8 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	}
 	next := s.applyLocked(st, &ov)
 	res.Version = next.snap.version
-	put := make([]ledgerPut, 0, len(res.Accepted))
+	var buf [8]ledgerPut // most commits: no allocation
+	put := buf[:0]
 	for _, i := range res.Accepted {
 		p := &plan.Placements[i]
 		e := ledgerEntry{host: HostNode{p.Host, p.Node}}

@@ -49,7 +49,7 @@
 //   - weighers.go: the weigher indexes and what each weigher is (its multiplier's name, whether it reads a column).
 //   - errors.go: the errors of a placement (NoValidHost, metric not found, Nova's exceptions).
 //   - validate.go: ValidationError and the checks of clouds, configurations and requests.
-//   - limits.go: the bounds of the numbers a cloud and a request carry (MaxMB, MaxGB, MaxFactor, MaxInstances).
+//   - limits.go: the bounds of the numbers a cloud and a request carry (MaxMB, MaxGB, MaxRatio, MaxFactor, MaxInstances).
 //
 // Column types:
 //   - hostinfo.go: hostInfo, the static per-host data (names, instances, hypervisor attributes, aggregate classes) in hostcols columns, and its accessors.

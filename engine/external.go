@@ -189,6 +189,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groupsChanged = true
 		}
 	}
+	var put []ledgerPut // the lists merged once (ledgerPutAllLocked)
 	for _, in := range ch.Placed {
 		if _, dup := s.ledger[in.UUID]; dup {
 			continue
@@ -196,7 +197,9 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		if _, ok := snap.info.byHostNode(in.Host); !ok {
 			continue
 		}
-		s.ledgerPutLocked(in.UUID, ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole})
+		e := ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole}
+		s.ledger[in.UUID] = e // now: a uuid given twice is taken once
+		put = append(put, ledgerPut{in.UUID, e})
 		if in.Group != "" {
 			if !in.Whole {
 				s.joinGroupLocked(in.Group, in.Host.Host)
@@ -205,6 +208,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groupsChanged = true
 		}
 	}
+	s.ledgerPutAllLocked(put)
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
 	for _, u := range ch.Usage {
 		if id, ok := snap.info.byHostNode(u.Host); ok {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/placer/placer/bitmap"
 )
 
@@ -15,9 +17,41 @@ type groupState struct {
 	hostsSet   *bitmap.Set      // nodes whose host name is in group.hosts
 	count      map[int32]int    // instance key (ironic.go) -> |instances ∩ members|
 	added      map[int32][]string
-	// addedAt is added by uuid: where the batch placed it. (A scan of a
-	// host's added list was quadratic in the instances a host took.)
+	// addedAt is added by uuid, for the lists past addedScan: where the
+	// batch placed each. (Scanning a host's list was quadratic in the
+	// instances a host took; a map for every group request cost two
+	// allocations.) Made when a list first passes addedScan.
 	addedAt map[string]int32
+}
+
+// addedScan is how long a host's list of added uuids is scanned.
+const addedScan = 16
+
+// add records that the batch placed uuid on instance key nid.
+func (g *groupState) add(nid int32, uuid string) {
+	l := append(g.added[nid], uuid)
+	g.added[nid] = l
+	switch {
+	case len(l) == addedScan+1:
+		if g.addedAt == nil {
+			g.addedAt = map[string]int32{}
+		}
+		for _, u := range l {
+			g.addedAt[u] = nid
+		}
+	case len(l) > addedScan+1:
+		g.addedAt[uuid] = nid
+	}
+}
+
+// placed reports whether the batch placed uuid on instance key nid.
+func (g *groupState) placed(nid int32, uuid string) bool {
+	l := g.added[nid]
+	if len(l) <= addedScan {
+		return slices.Contains(l, uuid)
+	}
+	at, ok := g.addedAt[uuid]
+	return ok && at == nid
 }
 
 func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.Set) *groupState {
@@ -28,7 +62,6 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		hostsSet:  hosts,
 		count:     map[int32]int{},
 		added:     map[int32][]string{},
-		addedAt:   map[string]int32{},
 	}
 	if gs.maxPerHost == 0 {
 		gs.maxPerHost = 1
@@ -86,11 +119,7 @@ func (b *batch) hasInstance(nid int32, uuid string) bool {
 	if b.s.info.instHas(nid, uuid) {
 		return true
 	}
-	if b.group == nil {
-		return false
-	}
-	at, ok := b.group.addedAt[uuid]
-	return ok && at == nid
+	return b.group != nil && b.group.placed(nid, uuid)
 }
 
 // The server group filters, on the group's state above.

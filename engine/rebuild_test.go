@@ -198,14 +198,25 @@ func TestSetAggregateMetadataValidates(t *testing.T) {
 			t.Fatalf("a refused aggregate change moved the version %d -> %d", v0, s.Version())
 		}
 	}
+	// A list of changes counts by what it leaves, named by the last change
+	// to the aggregate at fault.
+	inf, two := map[string]string{"ram_weight_multiplier": "inf"}, map[string]string{"ram_weight_multiplier": "2"}
+	c := tightCloud(2)
+	if err := ValidateAggregateChanges(&c, []AggregateChange{{Name: "a", Set: inf}, {Name: "a", Set: two}}); err != nil {
+		t.Errorf("inf then 2: %v", err)
+	}
+	err := ValidateAggregateChanges(&c, []AggregateChange{{Name: "a", Set: two}, {Name: "b", Set: two}, {Name: "a", Set: inf}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "changes[2].metadata.ram_weight_multiplier" {
+		t.Errorf("2 then inf: %v", err)
+	}
 	big := tightCloud(20) // past joiningFew: the checks across hosts use maps
 	hosts := tightCloud(12).Hosts[2:]
 	for i := range hosts {
 		hosts[i].Host += "-new"
 	}
 	hosts[9].Host = big.Hosts[17].Host
-	err := ValidateAddHosts(&big, hosts)
-	var ve *ValidationError
+	err = ValidateAddHosts(&big, hosts)
 	if !errors.As(err, &ve) || ve.Field != "hosts[9]" || !strings.Contains(ve.Msg, "the cloud's hosts[17]") {
 		t.Errorf("a duplicate of the cloud's host 17 as hosts[9]: %v", err)
 	}

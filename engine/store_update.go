@@ -176,10 +176,9 @@ func (s *Store) forgetLocked(uuid string, e ledgerEntry) {
 // version. The Store keeps the hosts (see NewStore): the caller must not
 // change them afterwards.
 func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
-	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
-		if err := ValidateAddHosts(&c, hosts); err != nil {
-			return c, nil, err // named by the index in hosts, not in the new cloud
-		}
+	n := 0 // the hosts before, under rebuildMu
+	v, err := s.rebuild(func(c Cloud) (Cloud, []int32, error) {
+		n = len(c.Hosts)
 		old := keepAll(len(c.Hosts))
 		for range hosts {
 			old = append(old, -1)
@@ -198,6 +197,9 @@ func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 				Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
 		}
 	})
+	// The rebuild's checks are ValidateAddHosts's (validateCloud, the old
+	// hosts trusted): its errors named as ValidateAddHosts names them.
+	return v, namedAsJoining(err, n)
 }
 
 // RemoveHosts removes compute nodes (dead nodes); the instances the store

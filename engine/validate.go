@@ -176,8 +176,8 @@ func validateJoining(c *Cloud, i int) error {
 // validateAggregateNumbers refuses aggregate overrides that parse to
 // numbers no result can carry: a NaN or infinite weigher multiplier makes
 // NaN weights, which Nova's sort cannot order and JSON cannot hold, and an
-// infinite allocation ratio an infinite limit; past MaxFactor, a finite one
-// can overflow to them. (Nova itself accepts them; a NaN ratio is accepted
+// infinite allocation ratio an infinite limit; past MaxFactor (MaxRatio
+// for a ratio), a finite one can overflow to them (limits.go). (Nova itself accepts them; a NaN ratio is accepted
 // here too, with Nova's semantics.)
 func validateAggregateNumbers(p string, meta map[string]string) error {
 	for _, key := range slices.Sorted(maps.Keys(meta)) {
@@ -189,8 +189,8 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 		switch {
 		case slices.Contains(multiplierKeys[:], key) && !(math.Abs(f) <= MaxFactor):
 			return invalid(p+".metadata."+key, "want a number from -%g to %g, got %q", MaxFactor, MaxFactor, v)
-		case strings.HasSuffix(key, "_allocation_ratio") && math.Abs(f) > MaxFactor:
-			return invalid(p+".metadata."+key, "want a number from -%g to %g (or NaN), got %q", MaxFactor, MaxFactor, v)
+		case strings.HasSuffix(key, "_allocation_ratio") && math.Abs(f) > MaxRatio:
+			return invalid(p+".metadata."+key, "want a number from -%d to %d (or NaN), got %q", MaxRatio, MaxRatio, v)
 		}
 	}
 	return nil
@@ -221,13 +221,13 @@ func validateHost(path func() string, h *Host) error {
 		{"vcpus_used", h.VCPUsUsed, MaxMB}, {"local_gb", h.LocalGB, MaxGB}, {"free_disk_gb", h.FreeDiskGB, MaxGB},
 		{"num_instances", h.NumInstances, MaxMB}, {"num_io_ops", h.NumIOOps, MaxMB}, {"failed_builds", h.FailedBuilds, MaxMB},
 	} {
-		if err := bounded(path()+"."+f.name, f.v, f.bound); err != nil {
-			return err
+		if f.v < -f.bound || f.v > f.bound {
+			return bounded(path()+".", f.name, f.v, f.bound)
 		}
 	}
 	if d := h.DiskAvailableLeast; d != nil {
-		if err := bounded(path()+".disk_available_least", *d, MaxGB); err != nil {
-			return err
+		if *d < -MaxGB || *d > MaxGB {
+			return bounded(path()+".", "disk_available_least", *d, MaxGB)
 		}
 	}
 	for _, f := range []struct {
@@ -238,8 +238,8 @@ func validateHost(path func() string, h *Host) error {
 		{"cpu_allocation_ratio", h.CPUAllocationRatio},
 		{"disk_allocation_ratio", h.DiskAllocationRatio},
 	} {
-		if f.v != nil && !(*f.v >= 0 && *f.v <= MaxFactor) {
-			return invalid(path()+"."+f.name, "want a number from 0 to %g, got %v", MaxFactor, *f.v)
+		if f.v != nil && !(*f.v >= 0 && *f.v <= MaxRatio) {
+			return invalid(path()+"."+f.name, "want a number from 0 to %d, got %v", MaxRatio, *f.v)
 		}
 	}
 	if h.HypervisorVersion != nil && *h.HypervisorVersion < 0 {
@@ -333,8 +333,8 @@ func validateConfig(c *Config) error {
 		{"ram_allocation_ratio", c.RAMAllocationRatio},
 		{"disk_allocation_ratio", c.DiskAllocationRatio},
 	} {
-		if !(f.v >= 0 && f.v <= MaxFactor) {
-			return invalid("config."+f.name, "want a number from 0 to %g, got %v", MaxFactor, f.v)
+		if !(f.v >= 0 && f.v <= MaxRatio) {
+			return invalid("config."+f.name, "want a number from 0 to %d, got %v", MaxRatio, f.v)
 		}
 	}
 	for i, m := range c.MetricsWeightSetting {
@@ -456,8 +456,8 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 		if x.v < 0 {
 			return r, p, invalid("request.flavor."+x.name, "want an integer >= 0, got %d", x.v)
 		}
-		if err := bounded("request.flavor."+x.name, x.v, x.bound); err != nil {
-			return r, p, err
+		if x.v > x.bound {
+			return r, p, bounded("request.flavor.", x.name, x.v, x.bound)
 		}
 	}
 	var err error

@@ -21,7 +21,13 @@ import (
 func ValidateAddHosts(c *Cloud, hosts []Host) error {
 	n := len(c.Hosts)
 	all := Cloud{Config: c.Config, Hosts: append(c.Hosts[:n:n], hosts...)}
-	err := validateCloud(&all, n)
+	return namedAsJoining(validateCloud(&all, n), n)
+}
+
+// namedAsJoining renames the host indexes of an error about a cloud whose
+// first n hosts were there before: a joining host by its index among
+// those joining, one of the n as "the cloud's hosts[j]".
+func namedAsJoining(err error, n int) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		return err
@@ -60,8 +66,8 @@ func ValidateUsage(u HostUsage) error {
 		v     int64
 	}{{"free_ram_mb", u.FreeRAMMB}, {"free_disk_mb", u.FreeDiskMB}, {"vcpus_used", u.VCPUsUsed},
 		{"num_instances", u.NumInstances}, {"num_io_ops", u.NumIOOps}} {
-		if err := bounded("usage."+c.field, c.v, MaxMB); err != nil {
-			return err
+		if c.v < -MaxMB || c.v > MaxMB {
+			return bounded("usage.", c.field, c.v, MaxMB)
 		}
 	}
 	return nil
@@ -77,25 +83,28 @@ func ValidateAggregate(a Aggregate) error {
 	return validateAggregateNumbers("aggregate", a.Metadata)
 }
 
-// ValidateAggregateChanges checks changes, applied to c's aggregates in
-// order (Cloud.WithAggregates), as ValidateAggregate checks each aggregate
-// a change leaves, naming a bad field by the change's index
-// (changes[1].metadata.cpu_allocation_ratio, changes[0].name).
+// ValidateAggregateChanges checks the aggregates changes leave, applied
+// to c's in order (Cloud.WithAggregates), as ValidateAggregate checks
+// each: only the end state counts. A bad field is named by the index of
+// the last change to its aggregate (changes[1].metadata.cpu_allocation_ratio,
+// changes[0].name).
 func ValidateAggregateChanges(c *Cloud, changes []AggregateChange) error {
-	cur := *c
+	last := make(map[string]int, len(changes)) // aggregate -> its last change
 	for i, ch := range changes {
-		cur = cur.WithAggregates([]AggregateChange{ch})
-		for _, a := range cur.Aggregates {
-			if a.Name != ch.Name {
-				continue
+		last[ch.Name] = i
+	}
+	after := c.WithAggregates(changes)
+	for _, a := range after.Aggregates {
+		i, changed := last[a.Name]
+		if !changed {
+			continue // c's own, valid
+		}
+		if err := ValidateAggregate(a); err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				return &ValidationError{Field: "changes[" + strconv.Itoa(i) + "]" + strings.TrimPrefix(ve.Field, "aggregate"), Msg: ve.Msg}
 			}
-			if err := ValidateAggregate(a); err != nil {
-				var ve *ValidationError
-				if errors.As(err, &ve) {
-					return &ValidationError{Field: "changes[" + strconv.Itoa(i) + "]" + strings.TrimPrefix(ve.Field, "aggregate"), Msg: ve.Msg}
-				}
-				return err
-			}
+			return err
 		}
 	}
 	return nil

@@ -150,7 +150,17 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 			}
 			return engine.CommitResult{Version: ce.Version}, ce
 		}
-		if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+		// The compare failed: nothing of the plan is committed, and the
+		// caller may give up while the mirror catches up.
+		wctx, stopWait := context.WithCancel(ctx)
+		unhook := context.AfterFunc(caller, stopWait)
+		err = s.waitApplied(wctx, resp.Header.Revision)
+		unhook()
+		stopWait()
+		if err != nil {
+			if cerr := caller.Err(); cerr != nil {
+				return engine.CommitResult{}, cerr
+			}
 			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
 		}
 		s.countConflict(t)

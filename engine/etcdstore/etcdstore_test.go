@@ -833,3 +833,38 @@ func TestCommitHonoursCallerWhileBusy(t *testing.T) {
 		t.Fatalf("instance b in etcd: %v %v", resp, err)
 	}
 }
+
+// TestAddHostsAgainstOtherProcesses: a host another process added, which
+// this mirror has not seen yet, is checked too: the transaction fails
+// its compare and the addition is checked again on the caught-up mirror,
+// so two processes cannot write between them a cloud every mirror
+// refuses (here two hosts of one uuid).
+func TestAddHostsAgainstOtherProcesses(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	host := func(name string) engine.Host {
+		return engine.Host{Host: name, UUID: "same", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}
+	}
+	b.Close() // b's mirror stops at the loaded cloud
+	if _, err := a.AddHosts(ctx, host("x")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := b.AddHosts(ctx, host("y")); done <- err }()
+	time.Sleep(300 * time.Millisecond) // b's first transaction: sent on its stale mirror
+	if resp, err := cli.Get(ctx, newKeys("/p/").host(engine.HostNode{Host: "y", Node: "y"})); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("y written on a mirror that has not seen x: %v %v", resp, err)
+	}
+	b.start()
+	var ve *engine.ValidationError
+	if err := <-done; !errors.As(err, &ve) || ve.Field != "hosts[0].uuid" {
+		t.Fatalf("y with x's uuid: %v, want a ValidationError on hosts[0].uuid", err)
+	}
+	late := open(t, cli, "/p/", Options{}) // the cloud in etcd still opens
+	if n := late.Local().Snapshot().Len(); n != 3 {
+		t.Fatalf("%d hosts, want 3", n)
+	}
+}

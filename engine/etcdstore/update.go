@@ -135,7 +135,9 @@ func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.Hos
 // the mirror has it (engine.ValidateAddHosts): a bad field, a node already
 // there or given twice is a *engine.ValidationError naming the host by its
 // index in hosts, and nothing is written. (Written, a host every mirror's
-// rebuild refuses would stop every process on the prefix.)
+// rebuild refuses would stop every process on the prefix.) The
+// transaction holds only while no host key changed past the mirror's
+// revision, so a host another process added meanwhile is checked too.
 func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		c := s.cloudLocked()
@@ -146,7 +148,10 @@ func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, err
 		for _, r := range s.hosts {
 			order = max(order, r.Order+1)
 		}
-		var cmps []clientv3.Cmp
+		// The check above read the mirror's hosts: no host key may have
+		// changed since the revision it applied (another process's
+		// addition could break a rule across hosts, a uuid or a service).
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(s.k.p+"hosts/"), "<", s.applied+1).WithPrefix()}
 		var ops []clientv3.Op
 		for i := range hosts {
 			h := &hosts[i]

@@ -55,12 +55,12 @@ type Options struct {
 	IronicNodes float64
 }
 
-// Validate reports Options that New would refuse.
 // MaxHosts bounds Options.Hosts: a cloud of that many hosts takes a few GB
 // to generate, and one past it would rather run the machine out of memory
 // than fail.
 const MaxHosts = 1 << 22
 
+// Validate reports Options that New would refuse.
 func (o Options) Validate() error {
 	switch o.Profile {
 	case "", Basic, Rich, Edge:
