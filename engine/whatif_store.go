@@ -9,8 +9,11 @@ import "maps"
 // capacity question after an aggregate change is asked on; the store is
 // not changed.
 //
-// A change that leaves an aggregate the store would refuse is a
-// *ValidationError naming it by its index (ValidateAggregateChanges).
+// The changes are judged by the aggregates they leave, all applied
+// (ValidateAggregateChanges): one the store would refuse is a
+// *ValidationError naming the last change to it by its index. (So
+// [inf, 2] for one multiplier previews as 2, where SetAggregateMetadata
+// of each in turn would refuse the first.)
 func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	// The preview may hold the current snapshot's shards (a change no
 	// shard column reads keeps them: publishKeptLocked) and is handed out
