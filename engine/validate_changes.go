@@ -50,23 +50,19 @@ var hostIndex = regexp.MustCompile(`hosts\[[0-9]+\]`)
 
 // ValidateUsage checks a usage report: the counts a report carries
 // (vcpus_used, num_instances, num_io_ops) cannot be negative; free RAM
-// and disk can (an overcommitted host); none is past MaxMB. The *ValidationError names the
-// field (usage.vcpus_used) and its value.
+// and disk can (an overcommitted host); none is past MaxMB. The
+// *ValidationError names the field (usage.vcpus_used) and its value.
 func ValidateUsage(u HostUsage) error {
 	for _, c := range []struct {
 		field string
 		v     int64
-	}{{"vcpus_used", u.VCPUsUsed}, {"num_instances", u.NumInstances}, {"num_io_ops", u.NumIOOps}} {
-		if c.v < 0 {
+		count bool
+	}{{"free_ram_mb", u.FreeRAMMB, false}, {"free_disk_mb", u.FreeDiskMB, false}, {"vcpus_used", u.VCPUsUsed, true},
+		{"num_instances", u.NumInstances, true}, {"num_io_ops", u.NumIOOps, true}} {
+		switch {
+		case c.count && c.v < 0:
 			return invalid("usage."+c.field, "want a number >= 0, got %d", c.v)
-		}
-	}
-	for _, c := range []struct {
-		field string
-		v     int64
-	}{{"free_ram_mb", u.FreeRAMMB}, {"free_disk_mb", u.FreeDiskMB}, {"vcpus_used", u.VCPUsUsed},
-		{"num_instances", u.NumInstances}, {"num_io_ops", u.NumIOOps}} {
-		if c.v < -MaxMB || c.v > MaxMB {
+		case c.v < -MaxMB || c.v > MaxMB:
 			return bounded("usage.", c.field, c.v, MaxMB)
 		}
 	}
