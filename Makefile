@@ -35,12 +35,13 @@ fuzz:
 
 ## conformance: oracle gen -> placer place -> oracle check against Nova's own
 ## code (needs ../shared/nova-oracle and python3-nova); IMPL=reference to check
-## the reference; CONFORMANCE_SEEDS/HOSTS/INSTANCES to size it,
+## the reference; CONFORMANCE_SEEDS/HOSTS/INSTANCES to size it, and
+## CONFORMANCE_FIRST_SEED (1) to start at later, unseen seeds;
 ## CONFORMANCE_PROFILES to pick the oracle's profiles (basic rich wide),
 ## CONFORMANCE_KERNELS the kernel paths (default; all, paths or names);
 ## weights are checked bit for bit (CONFORMANCE_EXACT=0: the oracle's 1e-6)
 conformance:
-	IMPL=$(IMPL) CONFORMANCE_SEEDS=$(CONFORMANCE_SEEDS) CONFORMANCE_HOSTS=$(CONFORMANCE_HOSTS) \
+	IMPL=$(IMPL) CONFORMANCE_SEEDS=$(CONFORMANCE_SEEDS) CONFORMANCE_FIRST_SEED=$(CONFORMANCE_FIRST_SEED) CONFORMANCE_HOSTS=$(CONFORMANCE_HOSTS) \
 	CONFORMANCE_INSTANCES=$(CONFORMANCE_INSTANCES) CONFORMANCE_PROFILES="$(CONFORMANCE_PROFILES)" \
 	CONFORMANCE_JOBS=$(CONFORMANCE_JOBS) CONFORMANCE_EXACT=$(CONFORMANCE_EXACT) \
 	CONFORMANCE_KERNELS="$(CONFORMANCE_KERNELS)" scripts/conformance.sh

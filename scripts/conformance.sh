@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Conformance against Nova's own scheduler code (make conformance).
 #
-# For each profile (basic, rich, wide) and seed 1..CONFORMANCE_SEEDS:
+# For each profile (basic, rich, wide) and CONFORMANCE_SEEDS seeds from
+# CONFORMANCE_FIRST_SEED:
 #   oracle gen -> placer place -> oracle check
 # two scenarios at a time. Passing scenarios are deleted; a failing one keeps
 # its scenario, result, stderr and check output in the work directory. One
@@ -12,6 +13,8 @@
 #
 # Environment:
 #   CONFORMANCE_SEEDS      seeds per profile (50)
+#   CONFORMANCE_FIRST_SEED the first seed (1): a later start checks scenarios
+#                          no earlier run has seen
 #   CONFORMANCE_HOSTS      hosts per scenario (300)
 #   CONFORMANCE_INSTANCES  instances per request (8)
 #   CONFORMANCE_PROFILES   the oracle's profiles ("basic rich wide"): basic is
@@ -47,6 +50,8 @@ cd "$root"
 
 impl=${IMPL:-engine}
 seeds=${CONFORMANCE_SEEDS:-50}
+first=${CONFORMANCE_FIRST_SEED:-1}
+last=$((first + seeds - 1))
 hosts=${CONFORMANCE_HOSTS:-300}
 instances=${CONFORMANCE_INSTANCES:-8}
 profiles=${CONFORMANCE_PROFILES:-basic rich wide}
@@ -120,7 +125,7 @@ case $kernels in
   all) kernels="default portable avx2 avx512 simd" explicit=0 ;;
   paths) kernels="portable avx2 avx512 simd" explicit=0 ;;
 esac
-echo "conformance: building placer (impl $impl) for kernel paths: $kernels; $hosts hosts x $instances instances, seeds 1-$seeds, profiles $profiles, $judge, work dir $work"
+echo "conformance: building placer (impl $impl) for kernel paths: $kernels; $hosts hosts x $instances instances, seeds $first-$last, profiles $profiles, $judge, work dir $work"
 runs=""
 for k in $kernels; do
   build "$k" || exit 2
@@ -174,7 +179,7 @@ export work hosts instances impl oracle limit
 
 for k in $runs; do
   for profile in $profiles; do
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "$first" "$last"); do
       echo "$k $profile $seed"
     done
   done
@@ -185,7 +190,7 @@ failed=0
 for k in $runs; do
   for profile in $profiles; do
     ok=0 nvh=0 other=0 bad=0
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "$first" "$last"); do
       status=missing rc=
       read -r status rc <"$work/status/$k-$profile-$seed" || true
       case "$status $rc" in
@@ -202,7 +207,7 @@ done
 
 for k in $runs; do
   for profile in $profiles; do
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "$first" "$last"); do
       status=missing rc=
       read -r status rc <"$work/status/$k-$profile-$seed" || true
       if [ "$status" = ok ]; then continue; fi
