@@ -8,6 +8,12 @@
 #   FUZZTARGETS='Filters|Weighers' scripts/fuzz.sh   only the matching ones
 #   FUZZPARALLEL=1 (default)   fuzzing workers per target (-parallel); the
 #                              machine is shared, raise it on your own
+#   FUZZMINIMIZE=2s (default)  -fuzzminimizetime: how long the fuzzer may
+#                              shrink each new input. Go's own 60s let the
+#                              minimisation of one new input take a whole
+#                              minute of FuzzFilters or FuzzCommit (each
+#                              input a Store or two), with no new input run
+#                              meanwhile; 2s explores ~10x more inputs
 #   FUZZCACHE=DIR              the fuzz cache (default: go's, GOCACHE/fuzz); a
 #                              short FUZZTIME over a big cache can end with
 #                              "context deadline exceeded" before fuzzing
@@ -19,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 fuzztime=${FUZZTIME:-10s}
 parallel=${FUZZPARALLEL:-1}
+minimize=${FUZZMINIMIZE:-2s}
 only=${FUZZTARGETS:-}
 
 targets() {
@@ -53,10 +60,10 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while read -r pkg target; do
-  echo "fuzz: $pkg $target ($fuzztime, -parallel $parallel)"
+  echo "fuzz: $pkg $target ($fuzztime, -parallel $parallel, -fuzzminimizetime $minimize)"
   corpus="$pkg/testdata/fuzz/$target"
   before=$(ls "$corpus" 2>/dev/null | sort || true)
-  if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -parallel "$parallel" "$pkg" "${cacheargs[@]}" 2>&1 | tee "$log"; then
+  if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" -parallel "$parallel" "$pkg" "${cacheargs[@]}" 2>&1 | tee "$log"; then
     continue
   fi
   after=$(ls "$corpus" 2>/dev/null | sort || true)
