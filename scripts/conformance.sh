@@ -8,8 +8,9 @@
 # its scenario, result, stderr and check output in the work directory. One
 # summary line per kernel path and profile, then the first lines of each
 # mismatch. Exits 1 on any mismatch (or any placer failure), 2 when the
-# oracle cannot run, a build fails, or a kernel path cannot run (one named
-# explicitly that this machine cannot take, or none left to run).
+# oracle cannot run, a build fails, a kernel path cannot run (one named
+# explicitly that this machine cannot take, or none left to run), or a seed
+# count or first seed is not a whole number of at least 1.
 #
 # Environment:
 #   CONFORMANCE_SEEDS      seeds per profile (50)
@@ -51,6 +52,21 @@ cd "$root"
 impl=${IMPL:-engine}
 seeds=${CONFORMANCE_SEEDS:-50}
 first=${CONFORMANCE_FIRST_SEED:-1}
+# count NAME VALUE: VALUE is a whole number of at least 1 (decimal, leading
+# zeros allowed), else a usage error, exit 2: not a mismatch's exit 1, and
+# never an empty run that passes.
+count() {
+  case $2 in
+    '' | *[!0-9]*) echo "conformance: $1 must be a whole number >= 1, got '$2'" >&2; exit 2 ;;
+  esac
+  if [ "$((10#$2))" -lt 1 ]; then
+    echo "conformance: $1 must be a whole number >= 1, got '$2'" >&2
+    exit 2
+  fi
+}
+count CONFORMANCE_SEEDS "$seeds"
+count CONFORMANCE_FIRST_SEED "$first"
+seeds=$((10#$seeds)) first=$((10#$first))
 last=$((first + seeds - 1))
 hosts=${CONFORMANCE_HOSTS:-300}
 instances=${CONFORMANCE_INSTANCES:-8}
