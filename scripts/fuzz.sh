@@ -8,12 +8,14 @@
 #   FUZZTARGETS='Filters|Weighers' scripts/fuzz.sh   only the matching ones
 #   FUZZPARALLEL=1 (default)   fuzzing workers per target (-parallel); the
 #                              machine is shared, raise it on your own
-#   FUZZMINIMIZE=2s (default)  -fuzzminimizetime: how long the fuzzer may
-#                              shrink each new input. Go's own 60s let the
-#                              minimisation of one new input take a whole
-#                              minute of FuzzFilters or FuzzCommit (each
-#                              input a Store or two), with no new input run
-#                              meanwhile; 2s explores ~10x more inputs
+#   FUZZMINIMIZE=2s (default)  -fuzzminimizetime: how long a worker may
+#                              shrink an input that found new coverage, and
+#                              a failing input before it is written. With
+#                              Go's own 60s the slow targets (FuzzFilters,
+#                              FuzzCommit, FuzzPlaceBatch) spent most of a
+#                              minute shrinking and ran few new inputs
+#                              (BENCHMARKS.md, session 33); set 60s when
+#                              hunting a failure, for a smaller input
 #   FUZZCACHE=DIR              the fuzz cache (default: go's, GOCACHE/fuzz); a
 #                              short FUZZTIME over a big cache can end with
 #                              "context deadline exceeded" before fuzzing
