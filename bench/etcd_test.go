@@ -82,6 +82,17 @@ func etcdBenchCluster(b *testing.B, members, hosts int) *etcdBench {
 	return e
 }
 
+// closeEtcdBenchClusters stops the clusters etcdBenchCluster started and
+// removes their directories (TestMain, once every benchmark has run).
+func closeEtcdBenchClusters() {
+	etcdBenchMu.Lock()
+	defer etcdBenchMu.Unlock()
+	for key, e := range etcdBenchClusters {
+		e.cl.Close()
+		delete(etcdBenchClusters, key)
+	}
+}
+
 // timedBackend times the commits of a Backend.
 type timedBackend struct {
 	engine.Backend
