@@ -311,16 +311,13 @@ func decodeUsage(data []byte) (engine.HostUsage, error) {
 		if err := json.Unmarshal(v, &vals[i]); err != nil {
 			return engine.HostUsage{}, bad("usage."+f, "want an integer, got %s", v)
 		}
-		if i >= 2 && vals[i] < 0 {
-			return engine.HostUsage{}, bad("usage."+f, "want an integer >= 0, got %d", vals[i])
-		}
 	}
 	if gb := vals[1]; gb < -engine.MaxGB || gb > engine.MaxGB { // before it is made MB
 		return engine.HostUsage{}, bad("usage.free_disk_gb", "want an integer from -%d to %d, got %d", engine.MaxGB, engine.MaxGB, gb)
 	}
 	u := engine.HostUsage{FreeRAMMB: vals[0], FreeDiskMB: vals[1] * 1024, VCPUsUsed: vals[2],
 		NumInstances: vals[3], NumIOOps: vals[4]}
-	return u, engine.ValidateUsage(u) // the engine's bounds, answered 400 here
+	return u, engine.ValidateUsage(u) // negative counts and the engine's bounds, answered 400 here
 }
 
 // putHost is PUT /v1/hosts/{host}[/{node}]: a compute node reports its
