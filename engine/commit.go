@@ -231,7 +231,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				s.joinGroupLocked(e.group, p.Host)
 			}
 		}
-		put = append(put, ledgerPut{p.InstanceUUID, e})
+		put = append(put, ledgerPut{p.InstanceUUID, ids[i], e})
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{
 				Version: res.Version, Kind: JournalPlace, Host: e.host,

@@ -34,9 +34,12 @@ func (s *Store) ledgerPutLocked(uuid string, e ledgerEntry) {
 	}
 }
 
-// ledgerPut is one instance for ledgerPutAllLocked.
+// ledgerPut is one instance for ledgerPutAllLocked; id is its host's id
+// in the snapshot the caller read (one per call), which groups the puts
+// by host with integer comparisons rather than by the host's names.
 type ledgerPut struct {
 	uuid string
+	id   uint32
 	e    ledgerEntry
 }
 
@@ -53,13 +56,12 @@ func (s *Store) ledgerPutAllLocked(put []ledgerPut) {
 		return
 	}
 	slices.SortFunc(put, func(x, y ledgerPut) int {
-		return cmp.Or(strings.Compare(x.e.host.Host, y.e.host.Host), strings.Compare(x.e.host.Node, y.e.host.Node),
-			strings.Compare(x.uuid, y.uuid))
+		return cmp.Or(cmp.Compare(x.id, y.id), strings.Compare(x.uuid, y.uuid))
 	})
 	for lo := 0; lo < len(put); {
 		host := put[lo].e.host
 		hi := lo + 1
-		for hi < len(put) && put[hi].e.host == host {
+		for hi < len(put) && put[hi].id == put[lo].id {
 			hi++
 		}
 		old := s.committed[host]
@@ -67,11 +69,13 @@ func (s *Store) ledgerPutAllLocked(put []ledgerPut) {
 		i := 0
 		for _, p := range put[lo:hi] {
 			s.ledger[p.uuid] = p.e
-			for i < len(old) && old[i] < p.uuid {
-				l = append(l, old[i])
-				i++
-			}
-			if i < len(old) && old[i] == p.uuid || len(l) > 0 && l[len(l)-1] == p.uuid {
+			// The old uuids below p's copied as a block: a busy host's
+			// list is long, and comparing each of them was most of a
+			// commit's ledger work.
+			j, found := slices.BinarySearch(old[i:], p.uuid)
+			l = append(l, old[i:i+j]...)
+			i += j
+			if found || len(l) > 0 && l[len(l)-1] == p.uuid {
 				continue // already listed (the ledger is a set)
 			}
 			l = append(l, p.uuid)

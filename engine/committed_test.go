@@ -63,7 +63,10 @@ func TestCommittedListsStayAsTaken(t *testing.T) {
 // Store's mutex to record it: the ledger's insert alone (what=ledger, the
 // baseline) and with the per-host lists kept for rebuilds
 // (what=ledger+lists): 200,000 instances over 50,000 hosts, the maps
-// starting empty.
+// starting empty. what=commits16 records them 16 at a time on 4 of 100
+// hosts (ledgerPutAllLocked, a large commit's path), so that each host's
+// list grows to 2,000 instances: the merge's cost on long lists. One op
+// is one instance in every case.
 func BenchmarkLedgerPut(b *testing.B) {
 	hosts := make([]HostNode, 50000)
 	for i := range hosts {
@@ -93,4 +96,24 @@ func BenchmarkLedgerPut(b *testing.B) {
 			}
 		})
 	}
+	b.Run("what=commits16", func(b *testing.B) {
+		const per, few = 16, 100
+		var s *Store
+		i := len(uuids)
+		put := make([]ledgerPut, 0, per)
+		for b.Loop() {
+			if i == len(uuids) {
+				b.StopTimer()
+				s, i = &Store{ledger: map[string]ledgerEntry{}, committed: map[HostNode][]string{}}, 0
+				b.StartTimer()
+			}
+			id := uint32(i / per * 4 % few) // the commit's first of its 4 hosts
+			id += uint32(i % 4)
+			put = append(put, ledgerPut{uuid: uuids[i], id: id, e: ledgerEntry{host: hosts[id]}})
+			if i++; len(put) == per || i == len(uuids) {
+				s.ledgerPutAllLocked(put)
+				put = put[:0]
+			}
+		}
+	})
 }

@@ -194,12 +194,13 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		if _, dup := s.ledger[in.UUID]; dup {
 			continue
 		}
-		if _, ok := snap.info.byHostNode(in.Host); !ok {
+		id, ok := snap.info.byHostNode(in.Host)
+		if !ok {
 			continue
 		}
 		e := ledgerEntry{host: in.Host, claim: in.Claim, group: in.Group, whole: in.Whole}
 		s.ledger[in.UUID] = e // now: a uuid given twice is taken once
-		put = append(put, ledgerPut{in.UUID, e})
+		put = append(put, ledgerPut{in.UUID, id, e})
 		if in.Group != "" {
 			if !in.Whole {
 				s.joinGroupLocked(in.Group, in.Host.Host)
