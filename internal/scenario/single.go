@@ -95,3 +95,48 @@ func DecodeHost(r io.Reader) (engine.Host, error) {
 	}
 	return hosts[0], nil
 }
+
+// usageFields is a usage report's fields (DecodeUsage): the host fields
+// that a compute node's report replaces, in the host record's order.
+var usageFields = []field[engine.HostUsage]{
+	{"free_ram_mb", true, func(d *decoder, p string, v *node, u *engine.HostUsage) { u.FreeRAMMB = d.integer(p, v, 0, false) }},
+	{"free_disk_gb", true, func(d *decoder, p string, v *node, u *engine.HostUsage) {
+		gb := d.integer(p, v, 0, false)
+		if d.err == nil && (gb < -engine.MaxGB || gb > engine.MaxGB) { // before it is made MB
+			d.fail(p, "want an integer from -%d to %d, got %d", engine.MaxGB, engine.MaxGB, gb)
+		}
+		u.FreeDiskMB = gb * 1024
+	}},
+	{"vcpus_used", true, func(d *decoder, p string, v *node, u *engine.HostUsage) { u.VCPUsUsed = d.nonnegInteger(p, v) }},
+	{"num_instances", false, func(d *decoder, p string, v *node, u *engine.HostUsage) { u.NumInstances = d.nonnegInteger(p, v) }},
+	{"num_io_ops", false, func(d *decoder, p string, v *node, u *engine.HostUsage) { u.NumIOOps = d.nonnegInteger(p, v) }},
+}
+
+// DecodeUsage reads one usage report, the body of a compute node's report
+// to the service: an object of free_ram_mb, free_disk_gb and vcpus_used
+// (required) and num_instances and num_io_ops (default 0), all integers,
+// the counts >= 0, read with the scenario's strict rules (duplicate keys,
+// null for a number and anything after the object are errors) and
+// checked against the engine's bounds (engine.ValidateUsage). Field paths
+// start with "usage" (usage.vcpus_used). Every error is a
+// *engine.ValidationError.
+func DecodeUsage(r io.Reader) (engine.HostUsage, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return engine.HostUsage{}, &engine.ValidationError{Msg: "cannot read the usage report: " + err.Error()}
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return engine.HostUsage{}, err
+	}
+	d := &decoder{}
+	var u engine.HostUsage
+	record(d, "usage", root, usageFields, &u)
+	if d.err != nil {
+		return engine.HostUsage{}, d.err
+	}
+	if err := engine.ValidateUsage(u); err != nil {
+		return engine.HostUsage{}, err
+	}
+	return u, nil
+}

@@ -56,3 +56,31 @@ func TestDecodeHost(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestDecodeUsage(t *testing.T) {
+	u, err := DecodeUsage(strings.NewReader(`{"free_ram_mb": -512, "free_disk_gb": 3, "vcpus_used": 4.0, "num_io_ops": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (engine.HostUsage{FreeRAMMB: -512, FreeDiskMB: 3 * 1024, VCPUsUsed: 4, NumIOOps: 2}); u != want {
+		t.Errorf("got %+v, want %+v", u, want)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"free_ram_mb": null, "free_disk_gb": 1, "vcpus_used": 0}`, "usage.free_ram_mb: want an integer, got null"},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1.5, "vcpus_used": 0}`, "usage.free_disk_gb: want an integer, got 1.5"},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": -1}`, "usage.vcpus_used: want an integer >= 0, got -1"},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1073741825, "vcpus_used": 0}`, "usage.free_disk_gb: want an integer from -1073741824 to 1073741824, got 1073741825"},
+		{`{"free_ram_mb": 1099511627777, "free_disk_gb": 1, "vcpus_used": 0}`, "usage.free_ram_mb: want an integer from"},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1}`, "usage.vcpus_used: required field is missing"},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0, "vcpus": 2}`, "usage.vcpus: unknown field"},
+		{`{"free_ram_mb": 1, "free_ram_mb": 2, "free_disk_gb": 1, "vcpus_used": 0}`, `duplicate key "free_ram_mb"`},
+		{`{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}}`, "not valid JSON: extra data after the document"},
+		{`null`, "usage: want an object, got null"},
+	} {
+		_, err := DecodeUsage(strings.NewReader(tc.body))
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want a *engine.ValidationError starting %q", tc.body, err, tc.want)
+		}
+	}
+}

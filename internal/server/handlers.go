@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
-	"slices"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/scenario"
@@ -276,50 +275,6 @@ type VersionDoc struct {
 	Version uint64 `json:"version"`
 }
 
-// usageFields are the fields of a usage report, SCENARIO.md's host names;
-// the first three are required.
-var usageFields = []string{"free_ram_mb", "free_disk_gb", "vcpus_used", "num_instances", "num_io_ops"}
-
-// decodeUsage reads a usage report strictly: an object with usageFields
-// only, integers (num_* and vcpus_used >= 0), the first three required.
-func decodeUsage(data []byte) (engine.HostUsage, error) {
-	bad := func(field, format string, args ...any) error {
-		return &engine.ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return engine.HostUsage{}, bad("usage", "want an object of %v", usageFields)
-	}
-	if dec.More() {
-		return engine.HostUsage{}, bad("usage", "extra data after the object")
-	}
-	for k := range raw {
-		if !slices.Contains(usageFields, k) {
-			return engine.HostUsage{}, bad("usage."+k, "unknown field")
-		}
-	}
-	var vals [5]int64
-	for i, f := range usageFields {
-		v, ok := raw[f]
-		if !ok {
-			if i < 3 {
-				return engine.HostUsage{}, bad("usage."+f, "required field is missing")
-			}
-			continue
-		}
-		if err := json.Unmarshal(v, &vals[i]); err != nil {
-			return engine.HostUsage{}, bad("usage."+f, "want an integer, got %s", v)
-		}
-	}
-	if gb := vals[1]; gb < -engine.MaxGB || gb > engine.MaxGB { // before it is made MB
-		return engine.HostUsage{}, bad("usage.free_disk_gb", "want an integer from -%d to %d, got %d", engine.MaxGB, engine.MaxGB, gb)
-	}
-	u := engine.HostUsage{FreeRAMMB: vals[0], FreeDiskMB: vals[1] * 1024, VCPUsUsed: vals[2],
-		NumInstances: vals[3], NumIOOps: vals[4]}
-	return u, engine.ValidateUsage(u) // negative counts and the engine's bounds, answered 400 here
-}
-
 // putHost is PUT /v1/hosts/{host}[/{node}]: a compute node reports its
 // usage (node defaults to the host name).
 func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
@@ -331,7 +286,7 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	u, err := decodeUsage(data)
+	u, err := scenario.DecodeUsage(bytes.NewReader(data))
 	if err != nil {
 		badBody(w, err)
 		return
