@@ -81,7 +81,10 @@
 // to 63 instances on distinct hosts always fits. A partial commit
 // (engine.Partial) of such a plan is split into pieces that fit, by
 // placement order, each committed (and re-checked) by itself. The loader (Load) writes
-// in transactions of at most MaxTxnOps puts and about 1 MiB.
+// in transactions of at most MaxTxnOps puts and about 1 MiB. A change of
+// the cloud is one transaction under the same limit (two operations per
+// host added or removed, one per instance a removed host holds), refused
+// the same way past it.
 //
 // Changes of the cloud (Load, UpdateHost, AddHosts, RemoveHosts,
 // SetAggregateMetadata, DeleteInstance) are written to etcd and reach

@@ -422,8 +422,9 @@ func TestAffinityAcrossStores(t *testing.T) {
 	}
 }
 
-// TestTxnLimit: a plan whose transaction would pass --max-txn-ops is
-// refused before it is sent.
+// TestTxnLimit: a plan or a cloud change whose transaction would pass
+// --max-txn-ops is refused before it is sent (a *engine.ValidationError,
+// not ErrUnavailable: no retry could send it), and changes nothing.
 func TestTxnLimit(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := c.Client(t)
@@ -445,6 +446,26 @@ func TestTxnLimit(t *testing.T) {
 	}
 	if insts := s.Instances(); len(insts) != 5 {
 		t.Fatalf("%d instances", len(insts))
+	}
+	// Removing every host takes two operations per host and one per
+	// instance they hold (13); adding three, two per host (6).
+	all := make([]engine.HostNode, 0, 4)
+	for _, h := range tightCloud(4).Hosts {
+		all = append(all, engine.HostNode{Host: h.Host, Node: h.Host})
+	}
+	if _, err := s.RemoveHosts(ctx, all...); !errors.As(err, &ve) || errors.Is(err, engine.ErrUnavailable) ||
+		!strings.Contains(err.Error(), "13 operations") {
+		t.Fatalf("removing 4 hosts holding 5 instances past a limit of 5: %v", err)
+	}
+	more := tightCloud(7).Hosts[4:]
+	if _, err := s.AddHosts(ctx, more...); !errors.As(err, &ve) || !strings.Contains(err.Error(), "6 operations") {
+		t.Fatalf("adding 3 hosts past a limit of 5: %v", err)
+	}
+	if n := s.Local().Snapshot().Len(); n != 4 || len(s.Instances()) != 5 {
+		t.Fatalf("after the refused changes: %d hosts, %d instances", n, len(s.Instances()))
+	}
+	if _, err := s.RemoveHosts(ctx, all[0]); err != nil { // 2 + its instances (at most 3 here)
+		t.Fatalf("removing one host: %v", err)
 	}
 }
 

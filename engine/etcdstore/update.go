@@ -2,9 +2,11 @@ package etcdstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
@@ -83,6 +85,12 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 // s.mu) until its transaction succeeds, waiting for the watch to catch up
 // after each failure. It returns the mirror's version once the mirror has
 // applied the change (Revision gives etcd's).
+//
+// A change whose transaction would pass Options.MaxTxnOps (etcd counts the
+// longer of its compares and its operations: removing a host takes one
+// operation per instance on it) is a *engine.ValidationError before
+// anything is sent, as is one etcd refuses as too large: no retry could
+// send it.
 func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
@@ -91,7 +99,15 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 		if err != nil {
 			return 0, err
 		}
+		if n := max(len(cmps), len(ops)); n > s.opts.MaxTxnOps {
+			return 0, &engine.ValidationError{Msg: fmt.Sprintf("the change needs an etcd transaction of %d operations "+
+				"(two per host, one per instance a removed host holds); etcd allows %d (Options.MaxTxnOps, --etcd-max-txn-ops): "+
+				"make it in smaller steps, or raise the members' --max-txn-ops", n, s.opts.MaxTxnOps)}
+		}
 		resp, err := s.cli.Txn(clientv3.WithRequireLeader(ctx)).If(cmps...).Then(ops...).Commit()
+		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+			return 0, &engine.ValidationError{Msg: "etcd refused the change's transaction: " + err.Error()}
+		}
 		if err != nil {
 			return 0, unavailable(err)
 		}

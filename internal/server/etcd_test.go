@@ -18,9 +18,15 @@ import (
 // client.
 func newEtcdServer(t *testing.T, c *etcdtest.Cluster) (*Server, *httptest.Server) {
 	t.Helper()
+	return newEtcdServerWith(t, c, etcdstore.Options{})
+}
+
+// newEtcdServerWith is newEtcdServer with the etcd store's options.
+func newEtcdServerWith(t *testing.T, c *etcdtest.Cluster, eopts etcdstore.Options) (*Server, *httptest.Server) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewEtcd(ctx, c.Client(t), etcdstore.Options{}, Options{Workers: 2, Logger: quietLogger()})
+	s, err := NewEtcd(ctx, c.Client(t), eopts, Options{Workers: 2, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,4 +125,27 @@ func TestEtcdTwoServers(t *testing.T) {
 	if !strings.Contains(body, "placer_etcd_commit_seconds_count") || !strings.Contains(body, "placer_commits_total") {
 		t.Error("etcd and commit metrics missing from /metrics")
 	}
+}
+
+// TestEtcdRemovePastTxnLimit: removing a host whose transaction would
+// pass the members' --max-txn-ops (two operations for the host, one per
+// instance on it) is 400 naming the count, not 404 nor a 503 to retry,
+// and the host stays.
+func TestEtcdRemovePastTxnLimit(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := etcdstore.Load(ctx, c.Client(t), "", testCloud(1), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newEtcdServerWith(t, c, etcdstore.Options{MaxTxnOps: 3})
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 2, `+smallFlavor+`}`)
+	wantStatus(t, "place 2", code, http.StatusOK, body)
+	code, body = call(t, "DELETE", ts.URL+"/v1/hosts/h0", "")
+	wantStatus(t, "remove h0 (4 operations, the limit 3)", code, http.StatusBadRequest, body)
+	if doc := decode[ErrorDoc](t, body); doc.Error.Kind != "BadRequest" || !strings.Contains(doc.Error.Message, "4 operations") {
+		t.Errorf("got %+v", doc.Error)
+	}
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/h0", "")
+	wantStatus(t, "h0 after the refusal", code, http.StatusOK, body)
 }

@@ -319,7 +319,9 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := s.backend.RemoveHosts(r.Context(), nodes...)
 	if err != nil {
-		writeEngineError(w, err, true)
+		// 404 when a node was removed meanwhile; any other refusal (the
+		// etcd store's transaction limit) is 400.
+		writeEngineError(w, err, len(nodesOf(s.store.Snapshot(), host, node)) < len(ids))
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})
