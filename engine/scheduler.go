@@ -256,7 +256,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 			if errors.Is(err, ErrConflict) {
 				s.failures.Add(1)
 			}
-			return Plan{}, asRequestError(err)
+			return Plan{}, AsRequestError(err)
 		}
 		s.retries.Add(1)
 		if m := s.opts.Metrics; m != nil {
@@ -304,10 +304,14 @@ func (s *Scheduler) Close() error {
 // planUUID matches the field of a plan's instance uuid that Commit names.
 var planUUID = regexp.MustCompile(`^plan\.placements\[([0-9]+)\]\.instance_uuid$`)
 
-// asRequestError names a commit's refusal of an instance uuid by the
-// request's field, which is what a Scheduler's caller gave: placement i
-// is the request's instance i.
-func asRequestError(err error) error {
+// AsRequestError names a commit's refusal of a placement's instance uuid
+// (a *ValidationError of field plan.placements[i].instance_uuid) by the
+// request's field, request.instance_uuids[i], which is what the caller
+// gave: in a plan PlaceBatch made of a request, placement i is its
+// instance i. Any other error is returned as it is. Scheduler.Place
+// does this itself; a caller committing a plan of its own request
+// (Store.Commit, a Backend's CommitPlan) may.
+func AsRequestError(err error) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		return err

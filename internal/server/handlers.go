@@ -171,7 +171,10 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 }
 
 // placePartial places req on the newest snapshot and commits with
-// engine.Partial(): the plan it returns holds the accepted placements.
+// engine.Partial(): the plan it returns holds the accepted placements. A
+// commit that accepted none is a *engine.ConflictError (nothing was
+// committed: 409, as without "partial"), and a uuid committed meanwhile
+// is named by the request's field, as the Scheduler names it.
 func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.Plan, error) {
 	var plan engine.Plan
 	var err error
@@ -181,7 +184,11 @@ func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.P
 	}
 	res, err := s.backend.CommitPlan(ctx, plan, engine.Partial())
 	if err != nil {
-		return engine.Plan{}, err
+		return engine.Plan{}, engine.AsRequestError(err)
+	}
+	if len(res.Accepted) == 0 {
+		// Nothing was published: the version is the store's as it answers.
+		return engine.Plan{}, &engine.ConflictError{Version: s.store.Version(), Rejected: res.Rejected, Reasons: res.Reasons}
 	}
 	accepted := make([]engine.Placement, 0, len(res.Accepted))
 	for _, i := range res.Accepted {

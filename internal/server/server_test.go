@@ -437,6 +437,46 @@ func TestPartial(t *testing.T) {
 	if !errors.As(err, &nvh) || len(got.Placements) != 0 {
 		t.Errorf("placePartial on a full cloud: %+v, %v", got, err)
 	}
+
+	// A uuid committed already is named by the request's field, as the
+	// Scheduler names it.
+	if _, err := s.Store().UpdateHost(engine.HostNode{Host: "h0", Node: "h0"}, engine.HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	committed := req.InstanceUUIDs[res.Accepted[0]]
+	_, err = s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{committed}, Flavor: engine.Flavor{MemoryMB: 1024}})
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "request.instance_uuids[0]" {
+		t.Errorf("placePartial of a committed uuid: %v", err)
+	}
+	// A commit that accepts none of the plan is a conflict (409), not a
+	// success placing nothing: the hosts fill up between the plan and
+	// its commit.
+	inner := s.backend
+	s.backend = commitHook{inner, func() {
+		for _, h := range []string{"h0", "h1"} {
+			if _, err := s.Store().UpdateHost(engine.HostNode{Host: h, Node: h}, engine.HostUsage{FreeDiskMB: 100 << 10}); err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	defer func() { s.backend = inner }()
+	got, err = s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{"d"}, Flavor: engine.Flavor{MemoryMB: 1024}})
+	var ce *engine.ConflictError
+	if !errors.As(err, &ce) || len(ce.Rejected) != 1 || len(got.Placements) != 0 {
+		t.Errorf("placePartial whose commit accepted nothing: %+v, %v", got, err)
+	}
+}
+
+// commitHook is a Backend that runs before ahead of each CommitPlan.
+type commitHook struct {
+	Backend
+	before func()
+}
+
+func (b commitHook) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine.CommitOption) (engine.CommitResult, error) {
+	b.before()
+	return b.Backend.CommitPlan(ctx, plan, opts...)
 }
 
 // TestAddHostConcurrently: clients adding one new host at once get one 201
