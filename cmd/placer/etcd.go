@@ -163,6 +163,9 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	case (*cloudFile == "") == (*synthetic <= 0):
 		fmt.Fprintln(stderr, "placer etcd load: want exactly one of --cloud FILE and --synthetic N (N > 0)")
 		return exitBadInput
+	case *synthetic > synth.MaxHosts:
+		fmt.Fprintf(stderr, "placer etcd load: want --synthetic from 1 to %d, got %d\n", synth.MaxHosts, *synthetic)
+		return exitBadInput
 	}
 	if err := ef.check(); err != nil {
 		fmt.Fprintln(stderr, "placer etcd load:", err)

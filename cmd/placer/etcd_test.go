@@ -100,6 +100,7 @@ func TestEtcdFlagErrors(t *testing.T) {
 		{[]string{"serve", "--etcd", "https://127.0.0.1:2379", "--etcd-cert", "c.pem"}, "want both --etcd-cert and --etcd-key"},
 		{[]string{"etcd", "load", "--synthetic", "3"}, "want --etcd"},
 		{[]string{"etcd", "load", "--etcd", "http://127.0.0.1:2379"}, "want exactly one of --cloud"},
+		{[]string{"etcd", "load", "--etcd", "http://127.0.0.1:2379", "--synthetic", "4194305"}, "want --synthetic from 1 to 4194304, got 4194305"},
 		{[]string{"etcd"}, "placer etcd load"},
 	} {
 		var stdout, stderr bytes.Buffer

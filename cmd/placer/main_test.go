@@ -62,6 +62,7 @@ func TestCommands(t *testing.T) {
 		{"serve too many hosts", []string{"serve", "--synthetic", "1000000000"}, exitBadInput, "", "placer serve: want --synthetic from 0 to 4194304"},
 		{"simulate", []string{"simulate", "--workers", "0"}, exitBadInput, "", "placer simulate: want"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
+		{"soak hosts", []string{"soak", "--hosts", "4194305"}, exitBadInput, "", "--hosts from 1 to 4194304"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS"},
 		{"serve both", []string{"serve", "--cloud", "x.json", "--synthetic", "3"}, exitBadInput, "", "want exactly one"},
 		{"serve log", []string{"serve", "--synthetic", "3", "--log", "xml"}, exitBadInput, "", `unknown --log "xml"`},

@@ -59,8 +59,8 @@ func soakCmd(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *duration <= 0 || *clients < 1 || *hosts < 1 || *workers < 0 || *maxBody <= 0 {
-		fmt.Fprintln(stderr, "placer soak: want --duration > 0, --clients >= 1, --hosts >= 1, --workers >= 0 and --max-body > 0")
+	if *duration <= 0 || *clients < 1 || *hosts < 1 || *hosts > synth.MaxHosts || *workers < 0 || *maxBody <= 0 {
+		fmt.Fprintf(stderr, "placer soak: want --duration > 0, --clients >= 1, --hosts from 1 to %d, --workers >= 0 and --max-body > 0\n", synth.MaxHosts)
 		return exitBadInput
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
