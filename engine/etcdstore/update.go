@@ -90,7 +90,8 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 // longer of its compares and its operations: removing a host takes one
 // operation per instance on it) is a *engine.ValidationError before
 // anything is sent, as is one etcd refuses as too large: no retry could
-// send it.
+// send it. A change written to etcd whose mirror update ctx did not wait
+// for is an error that says it was written (wrapping ctx's error).
 func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
@@ -112,8 +113,13 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 			return 0, unavailable(err)
 		}
 		if resp.Succeeded {
-			err := s.waitApplied(ctx, resp.Header.Revision)
-			return s.local.Version(), err
+			if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
+				// Written: a caller must not read the error as "nothing
+				// changed".
+				return 0, fmt.Errorf("etcdstore: the change was written to etcd (revision %d), but this process's mirror had not applied it: %w",
+					resp.Header.Revision, err)
+			}
+			return s.local.Version(), nil
 		}
 		if attempt >= 100 {
 			return 0, unavailable(fmt.Errorf("etcdstore: update kept conflicting"))

@@ -18,15 +18,22 @@ import (
 // client.
 func newEtcdServer(t *testing.T, c *etcdtest.Cluster) (*Server, *httptest.Server) {
 	t.Helper()
-	return newEtcdServerWith(t, c, etcdstore.Options{})
+	return newEtcdServerWith(t, c, etcdstore.Options{}, Options{})
 }
 
-// newEtcdServerWith is newEtcdServer with the etcd store's options.
-func newEtcdServerWith(t *testing.T, c *etcdtest.Cluster, eopts etcdstore.Options) (*Server, *httptest.Server) {
+// newEtcdServerWith is newEtcdServer with the etcd store's options and
+// the server's (2 workers and a quiet logger unless set).
+func newEtcdServerWith(t *testing.T, c *etcdtest.Cluster, eopts etcdstore.Options, opts Options) (*Server, *httptest.Server) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewEtcd(ctx, c.Client(t), eopts, Options{Workers: 2, Logger: quietLogger()})
+	if opts.Workers == 0 {
+		opts.Workers = 2
+	}
+	if opts.Logger == nil {
+		opts.Logger = quietLogger()
+	}
+	s, err := NewEtcd(ctx, c.Client(t), eopts, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +145,7 @@ func TestEtcdRemovePastTxnLimit(t *testing.T) {
 	if _, err := etcdstore.Load(ctx, c.Client(t), "", testCloud(1), 0); err != nil {
 		t.Fatal(err)
 	}
-	_, ts := newEtcdServerWith(t, c, etcdstore.Options{MaxTxnOps: 3})
+	_, ts := newEtcdServerWith(t, c, etcdstore.Options{MaxTxnOps: 3}, Options{})
 	code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 2, `+smallFlavor+`}`)
 	wantStatus(t, "place 2", code, http.StatusOK, body)
 	code, body = call(t, "DELETE", ts.URL+"/v1/hosts/h0", "")
@@ -148,4 +155,26 @@ func TestEtcdRemovePastTxnLimit(t *testing.T) {
 	}
 	code, body = call(t, "GET", ts.URL+"/v1/hosts/h0", "")
 	wantStatus(t, "h0 after the refusal", code, http.StatusOK, body)
+}
+
+// TestEtcdChangeTimesOut: a host change waits for etcd at most
+// --timeout, as a placement does: with the cluster down, 503, not a
+// request that hangs until the client gives up.
+func TestEtcdChangeTimesOut(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := etcdstore.Load(ctx, c.Client(t), "", testCloud(1), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newEtcdServerWith(t, c, etcdstore.Options{}, Options{RequestTimeout: 300 * time.Millisecond})
+	c.Stop(t, 0)
+	start := time.Now()
+	code, body := call(t, "PUT", ts.URL+"/v1/hosts/h0", `{"free_ram_mb": 1024, "free_disk_gb": 1, "vcpus_used": 0}`)
+	wantStatus(t, "a usage report with etcd down", code, http.StatusServiceUnavailable, body)
+	took := time.Since(start)
+	t.Logf("answered in %v", took)
+	if took > 10*time.Second {
+		t.Errorf("answered after %v, past the 300ms timeout", took)
+	}
 }

@@ -282,6 +282,13 @@ type VersionDoc struct {
 	Version uint64 `json:"version"`
 }
 
+// changeContext is a host or instance change's context: the request's,
+// bounded by RequestTimeout as a placement is (an etcd store's change
+// waits for etcd and for its mirror).
+func (s *Server) changeContext(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+}
+
 // putHost is PUT /v1/hosts/{host}[/{node}]: a compute node reports its
 // usage (node defaults to the host name).
 func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
@@ -302,7 +309,9 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 		notFoundHost(w, host, node)
 		return
 	}
-	v, err := s.backend.UpdateHost(r.Context(), engine.HostNode{Host: host, Node: node}, u)
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	v, err := s.backend.UpdateHost(ctx, engine.HostNode{Host: host, Node: node}, u)
 	if err != nil {
 		writeEngineError(w, err, true) // the node was removed meanwhile
 		return
@@ -324,7 +333,9 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	for i, id := range ids {
 		nodes[i] = snap.HostNode(id)
 	}
-	v, err := s.backend.RemoveHosts(r.Context(), nodes...)
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	v, err := s.backend.RemoveHosts(ctx, nodes...)
 	if err != nil {
 		// 404 when a node was removed meanwhile; any other refusal (the
 		// etcd store's transaction limit) is 400.
@@ -351,7 +362,9 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 		return
 	}
-	v, err := s.backend.AddHosts(r.Context(), h)
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	v, err := s.backend.AddHosts(ctx, h)
 	if err != nil {
 		writeEngineError(w, err, false)
 		return
@@ -367,7 +380,9 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 // deleteInstance is DELETE /v1/instances/{uuid}: release an instance
 // committed through this server.
 func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
-	v, err := s.backend.DeleteInstance(r.Context(), r.PathValue("uuid"))
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	v, err := s.backend.DeleteInstance(ctx, r.PathValue("uuid"))
 	if err != nil {
 		writeEngineError(w, err, true)
 		return

@@ -65,7 +65,8 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// RequestTimeout bounds one placement, queueing included; 0 means
+	// RequestTimeout bounds one placement (queueing included), explanation,
+	// capacity question or host or instance change; 0 means
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
