@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strings"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/scenario"
@@ -366,7 +367,13 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.AddHosts(ctx, h)
 	if err != nil {
-		writeEngineError(w, err, false)
+		if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
+			// Another process's addition of the node reached this one's
+			// view meanwhile (an etcd store): the store's duplicate.
+			writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
+			return
+		}
+		writeEngineError(w, asHostBodyError(err), false)
 		return
 	}
 	node := h.Node
@@ -375,6 +382,28 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/v1/hosts/"+url.PathEscape(h.Host)+"/"+url.PathEscape(node)) // names may hold "/", "?"
 	writeJSON(w, http.StatusCreated, VersionDoc{v})
+}
+
+// asHostBodyError names the body's host of a store's refusal of an
+// addition as the body's decoder does ("host", "host.host_ip"): the store
+// names it by its index among the hosts joining, hosts[0]. The cloud's
+// own hosts ("the cloud's hosts[j]") keep their names.
+func asHostBodyError(err error) error {
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	rename := func(s string) string {
+		const cloud = "the cloud's hosts[" // split off, so its index is never matched
+		parts := strings.Split(s, cloud)
+		for i := range parts {
+			parts[i] = strings.ReplaceAll(parts[i], "hosts[0]", "host")
+		}
+		return strings.Join(parts, cloud)
+	}
+	named := *ve // a copy keeps what the error is (errors.Is)
+	named.Field, named.Msg = rename(ve.Field), rename(ve.Msg)
+	return &named
 }
 
 // deleteInstance is DELETE /v1/instances/{uuid}: release an instance

@@ -187,6 +187,9 @@ func TestBadBodies(t *testing.T) {
 		{"PUT", "/v1/hosts/h0", `{"free_ram_mb": 1, "free_ram_mb": 2, "free_disk_gb": 1, "vcpus_used": 0}`, 400, ""},
 		{"PUT", "/v1/hosts/nope", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}`, 404, ""},
 		{"POST", "/v1/hosts", `{"host": "h9", "memory_mb": -1}`, 400, "host.memory_mb"},
+		// Checks only the store makes name the body's host as the decoder does.
+		{"POST", "/v1/hosts", `{"host": "h9", "memory_mb": 2199023255552, "free_ram_mb": 1, "vcpus": 1, "vcpus_used": 0, "local_gb": 1, "free_disk_gb": 1}`, 400, "host.memory_mb"},
+		{"POST", "/v1/hosts", `{"host": "h9", "memory_mb": 1, "free_ram_mb": 1, "vcpus": 1, "vcpus_used": 0, "local_gb": 1, "free_disk_gb": 1, "host_ip": "x"}`, 400, "host.host_ip"},
 		{"POST", "/v1/hosts", `{"host": "h0", "memory_mb": 1, "free_ram_mb": 1, "vcpus": 1, "vcpus_used": 0, "local_gb": 1, "free_disk_gb": 1}`, 409, ""},
 		{"GET", "/v1/hosts/nope", "", 404, ""},
 		{"DELETE", "/v1/hosts/h0/nope", "", 404, ""},
@@ -557,4 +560,45 @@ func TestAddedHostsLocation(t *testing.T) {
 	if n := decode[NodeDoc](t, body); n.Host != "rack/1 a?b" || n.Node != "rack/1 a?b" {
 		t.Errorf("the node at Location: %+v", n)
 	}
+}
+
+// TestAsHostBodyError: the joining host's index becomes the body's
+// "host"; the cloud's hosts keep theirs, and the error stays what it is.
+func TestAsHostBodyError(t *testing.T) {
+	err := asHostBodyError(&engine.ValidationError{Field: "hosts[0].uuid", Msg: `duplicate uuid "u" (also the cloud's hosts[0]); hosts[0] again`})
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) || !errors.Is(err, engine.ErrInvalid) || ve.Field != "host.uuid" ||
+		ve.Msg != `duplicate uuid "u" (also the cloud's hosts[0]); host again` {
+		t.Errorf("got %#v", err)
+	}
+	if other := errors.New("x"); asHostBodyError(other) != other {
+		t.Error("an error other than a *ValidationError changed")
+	}
+}
+
+// TestAddHostRace: a node that another writer adds between the handler's
+// check and the store's addition is 409, as the check's would be.
+func TestAddHostRace(t *testing.T) {
+	s, ts := newTestServer(t, 1, Options{})
+	body := `{"host": "h9", "memory_mb": 1024, "free_ram_mb": 1024, "vcpus": 2, "vcpus_used": 0, "local_gb": 10, "free_disk_gb": 10}`
+	inner := s.backend
+	s.backend = addHook{inner, func(h engine.Host) {
+		if _, err := s.Store().AddHosts(h); err != nil { // the other writer
+			t.Error(err)
+		}
+	}}
+	defer func() { s.backend = inner }()
+	code, out := call(t, "POST", ts.URL+"/v1/hosts", body)
+	wantStatus(t, "an addition raced by another", code, http.StatusConflict, out)
+}
+
+// addHook is a Backend that runs before ahead of each AddHosts.
+type addHook struct {
+	Backend
+	before func(engine.Host)
+}
+
+func (b addHook) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
+	b.before(hosts[0])
+	return b.Backend.AddHosts(ctx, hosts...)
 }
