@@ -71,7 +71,7 @@ type AggregateChangeDoc struct {
 // errors name field[i].
 func DecodeAggregateChanges(field string, raw json.RawMessage) ([]engine.AggregateChange, error) {
 	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil {
+	if err := json.Unmarshal(raw, &list); err != nil || isNull(raw) {
 		return nil, &engine.ValidationError{Field: field, Msg: "want a list of {\"name\", \"set\", \"delete\"}"}
 	}
 	out := make([]engine.AggregateChange, len(list))
@@ -93,7 +93,7 @@ func DecodeAggregateChanges(field string, raw json.RawMessage) ([]engine.Aggrega
 // field or field[i].
 func DecodeNames(field string, raw json.RawMessage) ([]string, error) {
 	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
+	if err := json.Unmarshal(raw, &names); err != nil || isNull(raw) {
 		return nil, &engine.ValidationError{Field: field, Msg: "want a list of host names"}
 	}
 	for i, n := range names {
@@ -107,7 +107,7 @@ func DecodeNames(field string, raw json.RawMessage) ([]string, error) {
 // DecodeInt reads field as an integer.
 func DecodeInt(field string, raw json.RawMessage) (int, error) {
 	var n int
-	if err := json.Unmarshal(raw, &n); err != nil {
+	if err := json.Unmarshal(raw, &n); err != nil || isNull(raw) {
 		return 0, &engine.ValidationError{Field: field, Msg: "want an integer, got " + string(raw)}
 	}
 	return n, nil

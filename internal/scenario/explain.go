@@ -136,15 +136,29 @@ type QueryDoc struct {
 // DecodeQuery reads a query body: an object with a "request" (decoded as
 // DecodeRequest decodes one; field paths start with "request") and the
 // top-level fields allowed, left to the caller; any other field is an
-// error naming it. Every error is a *engine.ValidationError.
+// error naming it (the first in the document). The body is read with the
+// scenario's strict rules: a key given twice, NaN and anything after the
+// object are errors. Every error is a *engine.ValidationError.
 func DecodeQuery(r io.Reader, allowed ...string) (QueryDoc, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return QueryDoc{}, &engine.ValidationError{Msg: "cannot read the body: " + err.Error()}
 	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return QueryDoc{}, err
+	}
+	if root.kind != kObject {
+		return QueryDoc{}, &engine.ValidationError{Msg: "want a JSON object with a \"request\", got " + show(root)}
+	}
+	for _, k := range root.keys {
+		if k != "request" && !contains(allowed, k) {
+			return QueryDoc{}, &engine.ValidationError{Field: k, Msg: fmt.Sprintf("unknown field (want request, %s)", strings.Join(allowed, ", "))}
+		}
+	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
-		return QueryDoc{}, &engine.ValidationError{Msg: fmt.Sprintf("want a JSON object with a \"request\": %v", err)}
+	if err := json.Unmarshal(data, &top); err != nil { // valid JSON already: not expected
+		return QueryDoc{}, &engine.ValidationError{Msg: "not valid JSON: " + err.Error()}
 	}
 	raw, ok := top["request"]
 	if !ok {
@@ -152,17 +166,17 @@ func DecodeQuery(r io.Reader, allowed ...string) (QueryDoc, error) {
 	}
 	q := QueryDoc{Fields: map[string]json.RawMessage{}}
 	for k, v := range top {
-		switch {
-		case k == "request":
-		case contains(allowed, k):
+		if k != "request" {
 			q.Fields[k] = v
-		default:
-			return QueryDoc{}, &engine.ValidationError{Field: k, Msg: fmt.Sprintf("unknown field (want request, %s)", strings.Join(allowed, ", "))}
 		}
 	}
 	q.Request, err = DecodeRequest(bytes.NewReader(raw))
 	return q, err
 }
+
+// isNull is whether raw is JSON's null, which the field decoders refuse
+// rather than read as an empty value.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
@@ -177,7 +191,7 @@ func contains(xs []string, x string) bool {
 // "HOST/NODE" (ParseHostNode); errors name field[i].
 func DecodeHostList(field string, raw json.RawMessage) ([]engine.HostNode, error) {
 	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
+	if err := json.Unmarshal(raw, &names); err != nil || isNull(raw) {
 		return nil, &engine.ValidationError{Field: field, Msg: "want a list of host names (\"HOST\" or \"HOST/NODE\")"}
 	}
 	out := make([]engine.HostNode, len(names))

@@ -61,6 +61,13 @@ func TestExplainEndpoint(t *testing.T) {
 		{`{"host": ["h2"], "request": {` + smallFlavor + `}}`, "host"},
 		{`{"request": {"flavor": {"memory_mb": -1}}}`, "request.flavor.memory_mb"},
 		{`{}`, "request"},
+		// Read strictly: null is not an absent list, a key given twice and
+		// trailing data are errors, and of two unknown fields the first.
+		{`{"hosts": null, "request": {` + smallFlavor + `}}`, "hosts"},
+		{`{"request": {` + smallFlavor + `}, "request": {}}`, ""},
+		{`{"request": {` + smallFlavor + `}}}`, ""},
+		{`null`, ""},
+		{`{"a": 1, "b": 2, "c": 3, "d": 4, "request": {` + smallFlavor + `}}`, "a"},
 	} {
 		code, out = call(t, "POST", ts.URL+"/v1/explain", tc.body)
 		wantStatus(t, tc.body, code, http.StatusBadRequest, out)
@@ -116,6 +123,10 @@ func TestCapacityEndpoint(t *testing.T) {
 		{`{"request": {` + smallFlavor + `}, "aggregates": [{"name": "zz", "set": {"ram_allocation_ratio": "inf"}}]}`,
 			"aggregates[0].metadata.ram_allocation_ratio"},
 		{`{"request": {` + smallFlavor + `}, "drains": []}`, "drains"},
+		{`{"request": {` + smallFlavor + `}, "max": null}`, "max"},
+		{`{"request": {` + smallFlavor + `}, "drain": null}`, "drain"},
+		{`{"request": {` + smallFlavor + `}, "aggregates": null}`, "aggregates"},
+		{`{"request": {` + smallFlavor + `}, "max": 5, "max": 6}`, ""},
 		{`{"request": {"flavor": {"vcpus": "two"}}}`, "request.flavor.vcpus"},
 	} {
 		code, out = call(t, "POST", ts.URL+"/v1/capacity", tc.body)
