@@ -35,7 +35,8 @@ type ErrorDoc struct {
 }
 
 // ErrorBody says what went wrong: Kind is BadRequest, NotFound,
-// BodyTooLarge, QueueFull, Unavailable, Conflict or Internal; Field is the
+// MethodNotAllowed, BodyTooLarge, Conflict, NovaError, QueueFull,
+// Unauthorized, Unavailable or Internal; Field is the
 // field path of a bad body (request.flavor.vcpus), when there is one.
 type ErrorBody struct {
 	Kind    string `json:"kind"`
