@@ -175,6 +175,9 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, engine.CommitResult, <-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.staleLocked(); err != nil {
+		return nil, engine.CommitResult{}, nil, err
+	}
 	var pend engine.PendingUsage
 	res, err := s.local.Commit(*plan, append(opts[:len(opts):len(opts)], engine.DryRun(&pend))...)
 	if err != nil || len(res.Accepted) == 0 {

@@ -88,7 +88,11 @@
 //
 // Changes of the cloud (Load, UpdateHost, AddHosts, RemoveHosts,
 // SetAggregateMetadata, DeleteInstance) are written to etcd and reach
-// every process, the writer's own mirror included, through the watch.
+// every process, the writer's own mirror included, through the watch. A
+// watch response or re-list the mirror cannot apply leaves the revisions
+// it compares on ahead of its local store: until a re-list succeeds,
+// commits and changes are refused (engine.ErrUnavailable), never made on
+// the older usage.
 //
 // The files: doc.go (this), keys.go (key and value encoding), store.go
 // (Open, the mirror, the watch), commit.go (CommitPlan), update.go (the

@@ -521,6 +521,83 @@ func TestResumeAndRelist(t *testing.T) {
 	}
 }
 
+// TestCatchUpPlacedAndReleased: a mirror whose watch resumes after a
+// commit and its release (one watch response holds both) does not keep
+// the instance: ExternalChange applies deletions before placements, and
+// the put had to be dropped from the batch rather than placed after its
+// deletion (the mirror then refused the uuid as committed, for good).
+func TestCatchUpPlacedAndReleased(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(4))
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	a.Close()
+	for _, u := range []string{"x1", "x2"} {
+		if _, err := b.CommitPlan(ctx, place(t, b, req(u))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.DeleteInstance(ctx, "x1"); err != nil {
+		t.Fatal(err)
+	}
+	a.start()
+	sameMirror(t, a, cli, "/p/")
+	if insts := a.Instances(); len(insts) != 1 || a.Local().Instances() != 1 {
+		t.Fatalf("after the catch-up: %d instances in the mirror, %d in its local store; want x2 alone", len(insts), a.Local().Instances())
+	}
+	if _, err := a.CommitPlan(ctx, place(t, a, req("x1"))); err != nil {
+		t.Fatalf("x1 again after its release: %v", err)
+	}
+}
+
+// TestStaleMirrorRefuses: a key the mirror cannot apply (a host record
+// that is not JSON) leaves its revisions ahead of its local store; until
+// a re-list succeeds, commits and changes are refused (ErrUnavailable,
+// nothing sent) rather than made on the older usage.
+func TestStaleMirrorRefuses(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	s := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	bad := newKeys("/p/").host(engine.HostNode{Host: "hx", Node: "hx"})
+	if _, err := cli.Put(ctx, bad, "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	plan := place(t, s, req("y1"))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		s.mu.Lock()
+		stale := s.stale
+		s.mu.Unlock()
+		if stale != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the mirror never saw the bad key")
+		}
+	}
+	_, err := s.CommitPlan(ctx, plan)
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "could not apply") {
+		t.Fatalf("a commit on a stale mirror: %v", err)
+	}
+	if _, err := s.UpdateHost(ctx, engine.HostNode{Host: "h000", Node: "h000"}, engine.HostUsage{FreeRAMMB: 1}); !errors.Is(err, engine.ErrUnavailable) {
+		t.Fatalf("a change on a stale mirror: %v", err)
+	}
+	if _, err := cli.Delete(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err = s.CommitPlan(ctx, place(t, s, req("y1"))); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a commit once the key is gone: %v", err)
+		}
+	}
+	sameMirror(t, s, cli, "/p/")
+}
+
 // TestLostAnswer: a commit applied by etcd whose answer is lost is sent
 // again; the second answer fails its compares, and its Else branch (a
 // resent transaction reads its instances' keys) shows the first applied:

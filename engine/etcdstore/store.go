@@ -76,6 +76,13 @@ type Store struct {
 	applied    int64         // the last revision applied to local
 	appliedCh  chan struct{} // closed (and replaced) when applied moves
 	relists    int64
+	// stale is why the mirror's state above is not local's (a watch
+	// batch or a re-list that could not be applied, whose revisions the
+	// maps may hold already), nil while they agree. Commits and changes
+	// are refused while it is set: a compare on a revision local has
+	// not applied would pass with local's older usage, and overcommit.
+	// The watch re-lists until one succeeds.
+	stale error
 }
 
 // Open reads the cloud under the prefix (it must have been loaded: Load),
@@ -175,6 +182,16 @@ func (s *Store) relist(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.relistLocked(kvs, rev); err != nil {
+		s.stale = err // the maps were cleared: they are not local's
+		return err
+	}
+	s.stale = nil
+	return nil
+}
+
+// relistLocked replaces the mirror's state with kvs, read at rev.
+func (s *Store) relistLocked(kvs []*mvccpb.KeyValue, rev int64) error {
 	s.hosts = map[engine.HostNode]hostRecord{}
 	s.aggregates = map[string]engine.Aggregate{}
 	s.aggRevs = map[string]int64{}
@@ -283,6 +300,11 @@ func (s *Store) applyKV(kv *mvccpb.KeyValue, deleted bool, ch *engine.ExternalCh
 				if g, ok := s.groups[in.Group]; ok {
 					delete(g.Members, uuid)
 				}
+				// ExternalChange applies its deletions before its
+				// placements: an instance put earlier in this watch
+				// response (a resumed watch's catch-up holds a commit and
+				// its release) must not be placed after its deletion.
+				ch.Placed = slices.DeleteFunc(ch.Placed, func(in engine.Instance) bool { return in.UUID == uuid })
 				ch.Deleted = append(ch.Deleted, uuid)
 			}
 			return false, nil
@@ -290,6 +312,9 @@ func (s *Store) applyKV(kv *mvccpb.KeyValue, deleted bool, ch *engine.ExternalCh
 		var r instRecord
 		if err := json.Unmarshal(kv.Value, &r); err != nil {
 			return bad(err)
+		}
+		if _, again := s.insts[uuid]; again { // never in a re-list, whose maps start empty
+			ch.Placed = slices.DeleteFunc(ch.Placed, func(in engine.Instance) bool { return in.UUID == uuid })
 		}
 		s.insts[uuid] = r
 		ch.Placed = append(ch.Placed, engine.Instance{UUID: uuid, Host: engine.HostNode{Host: r.Host, Node: r.Node}, Claim: r.Claim, Group: r.Group, Whole: r.Whole})
@@ -413,6 +438,7 @@ func (s *Store) applyEvents(evs []*clientv3.Event) error {
 		}
 		changed, err := s.applyKV(ev.Kv, ev.Type == clientv3.EventTypeDelete, &ch)
 		if err != nil {
+			s.stale = err // the events before it are in the maps, not in local
 			return err
 		}
 		rebuild = rebuild || changed
@@ -426,10 +452,20 @@ func (s *Store) applyEvents(evs []*clientv3.Event) error {
 		ch.Cloud = &c
 	}
 	if _, err := s.local.ApplyExternal(ch); err != nil {
+		s.stale = err
 		return err
 	}
 	s.setAppliedLocked(last)
 	return nil
+}
+
+// staleLocked is the error commits and changes are refused with while
+// the mirror's state is not local's (stale).
+func (s *Store) staleLocked() error {
+	if s.stale == nil {
+		return nil
+	}
+	return unavailable(fmt.Errorf("etcdstore: this process could not apply etcd's state (%v); nothing is committed until its watch re-reads it", s.stale))
 }
 
 // Sync waits until the mirror has applied every change etcd had when

@@ -95,7 +95,12 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
-		cmps, ops, err := f()
+		err := s.staleLocked()
+		var cmps []clientv3.Cmp
+		var ops []clientv3.Op
+		if err == nil {
+			cmps, ops, err = f()
+		}
 		s.mu.Unlock()
 		if err != nil {
 			return 0, err
