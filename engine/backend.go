@@ -7,7 +7,11 @@ import (
 
 // ErrUnavailable is matched (errors.Is) by the errors of a commit layer
 // that could not reach its shared state (engine/etcdstore: no etcd quorum
-// within the time allowed). Nothing was committed: the caller may retry.
+// within the time allowed). Nothing was committed, and the caller may
+// retry, unless the error's message says the outcome is unknown (a
+// transaction sent whose answer never came: engine/etcdstore's commit
+// past its CommitTimeout or in a closing process, or a cloud change):
+// then the shared state tells (etcdstore.InstanceKey for a commit).
 var ErrUnavailable = errors.New("commit layer unavailable")
 
 // Backend is the commit layer a Scheduler places and commits on: a Store,
@@ -19,9 +23,11 @@ var ErrUnavailable = errors.New("commit layer unavailable")
 // made on one of them, with Store.Commit's contract: all or nothing
 // unless Partial(), a *ConflictError when a placement no longer fits, a
 // *ValidationError for an instance already committed. A shared layer may
-// also fail with an error matching ErrUnavailable (nothing committed);
-// ctx bounds the wait, but a commit already sent is seen through to a
-// known outcome, never reported failed when it was applied.
+// also fail with an error matching ErrUnavailable (nothing committed,
+// unless it says the outcome is unknown); ctx bounds the wait, but a
+// commit already sent is seen through to a known outcome within the
+// layer's own time limit, never reported failed when it was known to be
+// applied.
 type Backend interface {
 	// Local is the Store whose snapshots plans are made on.
 	Local() *Store

@@ -115,7 +115,9 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 			return 0, &engine.ValidationError{Msg: "etcd refused the change's transaction: " + err.Error()}
 		}
 		if err != nil {
-			return 0, unavailable(err)
+			// Sent or not: a timeout may have been applied (a change is
+			// not resent and read back as a commit is).
+			return 0, unavailable(fmt.Errorf("etcdstore: the change's transaction failed, its outcome unknown (read the keys to tell): %w", err))
 		}
 		if resp.Succeeded {
 			if err := s.waitApplied(ctx, resp.Header.Revision); err != nil {
