@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -594,6 +595,40 @@ func TestStaleMirrorRefuses(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("a commit once the key is gone: %v", err)
 		}
+	}
+	sameMirror(t, s, cli, "/p/")
+}
+
+// TestRemoveHostsLeavesGroups: removing a node drops its instances from
+// their groups' records too, as releasing them does: a member kept there
+// would count on a host of the same name added later, and after a
+// re-list the mirror would hold it again.
+func TestRemoveHostsLeavesGroups(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(3))
+	s := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	r := req("m1", "m2")
+	r.InstanceGroup = &engine.InstanceGroup{UUID: "g", Policy: engine.PolicyAntiAffinity}
+	plan := place(t, s, r)
+	if _, err := s.CommitPlan(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	gone := plan.Placements[0]
+	if _, err := s.RemoveHosts(ctx, engine.HostNode{Host: gone.Host, Node: gone.Node}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(ctx, newKeys("/p/").group("g"))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("the group's record: %v, %v", resp, err)
+	}
+	var g groupRecord
+	if err := json.Unmarshal(resp.Kvs[0].Value, &g); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{plan.Placements[1].InstanceUUID: plan.Placements[1].Host}; !maps.Equal(g.Members, want) || g.Policy != engine.PolicyAntiAffinity {
+		t.Fatalf("the group's record after its member's host was removed: %+v, want members %v", g, want)
 	}
 	sameMirror(t, s, cli, "/p/")
 }

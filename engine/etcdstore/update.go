@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -107,7 +108,7 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 		}
 		if n := max(len(cmps), len(ops)); n > s.opts.MaxTxnOps {
 			return 0, &engine.ValidationError{Msg: fmt.Sprintf("the change needs an etcd transaction of %d operations "+
-				"(two per host, one per instance a removed host holds); etcd allows %d (Options.MaxTxnOps, --etcd-max-txn-ops): "+
+				"(two per host, one per instance a removed host holds and per group it leaves); etcd allows %d (Options.MaxTxnOps, --etcd-max-txn-ops): "+
 				"make it in smaller steps, or raise the members' --max-txn-ops", n, s.opts.MaxTxnOps)}
 		}
 		resp, err := s.cli.Txn(clientv3.WithRequireLeader(ctx)).If(cmps...).Then(ops...).Commit()
@@ -193,7 +194,8 @@ func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, err
 	})
 }
 
-// RemoveHosts removes compute nodes and the instances committed on them.
+// RemoveHosts removes compute nodes and the instances committed on them,
+// and those instances from their groups' records.
 func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		var cmps []clientv3.Cmp
@@ -210,10 +212,27 @@ func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint
 				clientv3.Compare(clientv3.ModRevision(s.k.usage(hn)), "=", s.revs[hn]))
 			ops = append(ops, clientv3.OpDelete(s.k.usage(hn)), clientv3.OpDelete(s.k.host(hn)))
 		}
+		// The instances on the nodes go, and with them their groups'
+		// memberships (as DeleteInstance does): a group record keeping
+		// them would count them on a host of the same name added later,
+		// and grow without bound.
+		left := map[string]map[string]string{} // group -> members after
 		for uuid, in := range s.insts {
-			if drop[engine.HostNode{Host: in.Host, Node: in.Node}] {
-				ops = append(ops, clientv3.OpDelete(s.k.inst(uuid)))
+			if !drop[engine.HostNode{Host: in.Host, Node: in.Node}] {
+				continue
 			}
+			ops = append(ops, clientv3.OpDelete(s.k.inst(uuid)))
+			if g, ok := s.groups[in.Group]; ok && in.Group != "" {
+				if left[in.Group] == nil {
+					left[in.Group] = maps.Clone(g.Members)
+				}
+				delete(left[in.Group], uuid)
+			}
+		}
+		for _, group := range slices.Sorted(maps.Keys(left)) {
+			gk := s.k.group(group)
+			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(gk), "=", s.groupRevs[group]))
+			ops = append(ops, clientv3.OpPut(gk, mustJSON(groupRecord{Policy: s.groups[group].Policy, Members: left[group]})))
 		}
 		return cmps, ops, nil
 	})
