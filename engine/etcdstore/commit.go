@@ -259,8 +259,9 @@ func (s *Store) release(t *txn) {
 // compares fail (appliedEarlier). A first send reads nothing back: a
 // failed compare is read from the mirror, once it has caught up
 // (countConflict), which keeps every transaction's request small.
-// Errors that say the request itself is refused are returned as they
-// are; after ctx ends the error matches engine.ErrUnavailable.
+// Errors that say the request itself is refused are returned at once
+// (refused: a permission, say, that no resend would change); after ctx
+// ends the error matches engine.ErrUnavailable.
 func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error) {
 	backoff := 10 * time.Millisecond
 	var elses []clientv3.Op
@@ -282,6 +283,12 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		}
 		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
 			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
+		}
+		if refused(err) {
+			if t.resent {
+				return nil, unavailable(fmt.Errorf("etcdstore: etcd refused a resent commit; the earlier send's outcome is unknown (the instances' keys tell): %w", err))
+			}
+			return nil, fmt.Errorf("etcdstore: etcd refused the commit, nothing committed: %w", err)
 		}
 		if s.cli.Ctx().Err() != nil {
 			// The client is closed (its process going down): no send can

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
@@ -658,6 +659,57 @@ func TestLostAnswer(t *testing.T) {
 	}
 	if insts := verify(t, cli, "/p/", cloud); len(insts) != 2 {
 		t.Fatalf("%d instances in etcd, want 2", len(insts))
+	}
+}
+
+// TestRefusedSend: a commit etcd refuses as such (a permission it lacks)
+// fails at once, saying nothing was committed, rather than being resent
+// until CommitTimeout and reported with an unknown outcome; a refusal of
+// a resend leaves the earlier send's outcome unknown.
+func TestRefusedSend(t *testing.T) {
+	for _, tc := range []struct {
+		err     error
+		refused bool
+	}{
+		{rpctypes.ErrPermissionDenied, true},
+		{rpctypes.ErrUserEmpty, true},
+		{fmt.Errorf("wrapped: %w", rpctypes.ErrAuthFailed), true},
+		{rpctypes.ErrTimeout, false},
+		{rpctypes.ErrNoLeader, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("connection reset"), false},
+	} {
+		if got := refused(tc.err); got != tc.refused {
+			t.Errorf("refused(%v) = %v, want %v", tc.err, got, tc.refused)
+		}
+	}
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(3)
+	load(t, cli, "/p/", cloud)
+	s := open(t, cli, "/p/", Options{CommitTimeout: 20 * time.Second})
+	sends := 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		sends++
+		return nil, rpctypes.ErrPermissionDenied
+	}
+	start := time.Now()
+	_, err := s.CommitPlan(ctxT(t, 30*time.Second), place(t, s, req("a")))
+	if !errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, engine.ErrUnavailable) || sends != 1 ||
+		!strings.Contains(err.Error(), "nothing committed") || time.Since(start) > 10*time.Second {
+		t.Fatalf("a refused first send: %v after %d sends, %v", err, sends, time.Since(start))
+	}
+	// The first send's answer lost, the resend refused: unknown.
+	sends = 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		if sends++; sends == 1 {
+			return nil, errors.New("answer lost")
+		}
+		return nil, rpctypes.ErrPermissionDenied
+	}
+	_, err = s.CommitPlan(ctxT(t, 30*time.Second), place(t, s, req("b")))
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "unknown") || sends != 2 {
+		t.Fatalf("a refused resend: %v after %d sends", err, sends)
 	}
 }
 

@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/placer/placer/engine"
 )
@@ -508,6 +511,23 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 
 // unavailable wraps an etcd client error so that it matches
 // engine.ErrUnavailable.
+// refused reports whether err is etcd's refusal of a request as such: a
+// permission or authentication failure, or a request it cannot take. It
+// was not applied, and sending it again would fail the same way: not a
+// case for ErrUnavailable's "retry", nor for resending until a timeout.
+func refused(err error) bool {
+	code := status.Code(err)
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		code = ee.Code()
+	}
+	switch code {
+	case codes.PermissionDenied, codes.Unauthenticated, codes.InvalidArgument:
+		return true
+	}
+	return false
+}
+
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, engine.ErrUnavailable) {
 		return err

@@ -115,6 +115,9 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
 			return 0, &engine.ValidationError{Msg: "etcd refused the change's transaction: " + err.Error()}
 		}
+		if refused(err) {
+			return 0, fmt.Errorf("etcdstore: etcd refused the change, nothing written: %w", err)
+		}
 		if err != nil {
 			// Sent or not: a timeout may have been applied (a change is
 			// not resent and read back as a commit is).
