@@ -59,6 +59,9 @@ func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine
 	if err := ctx.Err(); err != nil {
 		return engine.CommitResult{}, err
 	}
+	if s.closed.Load() {
+		return engine.CommitResult{}, ErrClosed
+	}
 	start := time.Now()
 	var res engine.CommitResult
 	var err error

@@ -315,7 +315,7 @@ func TestCommitRacesReport(t *testing.T) {
 	// a's mirror does not see the report before a sends: its transaction
 	// fails the compare, and a checks the plan again once its watch,
 	// resumed after that first send, brings the report.
-	a.Close()
+	a.stopWatch()
 	if _, err := b.UpdateHost(ctx, hn, report); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestDuplicateAcrossStores(t *testing.T) {
 	// compare of the instance key refuses it, and b's watch, resumed
 	// after that first send, then brings the instance (a ValidationError
 	// on the mirror).
-	b.Close()
+	b.stopWatch()
 	if _, err := a.CommitPlan(ctx, pa); err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +486,7 @@ func TestResumeAndRelist(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.Close()
+	a.stopWatch()
 	commit(b, "x1")
 	a.start() // resumes from its revision
 	sameMirror(t, a, cli, "/p/")
@@ -494,7 +494,7 @@ func TestResumeAndRelist(t *testing.T) {
 		t.Fatalf("resume: %d relists, %d instances", a.Relists(), a.Local().Instances())
 	}
 
-	a.Close()
+	a.stopWatch()
 	commit(b, "x2")
 	if _, err := b.AddHosts(ctx, engine.Host{Host: "new", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}); err != nil {
 		t.Fatal(err)
@@ -534,7 +534,7 @@ func TestCatchUpPlacedAndReleased(t *testing.T) {
 	load(t, cli, "/p/", tightCloud(4))
 	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
 	ctx := ctxT(t, 60*time.Second)
-	a.Close()
+	a.stopWatch()
 	for _, u := range []string{"x1", "x2"} {
 		if _, err := b.CommitPlan(ctx, place(t, b, req(u))); err != nil {
 			t.Fatal(err)
@@ -710,6 +710,35 @@ func TestRefusedSend(t *testing.T) {
 	_, err = s.CommitPlan(ctxT(t, 30*time.Second), place(t, s, req("b")))
 	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "unknown") || sends != 2 {
 		t.Fatalf("a refused resend: %v after %d sends", err, sends)
+	}
+}
+
+// TestClosedRefuses: after Close, commits and changes fail at once with
+// ErrClosed (matching engine.ErrClosed), rather than wait their timeout
+// for a mirror that no longer follows etcd; the mirror stays readable.
+func TestClosedRefuses(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	s := open(t, cli, "/p/", Options{})
+	plan := place(t, s, req("a"))
+	s.Close()
+	ctx := ctxT(t, 30*time.Second)
+	start := time.Now()
+	if _, err := s.CommitPlan(ctx, plan); !errors.Is(err, ErrClosed) || !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("a commit after Close: %v", err)
+	}
+	if _, err := s.UpdateHost(ctx, engine.HostNode{Host: "h000", Node: "h000"}, engine.HostUsage{FreeRAMMB: 1}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a change after Close: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the refusals took %v", took)
+	}
+	if s.Local().Snapshot().Len() != 2 {
+		t.Error("the mirror is not readable after Close")
+	}
+	if resp, err := cli.Get(ctx, InstanceKey("/p/", "a")); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("the refused commit reached etcd: %v, %v", resp, err)
 	}
 }
 
@@ -899,7 +928,7 @@ func TestContentionGivesUp(t *testing.T) {
 	// that each of a's two sends fails its compare: the first on the
 	// report before it; the second, sent once a's mirror has caught up
 	// with the first failure, on a report made right after.
-	a.Close()
+	a.stopWatch()
 	report(4000)
 	sends := 0
 	a.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
@@ -908,7 +937,7 @@ func TestContentionGivesUp(t *testing.T) {
 			for a.Revision() < resp.Header.Revision {
 				time.Sleep(time.Millisecond)
 			}
-			a.Close()
+			a.stopWatch()
 			report(3000)
 		}
 		return resp, err
@@ -1033,7 +1062,7 @@ func TestAddHostsAgainstOtherProcesses(t *testing.T) {
 	host := func(name string) engine.Host {
 		return engine.Host{Host: name, UUID: "same", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}
 	}
-	b.Close() // b's mirror stops at the loaded cloud
+	b.stopWatch() // b's mirror stops at the loaded cloud
 	if _, err := a.AddHosts(ctx, host("x")); err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,7 @@ type Store struct {
 
 	commits, failed, resends atomic.Int64
 	lagMax                   atomic.Int64 // nanoseconds
+	closed                   atomic.Bool  // Close was called (ErrClosed)
 
 	mu sync.Mutex // the mirror's state below, and applying to local
 	// The cloud as etcd has it.
@@ -115,14 +116,33 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 func (s *Store) start() {
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
+	s.closed.Store(false)
 	go s.watchLoop(wctx)
 }
 
-// Close stops the watch. The mirror stays readable.
+// Close stops the watch. The mirror stays readable; commits and changes
+// fail with ErrClosed from then on (sent, they would wait their whole
+// timeout for a mirror that no longer follows etcd).
 func (s *Store) Close() {
+	s.closed.Store(true)
+	s.stopWatch()
+}
+
+// stopWatch stops the watch and waits for its end (tests stop it alone
+// to stall a mirror, and resume it with start).
+func (s *Store) stopWatch() {
 	s.cancel()
 	<-s.done
 }
+
+// ErrClosed is the error of a commit or change after Close. It matches
+// engine.ErrClosed (errors.Is), as a closed Scheduler's does.
+var ErrClosed error = closedError{}
+
+type closedError struct{}
+
+func (closedError) Error() string        { return "etcdstore: store closed" }
+func (closedError) Is(target error) bool { return target == engine.ErrClosed }
 
 // Local returns the mirror: plans are made on its snapshots.
 func (s *Store) Local() *engine.Store { return s.local }

@@ -94,6 +94,9 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 // send it. A change written to etcd whose mirror update ctx did not wait
 // for is an error that says it was written (wrapping ctx's error).
 func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
 		err := s.staleLocked()
