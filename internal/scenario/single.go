@@ -74,19 +74,10 @@ func DecodeRequestDoc(r io.Reader, flags ...string) (RequestDoc, error) {
 // made-up uuid); field paths start with "host" (host.free_ram_mb). Every
 // error is a *engine.ValidationError.
 func DecodeHost(r io.Reader) (engine.Host, error) {
-	data, err := readAll(r)
-	if err != nil {
-		return engine.Host{}, &engine.ValidationError{Msg: "cannot read the host: " + err.Error()}
-	}
-	root, err := parseJSON(data)
+	var h engine.Host
+	d, err := decodeRecord(r, "host", hostFields, &h)
 	if err != nil {
 		return engine.Host{}, err
-	}
-	d := &decoder{}
-	var h engine.Host
-	record(d, "host", root, hostFields, &h)
-	if d.err != nil {
-		return engine.Host{}, d.err
 	}
 	hosts := []engine.Host{h}
 	d.hosts(hosts)
@@ -121,22 +112,32 @@ var usageFields = []field[engine.HostUsage]{
 // start with "usage" (usage.vcpus_used). Every error is a
 // *engine.ValidationError.
 func DecodeUsage(r io.Reader) (engine.HostUsage, error) {
-	data, err := readAll(r)
-	if err != nil {
-		return engine.HostUsage{}, &engine.ValidationError{Msg: "cannot read the usage report: " + err.Error()}
-	}
-	root, err := parseJSON(data)
-	if err != nil {
-		return engine.HostUsage{}, err
-	}
-	d := &decoder{}
 	var u engine.HostUsage
-	record(d, "usage", root, usageFields, &u)
-	if d.err != nil {
-		return engine.HostUsage{}, d.err
+	if _, err := decodeRecord(r, "usage", usageFields, &u); err != nil {
+		return engine.HostUsage{}, err
 	}
 	if err := engine.ValidateUsage(u); err != nil {
 		return engine.HostUsage{}, err
 	}
 	return u, nil
+}
+
+// decodeRecord reads one JSON object of fields into dst with the
+// scenario's strict rules, its field paths under path ("host",
+// "usage"); the decoder is returned for the caller's further checks.
+func decodeRecord[T any](r io.Reader, path string, fields []field[T], dst *T) (*decoder, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return nil, &engine.ValidationError{Msg: "cannot read the " + path + ": " + err.Error()}
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	record(d, path, root, fields, dst)
+	if d.err != nil {
+		return nil, d.err
+	}
+	return d, nil
 }
