@@ -96,6 +96,9 @@ func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
 	for _, f := range opts {
 		f(&o)
 	}
+	if p := o.dry; p != nil { // a reused one keeps nothing of its last run
+		p.Hosts, p.Usage, p.Claims, p.Whole = p.Hosts[:0], p.Usage[:0], p.Claims[:0], p.Whole[:0]
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.beforeCommit != nil {
@@ -151,7 +154,7 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				continue
 			}
 		} else if int(id) >= snap.n || snap.info.hostOf(id) != p.Host || snap.info.nodeOf(id) != p.Node {
-			return res, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
+			return CommitResult{Version: snap.version}, invalid(fmt.Sprintf("plan.placements[%d]", i), "host id %d is not %s/%s in the plan's snapshot", id, p.Host, p.Node)
 		} else {
 			touched = st.gens.of(id) > plan.BaseVersion
 		}
@@ -293,6 +296,9 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 // when it comes from PlaceBatch on one of the store's snapshots, whose
 // newest is snap.
 func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
+	if plan.preview {
+		return invalid("plan", "made on a Store.Preview snapshot, which shows a change without making it: place on the store's own snapshots to commit")
+	}
 	if plan.BaseVersion > snap.version {
 		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)
 	}
@@ -303,6 +309,11 @@ func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
 		if c.v < 0 {
 			return invalid("plan.claim."+c.field, "want a number >= 0, got %d", c.v)
 		}
+	}
+	if g := plan.Group; g != nil && g.UUID == "" {
+		// "" is the ledger's "no group": the members would be counted
+		// with every groupless instance on their hosts.
+		return invalid("plan.group.uuid", "want a non-empty uuid: a server group is committed by its uuid (request.instance_group.uuid)")
 	}
 	if g := plan.Group; g != nil && g.Policy == PolicyAntiAffinity && g.MaxServerPerHost < 1 {
 		return invalid("plan.group.max_server_per_host", "want an integer >= 1, got %d", g.MaxServerPerHost)

@@ -44,6 +44,11 @@ func TestDryRun(t *testing.T) {
 	if _, err := s.Commit(p2, DryRun(&pend)); !errors.Is(err, ErrConflict) {
 		t.Fatalf("dry run on a full host: %v", err)
 	}
+	// pend was the first dry run's: a run that accepts nothing leaves it
+	// empty, not holding the last run's hosts.
+	if len(pend.Hosts) != 0 || len(pend.Usage) != 0 || len(pend.Claims) != 0 {
+		t.Fatalf("a reused PendingUsage after a refused dry run: %+v", pend)
+	}
 }
 
 // TestApplyExternal: instances and usage committed elsewhere reach the

@@ -25,6 +25,10 @@ type Plan struct {
 	// scheduler, which runs none, made the plan. Store.Commit then does not
 	// re-check the resource filters either. PlaceBatch sets it.
 	Forced bool
+	// preview is true for a plan made on a Store.Preview snapshot, which
+	// Commit refuses: its version is a real one (versions are
+	// process-wide), so the store could not tell it by BaseVersion.
+	preview bool
 }
 
 // Claim is one instance's demand on its host, as Nova's resource filters

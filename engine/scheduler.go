@@ -129,7 +129,7 @@ func NewScheduler(store *Store, opts SchedulerOptions) *Scheduler {
 // plans are made on the snapshots of store.Local() and committed with
 // store.CommitPlan (see Backend). A nil store panics here.
 func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
-	if store == nil {
+	if s, isStore := store.(*Store); store == nil || isStore && s == nil {
 		panic("engine: NewSchedulerOn: nil Backend")
 	}
 	if opts.Workers <= 0 {
@@ -161,7 +161,8 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 // the PlaceBatch errors (*ValidationError, *NoValidHostError...), a
 // *ConflictError (errors.Is(err, ErrConflict)) when the retry budget ran
 // out, ErrClosed after Close, or ctx.Err(). On any error nothing of req is
-// committed. A request whose context ends before a worker takes it is
+// committed, but for a shared commit layer's ErrUnavailable that says the
+// outcome is unknown (Backend; the layer's state then tells). A request whose context ends before a worker takes it is
 // dropped at once; once a worker runs it, Place waits for its outcome (the
 // worker checks the context between instances and before committing).
 func (s *Scheduler) Place(ctx context.Context, req Request) (Plan, error) {

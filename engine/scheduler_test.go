@@ -335,3 +335,19 @@ func TestSchedulerNamesTheRequestsUUID(t *testing.T) {
 		t.Fatalf("%d instances committed, want 1", s.Instances())
 	}
 }
+
+// TestNewSchedulerOnNil: a nil Backend panics in NewSchedulerOn, a nil
+// *Store in a Backend too (it passed the interface's nil check, and the
+// first Place panicked in a worker, ending the process).
+func TestNewSchedulerOnNil(t *testing.T) {
+	for _, b := range []Backend{nil, (*Store)(nil)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewSchedulerOn(%#v) did not panic", b)
+				}
+			}()
+			NewSchedulerOn(b, SchedulerOptions{Workers: 1}).Close()
+		}()
+	}
+}

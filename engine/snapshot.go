@@ -24,6 +24,9 @@ import (
 //     the host's or the configured value).
 type Snapshot struct {
 	version uint64
+	// preview marks a snapshot of Store.Preview: no store published it,
+	// and the plans made on it (Plan.preview) are refused by Commit.
+	preview bool
 	cfg     Config
 	// chain and weighers are cfg's, resolved once: the filter chain in
 	// order, as indexes in FilterCatalogue (a batch takes the filters

@@ -412,3 +412,21 @@ func TestLedgerListsOfLargeCommits(t *testing.T) {
 		t.Fatalf("%d instances", s.Instances())
 	}
 }
+
+// TestCommitRefusesGroupWithoutUUID: a plan whose server group has no
+// uuid is refused, nothing committed: "" is the ledger's "no group", and
+// its members were counted with every groupless instance on their hosts
+// (the release of a groupless one lowered the group's count).
+func TestCommitRefusesGroupWithoutUUID(t *testing.T) {
+	s := mustStore(t, tightCloud(3))
+	r := Request{InstanceUUIDs: []string{"b"}, Flavor: Flavor{MemoryMB: 1}, InstanceGroup: &InstanceGroup{Policy: PolicyAntiAffinity}}
+	_, err := s.Commit(mustPlan(t, s.Snapshot(), r))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "plan.group.uuid" || s.Instances() != 0 {
+		t.Fatalf("a group without a uuid: %v, %d instances committed", err, s.Instances())
+	}
+	r.InstanceGroup.UUID = "g"
+	if _, err := s.Commit(mustPlan(t, s.Snapshot(), r)); err != nil {
+		t.Fatal(err)
+	}
+}

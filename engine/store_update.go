@@ -74,9 +74,11 @@ func (s *Store) record(e JournalEntry) {
 
 // UpdateHost records a compute node's usage report: host's usage becomes u
 // (free_disk_mb in MB, as the scheduler keeps it). It is a commit: the
-// host's shard is copied, its generation moves (so plans made before it are
-// re-checked on that host), and a new snapshot is published; readers of
-// older snapshots see no change. It returns the new version.
+// host's new usage goes into the snapshot's usage delta (the shards are
+// shared, and copied only when the delta is compacted), its generation
+// moves (so plans made before it are re-checked on that host), and a new
+// snapshot is published; readers of older snapshots see no change. It
+// returns the new version.
 func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

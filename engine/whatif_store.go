@@ -7,7 +7,7 @@ import "maps"
 // publishing it: the current usage of every host carried over, the
 // instances committed through the store on their hosts. It is what a
 // capacity question after an aggregate change is asked on; the store is
-// not changed.
+// not changed. Plans made on it are for reading: Commit refuses them.
 //
 // The changes are judged by the aggregates they leave, all applied
 // (ValidateAggregateChanges): one the store would refuse is a
@@ -39,5 +39,7 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	if _, err := tmp.rebuildLocked(tmp.cloud.WithAggregates(changes)); err != nil {
 		return nil, err
 	}
-	return tmp.cur.Load().snap, nil
+	snap := tmp.cur.Load().snap // tmp's alone: no other reader yet
+	snap.preview = true
+	return snap, nil
 }

@@ -231,4 +231,20 @@ func TestStorePreview(t *testing.T) {
 	if got.Fit == old.Fit {
 		t.Errorf("the change changed nothing (%d fit): the test tests nothing", got.Fit)
 	}
+	// A plan made on the preview is refused, also once the store's
+	// version has passed the preview's (versions are process-wide, so
+	// BaseVersion alone would not tell it).
+	plan, err := engine.PlaceBatch(ctx, preview, engine.Request{InstanceUUIDs: []string{"p"}, Flavor: engine.Flavor{MemoryMB: 1024, VCPUs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stores[0].Version() <= preview.Version() {
+		if _, err := stores[0].UpdateHost(engine.HostNode{Host: c.Hosts[3].Host, Node: c.Hosts[3].Host}, stores[0].Snapshot().Usage(3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ve *engine.ValidationError
+	if _, err := stores[0].Commit(plan); !errors.As(err, &ve) || ve.Field != "plan" {
+		t.Errorf("a plan made on a preview: %v", err)
+	}
 }
