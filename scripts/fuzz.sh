@@ -48,6 +48,11 @@ if [ "${1:-}" = --list ]; then
   exit 0
 fi
 if [ -z "$list" ]; then
+  if [ -n "$only" ]; then
+    # A typo here ran nothing and passed.
+    echo "fuzz: FUZZTARGETS='$only' names no target (names without the Fuzz prefix, | between them: FUZZTARGETS='Filters|Weighers'; scripts/fuzz.sh --list)" >&2
+    exit 2
+  fi
   echo "fuzz: no fuzz targets"
   exit 0
 fi
