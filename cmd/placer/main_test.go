@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -430,5 +431,51 @@ func TestSimulateEtcd(t *testing.T) {
 	}
 	if rep.Verified || rep.LostClaims == 0 || rep.UnclaimedCommits == 0 || rep.UsageMismatches == 0 {
 		t.Errorf("planted faults: verified %v, lost %d, unclaimed %d, mismatches %d", rep.Verified, rep.LostClaims, rep.UnclaimedCommits, rep.UsageMismatches)
+	}
+
+	// A claim the engine got wrong and consumed consistently (its record
+	// and its host's usage agree with each other, not with the flavor):
+	// the verifier recomputes usage from the requests' flavors, so it
+	// fails (from the records alone, as before, it passed).
+	plantEtcdFault = func(ctx context.Context, cli *clientv3.Client) error {
+		st, err := etcdstore.ReadState(ctx, cli, "")
+		if err != nil {
+			return err
+		}
+		for uuid, in := range st.Instances {
+			key := etcdstore.InstanceKey("", uuid)
+			resp, err := cli.Get(ctx, key)
+			if err != nil || len(resp.Kvs) != 1 {
+				return fmt.Errorf("reading %s: %v", key, err)
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
+				return err
+			}
+			rec["claim"].(map[string]any)["MemoryMB"] = float64(in.Claim.MemoryMB + 1024)
+			u := st.Usage[in.Host]
+			u.FreeRAMMB -= 1024
+			ukey := strings.Replace(key, "inst/"+uuid, "usage/"+in.Host.Host+"/"+in.Host.Node, 1)
+			if ukey == key {
+				return fmt.Errorf("no usage key made of %s", key)
+			}
+			uv, _ := json.Marshal(map[string]int64{"free_ram_mb": u.FreeRAMMB, "free_disk_mb": u.FreeDiskMB,
+				"vcpus_used": u.VCPUsUsed, "num_instances": u.NumInstances, "num_io_ops": u.NumIOOps})
+			rv, _ := json.Marshal(rec)
+			if _, err := cli.Txn(ctx).Then(clientv3.OpPut(key, string(rv)), clientv3.OpPut(ukey, string(uv))).Commit(); err != nil {
+				return err
+			}
+			return nil
+		}
+		return errors.New("no instance to plant a wrong claim on")
+	}
+	_, stdout, _ = placer(t, "", append(args[:len(args)-2], "--json")...)
+	rep = simReport{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verified || rep.UsageMismatches != 1 || rep.LostClaims != 0 || rep.UnclaimedCommits != 0 {
+		t.Errorf("a wrong claim consumed consistently: verified %v, mismatches %d, lost %d, unclaimed %d; problems %q",
+			rep.Verified, rep.UsageMismatches, rep.LostClaims, rep.UnclaimedCommits, rep.Problems)
 	}
 }

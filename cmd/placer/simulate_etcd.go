@@ -450,9 +450,11 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 }
 
 // verifyEtcd checks the run from etcd's final state alone: every node's
-// usage is its record's consumed by the claims of the instance keys on it
-// (num_io_ops aside: reports reset it), within the limits of the cloud
-// (forced placements aside); the requests answered ErrUnavailable (unknown)
+// usage is its usage in the cloud (or when added) with the flavors of the
+// requests told its instances consumed by the reference's arithmetic, not
+// the claims the engine wrote (num_io_ops aside: reports reset it),
+// within the limits of the cloud (forced placements, told by the
+// requests, aside); the requests answered ErrUnavailable (unknown)
 // are told what etcd holds of their instances; every instance a caller
 // was told of is in etcd on its host, unless deleted or its node removed;
 // every instance in etcd was told to exactly one caller.
@@ -515,29 +517,46 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 			}
 		}
 	}
-	want := map[engine.HostNode]engine.HostUsage{}
-	forced := map[engine.HostNode]bool{}
-	for hn, h := range st.Hosts {
-		want[hn] = etcdstore.InitialUsage(h)
+	// The usage each host should hold: its usage in the cloud (or when it
+	// joined) with the flavors of the requests told its instances
+	// consumed by the reference's arithmetic, and forced from those
+	// requests too: never the claims and flags the engine wrote, which a
+	// wrong claim would match.
+	type origin struct {
+		flavor engine.Flavor
+		forced bool
 	}
+	of := map[string]origin{}
+	for i := range plans {
+		o := origin{reqs[i].Flavor, len(reqs[i].ForceHosts) > 0 || len(reqs[i].ForceNodes) > 0}
+		for _, p := range plans[i].Placements {
+			of[p.InstanceUUID] = o
+		}
+	}
+	flavors := map[engine.HostNode][]engine.Flavor{}
+	forced := map[engine.HostNode]bool{}
 	for uuid, in := range st.Instances {
-		if _, ok := told[uuid]; !ok {
+		o, ok := of[uuid]
+		if !ok {
 			rep.UnclaimedCommits++
 			problem("unclaimed_commit", "%s in etcd on %v, told to no caller", uuid, in.Host)
+			continue // no flavor to consume: its host shows a usage mismatch too
 		}
-		if in.Whole {
-			want[in.Host] = want[in.Host].ConsumeWhole(in.Claim)
-		} else {
-			want[in.Host] = want[in.Host].Consume(in.Claim)
-		}
-		forced[in.Host] = forced[in.Host] || in.Forced
+		flavors[in.Host] = append(flavors[in.Host], o.flavor)
+		forced[in.Host] = forced[in.Host] || o.forced
 	}
-	for hn, w := range want {
+	for hn := range st.Hosts {
+		w, known := hosts.Consumed(hn, flavors[hn])
+		if !known {
+			rep.UsageMismatches++
+			problem("usage_mismatch", "%v: in etcd, neither in the cloud nor added", hn)
+			continue
+		}
 		got, ok := st.Usage[hn]
 		w.NumIOOps, got.NumIOOps = 0, 0
 		if !ok || got != w {
 			rep.UsageMismatches++
-			problem("usage_mismatch", "%v: %+v in etcd, %+v from its record and its instances", hn, got, w)
+			problem("usage_mismatch", "%v: %+v in etcd, %+v from the cloud and the flavors of its instances", hn, got, w)
 			continue
 		}
 		if over, _ := hosts.OverLimits(hn, st.Usage[hn]); len(over) > 0 {

@@ -49,6 +49,22 @@ func (h *Hosts) Initial(hn engine.HostNode) (engine.HostUsage, bool) {
 	return usageOf(st), true
 }
 
+// Consumed returns hn's initial usage with flavors consumed by the
+// reference's arithmetic (Nova's consume_from_request; an ironic node
+// whole), not the engine's: what the host's usage should be once those
+// instances are on it. known is false for a host the account lacks.
+func (h *Hosts) Consumed(hn engine.HostNode, flavors []engine.Flavor) (u engine.HostUsage, known bool) {
+	st := h.states[hn]
+	if st == nil {
+		return engine.HostUsage{}, false
+	}
+	c := *st // Consume changes the usage fields alone
+	for _, f := range flavors {
+		c.Consume(f)
+	}
+	return usageOf(&c), true
+}
+
 // OverLimits names the enabled resource filters whose limit usage u of
 // node hn is beyond, with the figures: more RAM, vCPUs or disk used than
 // total × ratio, more I/O operations or instances than the limit. (A
