@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -477,5 +478,41 @@ func TestSimulateEtcd(t *testing.T) {
 	if rep.Verified || rep.UsageMismatches != 1 || rep.LostClaims != 0 || rep.UnclaimedCommits != 0 {
 		t.Errorf("a wrong claim consumed consistently: verified %v, mismatches %d, lost %d, unclaimed %d; problems %q",
 			rep.Verified, rep.UsageMismatches, rep.LostClaims, rep.UnclaimedCommits, rep.Problems)
+	}
+
+	// A deletion the store answered as done that etcd does not show: the
+	// first deleted instance key of the run's history put back.
+	plantEtcdFault = func(ctx context.Context, cli *clientv3.Client) error {
+		resp, err := cli.Get(ctx, etcdstore.DefaultPrefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			return err
+		}
+		// The history from the start, up to now (a watch past it waits).
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		inst := etcdstore.DefaultPrefix + "inst/"
+		for wr := range cli.Watch(wctx, inst, clientv3.WithPrefix(), clientv3.WithRev(1), clientv3.WithPrevKV()) {
+			for _, ev := range wr.Events {
+				if ev.Type == clientv3.EventTypeDelete && ev.PrevKv != nil {
+					_, err := cli.Put(ctx, string(ev.Kv.Key), string(ev.PrevKv.Value))
+					return err
+				}
+				if ev.Kv.ModRevision >= resp.Header.Revision {
+					cancel()
+				}
+			}
+			if wr.Err() != nil {
+				break
+			}
+		}
+		return errors.New("the run deleted no instance")
+	}
+	_, stdout, _ = placer(t, "", append(args[:len(args)-2], "--json")...)
+	rep = simReport{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verified || rep.BadEvents != 1 {
+		t.Errorf("a deletion undone: verified %v, bad events %d; problems %q", rep.Verified, rep.BadEvents, rep.Problems)
 	}
 }

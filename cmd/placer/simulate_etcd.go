@@ -254,7 +254,8 @@ feed:
 	}
 	rep.VerifySeconds = time.Since(t0).Seconds()
 	rep.Verified = rep.OvercommittedHosts == 0 && rep.UsageMismatches == 0 && rep.LostClaims == 0 &&
-		rep.DoubledClaims == 0 && rep.UnclaimedCommits == 0 && rep.MisplacedClaims == 0 && rep.OtherErrors == 0
+		rep.DoubledClaims == 0 && rep.UnclaimedCommits == 0 && rep.MisplacedClaims == 0 && rep.OtherErrors == 0 &&
+		rep.BadEvents == 0
 	return rep, nil
 }
 
@@ -457,11 +458,17 @@ func injectFaults(ctx context.Context, cl *etcdtest.Cluster, slots []atomic.Poin
 // requests, aside); the requests answered ErrUnavailable (unknown)
 // are told what etcd holds of their instances; every instance a caller
 // was told of is in etcd on its host, unless deleted or its node removed;
-// every instance in etcd was told to exactly one caller.
+// every instance in etcd was told to exactly one caller; every update
+// answered as done shows (BadEvents).
 func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, reqs []engine.Request, plans []engine.Plan, unknown []int, events []verify.Event, rep *simReport) error {
 	st, err := etcdstore.ReadState(ctx, cli, "")
 	if err != nil {
 		return err
+	}
+	problem := func(kind, format string, args ...any) {
+		if len(rep.Problems) < 40 {
+			rep.Problems = append(rep.Problems, kind+": "+fmt.Sprintf(format, args...))
+		}
 	}
 	// The requests answered ErrUnavailable learn their outcome as a
 	// caller would, from their instances' keys: those in etcd are theirs,
@@ -479,21 +486,36 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 		return err
 	}
 	deleted, removed := map[string]bool{}, map[engine.HostNode]bool{}
+	present := map[engine.HostNode]bool{} // the hosts the updates added or removed: there at the end?
 	for _, ev := range events {
 		switch ev.Kind {
 		case verify.Delete:
 			deleted[ev.Instance] = true
 		case verify.RemoveHost:
 			removed[ev.Host] = true
+			present[ev.Host] = false
 		case verify.AddHost:
 			if err := hosts.Add(ev.NewHost); err != nil {
 				return err
 			}
+			hn := engine.HostNode{Host: ev.NewHost.Host, Node: ev.NewHost.Node}
+			if hn.Node == "" {
+				hn.Node = hn.Host
+			}
+			present[hn] = true
 		}
 	}
-	problem := func(kind, format string, args ...any) {
-		if len(rep.Problems) < 40 {
-			rep.Problems = append(rep.Problems, kind+": "+fmt.Sprintf(format, args...))
+	// Every update the store answered as done is in etcd's state.
+	for uuid := range deleted {
+		if in, ok := st.Instances[uuid]; ok {
+			rep.BadEvents++
+			problem("bad_event", "%s deleted, still in etcd on %v", uuid, in.Host)
+		}
+	}
+	for hn, want := range present {
+		if _, ok := st.Hosts[hn]; ok != want {
+			rep.BadEvents++
+			problem("bad_event", "%v: added or removed, and in etcd %v at the end", hn, ok)
 		}
 	}
 	told := map[string]engine.HostNode{}
