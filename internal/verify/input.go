@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/placer/placer/engine"
 )
@@ -18,8 +20,12 @@ type Request struct {
 	// Flavor is the request's flavor: what each instance consumes.
 	Flavor engine.Flavor
 	// Forced is force_hosts or force_nodes: every filter was skipped, so
-	// its instances may exceed limits (Nova's admin override).
-	Forced bool
+	// its instances may exceed limits (Nova's admin override), but only
+	// on the hosts forced: ForceHosts (host names, compared lower-cased,
+	// as Nova does) and ForceNodes (node names), each when given.
+	Forced     bool
+	ForceHosts []string
+	ForceNodes []string
 	// Instances are the request's instance uuids (to know the flavor of
 	// an instance the store committed without telling the caller).
 	Instances []string
@@ -32,7 +38,7 @@ type Request struct {
 // err: only what the caller sees.
 func FromPlace(req engine.Request, plan engine.Plan, err error) Request {
 	r := Request{Flavor: req.Flavor, Forced: len(req.ForceHosts) > 0 || len(req.ForceNodes) > 0,
-		Instances: req.InstanceUUIDs}
+		ForceHosts: req.ForceHosts, ForceNodes: req.ForceNodes, Instances: req.InstanceUUIDs}
 	if err == nil {
 		r.Placed = make([]Placed, len(plan.Placements))
 		for i, p := range plan.Placements {
@@ -40,6 +46,16 @@ func FromPlace(req engine.Request, plan engine.Plan, err error) Request {
 		}
 	}
 	return r
+}
+
+// forcedOn reports whether hn is among the hosts r forced: its host name
+// in ForceHosts (lower-cased, as Nova's _match_forced_hosts compares) and
+// its node in ForceNodes, each when given (Nova applies both).
+func (r *Request) forcedOn(hn engine.HostNode) bool {
+	if len(r.ForceHosts) > 0 && !slices.ContainsFunc(r.ForceHosts, func(h string) bool { return strings.ToLower(h) == strings.ToLower(hn.Host) }) {
+		return false
+	}
+	return len(r.ForceNodes) == 0 || slices.Contains(r.ForceNodes, hn.Node)
 }
 
 // EventKind says what an Event is.

@@ -236,7 +236,12 @@ func (v *verifier) place(s *step) {
 			s.uuid, s.req, s.version, hostName(s.host))
 		return
 	}
-	f := v.in.Requests[s.req].Flavor
+	r := &v.in.Requests[s.req]
+	f := r.Flavor
+	if s.forced && !r.forcedOn(s.host) {
+		v.res.add(Misplaced, "instance %s (request #%d, forced to hosts %q nodes %q) was committed at version %d on %s, outside them",
+			s.uuid, s.req, r.ForceHosts, r.ForceNodes, s.version, hostName(s.host))
+	}
 	if refused := reference.CheckResources(&v.cfg, st, f); refused != "" {
 		if s.forced {
 			v.res.ForcedOverLimits++

@@ -375,6 +375,14 @@ func TestPlantedFaults(t *testing.T) {
 		if res := check(t, f); !res.OK() || res.ForcedOverLimits != base+1 {
 			t.Errorf("forced: %d forced over limits, want %d; problems:\n%s", res.ForcedOverLimits, base+1, res.Error())
 		}
+		// Forced to its own host (named in capitals: Nova compares them
+		// lower-cased), still allowed; forced to another, it is misplaced.
+		f.Requests[len(f.Requests)-1].ForceHosts = []string{strings.ToUpper(hn.Host)}
+		if res := check(t, f); !res.OK() {
+			t.Errorf("forced to its own host: problems:\n%s", res.Error())
+		}
+		f.Requests[len(f.Requests)-1].ForceHosts = []string{"elsewhere"}
+		wantOnly(t, check(t, f), verify.Misplaced, "too-big", "outside them")
 	})
 
 	t.Run("commit no caller was told of", func(t *testing.T) {
