@@ -61,29 +61,32 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
 
 // simReport is the report of placer simulate; its JSON form is --json.
 type simReport struct {
-	Hosts               int                `json:"hosts"`
-	Workers             int                `json:"workers"`
-	Requests            int                `json:"requests"`
-	Placed              int64              `json:"placed_requests"`
-	Placements          int64              `json:"placements"`
-	Seconds             float64            `json:"seconds"`
-	PlacementsPerSecond float64            `json:"placements_per_second"`
-	NoValidHost         int64              `json:"no_valid_host"`
-	ConflictRetries     int64              `json:"conflict_retries"`
-	WarmStarts          int64              `json:"warm_starts"`
-	ConflictFailures    int64              `json:"conflict_failures"`
-	OtherErrors         int64              `json:"other_errors"`
-	LatencyP50          float64            `json:"latency_p50_seconds"`
-	LatencyP95          float64            `json:"latency_p95_seconds"`
-	LatencyP99          float64            `json:"latency_p99_seconds"`
-	ExternalUpdates     int64              `json:"external_updates"`
-	FilterRemoved       map[string]int64   `json:"filter_removed_hosts"`
-	UtilizationBefore   map[string]float64 `json:"utilization_before"`
-	UtilizationAfter    map[string]float64 `json:"utilization_after"`
-	JournalEntries      int                `json:"journal_entries"`
-	OvercommittedHosts  int                `json:"overcommitted_hosts"`
-	UsageMismatches     int                `json:"usage_mismatches"`
-	ForcedOverLimits    int                `json:"forced_placements_over_limits"`
+	Hosts               int     `json:"hosts"`
+	Workers             int     `json:"workers"`
+	Requests            int     `json:"requests"`
+	Placed              int64   `json:"placed_requests"`
+	Placements          int64   `json:"placements"`
+	Seconds             float64 `json:"seconds"`
+	PlacementsPerSecond float64 `json:"placements_per_second"`
+	NoValidHost         int64   `json:"no_valid_host"`
+	ConflictRetries     int64   `json:"conflict_retries"`
+	WarmStarts          int64   `json:"warm_starts"`
+	ConflictFailures    int64   `json:"conflict_failures"`
+	OtherErrors         int64   `json:"other_errors"`
+	// UpdateErrors are the background updates the store refused (made on
+	// the state they read, none should be; the first are in Problems).
+	UpdateErrors       int                `json:"update_errors"`
+	LatencyP50         float64            `json:"latency_p50_seconds"`
+	LatencyP95         float64            `json:"latency_p95_seconds"`
+	LatencyP99         float64            `json:"latency_p99_seconds"`
+	ExternalUpdates    int64              `json:"external_updates"`
+	FilterRemoved      map[string]int64   `json:"filter_removed_hosts"`
+	UtilizationBefore  map[string]float64 `json:"utilization_before"`
+	UtilizationAfter   map[string]float64 `json:"utilization_after"`
+	JournalEntries     int                `json:"journal_entries"`
+	OvercommittedHosts int                `json:"overcommitted_hosts"`
+	UsageMismatches    int                `json:"usage_mismatches"`
+	ForcedOverLimits   int                `json:"forced_placements_over_limits"`
 	// LostClaims are plans returned to callers whose instances the store
 	// never committed; DoubledClaims instances committed more often than
 	// callers were told of them (or told to two callers);
@@ -248,8 +251,12 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	bg.Add(2)
 	go func() {
 		defer bg.Done()
-		events = externalUpdates(updCtx, store, seed, &mu, &committed, &done, nReq)
-		rep.ExternalUpdates = int64(len(events))
+		var errs []string
+		events, errs = externalUpdates(updCtx, store, seed, &mu, &committed, &done, nReq)
+		rep.ExternalUpdates, rep.UpdateErrors = int64(len(events)), len(errs)
+		for _, e := range errs[:min(len(errs), 10)] {
+			rep.Problems = append(rep.Problems, "update_error: "+e)
+		}
 	}()
 	go func() { defer bg.Done(); showProgress(updCtx, progress, &done, nReq, sc) }()
 
@@ -355,7 +362,7 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	for _, p := range res.Problems {
 		rep.Problems = append(rep.Problems, p.String())
 	}
-	rep.Verified = res.OK() && rep.OtherErrors == 0
+	rep.Verified = res.OK() && rep.OtherErrors == 0 && rep.UpdateErrors == 0
 	return rep, nil
 }
 
@@ -425,6 +432,9 @@ func printReport(w io.Writer, r *simReport) {
 	fmt.Fprintf(w, "  conflicts         %d retries, %d requests gave up (ErrConflict)\n", r.ConflictRetries, r.ConflictFailures)
 	fmt.Fprintf(w, "  warm starts       %d placements from the worker's previous batch\n", r.WarmStarts)
 	fmt.Fprintf(w, "  NoValidHost       %d requests\n", r.NoValidHost)
+	if r.UpdateErrors > 0 {
+		fmt.Fprintf(w, "  update errors     %d background updates refused\n", r.UpdateErrors)
+	}
 	if r.OtherErrors > 0 {
 		fmt.Fprintf(w, "  other errors      %d requests\n", r.OtherErrors)
 	}

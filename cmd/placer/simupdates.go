@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -42,17 +43,19 @@ func takeCommitted(r *rand.Rand, mu *sync.Mutex, committed *[]string) string {
 // host's generation moves, so concurrent plans on it are re-checked),
 // deletions of committed instances, and once each a dead node, a new node
 // and an aggregate metadata change (whole-snapshot rebuilds). It returns
-// the changes the store accepted, each with the version it answered.
-func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) []verify.Event {
+// the changes the store accepted, each with the version it answered, and
+// the errors of those it refused: each is made on the state it reads, so
+// the store has no cause to refuse one, but for the deletion of an
+// instance whose node was removed (ErrInvalid once a node is gone).
+func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync.Mutex, committed *[]string, done *atomic.Int64, total int) (evs []verify.Event, errs []string) {
 	r := rand.New(rand.NewPCG(seed, 99))
-	var evs []verify.Event
 	removed, added, aggregated := false, false, false
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return evs
+			return evs, errs
 		case <-tick.C:
 		}
 		var (
@@ -84,8 +87,10 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 				}
 				ev = verify.Event{Kind: verify.Delete, Instance: u}
 				ev.Version, err = s.DeleteInstance(u)
-				if err != nil && !errors.Is(err, engine.ErrInvalid) {
-					stop = true // gone with a removed node: ErrInvalid, fine
+				if removed && errors.Is(err, engine.ErrInvalid) {
+					ev, err = verify.Event{}, nil // gone with the removed node
+				} else if err != nil && !errors.Is(err, engine.ErrInvalid) {
+					stop = true
 				}
 			default:
 				id := uint32(r.IntN(snap.Len()))
@@ -94,8 +99,11 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 				ev.Version, err = s.UpdateHost(ev.Host, ev.Usage)
 			}
 		})
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("update %d refused: %v", len(evs)+len(errs), err))
+		}
 		if stop {
-			return evs
+			return evs, errs
 		}
 		if err == nil && ev.Kind != 0 {
 			evs = append(evs, ev)
