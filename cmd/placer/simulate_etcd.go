@@ -581,11 +581,10 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 			problem("usage_mismatch", "%v: %+v in etcd, %+v from the cloud and the flavors of its instances", hn, got, w)
 			continue
 		}
-		if over, _ := hosts.OverLimits(hn, st.Usage[hn]); len(over) > 0 {
-			init, _ := hosts.Initial(hn)
-			if initOver, _ := hosts.OverLimits(hn, init); len(initOver) > 0 {
-				continue // over from the start: nothing was placed there by filters
-			}
+		// A host over a limit from the start may stay so, no further (it
+		// was skipped whole: a filter admitting instances onto a full host
+		// went unseen).
+		if over, _ := hosts.OverLimitsSinceStart(hn, st.Usage[hn]); len(over) > 0 {
 			if forced[hn] {
 				rep.ForcedOverLimits++
 				continue

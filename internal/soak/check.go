@@ -314,22 +314,12 @@ func (s *soak) initial(hn engine.HostNode) (engine.HostUsage, bool) {
 // ones the server reports.
 func (s *soak) checkLimits(hn engine.HostNode, n *server.NodeDoc, u engine.HostUsage) {
 	if s.hosts != nil {
-		over, known := s.hosts.OverLimits(hn, u)
+		// A host over a limit from the start may stay so, no further.
+		over, known := s.hosts.OverLimitsSinceStart(hn, u)
 		if !known {
 			s.problem(HostMissing, "node %s is not one the soak knows", nodeName(hn))
 			return
 		}
-		if len(over) == 0 {
-			return
-		}
-		// A host over a limit from the start may stay so, no further.
-		init, _ := s.hosts.Initial(hn)
-		was, _ := s.hosts.OverLimits(hn, init)
-		over = slices.DeleteFunc(over, func(why string) bool {
-			name, _, _ := strings.Cut(why, ":")
-			return slices.ContainsFunc(was, func(w string) bool { return strings.HasPrefix(w, name+":") }) &&
-				used(name, u) <= used(name, init)
-		})
 		if len(over) == 0 {
 			return
 		}
@@ -355,21 +345,6 @@ func (s *soak) checkLimits(hn engine.HostNode, n *server.NodeDoc, u engine.HostU
 	if len(over) > 0 {
 		s.problem(Overcommit, "node %s (the server's own limits): %s", nodeName(hn), strings.Join(over, "; "))
 	}
-}
-
-// used is the amount of usage u that resource filter name limits.
-func used(name string, u engine.HostUsage) int64 {
-	switch name {
-	case engine.RamFilter, engine.AggregateRamFilter:
-		return -u.FreeRAMMB
-	case engine.CoreFilter, engine.AggregateCoreFilter:
-		return u.VCPUsUsed
-	case engine.DiskFilter, engine.AggregateDiskFilter:
-		return -u.FreeDiskMB
-	case engine.IoOpsFilter, engine.AggregateIoOpsFilter:
-		return u.NumIOOps
-	}
-	return u.NumInstances
 }
 
 // checkGroups: an anti-affinity group has at most one live member per

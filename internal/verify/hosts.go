@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/reference"
@@ -109,4 +111,39 @@ func (h *Hosts) OverLimits(hn engine.HostNode, u engine.HostUsage) (over []strin
 		}
 	}
 	return over, true
+}
+
+// OverLimitsSinceStart is OverLimits less the limits hn was beyond at the
+// start (its Initial usage) and is no further beyond now: a host
+// overcommitted before any placement may stay so, no further. Each entry
+// starts with the filter's name and a colon.
+func (h *Hosts) OverLimitsSinceStart(hn engine.HostNode, u engine.HostUsage) (over []string, known bool) {
+	over, known = h.OverLimits(hn, u)
+	if len(over) == 0 {
+		return over, known
+	}
+	init, _ := h.Initial(hn)
+	was, _ := h.OverLimits(hn, init)
+	over = slices.DeleteFunc(over, func(why string) bool {
+		name, _, _ := strings.Cut(why, ":")
+		return slices.ContainsFunc(was, func(w string) bool { return strings.HasPrefix(w, name+":") }) &&
+			used(name, u) <= used(name, init)
+	})
+	return over, known
+}
+
+// used is how much of filter name's resource usage u takes, larger when
+// more is used.
+func used(name string, u engine.HostUsage) int64 {
+	switch name {
+	case engine.RamFilter, engine.AggregateRamFilter:
+		return -u.FreeRAMMB
+	case engine.CoreFilter, engine.AggregateCoreFilter:
+		return u.VCPUsUsed
+	case engine.DiskFilter, engine.AggregateDiskFilter:
+		return -u.FreeDiskMB
+	case engine.IoOpsFilter, engine.AggregateIoOpsFilter:
+		return u.NumIOOps
+	}
+	return u.NumInstances
 }
