@@ -196,6 +196,38 @@ func TestSoakPlantedFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("wrong usage", func(t *testing.T) {
+		// A node's usage changed behind the clients' backs (1 GiB of RAM
+		// gone), as a bug of the store's consumption would: host 1 gets
+		// no usage report from the soak, so its usage must be exact.
+		cloud := testCloud()
+		url, srv := start(t, cloud, nil)
+		go func() {
+			time.Sleep(d / 2)
+			store := srv.Store()
+			snap := store.Snapshot()
+			hn := engine.HostNode{Host: cloud.Hosts[1].Host, Node: cloud.Hosts[1].Host}
+			id := uint32(0)
+			for id < uint32(snap.Len()) && snap.HostNode(id) != hn {
+				id++
+			}
+			if id == uint32(snap.Len()) {
+				t.Errorf("no host %v", hn)
+				return
+			}
+			u := snap.Usage(id)
+			u.FreeRAMMB -= 1024
+			if _, err := store.UpdateHost(hn, u); err != nil {
+				t.Error(err)
+			}
+		}()
+		rep, err := soak.Run(context.Background(), options(url, &cloud, d, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantProblem(t, rep, soak.WrongUsage)
+	})
+
 	t.Run("lost instance", func(t *testing.T) {
 		// The server releases an instance it has just told a client of.
 		var once sync.Once
