@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -226,6 +227,45 @@ func TestSoakPlantedFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantProblem(t, rep, soak.WrongUsage)
+	})
+
+	t.Run("anti-affinity", func(t *testing.T) {
+		// The server answers a group's second instance on the first's
+		// host, as a placement ignoring the group would: the soak's
+		// record of its clients' instances breaks the rule.
+		cloud := testCloud()
+		url, _ := start(t, cloud, func(_ *server.Server, h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if r.URL.Path != "/v1/place" || !bytes.Contains(body, []byte("anti-affinity")) {
+					h.ServeHTTP(w, r)
+					return
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				var res map[string]any
+				if rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &res) == nil {
+					if ps, _ := res["placements"].([]any); len(ps) >= 2 {
+						first, second := ps[0].(map[string]any), ps[1].(map[string]any)
+						second["host"], second["node"] = first["host"], first["node"]
+						b, _ := json.Marshal(res)
+						rec.Body = bytes.NewBuffer(b)
+					}
+				}
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.Header().Del("Content-Length")
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+			})
+		})
+		rep, err := soak.Run(context.Background(), options(url, &cloud, d, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantProblem(t, rep, soak.AntiAffinity)
 	})
 
 	t.Run("lost instance", func(t *testing.T) {
