@@ -94,7 +94,9 @@ func externalUpdates(ctx context.Context, s *engine.Store, seed uint64, mu *sync
 				}
 			default:
 				id := uint32(r.IntN(snap.Len()))
-				ev = verify.Event{Kind: verify.Report, Host: snap.HostNode(id), Usage: snap.Usage(id)}
+				// The usage as read, with the read's version: the verifier
+				// checks it against its own account at that version.
+				ev = verify.Event{Kind: verify.Report, Host: snap.HostNode(id), Usage: snap.Usage(id), ReadVersion: snap.Version()}
 				ev.Usage.NumIOOps = 0
 				ev.Version, err = s.UpdateHost(ev.Host, ev.Usage)
 			}

@@ -96,15 +96,21 @@ func (k EventKind) String() string {
 // Event is an external change as its caller made it, with the version the
 // store answered (the change is in the snapshot of that version).
 type Event struct {
-	Version   uint64
-	Kind      EventKind
-	Host      engine.HostNode  // Report, RemoveHost
-	Usage     engine.HostUsage // Report (free_disk_mb in MB)
-	Instance  string           // Delete
-	NewHost   engine.Host      // AddHost
-	Aggregate string           // SetAggregate
-	Set       map[string]string
-	Del       []string
+	Version uint64
+	Kind    EventKind
+	Host    engine.HostNode  // Report, RemoveHost
+	Usage   engine.HostUsage // Report (free_disk_mb in MB)
+	// ReadVersion, for a Report made from what the store showed (Usage
+	// as read, the report then sent), is the version of the snapshot
+	// read: the verifier's account of the host at that version must be
+	// Usage, num_io_ops aside (else a report would only ever copy the
+	// store's usage into the account, right or wrong). 0: not checked.
+	ReadVersion uint64
+	Instance    string      // Delete
+	NewHost     engine.Host // AddHost
+	Aggregate   string      // SetAggregate
+	Set         map[string]string
+	Del         []string
 }
 
 // Commit is the store's record that it committed an instance: which one,

@@ -46,6 +46,7 @@ type step struct {
 	version uint64
 	seq     int // input order, among equal versions
 	ev      *Event
+	probe   bool // ev is a Report whose read is checked (Event.ReadVersion)
 	// A placement:
 	uuid   string
 	host   engine.HostNode
@@ -192,6 +193,10 @@ func (v *verifier) match() []step {
 	}
 	for i := range in.Events {
 		steps = append(steps, step{version: in.Events[i].Version, seq: len(in.Commits) + i, ev: &in.Events[i], req: -1})
+		if e := &in.Events[i]; e.Kind == Report && e.ReadVersion > 0 {
+			// After everything of its version: the snapshot read held it.
+			steps = append(steps, step{version: e.ReadVersion, seq: len(in.Commits) + len(in.Events) + i, ev: e, probe: true, req: -1})
+		}
 	}
 	return steps
 }
@@ -211,10 +216,13 @@ func (v *verifier) timeline(steps []step) {
 	})
 	for i := range steps {
 		s := &steps[i]
-		if s.ev != nil {
+		switch {
+		case s.probe:
+			v.probe(s.ev)
+		case s.ev != nil:
 			v.res.Events++
 			v.event(s.ev)
-		} else {
+		default:
 			v.res.Placements++
 			v.place(s)
 		}
@@ -260,6 +268,22 @@ func (v *verifier) place(s *step) {
 		v.onHost[s.host] = map[string]bool{}
 	}
 	v.onHost[s.host][s.uuid] = true
+}
+
+// probe checks what report e read against the account at e.ReadVersion.
+func (v *verifier) probe(e *Event) {
+	st := v.hosts[e.Host]
+	if st == nil {
+		v.res.add(BadEvent, "usage report on %s read version %d, but the host is not in the cloud then", hostName(e.Host), e.ReadVersion)
+		return
+	}
+	got, want := usageOf(st), e.Usage
+	got.NumIOOps, want.NumIOOps = 0, 0
+	if got != want {
+		v.res.add(UsageMismatch, "host %s at version %d: the store showed free_ram_mb %d, free_disk_mb %d, vcpus_used %d, num_instances %d; the account makes it %d, %d, %d, %d",
+			hostName(e.Host), e.ReadVersion, want.FreeRAMMB, want.FreeDiskMB, want.VCPUsUsed, want.NumInstances,
+			got.FreeRAMMB, got.FreeDiskMB, got.VCPUsUsed, got.NumInstances)
+	}
 }
 
 func (v *verifier) forget(uuid string) {

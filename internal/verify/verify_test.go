@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +117,7 @@ func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify
 				hn, u := snap.HostNode(id), snap.Usage(id)
 				u.NumIOOps = 0 // finished I/O; a report may undo claims made since snap
 				if v, err := store.UpdateHost(hn, u); err == nil {
-					evs = append(evs, verify.Event{Version: v, Kind: verify.Report, Host: hn, Usage: u})
+					evs = append(evs, verify.Event{Version: v, Kind: verify.Report, Host: hn, Usage: u, ReadVersion: snap.Version()})
 				}
 			}
 		}
@@ -343,6 +344,20 @@ func TestPlantedFaults(t *testing.T) {
 		}
 		f.Requests = append(f.Requests, verify.FromPlace(req, plan, nil))
 		wantOnly(t, check(t, f), verify.LostClaim, req.InstanceUUIDs[0], "never committed")
+	})
+
+	t.Run("report of a wrong read", func(t *testing.T) {
+		// A report copies what the store showed into the account: the
+		// store having shown a node 1 GiB short is caught at the read's
+		// version (and the account ends apart from the store's).
+		f := clone()
+		k := slices.IndexFunc(f.Events, func(e verify.Event) bool { return e.Kind == verify.Report && e.ReadVersion > 0 })
+		if k < 0 {
+			t.Fatal("the run has no report that says what it read")
+		}
+		f.Events = slices.Clone(f.Events)
+		f.Events[k].Usage.FreeRAMMB -= 1024
+		wantOnly(t, check(t, f), verify.UsageMismatch, hostNameOf(f.Events[k].Host), "the store showed")
 	})
 
 	t.Run("over-limit host", func(t *testing.T) {
