@@ -3,12 +3,10 @@ package etcdstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
@@ -284,7 +282,7 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		if err == nil {
 			return resp, nil
 		}
-		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		if tooLarge(err) {
 			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
 		}
 		if refused(err) {

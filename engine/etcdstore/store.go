@@ -529,8 +529,13 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 	}
 }
 
-// unavailable wraps an etcd client error so that it matches
-// engine.ErrUnavailable.
+// tooLarge reports whether etcd refused a transaction for its size (more
+// operations than its --max-txn-ops, or past its request size): a
+// *engine.ValidationError for the caller, as no resend would pass.
+func tooLarge(err error) bool {
+	return errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge)
+}
+
 // refused reports whether err is etcd's refusal of a request as such: a
 // permission or authentication failure, or a request it cannot take. It
 // was not applied, and sending it again would fail the same way: not a
@@ -548,6 +553,8 @@ func refused(err error) bool {
 	return false
 }
 
+// unavailable wraps an etcd client error so that it matches
+// engine.ErrUnavailable.
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, engine.ErrUnavailable) {
 		return err

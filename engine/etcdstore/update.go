@@ -2,12 +2,10 @@ package etcdstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/placer/placer/engine"
@@ -115,7 +113,7 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 				"make it in smaller steps, or raise the members' --max-txn-ops", n, s.opts.MaxTxnOps)}
 		}
 		resp, err := s.cli.Txn(clientv3.WithRequireLeader(ctx)).If(cmps...).Then(ops...).Commit()
-		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		if tooLarge(err) {
 			return 0, &engine.ValidationError{Msg: "etcd refused the change's transaction: " + err.Error()}
 		}
 		if refused(err) {
@@ -236,9 +234,8 @@ func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint
 			}
 		}
 		for _, group := range slices.Sorted(maps.Keys(left)) {
-			gk := s.k.group(group)
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(gk), "=", s.groupRevs[group]))
-			ops = append(ops, clientv3.OpPut(gk, mustJSON(groupRecord{Policy: s.groups[group].Policy, Members: left[group]})))
+			c, o := s.groupRewriteLocked(group, left[group])
+			cmps, ops = append(cmps, c), append(ops, o)
 		}
 		return cmps, ops, nil
 	})
@@ -268,9 +265,8 @@ func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error)
 		if g, ok := s.groups[in.Group]; ok && in.Group != "" {
 			members := maps.Clone(g.Members)
 			delete(members, uuid)
-			gk := s.k.group(in.Group)
-			cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(gk), "=", s.groupRevs[in.Group]))
-			ops = append(ops, clientv3.OpPut(gk, mustJSON(groupRecord{Policy: g.Policy, Members: members})))
+			c, o := s.groupRewriteLocked(in.Group, members)
+			cmps, ops = append(cmps, c), append(ops, o)
 		}
 		return cmps, ops, nil
 	})
@@ -317,4 +313,13 @@ func (s *Store) Instances() map[string]engine.HostNode {
 		out[u] = engine.HostNode{Host: in.Host, Node: in.Node}
 	}
 	return out
+}
+
+// groupRewriteLocked is the compare and the put that replace group's
+// record by one of members (its policy kept), on the revision the mirror
+// holds: the members a change leaves (a release, a node's removal).
+func (s *Store) groupRewriteLocked(group string, members map[string]string) (clientv3.Cmp, clientv3.Op) {
+	gk := s.k.group(group)
+	return clientv3.Compare(clientv3.ModRevision(gk), "=", s.groupRevs[group]),
+		clientv3.OpPut(gk, mustJSON(groupRecord{Policy: s.groups[group].Policy, Members: members}))
 }
