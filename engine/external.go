@@ -23,14 +23,14 @@ type PendingUsage struct {
 	Whole  []bool
 }
 
+// fill appends to p, which Commit emptied, what the accepted placements
+// leave on their hosts and take.
 func (p *PendingUsage) fill(snap *Snapshot, ov *pendingUsage, accepted []int, claimOf func(i int) (Claim, bool)) {
-	p.Hosts, p.Usage = p.Hosts[:0], p.Usage[:0]
 	for _, id := range ov.ids {
 		r := ov.res[id]
 		p.Hosts = append(p.Hosts, HostNode{snap.info.hostOf(id), snap.info.nodeOf(id)})
 		p.Usage = append(p.Usage, HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps})
 	}
-	p.Claims, p.Whole = p.Claims[:0], p.Whole[:0]
 	for _, i := range accepted {
 		c, whole := claimOf(i)
 		p.Claims, p.Whole = append(p.Claims, c), append(p.Whole, whole)

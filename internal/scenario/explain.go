@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/placer/placer/engine"
@@ -152,7 +153,7 @@ func DecodeQuery(r io.Reader, allowed ...string) (QueryDoc, error) {
 		return QueryDoc{}, &engine.ValidationError{Msg: "want a JSON object with a \"request\", got " + show(root)}
 	}
 	for _, k := range root.keys {
-		if k != "request" && !contains(allowed, k) {
+		if k != "request" && !slices.Contains(allowed, k) {
 			return QueryDoc{}, &engine.ValidationError{Field: k, Msg: fmt.Sprintf("unknown field (want request, %s)", strings.Join(allowed, ", "))}
 		}
 	}
@@ -177,15 +178,6 @@ func DecodeQuery(r io.Reader, allowed ...string) (QueryDoc, error) {
 // isNull is whether raw is JSON's null, which the field decoders refuse
 // rather than read as an empty value.
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
 
 // DecodeHostList reads field as a list of hosts, each "HOST" or
 // "HOST/NODE" (ParseHostNode); errors name field[i].
