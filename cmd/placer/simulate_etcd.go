@@ -495,12 +495,9 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 			removed[ev.Host] = true
 			present[ev.Host] = false
 		case verify.AddHost:
-			if err := hosts.Add(ev.NewHost); err != nil {
+			hn, err := hosts.Add(ev.NewHost)
+			if err != nil {
 				return err
-			}
-			hn := engine.HostNode{Host: ev.NewHost.Host, Node: ev.NewHost.Node}
-			if hn.Node == "" {
-				hn.Node = hn.Host
 			}
 			present[hn] = true
 		}

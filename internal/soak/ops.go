@@ -178,7 +178,7 @@ func (s *soak) addHost(name string, reported, removable bool) error {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if s.hosts != nil {
-		if err := s.hosts.Add(h); err != nil {
+		if _, err := s.hosts.Add(h); err != nil {
 			return err
 		}
 	}

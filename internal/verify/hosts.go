@@ -32,14 +32,16 @@ func NewHosts(c engine.Cloud) (*Hosts, error) {
 	return h, nil
 }
 
-// Add adds a compute node (under the cloud's aggregates).
-func (h *Hosts) Add(host engine.Host) error {
+// Add adds a compute node (under the cloud's aggregates) and returns its
+// name as the account keys it (the node named like the host by default).
+func (h *Hosts) Add(host engine.Host) (engine.HostNode, error) {
 	sts, err := reference.HostStates(engine.Cloud{Config: h.cfg, Hosts: []engine.Host{host}, Aggregates: h.aggs})
 	if err != nil {
-		return err
+		return engine.HostNode{}, err
 	}
-	h.states[engine.HostNode{Host: sts[0].Host, Node: sts[0].Nodename}] = sts[0]
-	return nil
+	hn := engine.HostNode{Host: sts[0].Host, Node: sts[0].Nodename}
+	h.states[hn] = sts[0]
+	return hn, nil
 }
 
 // Initial is node hn's usage as the cloud (or Add) gave it.
