@@ -207,16 +207,8 @@ func TestSoakPlantedFaults(t *testing.T) {
 			time.Sleep(d / 2)
 			store := srv.Store()
 			snap := store.Snapshot()
-			hn := engine.HostNode{Host: cloud.Hosts[1].Host, Node: cloud.Hosts[1].Host}
-			id := uint32(0)
-			for id < uint32(snap.Len()) && snap.HostNode(id) != hn {
-				id++
-			}
-			if id == uint32(snap.Len()) {
-				t.Errorf("no host %v", hn)
-				return
-			}
-			u := snap.Usage(id)
+			id := uint32(1) // the cloud's host 1: hosts 0 and 1 are never removed
+			hn, u := snap.HostNode(id), snap.Usage(id)
 			u.FreeRAMMB -= 1024
 			if _, err := store.UpdateHost(hn, u); err != nil {
 				t.Error(err)
