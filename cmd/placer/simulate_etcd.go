@@ -515,15 +515,22 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 			problem("bad_event", "%v: added or removed, and in etcd %v at the end", hn, ok)
 		}
 	}
-	told := map[string]engine.HostNode{}
+	// What each instance's caller was told, and of what request: its
+	// flavor and whether it forced its hosts, for the usage below.
+	type origin struct {
+		flavor engine.Flavor
+		forced bool
+	}
+	told := map[string]origin{}
 	for i := range plans {
+		o := origin{reqs[i].Flavor, len(reqs[i].ForceHosts) > 0 || len(reqs[i].ForceNodes) > 0}
 		for _, p := range plans[i].Placements {
 			hn := engine.HostNode{Host: p.Host, Node: p.Node}
 			if _, dup := told[p.InstanceUUID]; dup {
 				rep.DoubledClaims++
 				problem("doubled_claim", "%s told to two callers", p.InstanceUUID)
 			}
-			told[p.InstanceUUID] = hn
+			told[p.InstanceUUID] = o
 			rep.VerifiedPlacements++
 			in, ok := st.Instances[p.InstanceUUID]
 			switch {
@@ -541,21 +548,10 @@ func verifyEtcd(ctx context.Context, cli *clientv3.Client, cloud engine.Cloud, r
 	// consumed by the reference's arithmetic, and forced from those
 	// requests too: never the claims and flags the engine wrote, which a
 	// wrong claim would match.
-	type origin struct {
-		flavor engine.Flavor
-		forced bool
-	}
-	of := map[string]origin{}
-	for i := range plans {
-		o := origin{reqs[i].Flavor, len(reqs[i].ForceHosts) > 0 || len(reqs[i].ForceNodes) > 0}
-		for _, p := range plans[i].Placements {
-			of[p.InstanceUUID] = o
-		}
-	}
 	flavors := map[engine.HostNode][]engine.Flavor{}
 	forced := map[engine.HostNode]bool{}
 	for uuid, in := range st.Instances {
-		o, ok := of[uuid]
+		o, ok := told[uuid]
 		if !ok {
 			rep.UnclaimedCommits++
 			problem("unclaimed_commit", "%s in etcd on %v, told to no caller", uuid, in.Host)
