@@ -87,8 +87,9 @@ type CommitResult struct {
 // plan must come from PlaceBatch (or the Scheduler) on one of this store's
 // snapshots, as it was returned: Commit trusts a host unchanged since
 // plan.BaseVersion to fit. What it can tell is wrong is a
-// *ValidationError naming the field, and nothing is committed: a
-// BaseVersion past the store's version, a negative claim, an
+// *ValidationError naming the field, and nothing is committed: a plan
+// made on another store's snapshot (or a Preview's), a BaseVersion past
+// the store's version, a negative claim, an
 // anti-affinity group allowing fewer than 1 member per host, an empty
 // instance uuid, or one the ledger (or the plan) already holds.
 func (s *Store) Commit(plan Plan, opts ...CommitOption) (CommitResult, error) {
@@ -298,6 +299,9 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
 	if plan.preview {
 		return invalid("plan", "made on a Store.Preview snapshot, which shows a change without making it: place on the store's own snapshots to commit")
+	}
+	if plan.store != 0 && plan.store != s.id {
+		return invalid("plan", "made on another store's snapshot: place on this store's own snapshots to commit")
 	}
 	if plan.BaseVersion > snap.version {
 		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)

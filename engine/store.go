@@ -29,6 +29,9 @@ import (
 // A Store is safe for concurrent use. Make one with NewStore: the zero
 // Store is not usable.
 type Store struct {
+	// id tells the store's snapshots, and the plans made on them, from
+	// another store's (Snapshot.store, Plan.store); never 0.
+	id  uint64
 	mu  sync.Mutex // serializes commits and updates
 	cur atomic.Pointer[storeState]
 	// rebuildMu serializes the rebuilds (AddHosts, RemoveHosts,
@@ -118,6 +121,7 @@ func NewStore(c Cloud, opts StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
+		id:        storeIDs.Add(1),
 		cloud:     Cloud{Config: snap.cfg, Hosts: slices.Clone(c.Hosts), Aggregates: cloneAggregates(c.Aggregates)},
 		ledger:    map[string]ledgerEntry{},
 		committed: map[HostNode][]string{},
@@ -127,6 +131,9 @@ func NewStore(c Cloud, opts StoreOptions) (*Store, error) {
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return s, nil
 }
+
+// storeIDs numbers the stores of the process (Store.id).
+var storeIDs atomic.Uint64
 
 func cloneAggregates(aggs []Aggregate) []Aggregate {
 	out := slices.Clone(aggs)
@@ -142,6 +149,9 @@ func cloneAggregates(aggs []Aggregate) []Aggregate {
 }
 
 func (s *Store) publish(st *storeState) {
+	if st.snap.store != s.id { // before any reader has the snapshot
+		st.snap.store = s.id
+	}
 	retiring := st.retiring
 	st.retiring = nil
 	s.cur.Store(st)

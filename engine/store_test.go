@@ -430,3 +430,32 @@ func TestCommitRefusesGroupWithoutUUID(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A plan made on another store's snapshot of the same cloud is refused:
+// versions are process-wide, so with this store's version past the
+// plan's, and the plan's host unchanged here since before it, Commit
+// would take the host as the plan saw it and accept it unchecked, on a
+// host this store has filled.
+func TestCommitRefusesAnotherStoresPlan(t *testing.T) {
+	a, b := mustStore(t, tightCloud(2)), mustStore(t, tightCloud(2))
+	if _, err := b.Commit(mustPlan(t, b.Snapshot(), req("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7"))); err != nil {
+		t.Fatal(err) // b's two hosts are full: 4 vCPUs, 4 instances of 1 each
+	}
+	if _, err := a.Commit(mustPlan(t, a.Snapshot(), req("a0"))); err != nil {
+		t.Fatal(err) // a's version is now past b's last change
+	}
+	plan := mustPlan(t, a.Snapshot(), req("x"))
+	other := 1 - plan.Placements[0].HostID
+	snap := b.Snapshot()
+	if _, err := b.UpdateHost(snap.HostNode(other), snap.Usage(other)); err != nil {
+		t.Fatal(err) // b's version is now past the plan's, its host unchanged
+	}
+	_, err := b.Commit(plan)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "plan" || b.Instances() != 8 {
+		t.Fatalf("a plan of another store's snapshot: %v, %d instances on b", err, b.Instances())
+	}
+	if _, err := a.Commit(plan); err != nil {
+		t.Fatalf("the plan on its own store: %v", err)
+	}
+}

@@ -23,6 +23,7 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	s.rec.escapes.Add(1)
 	s.mu.Lock()
 	tmp := &Store{
+		id:      storeIDs.Add(1),
 		preview: true,
 		cloud:   s.cloud,
 		ledger:  maps.Clone(s.ledger),
