@@ -71,13 +71,24 @@ func (c *cachedView) acquire(s *Scheduler, now time.Time) (snap *Snapshot, relea
 // made on the leased snapshot (its BaseVersion), so that the commit
 // re-checks every host changed since. A commit applies the plan to the
 // view; a conflict marks it stale. Without a view it is CommitPlan.
-func (c *cachedView) commit(ctx context.Context, store Backend, plan *Plan) error {
+//
+// A partial commit (Partial) leaves in plan the placements committed, in
+// order; one that committed none is a *ConflictError.
+func (c *cachedView) commit(ctx context.Context, store Backend, plan *Plan, partial bool) error {
+	var opts []CommitOption
+	if partial {
+		opts = []CommitOption{Partial()}
+	}
+	if c != nil {
+		plan.BaseVersion = c.base.version
+	}
+	res, err := store.CommitPlan(ctx, *plan, opts...)
+	if err == nil && partial {
+		err = keepAccepted(plan, res, store)
+	}
 	if c == nil {
-		_, err := store.CommitPlan(ctx, *plan)
 		return err
 	}
-	plan.BaseVersion = c.base.version
-	_, err := store.CommitPlan(ctx, *plan)
 	switch {
 	case err == nil:
 		c.view = c.view.withPlan(plan, &c.rec)
@@ -85,6 +96,23 @@ func (c *cachedView) commit(ctx context.Context, store Backend, plan *Plan) erro
 		c.stale = true
 	}
 	return err
+}
+
+// keepAccepted leaves in plan the placements a partial commit accepted
+// (res), in order; none accepted is a *ConflictError, nothing committed.
+func keepAccepted(plan *Plan, res CommitResult, store Backend) error {
+	if len(res.Accepted) == 0 {
+		// Nothing was published: the version is the store's as it answers.
+		return &ConflictError{Version: store.Local().Version(), Rejected: res.Rejected, Reasons: res.Reasons}
+	}
+	if len(res.Accepted) < len(plan.Placements) {
+		kept := make([]Placement, 0, len(res.Accepted))
+		for _, i := range res.Accepted {
+			kept = append(kept, plan.Placements[i])
+		}
+		plan.Placements = kept
+	}
+	return nil
 }
 
 // drop returns the view's lease (nil: nothing to do).

@@ -24,7 +24,7 @@ const (
 //	placer_requests_total{outcome}            requests by outcome
 //	placer_placements_total                   instances committed
 //	placer_request_duration_seconds           Place latency, retries included
-//	placer_commits_total{result}              commits: accepted, conflict
+//	placer_commits_total{result}              commits: accepted (some placement committed), conflict
 //	placer_commit_rechecked_hosts_total       placements re-checked on changed hosts
 //	placer_conflict_retries_total             re-placements after a conflict
 //	placer_queue_depth                        requests waiting for a worker
@@ -99,10 +99,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 func (m *Metrics) observeCommit(res CommitResult, err error) {
 	m.rechecked.Add(float64(res.Rechecked))
 	switch {
-	case err == nil:
+	case err == nil && len(res.Accepted) > 0:
 		m.commits.WithLabelValues("accepted").Inc()
 		m.placements.Add(float64(len(res.Accepted)))
-	case errors.Is(err, ErrConflict):
+	case err == nil, errors.Is(err, ErrConflict): // a Partial commit that kept none is a conflict too
 		m.commits.WithLabelValues("conflict").Inc()
 	}
 }

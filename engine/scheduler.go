@@ -64,6 +64,9 @@ type SchedulerStats struct {
 	// ConflictRetries is how many times a request was re-placed after a
 	// conflict; ConflictFailures how many requests gave up (ErrConflict).
 	ConflictRetries, ConflictFailures int64
+	// Partial is how many of the Placed requests committed only some of
+	// their instances (PartialAfterConflicts).
+	Partial int64
 	// WarmStarts is how many placements (retries included) started from
 	// their worker's previous batch rather than from scratch.
 	WarmStarts int64
@@ -85,11 +88,16 @@ type Scheduler struct {
 	store Backend
 	opts  SchedulerOptions
 	queue chan *job
-	mu    sync.RWMutex // closed and the sends on queue
-	close bool
-	g     errgroup.Group
+	// mu guards close and the count of senders: Close waits for the
+	// senders to leave before it closes queue, and closing tells a sender
+	// waiting for room to give up (no lock is held while it waits).
+	mu      sync.Mutex
+	close   bool
+	closing chan struct{}
+	senders sync.WaitGroup
+	g       errgroup.Group
 
-	requests, placed, instances, nvh, retries, failures, warm, refreshes atomic.Int64
+	requests, placed, instances, nvh, retries, failures, partial, warm, refreshes atomic.Int64
 }
 
 // job states.
@@ -102,6 +110,7 @@ const (
 type job struct {
 	ctx   context.Context
 	req   Request
+	opts  placeOpts
 	state atomic.Int32
 	plan  Plan
 	err   error
@@ -132,6 +141,9 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	if s, isStore := store.(*Store); store == nil || isStore && s == nil {
 		panic("engine: NewSchedulerOn: nil Backend")
 	}
+	if store.Local() == nil { // a typed nil of another Backend panics here or says so
+		panic("engine: NewSchedulerOn: the Backend has no Local store")
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -141,7 +153,7 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	if opts.RetryBudget == 0 {
 		opts.RetryBudget = DefaultRetryBudget
 	}
-	s := &Scheduler{store: store, opts: opts, queue: make(chan *job, opts.QueueSize)}
+	s := &Scheduler{store: store, opts: opts, queue: make(chan *job, opts.QueueSize), closing: make(chan struct{})}
 	for range opts.Workers {
 		s.g.Go(func() error {
 			var w warmBatch
@@ -157,6 +169,18 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	return s
 }
 
+// PlaceOption changes how one Place call commits.
+type PlaceOption func(*placeOpts)
+
+type placeOpts struct{ partial bool }
+
+// PartialAfterConflicts makes a request whose retry budget ran out place
+// once more on the newest snapshot and commit what of it still fits
+// (Store.Commit with Partial): Place then returns a plan of the committed
+// placements alone, in request order, and a *ConflictError only when
+// none could be. Without it such a request commits nothing.
+func PartialAfterConflicts() PlaceOption { return func(o *placeOpts) { o.partial = true } }
+
 // Place places req and commits it, and returns the committed plan. Errors:
 // the PlaceBatch errors (*ValidationError, *NoValidHostError...), a
 // *ConflictError (errors.Is(err, ErrConflict)) when the retry budget ran
@@ -165,9 +189,12 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 // outcome is unknown (Backend; the layer's state then tells). A request whose context ends before a worker takes it is
 // dropped at once; once a worker runs it, Place waits for its outcome (the
 // worker checks the context between instances and before committing).
-func (s *Scheduler) Place(ctx context.Context, req Request) (Plan, error) {
+func (s *Scheduler) Place(ctx context.Context, req Request, opts ...PlaceOption) (Plan, error) {
 	start := time.Now()
 	j := &job{ctx: ctx, req: req, done: make(chan struct{})}
+	for _, f := range opts {
+		f(&j.opts)
+	}
 	plan, err := s.submit(j)
 	s.finish(plan, err, time.Since(start))
 	return plan, err
@@ -177,19 +204,26 @@ func (s *Scheduler) submit(j *job) (Plan, error) {
 	if err := j.ctx.Err(); err != nil {
 		return Plan{}, err
 	}
-	s.mu.RLock()
+	s.mu.Lock()
 	if s.close {
-		s.mu.RUnlock()
+		s.mu.Unlock()
 		return Plan{}, ErrClosed
 	}
+	s.senders.Add(1)
+	s.mu.Unlock()
+	s.gaugeQueue(1) // before a worker can take it (run counts it out)
 	select {
 	case s.queue <- j:
-		s.gaugeQueue(1)
+		s.senders.Done()
 	case <-j.ctx.Done():
-		s.mu.RUnlock()
+		s.gaugeQueue(-1)
+		s.senders.Done()
 		return Plan{}, j.ctx.Err()
+	case <-s.closing: // never queued: Close is under way
+		s.gaugeQueue(-1)
+		s.senders.Done()
+		return Plan{}, ErrClosed
 	}
-	s.mu.RUnlock()
 	select {
 	case <-j.done:
 		return j.plan, j.err
@@ -221,11 +255,13 @@ func (s *Scheduler) run(j *job, w *warmBatch, c *cachedView) {
 		// passes run on its own worker rather than be handed out.
 		ctx = bitmap.Sequential(ctx)
 	}
-	j.plan, j.err = s.placeAndCommit(ctx, j.req, w, c)
+	j.plan, j.err = s.placeAndCommit(ctx, j, w, c)
 	close(j.done)
 }
 
-func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatch, c *cachedView) (Plan, error) {
+func (s *Scheduler) placeAndCommit(ctx context.Context, j *job, w *warmBatch, c *cachedView) (Plan, error) {
+	req := &j.req
+	partial := false // the last attempt, after the budget, of a PartialAfterConflicts request
 	for attempt := 0; ; attempt++ {
 		snap, release, refreshed := c.acquire(s, s.now())
 		if refreshed {
@@ -234,10 +270,10 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 		var plan Plan
 		var err error
 		if s.opts.ColdStart || snap.chance() { // the chance scheduler keeps no batch
-			plan, err = PlaceBatch(ctx, snap, req)
+			plan, err = PlaceBatch(ctx, snap, *req)
 		} else {
 			var warm bool
-			plan, warm, err = w.place(ctx, snap, req, &s.store.Local().changes)
+			plan, warm, err = w.place(ctx, snap, *req, &s.store.Local().changes)
 			if warm {
 				s.warm.Add(1)
 			}
@@ -249,11 +285,17 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, req Request, w *warmBatc
 		if err := ctx.Err(); err != nil {
 			return Plan{}, err
 		}
-		err = c.commit(ctx, s.store, &plan)
+		n := len(plan.Placements)
+		err = c.commit(ctx, s.store, &plan, partial)
 		if err == nil {
+			if len(plan.Placements) < n {
+				s.partial.Add(1)
+			}
 			return plan, nil
 		}
-		if !errors.Is(err, ErrConflict) || attempt >= s.opts.RetryBudget {
+		if errors.Is(err, ErrConflict) && attempt >= s.opts.RetryBudget && j.opts.partial && !partial {
+			partial = true
+		} else if !errors.Is(err, ErrConflict) || attempt >= s.opts.RetryBudget || partial {
 			if errors.Is(err, ErrConflict) {
 				s.failures.Add(1)
 			}
@@ -285,20 +327,26 @@ func (s *Scheduler) Stats() SchedulerStats {
 	return SchedulerStats{
 		Requests: s.requests.Load(), Placed: s.placed.Load(), Instances: s.instances.Load(),
 		NoValidHost: s.nvh.Load(), ConflictRetries: s.retries.Load(), ConflictFailures: s.failures.Load(),
-		WarmStarts: s.warm.Load(), CacheRefreshes: s.refreshes.Load(),
+		Partial: s.partial.Load(), WarmStarts: s.warm.Load(), CacheRefreshes: s.refreshes.Load(),
 	}
 }
 
-// Close stops accepting requests (Place returns ErrClosed), lets the
-// workers finish every request already queued, and returns when they have.
-// It is safe to call more than once.
+// Close stops accepting requests (Place returns ErrClosed, also to a
+// caller still waiting for room in the queue), lets the workers finish
+// every request already queued, and returns when they have. It is safe
+// to call more than once.
 func (s *Scheduler) Close() error {
 	s.mu.Lock()
-	if !s.close {
+	first := !s.close
+	if first {
 		s.close = true
-		close(s.queue)
+		close(s.closing)
 	}
 	s.mu.Unlock()
+	if first {
+		s.senders.Wait() // none sends on queue once it is closed
+		close(s.queue)
+	}
 	return s.g.Wait()
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/placer/placer/bitmap"
 
@@ -349,5 +350,173 @@ func TestNewSchedulerOnNil(t *testing.T) {
 			}()
 			NewSchedulerOn(b, SchedulerOptions{Workers: 1}).Close()
 		}()
+	}
+}
+
+// TestPartialAfterConflicts: a request whose retry budget runs out places
+// once more and commits what still fits; the Scheduler counts it as
+// placed, its committed instances as placements, and as partial. Each
+// commit before that fills the host of the plan's first placement (and
+// empties the other), so every attempt conflicts; the last attempt puts
+// both instances on the empty host, which then holds one (or none).
+func TestPartialAfterConflicts(t *testing.T) {
+	empty := HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 << 10}
+	fitsOne := HostUsage{FreeRAMMB: 2048, FreeDiskMB: 100 << 10, VCPUsUsed: 3, NumInstances: 3}
+	for _, c := range []struct {
+		name      string
+		partial   bool
+		last      HostUsage // what the last commit finds on its host
+		cache     time.Duration
+		committed int
+	}{
+		{"one fits", true, fitsOne, 0, 1},
+		{"one fits, caching", true, fitsOne, time.Hour, 1},
+		{"none fits", true, HostUsage{FreeDiskMB: 100 << 10, VCPUsUsed: 4, NumInstances: 4}, 0, 0},
+		{"all or nothing", false, fitsOne, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			m, err := NewMetrics(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewStore(tightCloud(2), StoreOptions{Metrics: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			commits := 0
+			s.beforeCommit = func(s *Store, p *Plan) {
+				commits++
+				first := hn(p.Placements[0])
+				u := c.last
+				if commits <= 2 {
+					u = HostUsage{FreeDiskMB: 100 << 10, VCPUsUsed: 4, NumInstances: 4}
+					other := HostNode{"h0000", "h0000"}
+					if first == other {
+						other = HostNode{"h0001", "h0001"}
+					}
+					if _, err := s.updateHostLocked(other, empty); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := s.updateHostLocked(first, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc := NewScheduler(s, SchedulerOptions{Workers: 1, RetryBudget: 1, Metrics: m, CacheInterval: c.cache})
+			var opts []PlaceOption
+			if c.partial {
+				opts = append(opts, PartialAfterConflicts())
+			}
+			plan, err := sc.Place(context.Background(), req("a", "b"), opts...)
+			sc.Close()
+			st := sc.Stats()
+			wantCommits := 2
+			if c.partial {
+				wantCommits = 3
+			}
+			if commits != wantCommits {
+				t.Errorf("%d commits, want %d", commits, wantCommits)
+			}
+			if s.Instances() != c.committed || len(plan.Placements) != c.committed {
+				t.Fatalf("%d instances committed, plan of %d (%v), want %d", s.Instances(), len(plan.Placements), err, c.committed)
+			}
+			accepted := testutil.ToFloat64(m.commits.WithLabelValues("accepted"))
+			if c.committed == 0 {
+				var ce *ConflictError
+				if !errors.As(err, &ce) || st.ConflictFailures != 1 || st.Placed != 0 || st.Partial != 0 || accepted != 0 {
+					t.Errorf("got %v, stats %+v, %v accepted commits; want a conflict failure", err, st, accepted)
+				}
+				return
+			}
+			if err != nil || plan.Placements[0].InstanceUUID != "a" {
+				t.Fatalf("got %+v, %v; want instance a placed", plan.Placements, err)
+			}
+			want := SchedulerStats{Requests: 1, Placed: 1, Instances: 1, Partial: 1, ConflictRetries: 2, WarmStarts: st.WarmStarts, CacheRefreshes: st.CacheRefreshes}
+			if st != want {
+				t.Errorf("stats %+v, want %+v", st, want)
+			}
+			if got := testutil.ToFloat64(m.requests.WithLabelValues(OutcomePlaced)); got != 1 || accepted != 1 {
+				t.Errorf("%v requests placed, %v commits accepted; want 1 and 1", got, accepted)
+			}
+		})
+	}
+}
+
+// TestCloseWhileQueueFull: a caller waiting for room in a full queue
+// held the Scheduler's lock, so Close waited for it, and every Place
+// after Close began waited too, deaf to its context, until the queue
+// drained. Now Close tells the waiting caller (ErrClosed), a later Place
+// is ErrClosed at once, and the queued requests still finish.
+func TestCloseWhileQueueFull(t *testing.T) {
+	s := mustStore(t, tightCloud(4))
+	hold, entered := make(chan struct{}), make(chan struct{}, 1)
+	s.beforeCommit = func(*Store, *Plan) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-hold
+	}
+	sc := NewScheduler(s, SchedulerOptions{Workers: 1, QueueSize: 1})
+	ctx := context.Background()
+	errs := make(chan error, 3)
+	place := func(uuid string) {
+		_, err := sc.Place(ctx, req(uuid))
+		errs <- err
+	}
+	go place("a") // its commit waits on hold
+	<-entered
+	go place("b") // queued
+	for len(sc.queue) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go place("c") // waits for room
+	time.Sleep(20 * time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- sc.Close() }()
+	for {
+		sc.mu.Lock()
+		c := sc.close
+		sc.mu.Unlock()
+		if c {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	late := make(chan error, 1)
+	go func() {
+		tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := sc.Place(tctx, req("d"))
+		late <- err
+	}()
+	select {
+	case err := <-late:
+		if err != ErrClosed {
+			t.Errorf("Place after Close began: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Place after Close began waited for the queue to drain")
+	}
+	select {
+	case err := <-errs: // c, told while waiting for room
+		if err != ErrClosed {
+			t.Errorf("the caller waiting for room: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the caller waiting for room was not told of Close")
+	}
+	close(hold)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a queued request: %v", err)
+		}
+	}
+	if n := s.Instances(); n != 2 {
+		t.Errorf("%d instances committed, want 2 (a and b)", n)
 	}
 }

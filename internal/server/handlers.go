@@ -143,12 +143,13 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	if s.beforePlace != nil {
 		s.beforePlace(ctx)
 	}
-	plan, err := s.sched.Place(ctx, req)
-	if err != nil && doc.Flags["partial"] && errors.Is(err, engine.ErrConflict) {
-		// The retry budget ran out: place once more on the newest
+	var opts []engine.PlaceOption
+	if doc.Flags["partial"] {
+		// When the retry budget runs out, place once more on the newest
 		// snapshot and keep what still fits.
-		plan, err = s.placePartial(ctx, req)
+		opts = append(opts, engine.PartialAfterConflicts())
 	}
+	plan, err := s.sched.Place(ctx, req, opts...)
 	result, rerr := scenario.ResultOf(plan, err)
 	if rerr != nil {
 		writeEngineError(w, rerr, false)
@@ -170,34 +171,6 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
-}
-
-// placePartial places req on the newest snapshot and commits with
-// engine.Partial(): the plan it returns holds the accepted placements. A
-// commit that accepted none is a *engine.ConflictError (nothing was
-// committed: 409, as without "partial"), and a uuid committed meanwhile
-// is named by the request's field, as the Scheduler names it.
-func (s *Server) placePartial(ctx context.Context, req engine.Request) (engine.Plan, error) {
-	var plan engine.Plan
-	var err error
-	s.store.View(func(snap *engine.Snapshot) { plan, err = engine.PlaceBatch(ctx, snap, req) })
-	if err != nil {
-		return engine.Plan{}, err
-	}
-	res, err := s.backend.CommitPlan(ctx, plan, engine.Partial())
-	if err != nil {
-		return engine.Plan{}, engine.AsRequestError(err)
-	}
-	if len(res.Accepted) == 0 {
-		// Nothing was published: the version is the store's as it answers.
-		return engine.Plan{}, &engine.ConflictError{Version: s.store.Version(), Rejected: res.Rejected, Reasons: res.Reasons}
-	}
-	accepted := make([]engine.Placement, 0, len(res.Accepted))
-	for _, i := range res.Accepted {
-		accepted = append(accepted, plan.Placements[i])
-	}
-	plan.Placements = accepted
-	return plan, nil
 }
 
 // NodeDoc is a compute node as GET /v1/hosts answers it: SCENARIO.md's
@@ -445,6 +418,9 @@ type StatsDoc struct {
 	NoValidHost      int64 `json:"no_valid_host"`
 	ConflictRetries  int64 `json:"conflict_retries"`
 	ConflictFailures int64 `json:"conflict_failures"`
+	// PartialPlaced is how many of the placed requests ("partial": true)
+	// committed only some of their instances.
+	PartialPlaced int64 `json:"partial_requests"`
 	// WarmStarts counts the placements a worker started from its previous
 	// batch (engine.SchedulerStats).
 	WarmStarts int64 `json:"warm_starts"`
@@ -460,7 +436,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		Pending: len(s.pending), MaxPending: cap(s.pending), Workers: s.opts.Workers,
 		Requests: st.Requests, Placed: st.Placed, Placements: st.Instances,
 		NoValidHost: st.NoValidHost, ConflictRetries: st.ConflictRetries, ConflictFailures: st.ConflictFailures,
-		WarmStarts: st.WarmStarts,
+		PartialPlaced: st.Partial, WarmStarts: st.WarmStarts,
 	})
 }
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/scenario"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // testCloud is n hosts h0..h<n-1> of 8 GB, 4 vCPUs and 100 GB, with
@@ -411,74 +413,86 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// TestPartial places with "partial": true (all-or-nothing until the retry
-// budget runs out, so a plain success here) and runs the partial commit
-// directly on a plan of which only some placements still fit.
+// TestPartial places with "partial": true through the service: all or
+// nothing until the retry budget runs out (none here), then placed once
+// more on the newest snapshot and what still fits committed, counted by
+// the Scheduler as placed. Two instances of 4 GB on two hosts of 8 GB:
+// the first commit finds the host of the plan's first placement full, so
+// the last attempt puts both on the other host, whose second commit
+// finds room for one (or none).
 func TestPartial(t *testing.T) {
 	cfg := engine.DefaultConfig()
 	cfg.RAMAllocationRatio = 1
-	s, ts := newTestServerOn(t, testCloudWith(2, cfg), Options{})
-	code, body := call(t, "POST", ts.URL+"/v1/place", `{"partial": true, "num_instances": 2, "flavor": {"memory_mb": 4096}}`)
-	wantStatus(t, "partial place", code, http.StatusOK, body)
-
-	// 2 instances of 4 GB on 2 hosts with 4 GB left each: the plan puts
-	// one on each; then one host fills up, so only one still fits.
-	req := engine.Request{NumInstances: 2, InstanceUUIDs: []string{"a", "b"}, Flavor: engine.Flavor{MemoryMB: 4096}}
-	plan, err := engine.PlaceBatch(context.Background(), s.Store().Snapshot(), req)
+	var store *engine.Store
+	var hook func(commit int, p engine.Plan)
+	commits := 0
+	s, err := newServer(Options{Workers: 1, RetryBudget: -1, Logger: quietLogger()}, func(m *engine.Metrics, _ prometheus.Registerer) (Backend, func(), error) {
+		st, err := engine.NewStore(testCloudWith(2, cfg), engine.StoreOptions{Metrics: m})
+		store = st
+		return commitHook{localBackend{st}, func(p engine.Plan) { commits++; hook(commits, p) }}, func() {}, err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Store().UpdateHost(engine.HostNode{Host: "h0", Node: "h0"}, engine.HostUsage{FreeRAMMB: 0, FreeDiskMB: 100 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Store().Commit(plan, engine.Partial())
-	if err != nil || len(res.Accepted) != 1 || len(res.Rejected) != 1 {
-		t.Fatalf("partial commit: %+v, %v", res, err)
-	}
-	got, err := s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{"c"}, Flavor: engine.Flavor{MemoryMB: 4096}})
-	var nvh *engine.NoValidHostError
-	if !errors.As(err, &nvh) || len(got.Placements) != 0 {
-		t.Errorf("placePartial on a full cloud: %+v, %v", got, err)
-	}
-
-	// A uuid committed already is named by the request's field, as the
-	// Scheduler names it.
-	if _, err := s.Store().UpdateHost(engine.HostNode{Host: "h0", Node: "h0"}, engine.HostUsage{FreeRAMMB: 8192, FreeDiskMB: 100 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	committed := req.InstanceUUIDs[res.Accepted[0]]
-	_, err = s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{committed}, Flavor: engine.Flavor{MemoryMB: 1024}})
-	var ve *engine.ValidationError
-	if !errors.As(err, &ve) || ve.Field != "request.instance_uuids[0]" {
-		t.Errorf("placePartial of a committed uuid: %v", err)
-	}
-	// A commit that accepts none of the plan is a conflict (409), not a
-	// success placing nothing: the hosts fill up between the plan and
-	// its commit.
-	inner := s.backend
-	s.backend = commitHook{inner, func() {
-		for _, h := range []string{"h0", "h1"} {
-			if _, err := s.Store().UpdateHost(engine.HostNode{Host: h, Node: h}, engine.HostUsage{FreeDiskMB: 100 << 10}); err != nil {
-				t.Error(err)
-			}
+	ts := httptest.NewServer(s.Handler())
+	defer func() { ts.Close(); s.Close() }()
+	setRAM := func(host string, free int64) {
+		if _, err := store.UpdateHost(engine.HostNode{Host: host, Node: host}, engine.HostUsage{FreeRAMMB: free, FreeDiskMB: 100 << 10}); err != nil {
+			t.Error(err)
 		}
-	}}
-	defer func() { s.backend = inner }()
-	got, err = s.placePartial(context.Background(), engine.Request{NumInstances: 1, InstanceUUIDs: []string{"d"}, Flavor: engine.Flavor{MemoryMB: 1024}})
-	var ce *engine.ConflictError
-	if !errors.As(err, &ce) || len(ce.Rejected) != 1 || len(got.Placements) != 0 {
-		t.Errorf("placePartial whose commit accepted nothing: %+v, %v", got, err)
+	}
+	for _, c := range []struct {
+		name    string
+		body    string
+		last    int64 // the free RAM the second commit finds on its host
+		status  int
+		placed  int
+		commits int
+	}{
+		{"one fits", `{"partial": true, "num_instances": 2, "flavor": {"memory_mb": 4096}}`, 4096, http.StatusOK, 1, 2},
+		{"none fits", `{"partial": true, "num_instances": 2, "flavor": {"memory_mb": 4096}}`, 0, http.StatusConflict, 0, 2},
+		{"all or nothing", `{"num_instances": 2, "flavor": {"memory_mb": 4096}}`, 4096, http.StatusConflict, 0, 1},
+	} {
+		setRAM("h0", 8192)
+		setRAM("h1", 8192)
+		commits = 0
+		hook = func(commit int, p engine.Plan) {
+			free := c.last
+			if commit == 1 {
+				free = 0
+			}
+			setRAM(p.Placements[0].Host, free)
+		}
+		before := store.Instances()
+		code, body := call(t, "POST", ts.URL+"/v1/place", c.body)
+		wantStatus(t, c.name, code, c.status, body)
+		if commits != c.commits || store.Instances()-before != c.placed {
+			t.Errorf("%s: %d commits, %d instances committed; want %d, %d", c.name, commits, store.Instances()-before, c.commits, c.placed)
+		}
+		if code == http.StatusOK {
+			res, err := scenario.DecodeResult(strings.NewReader(body))
+			if err != nil || len(res.Placements) != c.placed || res.Placements[0].InstanceUUID == "" {
+				t.Errorf("%s: %+v, %v", c.name, res, err)
+			}
+		} else if doc := decode[ErrorDoc](t, body); doc.Error.Kind != "Conflict" {
+			t.Errorf("%s: %+v", c.name, doc)
+		}
+	}
+	code, body := call(t, "GET", ts.URL+"/v1/stats", "")
+	wantStatus(t, "stats", code, http.StatusOK, body)
+	if st := decode[StatsDoc](t, body); st.Placed != 1 || st.Placements != 1 || st.PartialPlaced != 1 || st.ConflictFailures != 2 {
+		t.Errorf("stats: %+v; want 1 request placed, in part, 1 placement, 2 conflict failures", st)
 	}
 }
 
 // commitHook is a Backend that runs before ahead of each CommitPlan.
 type commitHook struct {
 	Backend
-	before func()
+	before func(engine.Plan)
 }
 
 func (b commitHook) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine.CommitOption) (engine.CommitResult, error) {
-	b.before()
+	b.before(plan)
 	return b.Backend.CommitPlan(ctx, plan, opts...)
 }
 
