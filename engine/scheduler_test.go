@@ -339,9 +339,10 @@ func TestSchedulerNamesTheRequestsUUID(t *testing.T) {
 
 // TestNewSchedulerOnNil: a nil Backend panics in NewSchedulerOn, a nil
 // *Store in a Backend too (it passed the interface's nil check, and the
-// first Place panicked in a worker, ending the process).
+// first Place panicked in a worker, ending the process), and so does a
+// Backend without a Local store (a typed nil of another Backend).
 func TestNewSchedulerOnNil(t *testing.T) {
-	for _, b := range []Backend{nil, (*Store)(nil)} {
+	for _, b := range []Backend{nil, (*Store)(nil), noLocal{}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -520,3 +521,8 @@ func TestCloseWhileQueueFull(t *testing.T) {
 		t.Errorf("%d instances committed, want 2 (a and b)", n)
 	}
 }
+
+// noLocal is a Backend without a Local store.
+type noLocal struct{ Backend }
+
+func (noLocal) Local() *Store { return nil }
