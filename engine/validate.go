@@ -478,8 +478,8 @@ func prepareRequest(cfg *Config, r Request) (Request, parsedRequest, error) {
 	if d := r.RequestedDestination; d != nil && d.Host == "" {
 		return r, p, invalid("request.requested_destination.host", "want a non-empty string")
 	}
-	if p.query, err = nova.SharedQuery(r.SchedulerHints.Query); err != nil {
-		return r, p, invalid("request.scheduler_hints.query", "%v", err)
-	}
+	// A query that is not JSON raises in JsonFilter, at the first host it
+	// is asked of, as Nova parses it there.
+	p.query = nova.SharedQuery(r.SchedulerHints.Query)
 	return r, p, nil
 }

@@ -84,6 +84,9 @@ func (q *Query) Compile() (*QueryNode, bool) {
 
 // compile is Compile for a query that is not nil.
 func (q *Query) compile() (*QueryNode, bool) {
+	if q.raises != nil {
+		return nil, false // raises host by host (Eval)
+	}
 	if !readsChanging(q.root) {
 		return staticNode(q.root, true), true
 	}

@@ -133,10 +133,7 @@ func TestQueryCompileMatchesEval(t *testing.T) {
 		} else {
 			randomQuery(r, &b, r.IntN(4))
 		}
-		q, err := ParseQuery(b.String())
-		if err != nil {
-			t.Fatalf("ParseQuery(%s): %v", b.String(), err)
-		}
+		q := ParseQuery(b.String())
 		node, ok := q.Compile()
 		if !ok {
 			continue
@@ -244,10 +241,7 @@ func FuzzQueryCompile(f *testing.F) {
 	f.Add(`["and", [">=", "$free_ram_mb", 1024], ["<", "$num_instances", 3]]`)
 	hosts := compileHosts(rand.New(rand.NewPCG(18, 3)), 32)
 	f.Fuzz(func(t *testing.T, text string) {
-		q, err := ParseQuery(text)
-		if err != nil {
-			return
-		}
+		q := ParseQuery(text)
 		node, ok := q.Compile()
 		if !ok {
 			return

@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"errors"
 	"math"
 	"strings"
 
@@ -12,21 +13,31 @@ import (
 // may be shared (SharedQuery).
 type Query struct {
 	root any
-	memo *compileMemo // SharedQuery's: Compile's result, computed once
+	// raises is what jsonutils.loads raises on a text that is not JSON
+	// (nil for one that is): Nova parses the hint in the filter, host by
+	// host, so such a query raises at the first host it is asked of, and
+	// not at all when JsonFilter is off or no host reaches it.
+	raises error
+	memo   *compileMemo // SharedQuery's: Compile's result, computed once
 }
 
 // ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
-// that passes every host. An error is the ValueError jsonutils.loads
-// raises on text that is not JSON.
-func ParseQuery(text string) (*Query, error) {
+// that passes every host. A text that is not JSON is a Query whose Eval
+// raises what json.loads raises: a JSONDecodeError (a RecursionError when
+// nested past the parser's depth).
+func ParseQuery(text string) *Query {
 	if text == "" {
-		return nil, nil
+		return nil
 	}
 	v, err := ParseJSON(text)
 	if err != nil {
-		return nil, pyErr("ValueError", "%v", err)
+		class := "JSONDecodeError"
+		if errors.Is(err, errJSONDepth) {
+			class = "RecursionError"
+		}
+		return &Query{raises: pyErr(class, "%v", err)}
 	}
-	return &Query{root: v}, nil
+	return &Query{root: v}
 }
 
 // Eval is JsonFilter.host_passes for one host. An error is what Nova would
@@ -37,6 +48,9 @@ func ParseQuery(text string) (*Query, error) {
 func (q *Query) Eval(h *HostAttrs) (bool, error) {
 	if q == nil {
 		return true, nil
+	}
+	if q.raises != nil {
+		return false, q.raises
 	}
 	res, err := processQuery(q.root, h)
 	if err != nil {

@@ -2,6 +2,7 @@ package nova
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -105,10 +106,7 @@ func TestJSONQuery(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
-			q, err := ParseQuery(tc.query)
-			if err != nil {
-				t.Fatalf("ParseQuery(%s): %v", tc.query, err)
-			}
+			q := ParseQuery(tc.query)
 			got, err := q.Eval(jsonHost())
 			if tc.want != "True" && tc.want != "False" {
 				var pe *ErrPython
@@ -125,10 +123,7 @@ func TestJSONQuery(t *testing.T) {
 }
 
 func TestJSONQueryHostValues(t *testing.T) {
-	q, err := ParseQuery(`["and", [">=", "$free_ram_mb", 1024], [">=", "$free_disk_mb", 204800]]`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := ParseQuery(`["and", [">=", "$free_ram_mb", 1024], [">=", "$free_disk_mb", 204800]]`)
 	cases := []struct {
 		name      string
 		ram, disk int64
@@ -150,25 +145,34 @@ func TestJSONQueryHostValues(t *testing.T) {
 }
 
 func TestParseQueryEdges(t *testing.T) {
+	deep := strings.Repeat("[", maxJSONDepth+2) + strings.Repeat("]", maxJSONDepth+2)
 	cases := []struct {
 		name, text string
 		nilQuery   bool
-		err        bool
+		raises     string // what Eval raises at every host
 	}{
-		{"empty hint passes", "", true, false},
-		{"not JSON", "[1,", false, true},
-		{"valid", `["=", 1, 1]`, false, false},
+		{"empty hint passes", "", true, ""},
+		{"not JSON", "[1,", false, "JSONDecodeError"},
+		{"extra data", `["=", 1, 1] x`, false, "JSONDecodeError"},
+		{"nested past the limit", deep, false, "RecursionError"},
+		{"valid", `["=", 1, 1]`, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := ParseQuery(tc.text)
-			if (err != nil) != tc.err || (q == nil) != (tc.nilQuery || tc.err) {
-				t.Fatalf("ParseQuery(%q) = %v, %v", tc.text, q, err)
+			q := ParseQuery(tc.text)
+			if (q == nil) != tc.nilQuery {
+				t.Fatalf("ParseQuery(%q) = %v", tc.text, q)
 			}
-			if tc.nilQuery {
-				if ok, err := q.Eval(jsonHost()); !ok || err != nil {
-					t.Fatalf("nil query Eval = %v, %v", ok, err)
-				}
+			ok, err := q.Eval(jsonHost())
+			var pe *ErrPython
+			switch {
+			case tc.raises == "" && (err != nil || !ok):
+				t.Errorf("Eval = %v, %v; want true", ok, err)
+			case tc.raises != "" && (!errors.As(err, &pe) || pe.Exception != tc.raises || ok):
+				t.Errorf("Eval = %v, %v; want a %s", ok, err, tc.raises)
+			}
+			if _, compiled := q.Compile(); tc.raises != "" && compiled {
+				t.Error("a query that raises compiled")
 			}
 		})
 	}

@@ -40,6 +40,9 @@ type jsonParser struct {
 // maxJSONDepth bounds nesting as CPython's recursion limit does (roughly).
 const maxJSONDepth = 900
 
+// errJSONDepth is the error of a text nested past maxJSONDepth.
+var errJSONDepth = errors.New("json: nesting too deep")
+
 func (p *jsonParser) ws() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -57,7 +60,7 @@ func (p *jsonParser) errf(format string, a ...any) error {
 
 func (p *jsonParser) value(depth int) (any, error) {
 	if depth > maxJSONDepth {
-		return nil, p.errf("nesting too deep")
+		return nil, fmt.Errorf("%w at offset %d", errJSONDepth, p.i)
 	}
 	if p.i >= len(p.s) {
 		return nil, p.errf("expecting value")

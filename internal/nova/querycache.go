@@ -25,31 +25,27 @@ type compileMemo struct {
 }
 
 // SharedQuery is ParseQuery, returning the same *Query for the same text
-// (while the table keeps it), its compiled form computed once. Errors are
-// not kept: a text that fails to parse fails again.
-func SharedQuery(text string) (*Query, error) {
+// (while the table keeps it), its compiled form computed once.
+func SharedQuery(text string) *Query {
 	if text == "" {
-		return nil, nil
+		return nil
 	}
 	sharedQueries.mu.Lock()
 	q := sharedQueries.m[text]
 	sharedQueries.mu.Unlock()
 	if q != nil {
-		return q, nil
+		return q
 	}
-	q, err := ParseQuery(text)
-	if err != nil {
-		return nil, err
-	}
+	q = ParseQuery(text)
 	q.memo = &compileMemo{}
 	sharedQueries.mu.Lock()
 	defer sharedQueries.mu.Unlock()
 	if o := sharedQueries.m[text]; o != nil {
-		return o, nil // another caller's, parsed meanwhile
+		return o // another caller's, parsed meanwhile
 	}
 	if sharedQueries.m == nil || len(sharedQueries.m) >= maxSharedQueries {
 		sharedQueries.m = make(map[string]*Query)
 	}
 	sharedQueries.m[text] = q
-	return q, nil
+	return q
 }

@@ -295,6 +295,14 @@ func jsonCases() []Case {
 		single("JsonFilter/no-query", f, host("h1"), request(1), true, none),
 		single("JsonFilter/or", f, host("h1", numInst(3)), query(`["or", ["=", "$num_instances", 2], ["=", "$num_instances", 3]]`), true, none),
 		single("JsonFilter/in", f, host("h1", hostIP("10.0.0.1")), query(`["in", "$host", "h2", "h3"]`), false, none),
+		// host_passes parses the hint (jsonutils.loads) at each host: a
+		// query that is not JSON raises there, and nowhere else.
+		{Name: "JsonFilter/placer/not-json-raises-at-a-host", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1")}},
+			Req: query(`[">=", "$free_ram_mb"`), Want: Want{Err: &WantErr{Kind: "JSONDecodeError", Index: 0}}},
+		{Name: "JsonFilter/placer/not-json-ignored-when-off", Cloud: engine.Cloud{Config: config(names(engine.RamFilter), nil), Hosts: []engine.Host{host("h1")}},
+			Req: query(`[">=", "$free_ram_mb"`), Want: Want{Hosts: names("h1"), Candidates: []int{1}}},
+		{Name: "JsonFilter/placer/not-json-no-host-reaches-it", Cloud: engine.Cloud{Config: config(names(engine.RamFilter, f), nil), Hosts: []engine.Host{host("h1", ram(1024, 0))}},
+			Req: query(`[">=", "$free_ram_mb"`), Want: Want{Err: nvh(0, 1, 1, fc(engine.RamFilter, 1, 0))}},
 	}
 }
 

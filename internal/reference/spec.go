@@ -47,11 +47,7 @@ func newRequestSpec(cfg *engine.Config, req *engine.Request) (*RequestSpec, erro
 		return nil, &engine.ValidationError{Field: "request.image.properties", Msg: err.Error()}
 	}
 	s.Image = img
-	q, err := nova.ParseQuery(req.SchedulerHints.Query)
-	if err != nil {
-		return nil, &engine.ValidationError{Field: "request.scheduler_hints.query", Msg: err.Error()}
-	}
-	s.Query = q
+	s.Query = nova.ParseQuery(req.SchedulerHints.Query) // one that is not JSON raises in JsonFilter
 	if g := req.InstanceGroup; g != nil {
 		grp := &Group{
 			Policy:           g.Policy,

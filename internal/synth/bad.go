@@ -146,10 +146,6 @@ func BadInput(seed uint64) (engine.Cloud, engine.Request, string) {
 			req.RequestedDestination = &engine.Destination{Node: "n"}
 			return "request.requested_destination.host"
 		},
-		func() string {
-			req.SchedulerHints.Query = `["and", [">=", "$free_ram_mb"`
-			return "request.scheduler_hints.query"
-		},
 	}
 	field := fixes[r.IntN(len(fixes))]()
 	return c, req, field
