@@ -92,7 +92,7 @@ func cidrPlan(b *batch) (stage, bool) {
 		return stage{}, false
 	}
 	h := &b.req.SchedulerHints
-	net, err := nova.ParseCIDRAffinity(h.BuildNearHostIP, h.CIDR)
+	net, err := nova.ParseCIDRAffinity(h.BuildNearHostIP, h.AffinityCIDR())
 	if err != nil {
 		return stage{}, false
 	}
@@ -107,7 +107,7 @@ func cidrApply(b *batch, set *bitmap.Set) error {
 		return nil
 	}
 	h := &b.req.SchedulerHints
-	net, err := nova.ParseCIDRAffinity(h.BuildNearHostIP, h.CIDR)
+	net, err := nova.ParseCIDRAffinity(h.BuildNearHostIP, h.AffinityCIDR())
 	if err != nil {
 		if set.Any() {
 			return pyError(err)
@@ -121,7 +121,7 @@ func cidrApply(b *batch, set *bitmap.Set) error {
 		if !set.Has(id) {
 			continue
 		}
-		ok, err := nova.SimpleCIDRCheck(info.hostIP(id), h.BuildNearHostIP, h.CIDR)
+		ok, err := nova.SimpleCIDRCheck(info.hostIP(id), h.BuildNearHostIP, h.AffinityCIDR())
 		if err != nil {
 			return pyError(err)
 		}

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/placer/placer/internal/nova"
+
 // Request is one placement request: num_instances instances of one flavor,
 // placed one after another. It mirrors a scenario's "request" object.
 type Request struct {
@@ -105,7 +107,20 @@ type Hints struct {
 	// Query is a JsonFilter query (a JSON text).
 	Query string
 	// BuildNearHostIP and CIDR drive SimpleCIDRAffinityFilter; CIDR ""
-	// means "/24".
+	// means "/24" (no cidr hint) unless EmptyCIDR is set.
 	BuildNearHostIP string
 	CIDR            string
+	// EmptyCIDR is a cidr hint given as "" (CIDR ""): Nova appends the
+	// hint to BuildNearHostIP as given, so the network is the address
+	// alone, a /32 (/128). Read only when CIDR is "".
+	EmptyCIDR bool
+}
+
+// AffinityCIDR is the cidr hint as SimpleCIDRAffinityFilter appends it to
+// BuildNearHostIP: CIDR, or "/24" when none was given.
+func (h *Hints) AffinityCIDR() string {
+	if h.CIDR == "" && !h.EmptyCIDR {
+		return nova.DefaultCIDR
+	}
+	return h.CIDR
 }

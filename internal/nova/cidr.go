@@ -10,9 +10,14 @@ import (
 	"github.com/placer/placer/internal/pyval"
 )
 
+// DefaultCIDR is SimpleCIDRAffinityFilter's cidr when the request gives
+// none (get_scheduler_hint('cidr', '/24')).
+const DefaultCIDR = "/24"
+
 // SimpleCIDRPass is SimpleCIDRAffinityFilter.host_passes (nearIP "" =
-// hint absent: pass; cidr "" = "/24"). Where Nova raises (see
-// SimpleCIDRCheck) the host fails.
+// hint absent: pass; cidr is appended to nearIP as given: DefaultCIDR
+// when the request has none, "" the address alone). Where Nova raises
+// (see SimpleCIDRCheck) the host fails.
 func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool {
 	ok, err := SimpleCIDRCheck(hostIP, nearIP, cidr)
 	return ok && err == nil
@@ -26,9 +31,6 @@ func SimpleCIDRPass(hostIP *string, nearIP, cidr string) bool {
 func SimpleCIDRCheck(hostIP *string, nearIP, cidr string) (bool, error) {
 	if nearIP == "" {
 		return true, nil
-	}
-	if cidr == "" {
-		cidr = "/24"
 	}
 	net, err := parseIPNetwork(nearIP + cidr)
 	if err != nil {
@@ -274,12 +276,9 @@ type CIDRNetwork struct {
 }
 
 // ParseCIDRAffinity is the network of SimpleCIDRCheck's nearIP and cidr
-// ("" = "/24"), with the error Nova raises (at every host) where netaddr
-// refuses it.
+// (appended as given), with the error Nova raises (at every host) where
+// netaddr refuses it.
 func ParseCIDRAffinity(nearIP, cidr string) (CIDRNetwork, error) {
-	if cidr == "" {
-		cidr = "/24"
-	}
 	net, err := parseIPNetwork(nearIP + cidr)
 	if err != nil {
 		return CIDRNetwork{}, err

@@ -42,8 +42,14 @@ func TestSimpleCIDR(t *testing.T) {
 		{strPtr("10.2.0.1"), "10.0.0.5", "/15", "False"},
 		{strPtr("10.0.0.1 x"), "10.0.0.5", "/24", "True"},
 		{strPtr("10.0.0.1"), "", "/8", "True"},
-		{strPtr("10.0.1.1"), "10.0.0.5", "", "False"},
-		{strPtr("10.0.0.9"), "10.0.0.5", "", "True"},
+		{strPtr("10.0.1.1"), "10.0.0.5", DefaultCIDR, "False"},
+		{strPtr("10.0.0.9"), "10.0.0.5", DefaultCIDR, "True"},
+		// A cidr hint given as "": IPNetwork of the address alone.
+		{strPtr("10.0.0.9"), "10.0.0.5", "", "False"},
+		{strPtr("10.0.0.5"), "10.0.0.5", "", "True"},
+		{strPtr("10.0.0.0"), "10.0", "", "True"},
+		{strPtr("2001:db8::1"), "2001:db8::1", "", "True"},
+		{strPtr("2001:db8::2"), "2001:db8::1", "", "False"},
 	}
 	for _, tc := range cases {
 		name := "nil"

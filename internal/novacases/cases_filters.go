@@ -250,6 +250,12 @@ func hintFilterCases() []Case {
 		oneOf("SimpleCIDRAffinityFilter/cidr-16", config(names(engine.SimpleCIDRAffinityFilter), nil), cidr, nil,
 			hints(engine.Hints{BuildNearHostIP: "10.0.0.200", CIDR: "/16"}), "h1", "h2"),
 		oneOf("SimpleCIDRAffinityFilter/no-hint", config(names(engine.SimpleCIDRAffinityFilter), nil), cidr, nil, request(1), "h1", "h2", "h3"),
+		// get_scheduler_hint('cidr', '/24') unwraps [""] to "": the
+		// network is IPNetwork of the address alone, a /32.
+		oneOf("SimpleCIDRAffinityFilter/placer/empty-cidr-is-the-address-alone", config(names(engine.SimpleCIDRAffinityFilter), nil), cidr, nil,
+			hints(engine.Hints{BuildNearHostIP: "10.0.0.7", EmptyCIDR: true}), "h1"),
+		oneOf("SimpleCIDRAffinityFilter/placer/empty-cidr-another-address", config(names(engine.SimpleCIDRAffinityFilter), nil), cidr, nil,
+			hints(engine.Hints{BuildNearHostIP: "10.0.0.8", EmptyCIDR: true})),
 	}
 }
 

@@ -178,6 +178,9 @@ func requestDoc(r *engine.Request) map[string]any {
 			hints[k] = v
 		}
 	}
+	if h.CIDR == "" && h.EmptyCIDR {
+		hints["cidr"] = ""
+	}
 	d["scheduler_hints"] = hints
 	if rt := r.Retry; rt != nil {
 		var hs [][]string

@@ -81,7 +81,7 @@ func init() {
 	}))
 	register(engine.SimpleCIDRAffinityFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
 		hints := &s.Req.SchedulerHints
-		return raised(nova.SimpleCIDRCheck(h.HostIP, hints.BuildNearHostIP, hints.CIDR))
+		return raised(nova.SimpleCIDRCheck(h.HostIP, hints.BuildNearHostIP, hints.AffinityCIDR()))
 	})
 	register(engine.IoOpsFilter, false, ok(func(s *RequestSpec, h *HostState) bool {
 		return h.NumIOOps < s.Cfg.MaxIoOpsPerHost

@@ -193,6 +193,19 @@ var goodCases = []goodCase{
 				t.Errorf("got %+v", s.Request)
 			}
 		}},
+	{"a cidr hint given empty", doc("request", request("scheduler_hints", `{"build_near_host_ip": "10.0.0.1", "cidr": [""]}`)),
+		func(t *testing.T, s *Scenario) {
+			// Nova appends it as given: the network is the address alone.
+			if h := s.Request.SchedulerHints; h.CIDR != "" || !h.EmptyCIDR || h.AffinityCIDR() != "" {
+				t.Errorf("got %+v", h)
+			}
+		}},
+	{"no cidr hint", doc("request", request("scheduler_hints", `{"build_near_host_ip": "10.0.0.1"}`)),
+		func(t *testing.T, s *Scenario) {
+			if h := s.Request.SchedulerHints; h.EmptyCIDR || h.AffinityCIDR() != "/24" {
+				t.Errorf("got %+v", h)
+			}
+		}},
 	{"group uuid given", doc("request", request("instance_group", `{"uuid": "g1", "policy": "soft-affinity"}`)),
 		func(t *testing.T, s *Scenario) {
 			if g := s.Request.InstanceGroup; g.UUID != "g1" || g.MaxServerPerHost != 0 {

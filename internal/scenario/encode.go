@@ -354,7 +354,7 @@ type hintsJSON struct {
 	DifferentHost   []string `json:"different_host,omitempty"`
 	Query           string   `json:"query,omitempty"`
 	BuildNearHostIP string   `json:"build_near_host_ip,omitempty"`
-	CIDR            string   `json:"cidr,omitempty"`
+	CIDR            *string  `json:"cidr,omitempty"`
 }
 
 type retryJSON struct {
@@ -406,7 +406,10 @@ func requestOut(r *engine.Request) requestJSON {
 	}
 	if h := r.SchedulerHints; !hintsEmpty(&h) {
 		out.SchedulerHints = &hintsJSON{SameHost: h.SameHost, DifferentHost: h.DifferentHost,
-			Query: h.Query, BuildNearHostIP: h.BuildNearHostIP, CIDR: h.CIDR}
+			Query: h.Query, BuildNearHostIP: h.BuildNearHostIP}
+		if h.CIDR != "" || h.EmptyCIDR {
+			out.SchedulerHints.CIDR = &h.CIDR
+		}
 	}
 	if rt := r.Retry; rt != nil {
 		out.Retry = &retryJSON{NumAttempts: rt.NumAttempts, Hosts: make([][2]string, len(rt.Hosts))}
@@ -419,5 +422,5 @@ func requestOut(r *engine.Request) requestJSON {
 
 func hintsEmpty(h *engine.Hints) bool {
 	return len(h.SameHost) == 0 && len(h.DifferentHost) == 0 && h.Query == "" &&
-		h.BuildNearHostIP == "" && h.CIDR == ""
+		h.BuildNearHostIP == "" && h.CIDR == "" && !h.EmptyCIDR
 }

@@ -219,5 +219,8 @@ func (d *decoder) hints(p string, v *node) engine.Hints {
 	h.Query = one("query")
 	h.BuildNearHostIP = one("build_near_host_ip")
 	h.CIDR = one("cidr")
+	if _, given := values["cidr"]; given && h.CIDR == "" {
+		h.EmptyCIDR = true // appended as given: the address alone
+	}
 	return h
 }

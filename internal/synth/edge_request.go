@@ -203,6 +203,10 @@ func edgeHints(r rng, c *engine.Cloud, m *meta, req *engine.Request, uuids []str
 			h.BuildNearHostIP = pick(r, []string{"10.0.0.1", "10.9.9.9", "192.168.0.77"})
 		}
 		h.CIDR = pick(r, []string{"", "/24", "/16", "/8", "/32", "/0"})
+		// "" near a host's own address is a cidr given empty (the address
+		// alone), near the others no cidr at all (/24): no draw more, so
+		// the stream of the rest is unchanged.
+		h.EmptyCIDR = h.CIDR == "" && host.HostIP != nil && h.BuildNearHostIP == *host.HostIP
 	}
 }
 
