@@ -123,7 +123,7 @@ func typeAffinityMask(b *batch) *bitmap.Set {
 		vals := c.instanceTypes
 		for _, v := range vals {
 			for _, x := range strings.Split(v, ",") {
-				if strings.TrimSpace(x) == name {
+				if nova.PyStrip(x) == name { // x.strip(), as type_filter.py
 					return true
 				}
 			}

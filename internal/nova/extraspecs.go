@@ -23,6 +23,10 @@ func pyIsSpace(r rune) bool {
 	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
+// PyStrip is str.strip() without arguments (it also strips the
+// separators U+001C..U+001F, which strings.TrimSpace keeps).
+func PyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
+
 // pySplit is str.split() without arguments.
 func pySplit(s string) []string { return strings.FieldsFunc(s, pyIsSpace) }
 

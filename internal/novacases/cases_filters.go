@@ -213,6 +213,9 @@ func aggregateFilterCases() []Case {
 		oneOf("AggregateTypeAffinityFilter/listed-flavor", cfg(ata), three, types, flavorName("small"), "h1", "h2", "h3"),
 		oneOf("AggregateTypeAffinityFilter/any-aggregate-lists-it", cfg(ata), three, types, flavorName("large"), "h2", "h3"),
 		oneOf("AggregateTypeAffinityFilter/unlisted-flavor", cfg(ata), three, types, flavorName("tiny"), "h3"),
+		// x.strip() strips U+001C..U+001F too (strings.TrimSpace does not).
+		oneOf("AggregateTypeAffinityFilter/placer/python-strip", cfg(ata), three,
+			[]engine.Aggregate{agg("t", names("h1"), "instance_type", "tiny\x1f, big")}, flavorName("tiny"), "h1", "h2", "h3"),
 		oneOf("AggregateImagePropertiesIsolation/matching-property", cfg(aipi), three, distro, image("os_distro", "ubuntu"), "h2", "h3"),
 		oneOf("AggregateImagePropertiesIsolation/no-property", cfg(aipi), three, distro, request(1), "h1", "h2", "h3"),
 		oneOf("AggregateImagePropertiesIsolation/non-image-key-ignored", cfg(aipi), three,
