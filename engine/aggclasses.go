@@ -16,6 +16,10 @@ import (
 // limitsFrom is an aggregate class's aggClass.limitFrom: for each
 // Aggregate* rule's key, the aggregates (of aggs, raw the class's raw
 // values) holding the value the rule applies.
+// ratioKeys are the aggregate metadata keys of the allocation ratios the
+// Aggregate resource filters read, in resRAM, resCore, resDisk order.
+var ratioKeys = [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"}
+
 func limitsFrom(c *Cloud, aggs []int, raw map[string][]string) map[string][]string {
 	var from map[string][]string
 	for _, r := range resourceRules {
@@ -124,7 +128,7 @@ func resolveClass(raw map[string][]string) (cv classValues) {
 		o.v, o.ok = nova.AggregateNum(raw[key])
 		return o
 	}
-	for r, key := range [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"} {
+	for r, key := range ratioKeys {
 		cv.ratio[r] = num(key)
 	}
 	cv.maxIOOps.v, cv.maxIOOps.ok = nova.AggregateInt(raw["max_io_ops_per_host"])

@@ -198,6 +198,11 @@ func TestSetAggregateMetadataValidates(t *testing.T) {
 			t.Fatalf("a refused aggregate change moved the version %d -> %d", v0, s.Version())
 		}
 	}
+	// Only the ratios Nova reads are bounded: another *_allocation_ratio
+	// key is an opaque string to Nova.
+	if _, err := s.SetAggregateMetadata("gpu", map[string]string{"gpu_allocation_ratio": "inf"}, nil); err != nil {
+		t.Errorf("gpu_allocation_ratio inf: %v", err)
+	}
 	// A list of changes counts by what it leaves, named by the last change
 	// to the aggregate at fault.
 	inf, two := map[string]string{"ram_weight_multiplier": "inf"}, map[string]string{"ram_weight_multiplier": "2"}

@@ -189,7 +189,7 @@ func validateAggregateNumbers(p string, meta map[string]string) error {
 		switch {
 		case slices.Contains(multiplierKeys[:], key) && !(math.Abs(f) <= MaxFactor):
 			return invalid(p+".metadata."+key, "want a number from -%g to %g, got %q", MaxFactor, MaxFactor, v)
-		case strings.HasSuffix(key, "_allocation_ratio") && math.Abs(f) > MaxRatio:
+		case slices.Contains(ratioKeys[:], key) && math.Abs(f) > MaxRatio: // another *_allocation_ratio is an opaque string to Nova
 			return invalid(p+".metadata."+key, "want a number from -%d to %d (or NaN), got %q", MaxRatio, MaxRatio, v)
 		}
 	}
