@@ -57,7 +57,7 @@ type capSpec struct {
 
 // capSpecs classifies the request's extra specs, in the filter's order.
 func capSpecs(b *batch) []capSpec {
-	specs := nova.CapabilitySpecs(b.req.Flavor.ExtraSpecs)
+	specs := nova.CapabilitySpecs(b.req.Flavor.ExtraSpecs, b.req.Flavor.ExtraSpecOrder)
 	out := make([]capSpec, len(specs))
 	for i, s := range specs {
 		c := capSpec{CapabilitySpec: s}
@@ -227,7 +227,7 @@ func capApply(b *batch, set *bitmap.Set) error {
 	// exception.
 	var h nova.HostAttrs
 	b.attrs(uint32(raiseAt), &h)
-	_, err := nova.CapabilitiesCheck(b.req.Flavor.ExtraSpecs, &h)
+	_, err := nova.CapabilitiesCheck(b.req.Flavor.ExtraSpecs, b.req.Flavor.ExtraSpecOrder, &h)
 	if err == nil {
 		return errors.New("engine: ComputeCapabilitiesFilter: no exception where the specs raise")
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -112,12 +111,12 @@ var otherReasons = map[string]string{
 }
 
 // extraSpecsReason is AggregateInstanceExtraSpecsFilter's line for host
-// id: the first extra spec, in key order (nova.AggregateInstanceExtraSpecsCheck's),
+// id: the first extra spec, in the flavor's order (nova.AggregateInstanceExtraSpecsCheck's),
 // that its aggregates' metadata lacks or no value of which matches.
 func (b *batch) extraSpecsReason(id uint32, hs string) (string, bool) {
 	meta := b.s.info.classes[b.s.info.class.At(id)].meta
 	specs := b.req.Flavor.ExtraSpecs
-	for _, full := range slices.Sorted(maps.Keys(specs)) {
+	for _, full := range b.req.Flavor.SpecKeys() {
 		key := full
 		if scope, rest, ok := strings.Cut(full, ":"); ok {
 			if scope != "aggregate_instance_extra_specs" {

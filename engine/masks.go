@@ -153,11 +153,13 @@ func noDifferentHost(b *batch) bool { return !hintGiven(b.req.SchedulerHints.Dif
 
 // aggSpecsVerdict is AggregateInstanceExtraSpecsFilter's verdict for the
 // flavor's extra specs, judged once per aggregate class and memoised by
-// the specs.
+// the specs in the flavor's order (which decides where a class fails one
+// spec and raises on another).
 func aggSpecsVerdict(b *batch) *verdict {
-	specs := b.req.Flavor.ExtraSpecs
-	return classVerdict(b, "aggspecs\x00"+specsKey(specs), func(c *aggClass) (bool, error) {
-		return nova.AggregateInstanceExtraSpecsCheck(specs, c.meta)
+	f := &b.req.Flavor
+	keys := f.SpecKeys()
+	return classVerdict(b, "aggspecs\x00"+specsKey(f.ExtraSpecs, keys), func(c *aggClass) (bool, error) {
+		return nova.AggregateInstanceExtraSpecsCheck(f.ExtraSpecs, keys, c.meta)
 	})
 }
 
@@ -180,7 +182,7 @@ func aggSpecsApply(b *batch, set *bitmap.Set) error {
 		return nil
 	}
 	info := b.s.info
-	_, err := nova.AggregateInstanceExtraSpecsCheck(b.req.Flavor.ExtraSpecs, info.classes[info.class.At(id)].meta)
+	_, err := nova.AggregateInstanceExtraSpecsCheck(b.req.Flavor.ExtraSpecs, b.req.Flavor.ExtraSpecOrder, info.classes[info.class.At(id)].meta)
 	return raisedAt(AggregateInstanceExtraSpecsFilter, err)
 }
 
@@ -226,13 +228,9 @@ func metricsMask(b *batch) *bitmap.Set {
 	})
 }
 
-// specsKey is extra specs as a memo key: sorted, each part quoted.
-func specsKey(specs map[string]string) string {
-	keys := make([]string, 0, len(specs))
-	for k := range specs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+// specsKey is extra specs as a memo key: in keys' order, each part
+// quoted.
+func specsKey(specs map[string]string, keys []string) string {
 	var s strings.Builder
 	for _, k := range keys {
 		s.WriteString(strconv.Quote(k))

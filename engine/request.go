@@ -47,7 +47,18 @@ type Flavor struct {
 	// Swap is in MB. DiskFilter counts it; consumption does not (Nova).
 	Swap       int64
 	ExtraSpecs map[string]string
+	// ExtraSpecOrder is the order of ExtraSpecs' keys as the flavor lists
+	// them (a scenario's JSON order), in which Nova's filters walk them:
+	// it decides which of two specs speaks first on a host where one fails
+	// and the other raises. Keys it does not list come after it, sorted;
+	// listed names that are not keys, and repeats, are ignored. nil: all
+	// sorted.
+	ExtraSpecOrder []string
 }
+
+// SpecKeys returns the keys of f's extra specs in the order Nova walks
+// them (ExtraSpecOrder).
+func (f *Flavor) SpecKeys() []string { return nova.SpecKeys(f.ExtraSpecs, f.ExtraSpecOrder) }
 
 // Image is the boot image: an id and Glance properties. Property values are
 // string, int64 (integral JSON numbers), float64, bool or nil, as JSON gives

@@ -50,7 +50,7 @@ func MetadataByHost(aggMetadata []map[string]string) AggregateMetadata {
 // Where Nova could raise (see AggregateInstanceExtraSpecsCheck) the host
 // fails.
 func AggregateInstanceExtraSpecsPass(extraSpecs map[string]string, meta AggregateMetadata) bool {
-	ok, err := AggregateInstanceExtraSpecsCheck(extraSpecs, meta)
+	ok, err := AggregateInstanceExtraSpecsCheck(extraSpecs, nil, meta) // the order cannot change a pass
 	return ok && err == nil
 }
 
@@ -59,17 +59,13 @@ func AggregateInstanceExtraSpecsPass(extraSpecs map[string]string, meta Aggregat
 // order, which depends on Python's per-process string hashing, and a
 // numeric operator raises ValueError on a value float() refuses; this
 // passes a key when any value matches and returns the *ErrPython only when
-// none matches and some value raised. Keys are walked in sorted order.
-func AggregateInstanceExtraSpecsCheck(extraSpecs map[string]string, meta AggregateMetadata) (bool, error) {
+// none matches and some value raised. Keys are walked in the flavor's
+// order (SpecKeys).
+func AggregateInstanceExtraSpecsCheck(extraSpecs map[string]string, order []string, meta AggregateMetadata) (bool, error) {
 	if len(extraSpecs) == 0 {
 		return true, nil
 	}
-	keys := make([]string, 0, len(extraSpecs))
-	for k := range extraSpecs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, fullKey := range keys {
+	for _, fullKey := range SpecKeys(extraSpecs, order) {
 		req := extraSpecs[fullKey]
 		key := fullKey
 		if scope, rest, found := strings.Cut(fullKey, ":"); found {

@@ -45,7 +45,7 @@ func TestAggregateInstanceExtraSpecsPass(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := AggregateInstanceExtraSpecsCheck(tc.specs, meta)
+			got, err := AggregateInstanceExtraSpecsCheck(tc.specs, nil, meta)
 			if (err != nil) != tc.err || got != tc.want {
 				t.Fatalf("AggregateInstanceExtraSpecsCheck = %v, %v; want %v, err %v", got, err, tc.want, tc.err)
 			}

@@ -3,6 +3,7 @@ package nova
 import (
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,26 +15,45 @@ import (
 // extra_specs against one host. Where Nova would raise (see
 // CapabilitiesCheck) the host fails.
 func CapabilitiesPass(extraSpecs map[string]string, h *HostAttrs) bool {
-	ok, err := CapabilitiesCheck(extraSpecs, h)
+	ok, err := CapabilitiesCheck(extraSpecs, nil, h) // the order cannot change a pass
 	return ok && err == nil
+}
+
+// SpecKeys returns the keys of extraSpecs in the order Nova's filters walk
+// them, the flavor's (flavor.extra_specs.items()): order's keys first (the
+// keys as the flavor lists them; names that are not keys, and repeats,
+// are skipped), then the keys order does not list, sorted (all of them
+// when order is nil). The order matters only on a host where one spec
+// fails and another raises: the first of them decides.
+func SpecKeys(extraSpecs map[string]string, order []string) []string {
+	keys := make([]string, 0, len(extraSpecs))
+	for _, k := range order {
+		if _, ok := extraSpecs[k]; ok && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == len(extraSpecs) {
+		return keys
+	}
+	rest := len(keys)
+	for k := range extraSpecs {
+		if !slices.Contains(keys[:rest], k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys[rest:])
+	return keys
 }
 
 // CapabilitiesCheck is CapabilitiesPass with the exception Nova raises when
 // an extra spec's numeric operator meets a value or operand that float()
-// refuses (a *ErrPython). The extra specs are walked in sorted key order
-// (Nova walks them in the flavor's order, which a Go map does not keep; the
-// order only matters when one spec fails and another raises).
-func CapabilitiesCheck(extraSpecs map[string]string, h *HostAttrs) (bool, error) {
+// refuses (a *ErrPython). The extra specs are walked in SpecKeys(extraSpecs,
+// order)'s order, the flavor's.
+func CapabilitiesCheck(extraSpecs map[string]string, order []string, h *HostAttrs) (bool, error) {
 	if len(extraSpecs) == 0 {
 		return true, nil
 	}
-	var one [1]string
-	keys := one[:0]
-	for k := range extraSpecs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range SpecKeys(extraSpecs, order) {
 		req := extraSpecs[key]
 		scope, evaluated := specScope(key, splitScope(key), h)
 		if !evaluated {
@@ -304,126 +324,6 @@ func IntCapabilities(extraSpecs map[string]string) (caps []IntCapability, ok boo
 	return caps, true
 }
 
-// CapCache memoises, for one goroutine and one set of extra specs, what
-// CapabilitiesCheck computes from values many hosts share: per spec, the
-// outcome of walking a JSON attribute (cpu_info's vendor, features, ...)
-// and matching what it reaches, and the match of an attribute's text.
-// Hosts of one hardware model then cost a few map lookups. A walk from
-// cpu_info is keyed by the HostAttrs.CPUInfo pointer: the text behind a
-// pointer must not change while the cache is in use. The zero value is
-// not usable: use NewCapCache.
-type CapCache struct {
-	steps []capStep
-}
-
-// capStep is one extra spec, pre-digested, with its memos.
-type capStep struct {
-	key   string
-	scope []string
-	rest  string // the walk after its first step, joined: a memo key
-	req   string
-	walk  map[capKey]capOutcome
-	match map[string]capOutcome // by the capability's text
-}
-
-// capKey is a walk's memo key: the JSON text it starts from, by pointer
-// when it is the host's cpu_info (hosts sharing a text share it: the
-// engine interns cpu_info), else by value.
-type capKey struct {
-	ptr   *string
-	first string
-}
-
-// capOutcome is a spec's outcome on a capability: not found, or the match.
-type capOutcome struct {
-	found bool
-	ok    bool
-	err   error
-}
-
-// NewCapCache returns an empty cache for the given extra specs (walked in
-// sorted key order, as CapabilitiesCheck walks them).
-func NewCapCache(extraSpecs map[string]string) *CapCache {
-	c := &CapCache{}
-	keys := make([]string, 0, len(extraSpecs))
-	for k := range extraSpecs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		sc := splitScope(k)
-		walk := sc
-		if len(sc) > 1 {
-			walk = sc[1:] // past "capabilities" (other scopes are skipped)
-		}
-		c.steps = append(c.steps, capStep{
-			key: k, scope: sc, rest: strings.Join(walk[1:], ":"), req: extraSpecs[k],
-			walk: map[capKey]capOutcome{}, match: map[string]capOutcome{},
-		})
-	}
-	return c
-}
-
-// CapabilitiesCheckCached is CapabilitiesCheck(c's extra specs, h) with
-// c's memos; same result, same errors.
-func CapabilitiesCheckCached(c *CapCache, h *HostAttrs) (bool, error) {
-	for i := range c.steps {
-		st := &c.steps[i]
-		scope, evaluated := specScope(st.key, st.scope, h)
-		if !evaluated {
-			continue
-		}
-		o := st.outcome(h, scope)
-		if !o.found {
-			return false, nil
-		}
-		if o.err != nil {
-			return false, o.err
-		}
-		if !o.ok {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// outcome is the spec's outcome on h's capability at scope.
-func (st *capStep) outcome(h *HostAttrs, scope []string) capOutcome {
-	first, found := h.capability(scope[:1])
-	if !found {
-		return capOutcome{}
-	}
-	if s, isText := first.(string); isText && len(scope) > 1 {
-		// The walk from a text depends on the text alone.
-		key := capKey{first: s}
-		if scope[0] == "cpu_info" && h.CPUInfo != nil {
-			key = capKey{ptr: h.CPUInfo} // no hashing of the text
-		}
-		o, ok := st.walk[key]
-		if !ok {
-			cap, found := h.capabilityFrom(first, scope[1:])
-			o.found = found
-			if found {
-				o.ok, o.err = MatchErr(pyval.Str(cap), st.req)
-			}
-			st.walk[key] = o
-		}
-		return o
-	}
-	cap, found := h.capabilityFrom(first, scope[1:])
-	if !found {
-		return capOutcome{}
-	}
-	text := pyval.Str(cap)
-	o, ok := st.match[text]
-	if !ok {
-		o.found = true
-		o.ok, o.err = MatchErr(text, st.req)
-		st.match[text] = o
-	}
-	return o
-}
-
 // CapabilitySpec is one extra spec as ComputeCapabilitiesFilter walks it,
 // for callers that judge one spec on many hosts (CapabilitiesCheck walks
 // them all on one host).
@@ -433,13 +333,12 @@ type CapabilitySpec struct {
 }
 
 // CapabilitySpecs returns the extra specs in the order CapabilitiesCheck
-// walks them (sorted by key).
-func CapabilitySpecs(extraSpecs map[string]string) []CapabilitySpec {
+// walks them (SpecKeys).
+func CapabilitySpecs(extraSpecs map[string]string, order []string) []CapabilitySpec {
 	out := make([]CapabilitySpec, 0, len(extraSpecs))
-	for k, v := range extraSpecs {
-		out = append(out, CapabilitySpec{Key: k, Req: v, scope: splitScope(k)})
+	for _, k := range SpecKeys(extraSpecs, order) {
+		out = append(out, CapabilitySpec{Key: k, Req: extraSpecs[k], scope: splitScope(k)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 

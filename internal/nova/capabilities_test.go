@@ -2,8 +2,6 @@ package nova
 
 import (
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -103,7 +101,7 @@ func TestCapabilitiesPass(t *testing.T) {
 			if tc.mod != nil {
 				tc.mod(h)
 			}
-			got, err := CapabilitiesCheck(tc.specs, h)
+			got, err := CapabilitiesCheck(tc.specs, nil, h)
 			if tc.exc != "" {
 				var pe *ErrPython
 				if !errors.As(err, &pe) || pe.Exception != tc.exc {
@@ -115,56 +113,33 @@ func TestCapabilitiesPass(t *testing.T) {
 			if CapabilitiesPass(tc.specs, h) != (tc.want && tc.exc == "") {
 				t.Fatal("CapabilitiesPass disagrees with CapabilitiesCheck")
 			}
-			// The memoised form, cold and warm, says the same.
-			cache := NewCapCache(tc.specs)
-			for range 2 {
-				got2, err2 := CapabilitiesCheckCached(cache, h)
-				if got2 != got || fmt.Sprint(err2) != fmt.Sprint(err) {
-					t.Fatalf("CapabilitiesCheckCached = %v, %v; CapabilitiesCheck %v, %v", got2, err2, got, err)
-				}
-			}
 		})
 	}
 }
 
-// TestCapCacheAcrossHosts runs one memo over many hosts that share and
-// differ in cpu_info, hypervisor, stats and counters, against
-// CapabilitiesCheck host by host.
-func TestCapCacheAcrossHosts(t *testing.T) {
-	rng := rand.New(rand.NewPCG(31, 32))
-	cpus := []string{
-		`{"vendor": "Intel", "arch": "x86_64", "features": ["avx512f", "aes"], "topology": {"cores": 16}}`,
-		`{"vendor": "AMD", "arch": "x86_64", "features": ["aes"], "topology": {"cores": 64}}`,
-		`{"vendor": "Intel", "topology": {"cores": "many"}}`,
-		`not json`, ``,
-	}
-	hvs := []string{"QEMU", "KVM", "xen"}
-	specSets := []map[string]string{
-		{"capabilities:cpu_info:vendor": "s== Intel", "capabilities:cpu_info:topology:cores": ">= 16"},
-		{"capabilities:cpu_info:features": "<in> avx512f", "capabilities:hypervisor_type": "<or> QEMU <or> KVM"},
-		{"capabilities:cpu_info:topology:cores": ">= 16"}, // "many" raises
-		{"capabilities:num_vm_active": "<= 20", "capabilities:free_ram_mb": ">= 16384", "hw:cpu_policy": "shared"},
-		{"capabilities:hypervisor_version": ">= 5002000", "capabilities:cpu_info:arch": "s== x86_64"},
-		{"num_vm_active": "1", "vcpus_total": ">= 32"},
-	}
-	for _, specs := range specSets {
-		cache := NewCapCache(specs)
-		for range 300 {
-			cpu, hv := cpus[rng.IntN(len(cpus))], hvs[rng.IntN(len(hvs))]
-			ver := int64(4000000 + rng.IntN(3)*1002000)
-			h := &HostAttrs{
-				Host: "h", CPUInfo: &cpu, HypervisorType: &hv, HypervisorVersion: &ver,
-				FreeRAMMB: int64(rng.IntN(40000)), VCPUsTotal: int64(rng.IntN(64)),
-				Stats: map[string]string{"num_vm_active": fmt.Sprint(rng.IntN(40))},
-			}
-			if rng.IntN(4) == 0 {
-				h.CPUInfo = nil
-			}
-			want, wantErr := CapabilitiesCheck(specs, h)
-			got, err := CapabilitiesCheckCached(cache, h)
-			if got != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Fatalf("%v on %+v: cached %v, %v; CapabilitiesCheck %v, %v", specs, h, got, err, want, wantErr)
-			}
+// TestCapabilitiesInFlavorOrder: Nova walks the extra specs in the
+// flavor's order, and the first that fails or raises decides: a host
+// that fails one spec and raises on another raises only when the raising
+// one comes first (hypervisor_type "s== xen" fails on QEMU; cores
+// ">= 8c" raises: float("8c")).
+func TestCapabilitiesInFlavorOrder(t *testing.T) {
+	specs := map[string]string{"capabilities:hypervisor_type": "s== xen", "capabilities:cpu_info:topology:cores": ">= 8c"}
+	for _, tc := range []struct {
+		order []string
+		exc   string
+	}{
+		{nil, "ValueError"}, // sorted: cpu_info first
+		{[]string{"capabilities:hypervisor_type", "capabilities:cpu_info:topology:cores"}, ""},
+		{[]string{"capabilities:hypervisor_type"}, ""}, // the rest after it
+		{[]string{"capabilities:cpu_info:topology:cores", "nothing", "capabilities:cpu_info:topology:cores"}, "ValueError"},
+	} {
+		ok, err := CapabilitiesCheck(specs, tc.order, capsHost())
+		var pe *ErrPython
+		if ok || (tc.exc == "") != (err == nil) || err != nil && (!errors.As(err, &pe) || pe.Exception != tc.exc) {
+			t.Errorf("order %q: %v, %v; want a failure raising %q", tc.order, ok, err, tc.exc)
+		}
+		if got := SpecKeys(specs, tc.order); len(got) != 2 || got[0] == got[1] {
+			t.Errorf("SpecKeys(%q) = %q", tc.order, got)
 		}
 	}
 }

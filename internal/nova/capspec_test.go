@@ -30,7 +30,7 @@ func TestCapabilitySpecsWalkAsCheck(t *testing.T) {
 		for range 1 + r.IntN(4) {
 			specs[keys[r.IntN(len(keys))]] = values[r.IntN(len(values))]
 		}
-		walk := CapabilitySpecs(specs)
+		walk := CapabilitySpecs(specs, nil)
 		for i := 1; i < len(walk); i++ {
 			if walk[i-1].Key >= walk[i].Key {
 				t.Fatalf("specs out of order: %q before %q", walk[i-1].Key, walk[i].Key)
@@ -48,7 +48,7 @@ func TestCapabilitySpecsWalkAsCheck(t *testing.T) {
 					break
 				}
 			}
-			want, wantErr := CapabilitiesCheck(specs, h)
+			want, wantErr := CapabilitiesCheck(specs, nil, h)
 			walks++
 			if wantErr != nil {
 				raised++

@@ -33,7 +33,7 @@ func TestIntCapabilitiesMatchCheck(t *testing.T) {
 		accepted++
 		for range 20 {
 			h := randomIntHost(rng)
-			want, err := CapabilitiesCheck(specs, h)
+			want, err := CapabilitiesCheck(specs, nil, h)
 			if err != nil {
 				t.Fatalf("%v: CapabilitiesCheck raised %v where IntCapabilities promised it cannot", specs, err)
 			}

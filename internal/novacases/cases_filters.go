@@ -70,6 +70,7 @@ func capabilityCases() []Case {
 			r.Flavor.ExtraSpecs = map[string]string{}
 			for i := 0; i+1 < len(kv); i += 2 {
 				r.Flavor.ExtraSpecs[kv[i]] = kv[i+1]
+				r.Flavor.ExtraSpecOrder = append(r.Flavor.ExtraSpecOrder, kv[i]) // Nova walks them so
 			}
 		})
 	}
@@ -91,6 +92,15 @@ func capabilityCases() []Case {
 		single("ComputeCapabilitiesFilter/no-extra-specs", f, opts, request(1), true, none),
 		single("ComputeCapabilitiesFilter/stats-counter-num-instances", f, host("h1", numInst(3)),
 			specs("capabilities:stats:num_instances", "3"), true, none),
+		// The specs are walked in the flavor's order, and the first that
+		// fails or raises decides: "s== xen" fails on QEMU, ">= 8c" raises
+		// (float("8c")).
+		single("ComputeCapabilitiesFilter/placer/flavor-order-fails-first", f, host("h1", hvType("QEMU"), cpuInfo(`{"topology": {"cores": 8}}`)),
+			specs("capabilities:hypervisor_type", "s== xen", "capabilities:cpu_info:topology:cores", ">= 8c"), false, none),
+		{Name: "ComputeCapabilitiesFilter/placer/flavor-order-raises-first",
+			Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1", hvType("QEMU"), cpuInfo(`{"topology": {"cores": 8}}`))}},
+			Req:   specs("capabilities:cpu_info:topology:cores", ">= 8c", "capabilities:hypervisor_type", "s== xen"),
+			Want:  Want{Err: &WantErr{Kind: "ValueError", Index: 0}}},
 	}
 }
 
@@ -178,6 +188,7 @@ func aggregateFilterCases() []Case {
 			r.Flavor.ExtraSpecs = map[string]string{}
 			for i := 0; i+1 < len(kv); i += 2 {
 				r.Flavor.ExtraSpecs[kv[i]] = kv[i+1]
+				r.Flavor.ExtraSpecOrder = append(r.Flavor.ExtraSpecOrder, kv[i]) // Nova walks them so
 			}
 		})
 	}
@@ -205,6 +216,15 @@ func aggregateFilterCases() []Case {
 		oneOf("AggregateInstanceExtraSpecsFilter/other-scope-ignored", cfg(aies), three, ssd, specs("capabilities:ssd", "true"), "h1", "h2", "h3"),
 		oneOf("AggregateInstanceExtraSpecsFilter/operator", cfg(aies), three, ssd, specs("ssd", "<or> false <or> true"), "h2", "h3"),
 		oneOf("AggregateInstanceExtraSpecsFilter/no-extra-specs", cfg(aies), three, ssd, request(1), "h1", "h2", "h3"),
+		// In the flavor's order: on h2 "ssd" passes and "disk" (metadata
+		// "fast") raises under ">="; on h3 "ssd" fails first, unless "disk"
+		// comes first.
+		{Name: "AggregateInstanceExtraSpecsFilter/placer/flavor-order-fails-first", Cloud: engine.Cloud{Config: cfg(aies), Hosts: three[2:],
+			Aggregates: []engine.Aggregate{agg("slow", names("h3"), "ssd", "false", "disk", "fast")}},
+			Req: specs("ssd", "true", "disk", ">= 100"), Want: Want{Err: nvh(0, 1, 1, fc(aies, 1, 0))}},
+		{Name: "AggregateInstanceExtraSpecsFilter/placer/flavor-order-raises-first", Cloud: engine.Cloud{Config: cfg(aies), Hosts: three[2:],
+			Aggregates: []engine.Aggregate{agg("slow", names("h3"), "ssd", "false", "disk", "fast")}},
+			Req: specs("disk", ">= 100", "ssd", "true"), Want: Want{Err: &WantErr{Kind: "ValueError", Index: 0}}},
 		oneOf("AggregateMultiTenancyIsolation/listed-project", cfg(amt), three, tenants, project(strp("p2")), "h1", "h2", "h3"),
 		oneOf("AggregateMultiTenancyIsolation/other-project", cfg(amt), three, tenants, project(strp("p3")), "h3"),
 		oneOf("AggregateMultiTenancyIsolation/no-project", cfg(amt), three, tenants, request(1), "h3"),

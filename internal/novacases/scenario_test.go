@@ -1,7 +1,9 @@
 package novacases_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/placer/placer/engine"
 )
@@ -120,10 +122,20 @@ func hostsDoc(hosts []engine.Host) []any {
 
 func requestDoc(r *engine.Request) map[string]any {
 	f := r.Flavor
-	specs := f.ExtraSpecs
-	if specs == nil {
-		specs = map[string]string{}
+	// The extra specs in the flavor's order, which Nova walks them in.
+	var specs strings.Builder
+	specs.WriteByte('{')
+	for i, k := range f.SpecKeys() {
+		if i > 0 {
+			specs.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(f.ExtraSpecs[k])
+		specs.Write(kb)
+		specs.WriteByte(':')
+		specs.Write(vb)
 	}
+	specs.WriteByte('}')
 	n := r.NumInstances
 	if n == 0 {
 		n = max(1, len(r.InstanceUUIDs))
@@ -135,7 +147,7 @@ func requestDoc(r *engine.Request) map[string]any {
 	d := map[string]any{
 		"num_instances": n,
 		"flavor": map[string]any{"name": f.Name, "memory_mb": f.MemoryMB, "vcpus": f.VCPUs,
-			"root_gb": f.RootGB, "ephemeral_gb": f.EphemeralGB, "swap": f.Swap, "extra_specs": specs},
+			"root_gb": f.RootGB, "ephemeral_gb": f.EphemeralGB, "swap": f.Swap, "extra_specs": json.RawMessage(specs.String())},
 		"image":             map[string]any{"id": r.Image.ID, "properties": props},
 		"project_id":        r.ProjectID,
 		"user_id":           r.UserID,

@@ -53,14 +53,14 @@ func init() {
 	}))
 	register(engine.AvailabilityZoneFilter, true, ok(availabilityZoneFilter))
 	register(engine.ComputeCapabilitiesFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
-		return raised(nova.CapabilitiesCheck(s.Req.Flavor.ExtraSpecs, h.attrs()))
+		return raised(nova.CapabilitiesCheck(s.Req.Flavor.ExtraSpecs, s.Req.Flavor.ExtraSpecOrder, h.attrs()))
 	})
 	register(engine.ImagePropertiesFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
 		return raised(nova.ImagePropertiesCheck(s.Image, s.Cfg.ImagePropertiesDefaultArchitecture,
 			h.SupportedInstances, h.HypervisorVersion))
 	})
 	register(engine.AggregateInstanceExtraSpecsFilter, true, func(s *RequestSpec, h *HostState) (bool, error) {
-		return raised(nova.AggregateInstanceExtraSpecsCheck(s.Req.Flavor.ExtraSpecs, h.AggMeta))
+		return raised(nova.AggregateInstanceExtraSpecsCheck(s.Req.Flavor.ExtraSpecs, s.Req.Flavor.ExtraSpecOrder, h.AggMeta))
 	})
 	register(engine.AggregateImagePropertiesIsolation, true, ok(func(s *RequestSpec, h *HostState) bool {
 		return nova.AggregateImagePropertiesIsolationPass(s.Image, h.AggMeta,

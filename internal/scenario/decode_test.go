@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,6 +199,19 @@ var goodCases = []goodCase{
 			// Nova appends it as given: the network is the address alone.
 			if h := s.Request.SchedulerHints; h.CIDR != "" || !h.EmptyCIDR || h.AffinityCIDR() != "" {
 				t.Errorf("got %+v", h)
+			}
+		}},
+	{"extra specs in the flavor's order", doc("request", `{"flavor": {"extra_specs": {"b": "1", "a": "2", "c": "3"}}}`),
+		func(t *testing.T, s *Scenario) {
+			f := s.Request.Flavor
+			if !slices.Equal(f.ExtraSpecOrder, []string{"b", "a", "c"}) || !slices.Equal(f.SpecKeys(), []string{"b", "a", "c"}) {
+				t.Errorf("got %+v", f)
+			}
+		}},
+	{"extra specs sorted", doc("request", `{"flavor": {"extra_specs": {"a": "1", "b": "2"}}}`),
+		func(t *testing.T, s *Scenario) {
+			if f := s.Request.Flavor; f.ExtraSpecOrder != nil || !slices.Equal(f.SpecKeys(), []string{"a", "b"}) {
+				t.Errorf("got %+v", f)
 			}
 		}},
 	{"no cidr hint", doc("request", request("scheduler_hints", `{"build_near_host_ip": "10.0.0.1"}`)),

@@ -280,13 +280,40 @@ func hostOut(h *engine.Host) hostJSON {
 }
 
 type flavorJSON struct {
-	Name        string            `json:"name"`
-	MemoryMB    int64             `json:"memory_mb"`
-	VCPUs       int64             `json:"vcpus"`
-	RootGB      int64             `json:"root_gb"`
-	EphemeralGB int64             `json:"ephemeral_gb"`
-	Swap        int64             `json:"swap"`
-	ExtraSpecs  map[string]string `json:"extra_specs,omitempty"`
+	Name        string        `json:"name"`
+	MemoryMB    int64         `json:"memory_mb"`
+	VCPUs       int64         `json:"vcpus"`
+	RootGB      int64         `json:"root_gb"`
+	EphemeralGB int64         `json:"ephemeral_gb"`
+	Swap        int64         `json:"swap"`
+	ExtraSpecs  *orderedSpecs `json:"extra_specs,omitempty"`
+}
+
+// orderedSpecs writes extra specs as an object in the flavor's order
+// (engine.Flavor.SpecKeys), which Nova walks them in.
+type orderedSpecs struct {
+	specs map[string]string
+	keys  []string
+}
+
+func (o *orderedSpecs) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		for _, s := range [2]string{k, o.specs[k]} {
+			if err := writeCompact(&b, s); err != nil {
+				return nil, err
+			}
+			if s == k {
+				b.WriteString(": ")
+			}
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 type imageJSON struct {
@@ -385,9 +412,12 @@ func requestOut(r *engine.Request) requestJSON {
 		NumInstances:  r.NumInstances,
 		InstanceUUIDs: r.InstanceUUIDs,
 		Flavor: flavorJSON{Name: f.Name, MemoryMB: f.MemoryMB, VCPUs: f.VCPUs, RootGB: f.RootGB,
-			EphemeralGB: f.EphemeralGB, Swap: f.Swap, ExtraSpecs: f.ExtraSpecs},
+			EphemeralGB: f.EphemeralGB, Swap: f.Swap},
 		ProjectID: r.ProjectID, UserID: r.UserID, AvailabilityZone: r.AvailabilityZone,
 		IgnoreHosts: r.IgnoreHosts, ForceHosts: r.ForceHosts, ForceNodes: r.ForceNodes,
+	}
+	if len(f.ExtraSpecs) > 0 {
+		out.Flavor.ExtraSpecs = &orderedSpecs{f.ExtraSpecs, f.SpecKeys()}
 	}
 	if out.NumInstances == 0 { // the engine's "0 means len(InstanceUUIDs), else 1"
 		out.NumInstances = max(1, len(r.InstanceUUIDs))

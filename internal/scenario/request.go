@@ -28,7 +28,13 @@ var flavorFields = []field[engine.Flavor]{
 	{"root_gb", false, func(d *decoder, p string, v *node, f *engine.Flavor) { f.RootGB = d.nonnegInteger(p, v) }},
 	{"ephemeral_gb", false, func(d *decoder, p string, v *node, f *engine.Flavor) { f.EphemeralGB = d.nonnegInteger(p, v) }},
 	{"swap", false, func(d *decoder, p string, v *node, f *engine.Flavor) { f.Swap = d.nonnegInteger(p, v) }},
-	{"extra_specs", false, func(d *decoder, p string, v *node, f *engine.Flavor) { f.ExtraSpecs = d.stringMap(p, v) }},
+	{"extra_specs", false, func(d *decoder, p string, v *node, f *engine.Flavor) {
+		f.ExtraSpecs = d.stringMap(p, v)
+		if f.ExtraSpecs != nil && !slices.IsSorted(v.keys) {
+			// Nova walks them in the flavor's order (nil: sorted).
+			f.ExtraSpecOrder = slices.Clone(v.keys)
+		}
+	}},
 }
 
 var imageFields = []field[engine.Image]{

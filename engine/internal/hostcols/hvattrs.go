@@ -13,7 +13,7 @@ import "strings"
 // HVModel is what the hosts of one hypervisor and hardware model report
 // alike. Its pointers are the snapshot's own (nil: not reported); one
 // CPUInfo pointer per distinct text, which lets ComputeCapabilitiesFilter
-// memoise its walks by pointer (nova.CapCache).
+// memoise its walks by pointer.
 type HVModel struct {
 	Type, CPUInfo *string
 	Version       *int64
