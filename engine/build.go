@@ -194,6 +194,12 @@ func buildHostInfo(c *Cloud, d *derivation, committed map[HostNode][]string) (*h
 		if !h.Service.Disabled && !h.Service.Down {
 			info.serviceUp.Add(id)
 		}
+		if h.Service.Disabled {
+			if info.serviceDisabled == nil {
+				info.serviceDisabled = bitmap.NewSet(n)
+			}
+			info.serviceDisabled.Add(id)
+		}
 		if o >= 0 {
 			hvModel.Set(id, uint64(d.modelOf(&models, o)))
 		} else {

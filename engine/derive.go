@@ -228,7 +228,7 @@ func deriveSameHosts(c *Cloud, d *derivation, committed map[HostNode][]string) *
 	info := &hostInfo{
 		uuid: p.uuid, cell: p.cell, blockCells: p.blockCells, cells: p.cells, cellUUID: p.cellUUID,
 		diskGBUsed: p.diskGBUsed, names: p.names, nameIdx: p.nameIdx,
-		serviceUp: p.serviceUp, ironic: p.ironic,
+		serviceUp: p.serviceUp, serviceDisabled: p.serviceDisabled, ironic: p.ironic,
 		hvModel: p.hvModel, hvModels: p.hvModels, hvHostnames: p.hvHostnames, hostIPs: p.hostIPs,
 		stats: p.stats, statsTab: p.statsTab, metrics: p.metrics,
 		hvSig: p.hvSig, hvSigHost: p.hvSigHost, hvSigRep: p.hvSigRep, sigSupported: p.sigSupported,

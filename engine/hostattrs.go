@@ -20,7 +20,8 @@ func (b *batch) attrs(id uint32, h *nova.HostAttrs) {
 		SupportedInstances: info.supported(id),
 		Stats:              info.statsOf(id), RAMAllocationRatio: sh.ramRatio.At(j),
 		CPUAllocationRatio: sh.cpuRatio.At(j), DiskAllocationRatio: sh.diskRatio.At(j),
-		Extras: b, ExtrasID: id,
+		ServiceDisabled: info.serviceDisabled != nil && info.serviceDisabled.Has(id),
+		Extras:          b, ExtrasID: id,
 	}
 	// Where it is the node name, it points at h's own Nodename.
 	h.HypervisorHostname = info.hvHostname(id, &h.Nodename)

@@ -40,6 +40,9 @@ type hostInfo struct {
 	instances hostcols.Instances
 
 	serviceUp *bitmap.Set // enabled and up (ComputeFilter)
+	// serviceDisabled are the hosts whose service is disabled (nil: none),
+	// as HostState.service says ($service.disabled in a JsonFilter query).
+	serviceDisabled *bitmap.Set
 	ironic    *bitmap.Set // IronicNodeStates (ironic.go); nil: none
 
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,

@@ -3,6 +3,7 @@ package nova
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/placer/placer/internal/pyval"
 )
@@ -35,6 +36,9 @@ type HostAttrs struct {
 	Metrics map[string]int64
 	// Instances are the uuids on the host (HostState.instances keys).
 	Instances []string
+	// ServiceDisabled is the host's compute service's "disabled" (the
+	// HostState.service record's).
+	ServiceDisabled bool
 	// Extras, when not nil, supplies UUID, HostIP, Metrics and Instances
 	// in their place, for host ExtrasID, when a lookup reads them: few
 	// lookups do, and building them costs a map and strings per host
@@ -179,7 +183,7 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 	case "aggregates":
 		return h.object("list", "[<aggregates>]", "aggregates", false), true
 	case "service":
-		return h.object("ReadOnlyDict", "{<service>}", "service", false), true
+		return h.object("ReadOnlyDict", h.serviceRepr(), "service", false), true
 	case "_lock_name":
 		return h.object("tuple", "("+pyval.StrRepr(h.Host)+", "+pyval.StrRepr(h.Nodename)+")", "_lock_name", false), true
 	case "pci_stats", "numa_topology", "updated":
@@ -190,6 +194,52 @@ func (h *HostAttrs) Attr(name string) (v any, ok bool) {
 		return h.object("method", repr, name, false), true
 	}
 	return nil, false
+}
+
+// serviceFields are the fields of HostState.service modelled, in the
+// order of the record a compute service's row gives (the scenario carries
+// no id, uuid, report count, version or timestamps; disabled_reason is
+// modelled only where it is None, on an enabled service).
+var serviceFields = []string{"host", "binary", "topic", "disabled", "disabled_reason", "forced_down"}
+
+// ServiceField is HostState.service.get(name): the service record's field
+// (ok false for one not modelled, which reads as None).
+func (h *HostAttrs) ServiceField(name string) (v any, ok bool) {
+	switch name {
+	case "host":
+		return h.Host, true
+	case "binary":
+		return "nova-compute", true
+	case "topic":
+		return "compute", true
+	case "disabled":
+		return h.ServiceDisabled, true
+	case "disabled_reason":
+		return nil, !h.ServiceDisabled
+	case "forced_down":
+		return false, true // a service down is not forced down
+	}
+	return nil, false
+}
+
+// serviceRepr is str(HostState.service): its fields as a dict's repr.
+func (h *HostAttrs) serviceRepr() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	for _, f := range serviceFields {
+		v, ok := h.ServiceField(f)
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		n++
+		b.WriteString(pyval.StrRepr(f) + ": " + pyval.Repr(v))
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // repr is HostState.__repr__.
@@ -222,6 +272,40 @@ func (h *HostAttrs) instancesDict() *pyval.Dict {
 		o.Set(u, h.object("Instance", "Instance(uuid="+u+")", "instance\x00"+u, false))
 	}
 	return o
+}
+
+// instanceFields are nova.objects.Instance's fields (Nova 26): .get of
+// one of them on the host manager's Instance(uuid=...) objects is the
+// uuid for "uuid" and None for the others, which are not set; .get of any
+// other name raises AttributeError.
+var instanceFields = map[string]bool{}
+
+func init() {
+	for _, f := range strings.Fields(`access_ip_v4 access_ip_v6 architecture auto_disk_config
+		availability_zone cell_name cleaned config_drive created_at default_ephemeral_device
+		default_swap_device deleted deleted_at device_metadata disable_terminate
+		display_description display_name ec2_ids ephemeral_gb ephemeral_key_uuid fault flavor
+		hidden host hostname id image_ref info_cache instance_type_id kernel_id key_data key_name
+		keypairs launch_index launched_at launched_on locked locked_by memory_mb metadata
+		migration_context new_flavor node numa_topology old_flavor os_type pci_devices
+		pci_requests power_state progress project_id ramdisk_id reservation_id resources
+		root_device_name root_gb security_groups services shutdown_terminate system_metadata tags
+		task_state terminated_at trusted_certs updated_at user_data user_id uuid vcpu_model vcpus
+		vm_mode vm_state`) {
+		instanceFields[f] = true
+	}
+}
+
+// instanceGet is Instance.get(name, None) on o, one of instancesDict's
+// objects (Repr "Instance(uuid=<uuid>)").
+func instanceGet(o *pyval.Object, name string) (any, error) {
+	if !instanceFields[name] {
+		return nil, pyErr("AttributeError", "'Instance' object has no attribute '%s'", name)
+	}
+	if name == "uuid" {
+		return strings.TrimSuffix(strings.TrimPrefix(o.Repr, "Instance(uuid="), ")"), nil
+	}
+	return nil, nil // not set
 }
 
 func optStr(p *string) any {

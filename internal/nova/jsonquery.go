@@ -212,9 +212,21 @@ func parseQueryString(s string, h *HostAttrs) (any, error) {
 			}
 			obj = v
 		case *pyval.Object:
-			if o.Type == "ReadOnlyDict" {
-				// HostState.service: its contents are not modelled.
-				return nil, nil
+			if o.Type == "Instance" { // HostState.instances' values
+				v, err := instanceGet(o, item)
+				if err != nil || v == nil {
+					return nil, err
+				}
+				obj = v
+				continue
+			}
+			if o.Type == "ReadOnlyDict" { // HostState.service
+				v, _ := h.ServiceField(item)
+				if v == nil {
+					return nil, nil
+				}
+				obj = v
+				continue
 			}
 			return nil, pyErr("AttributeError", "'%s' object has no attribute 'get'", o.Type)
 		default:

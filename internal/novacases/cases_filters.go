@@ -324,6 +324,25 @@ func jsonCases() []Case {
 		single("JsonFilter/no-query", f, host("h1"), request(1), true, none),
 		single("JsonFilter/or", f, host("h1", numInst(3)), query(`["or", ["=", "$num_instances", 2], ["=", "$num_instances", 3]]`), true, none),
 		single("JsonFilter/in", f, host("h1", hostIP("10.0.0.1")), query(`["in", "$host", "h2", "h3"]`), false, none),
+		// $service reads HostState.service (a ReadOnlyDict of the
+		// service record): .get of its fields.
+		oneOf("JsonFilter/placer/service-disabled", config(names(f), nil), []engine.Host{host("h1"), host("h2", disabled()), host("h3", down())}, nil,
+			query(`["=", "$service.disabled", false]`), "h1", "h3"),
+		oneOf("JsonFilter/placer/service-host-and-binary", config(names(f), nil), []engine.Host{host("h1"), host("h2", disabled())}, nil,
+			query(`["and", ["=", "$service.host", "h2"], ["=", "$service.binary", "nova-compute"], ["=", "$service.topic", "compute"], ["not", "$service.forced_down"]]`), "h2"),
+		oneOf("JsonFilter/placer/service-unknown-field-is-none", config(names(f), nil), []engine.Host{host("h1")}, nil,
+			query(`["=", "$service.nothing", 1, 1]`), "h1"),
+		{Name: "JsonFilter/placer/service-field-get-raises", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1")}},
+			Req: query(`["=", "$service.host.x", 1]`), Want: Want{Err: &WantErr{Kind: "AttributeError", Index: 0}}},
+		// $instances.<uuid> is an Instance(uuid=...) object: .get of its
+		// uuid, of another field (unset: None), of a name it lacks
+		// (AttributeError).
+		oneOf("JsonFilter/placer/instance-uuid", config(names(f), nil), []engine.Host{host("h1", instances("u1")), host("h2", instances("u2"))}, nil,
+			query(`["=", "$instances.u2.uuid", "u2"]`), "h2"),
+		oneOf("JsonFilter/placer/instance-field-unset", config(names(f), nil), []engine.Host{host("h1", instances("u1"))}, nil,
+			query(`["=", "$instances.u1.vm_state", 1, 1]`), "h1"),
+		{Name: "JsonFilter/placer/instance-no-such-field", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1", instances("u1"))}},
+			Req: query(`["=", "$instances.u1.colour", 1]`), Want: Want{Err: &WantErr{Kind: "AttributeError", Index: 0}}},
 		// host_passes parses the hint (jsonutils.loads) at each host: a
 		// query that is not JSON raises there, and nowhere else.
 		{Name: "JsonFilter/placer/not-json-raises-at-a-host", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1")}},

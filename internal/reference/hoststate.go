@@ -288,6 +288,7 @@ func (h *HostState) attrs() *nova.HostAttrs {
 		DiskAllocationRatio: h.DiskAllocationRatio,
 		Metrics:             h.Metrics,
 		Instances:           append([]string(nil), h.Instances.List()...),
+		ServiceDisabled:     h.Service.Disabled,
 	}
 }
 
