@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -47,7 +48,10 @@ func (t *txn) ops() int { return max(len(t.cmps), len(t.thens)) }
 // rebases): once it is done, nothing more is sent and its error is
 // returned, with nothing of the plan committed (for a partial plan in
 // pieces, the pieces committed before are reported). Once sent, a commit
-// is seen through to a known outcome within Options.CommitTimeout. It
+// is seen through to a known outcome within Options.CommitTimeout (past
+// it, an ErrUnavailable whose outcome is unknown; for a partial plan in
+// pieces, the error names the pieces committed before, and the result's
+// Accepted holds their placements). It
 // returns once the mirror has applied the commit (CommitResult.Version
 // is the mirror's version then), or, when the watch lags past
 // CommitTimeout, with the commit standing in etcd and the mirror behind
@@ -287,14 +291,14 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		}
 		if refused(err) {
 			if t.resent {
-				return nil, unavailable(fmt.Errorf("etcdstore: etcd refused a resent commit; the earlier send's outcome is unknown (the instances' keys tell): %w", err))
+				return nil, unknownOutcome(fmt.Errorf("etcdstore: etcd refused a resent commit; the earlier send's outcome is unknown (the instances' keys tell): %w", err))
 			}
 			return nil, fmt.Errorf("etcdstore: etcd refused the commit, nothing committed: %w", err)
 		}
 		if s.cli.Ctx().Err() != nil {
 			// The client is closed (its process going down): no send can
 			// succeed, and this one may have been applied.
-			return nil, unavailable(fmt.Errorf("etcdstore: the etcd client is closed; commit outcome unknown (the instances' keys tell): %w", err))
+			return nil, unknownOutcome(fmt.Errorf("etcdstore: the etcd client is closed; commit outcome unknown (the instances' keys tell): %w", err))
 		}
 		t.resent = true
 		s.resends.Add(1)
@@ -303,7 +307,7 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, unavailable(fmt.Errorf("etcdstore: commit outcome unknown (the instances' keys tell): %w", err))
+			return nil, unknownOutcome(fmt.Errorf("etcdstore: commit outcome unknown (the instances' keys tell): %w", err))
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 500*time.Millisecond)
@@ -399,7 +403,10 @@ func (s *Store) chunks(plan *engine.Plan) [][]int {
 // pieces, each a partial commit of its own, and merges their results
 // (indexes into plan.Placements). A piece failing with an error after
 // others were committed has its placements, and those of the later
-// pieces, rejected with the error's text as the reason.
+// pieces, rejected with the error's text as the reason, when nothing of
+// it was committed; when its outcome is unknown (it may be), the error is
+// returned, naming the pieces committed, with their placements in the
+// result's Accepted.
 func (s *Store) commitChunks(ctx context.Context, plan engine.Plan, chunks [][]int, opts []engine.CommitOption) (engine.CommitResult, error) {
 	var res engine.CommitResult
 	for c, idx := range chunks {
@@ -412,6 +419,10 @@ func (s *Store) commitChunks(ctx context.Context, plan engine.Plan, chunks [][]i
 		if err != nil {
 			if len(res.Accepted) == 0 {
 				return res, err
+			}
+			if errors.Is(err, errUnknownOutcome) {
+				return res, fmt.Errorf("etcdstore: a partial commit in %d pieces: pieces 1-%d committed %d placement(s), plan indexes %v; piece %d: %w",
+					len(chunks), c, len(res.Accepted), res.Accepted, c+1, err)
 			}
 			// Earlier pieces are committed: report them, and this
 			// piece and the later ones as rejected, with the error.

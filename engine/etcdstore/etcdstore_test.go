@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -468,6 +469,39 @@ func TestTxnLimit(t *testing.T) {
 	}
 	if _, err := s.RemoveHosts(ctx, all[0]); err != nil { // 2 + its instances (at most 3 here)
 		t.Fatalf("removing one host: %v", err)
+	}
+}
+
+// TestPartialPieceUnknown: a partial commit in pieces whose second
+// piece's outcome is unknown (its answer lost, the resend refused) is not
+// reported with that piece rejected, as it was: it may be committed (here
+// it is). The error says so and names the first piece's placements,
+// which the result holds as accepted.
+func TestPartialPieceUnknown(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(4)
+	load(t, cli, "/p/", cloud)
+	s := open(t, cli, "/p/", Options{MaxTxnOps: 5})
+	sends := 0
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		switch sends++; sends {
+		case 2:
+			return nil, errors.New("answer lost")
+		case 3:
+			return nil, rpctypes.ErrPermissionDenied
+		}
+		return resp, err
+	}
+	// Three hosts of two operations each: pieces of two and one.
+	plan := place(t, s, engine.Request{InstanceUUIDs: []string{"a", "b", "c"}, Flavor: engine.Flavor{Name: "big", MemoryMB: 8192, VCPUs: 4, RootGB: 10}})
+	res, err := s.CommitPlan(ctxT(t, 30*time.Second), plan, engine.Partial())
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "unknown") || sends != 3 ||
+		!slices.Equal(res.Accepted, []int{0, 1}) || len(res.Rejected) != 0 || !strings.Contains(err.Error(), "[0 1]") {
+		t.Fatalf("a partial commit whose second piece's outcome is unknown: %+v, %v after %d sends", res, err, sends)
+	}
+	if insts := verify(t, cli, "/p/", cloud); len(insts) != 3 {
+		t.Fatalf("%d instances in etcd, want 3 (the piece of unknown outcome was applied)", len(insts))
 	}
 }
 

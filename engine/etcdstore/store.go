@@ -555,6 +555,21 @@ func refused(err error) bool {
 
 // unavailable wraps an etcd client error so that it matches
 // engine.ErrUnavailable.
+// errUnknownOutcome marks (errors.Is) a commit whose transaction was sent
+// and whose answer never came: it may be applied.
+var errUnknownOutcome = errors.New("outcome unknown")
+
+// unknownOutcome is unavailable(err), marked errUnknownOutcome.
+func unknownOutcome(err error) error {
+	return unavailable(markedError{err, errUnknownOutcome})
+}
+
+// markedError is err, matching mark too (errors.Is).
+type markedError struct{ err, mark error }
+
+func (e markedError) Error() string   { return e.err.Error() }
+func (e markedError) Unwrap() []error { return []error{e.err, e.mark} }
+
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, engine.ErrUnavailable) {
 		return err
