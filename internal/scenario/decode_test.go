@@ -208,6 +208,12 @@ var goodCases = []goodCase{
 				t.Errorf("got %+v", f)
 			}
 		}},
+	{"an extra spec whose value is its key", doc("request", `{"flavor": {"extra_specs": {"b": "b", "a": "a", "": ""}}}`),
+		func(t *testing.T, s *Scenario) {
+			if f := s.Request.Flavor; !slices.Equal(f.SpecKeys(), []string{"b", "a", ""}) || f.ExtraSpecs[""] != "" {
+				t.Errorf("got %+v", f)
+			}
+		}},
 	{"extra specs sorted", doc("request", `{"flavor": {"extra_specs": {"a": "1", "b": "2"}}}`),
 		func(t *testing.T, s *Scenario) {
 			if f := s.Request.Flavor; f.ExtraSpecOrder != nil || !slices.Equal(f.SpecKeys(), []string{"a", "b"}) {

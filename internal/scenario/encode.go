@@ -303,13 +303,12 @@ func (o *orderedSpecs) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		for _, s := range [2]string{k, o.specs[k]} {
-			if err := writeCompact(&b, s); err != nil {
-				return nil, err
-			}
-			if s == k {
-				b.WriteString(": ")
-			}
+		if err := writeCompact(&b, k); err != nil {
+			return nil, err
+		}
+		b.WriteString(": ")
+		if err := writeCompact(&b, o.specs[k]); err != nil {
+			return nil, err
 		}
 	}
 	b.WriteByte('}')
