@@ -13,12 +13,13 @@ import (
 	"github.com/placer/placer/internal/nova"
 )
 
-// limitsFrom is an aggregate class's aggClass.limitFrom: for each
-// Aggregate* rule's key, the aggregates (of aggs, raw the class's raw
-// values) holding the value the rule applies.
 // ratioKeys are the aggregate metadata keys of the allocation ratios the
 // Aggregate resource filters read, in resRAM, resCore, resDisk order.
 var ratioKeys = [...]string{"ram_allocation_ratio", "cpu_allocation_ratio", "disk_allocation_ratio"}
+
+// limitsFrom is an aggregate class's aggClass.limitFrom: for each
+// Aggregate* rule's key, the aggregates (of aggs, raw the class's raw
+// values) holding the value the rule applies.
 
 func limitsFrom(c *Cloud, aggs []int, raw map[string][]string) map[string][]string {
 	var from map[string][]string

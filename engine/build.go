@@ -37,7 +37,9 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 	cfg := c.Config.clone()
 
 	n := len(c.Hosts)
-	s := &Snapshot{version: snapshotVersions.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
+	// An id of its own, as a store's (Store.publish gives the store's):
+	// Commit refuses a plan of a bare snapshot too.
+	s := &Snapshot{version: snapshotVersions.Add(1), store: storeIDs.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
 	for _, name := range cfg.LoadFilters() {
 		s.chain = append(s.chain, uint8(slices.Index(KnownFilters, name)))
 		if r, ok := resourceRules[name]; ok {

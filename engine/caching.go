@@ -92,6 +92,9 @@ func (c *cachedView) commit(ctx context.Context, store Backend, plan *Plan, part
 	switch {
 	case err == nil:
 		c.view = c.view.withPlan(plan, &c.rec)
+		// A placement a partial commit rejected found its host changed
+		// since the view's base: the next request starts from a fresh view.
+		c.stale = c.stale || len(res.Rejected) > 0
 	case errors.Is(err, ErrConflict):
 		c.stale = true
 	}

@@ -88,7 +88,7 @@ type CommitResult struct {
 // snapshots, as it was returned: Commit trusts a host unchanged since
 // plan.BaseVersion to fit. What it can tell is wrong is a
 // *ValidationError naming the field, and nothing is committed: a plan
-// made on another store's snapshot (or a Preview's), a BaseVersion past
+// made on another store's snapshot (a bare NewSnapshot's, a Preview's), a BaseVersion past
 // the store's version, a negative claim, an
 // anti-affinity group allowing fewer than 1 member per host, an empty
 // instance uuid, or one the ledger (or the plan) already holds.

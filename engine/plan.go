@@ -29,10 +29,11 @@ type Plan struct {
 	// Commit refuses: its version is a real one (versions are
 	// process-wide), so the store could not tell it by BaseVersion.
 	preview bool
-	// store is the id of the Store whose snapshot the plan was made on (0
-	// for a bare NewSnapshot's or a plan made by hand); Commit refuses one
-	// of another store's: versions are process-wide, so BaseVersion alone
-	// cannot tell, and the other store's hosts were never this one's.
+	// store is the id of the Store whose snapshot the plan was made on
+	// (a bare NewSnapshot's own; 0 for a plan made by hand, or decoded);
+	// Commit refuses one of another store's or snapshot's: versions are
+	// process-wide, so BaseVersion alone cannot tell, and the other
+	// store's hosts were never this one's.
 	store uint64
 }
 

@@ -27,9 +27,9 @@ type Snapshot struct {
 	// preview marks a snapshot of Store.Preview: no store published it,
 	// and the plans made on it (Plan.preview) are refused by Commit.
 	preview bool
-	// store is the id of the Store that published the snapshot (0 for a
-	// bare NewSnapshot's): its plans carry it (Plan.store), and Commit
-	// refuses those of another store's snapshots.
+	// store is the id of the Store that published the snapshot (one of
+	// its own for a bare NewSnapshot's): its plans carry it (Plan.store),
+	// and Commit refuses those of another store's snapshots.
 	store uint64
 	cfg   Config
 	// chain and weighers are cfg's, resolved once: the filter chain in

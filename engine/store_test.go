@@ -431,7 +431,8 @@ func TestCommitRefusesGroupWithoutUUID(t *testing.T) {
 	}
 }
 
-// A plan made on another store's snapshot of the same cloud is refused:
+// A plan made on another store's snapshot of the same cloud (or on a bare
+// NewSnapshot) is refused:
 // versions are process-wide, so with this store's version past the
 // plan's, and the plan's host unchanged here since before it, Commit
 // would take the host as the plan saw it and accept it unchecked, on a
@@ -457,5 +458,13 @@ func TestCommitRefusesAnotherStoresPlan(t *testing.T) {
 	}
 	if _, err := a.Commit(plan); err != nil {
 		t.Fatalf("the plan on its own store: %v", err)
+	}
+	// A bare snapshot of the cloud is no store's either.
+	bare, err := NewSnapshot(tightCloud(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Commit(mustPlan(t, bare, req("y"))); !errors.As(err, &ve) || ve.Field != "plan" || b.Instances() != 8 {
+		t.Fatalf("a plan of a bare snapshot: %v, %d instances on b", err, b.Instances())
 	}
 }
