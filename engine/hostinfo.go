@@ -43,7 +43,7 @@ type hostInfo struct {
 	// serviceDisabled are the hosts whose service is disabled (nil: none),
 	// as HostState.service says ($service.disabled in a JsonFilter query).
 	serviceDisabled *bitmap.Set
-	ironic    *bitmap.Set // IronicNodeStates (ironic.go); nil: none
+	ironic          *bitmap.Set // IronicNodeStates (ironic.go); nil: none
 
 	// Per host: what ComputeCapabilities, JsonFilter, ImageProperties,
 	// MetricsFilter and SimpleCIDR read (see the accessors below).
