@@ -34,6 +34,7 @@ const capacityUsage = `placer capacity [-f FILE|-] [--flavor JSON] [--max N] [--
 func capacityCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer capacity", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, capacityUsage) }
 	file := scenarioFlag(fs)
 	flavor := fs.String("flavor", "", "the flavor, a scenario flavor `JSON` object (default: the request's)")
 	max := fs.Int("max", 1000, "try at most `N` instances")

@@ -166,6 +166,9 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	case *synthetic > synth.MaxHosts:
 		fmt.Fprintf(stderr, "placer etcd load: want --synthetic from 1 to %d, got %d\n", synth.MaxHosts, *synthetic)
 		return exitBadInput
+	case *synthetic == 0 && len(given(fs, "seed")) > 0:
+		fmt.Fprintln(stderr, "placer etcd load: --seed draws a --synthetic cloud; --cloud has its own")
+		return exitBadInput
 	}
 	if err := ef.check(); err != nil {
 		fmt.Fprintln(stderr, "placer etcd load:", err)

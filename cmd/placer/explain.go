@@ -31,6 +31,7 @@ const explainUsage = `placer explain [-f FILE|-] [--host HOST[/NODE]]...
 func explainCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("placer explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, explainUsage) }
 	file := scenarioFlag(fs)
 	var hosts hostList
 	fs.Var(&hosts, "host", "report only this `HOST[/NODE]` (repeatable)")

@@ -11,6 +11,33 @@ import (
 	"github.com/placer/placer/internal/scenario"
 )
 
+// Ceilings of the counts the commands take: past them a value is refused
+// (exit 2, naming the flag) rather than left to panic in make or exhaust
+// the memory.
+const (
+	maxWorkers  = 4096    // --workers
+	maxQueue    = 1 << 20 // serve --queue
+	maxRequests = 1 << 24 // simulate --requests
+	maxClients  = 1 << 16 // soak --clients
+	maxMembers  = 9       // simulate --etcd-members
+	maxPlacers  = 64      // simulate --placers
+)
+
+// given returns those of names the command line set (fs parsed), in
+// order: a flag another one makes void is refused when given rather than
+// ignored.
+func given(fs *flag.FlagSet, names ...string) []string {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var out []string
+	for _, n := range names {
+		if set[n] {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
 // parseArgs parses a command's flags; no command takes a positional
 // argument. It reports whether the command goes on; when it does not,
 // status is the exit status: exitOK after -h or --help (the flag set has

@@ -50,7 +50,10 @@ Usage:
   ` + simulateUsage + `  ` + genUsage + `  ` + serveUsage + `  ` + etcdUsage + `  ` + soakUsage + `  ` + plotUsage + `  ` + explainUsage + `  ` + capacityUsage + `  placer help
       This text.
 
-Exit status:
+Exit status of placer place (the other commands: 0 done, 1 a failure or
+a verification that failed, 2 a bad command line or input; placer
+explain also 3 when no host passes, and placer explain and placer
+capacity 4 for an error Nova would raise):
   0  placed
   1  another failure (I/O error, interrupted)
   2  bad input: one line on stderr naming the field path, e.g.

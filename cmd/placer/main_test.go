@@ -50,7 +50,7 @@ func TestCommands(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{"help", []string{"help"}, exitOK, "Exit status:", ""},
+		{"help", []string{"help"}, exitOK, "Exit status of placer place", ""},
 		{"--help", []string{"--help"}, exitOK, "placer place", ""},
 		{"no command", nil, exitBadInput, "", "Usage:"},
 		{"unknown command", []string{"plase"}, exitBadInput, "", `unknown command "plase"`},
@@ -63,6 +63,15 @@ func TestCommands(t *testing.T) {
 		{"simulate too many hosts", []string{"simulate", "--hosts", "1000000000"}, exitBadInput, "", "placer simulate: want --hosts from 1 to 4194304"},
 		{"serve too many hosts", []string{"serve", "--synthetic", "1000000000"}, exitBadInput, "", "placer serve: want --synthetic from 0 to 4194304"},
 		{"simulate", []string{"simulate", "--workers", "0"}, exitBadInput, "", "placer simulate: want"},
+		{"simulate too many requests", []string{"simulate", "--requests", "3000000000000"}, exitBadInput, "", "--requests from 0 to 16777216"},
+		{"simulate too many workers", []string{"simulate", "--workers", "2305843009213693952"}, exitBadInput, "", "--workers from 1 to 4096"},
+		{"simulate faults one placer", []string{"simulate", "--etcd-members", "3", "--faults"}, exitBadInput, "", "want --placers 2 or more"},
+		{"simulate report folder itself", []string{"simulate", "--report", "/tmp"}, exitBadInput, "", "placer simulate: --report:"},
+		{"serve huge queue", []string{"serve", "--synthetic", "10", "--queue", "4611686018427387904"}, exitBadInput, "", "--queue from 0 to 1048576"},
+		{"serve seed without synthetic", []string{"serve", "--cloud", "x.json", "--seed", "3"}, exitBadInput, "", "--seed draws a --synthetic cloud"},
+		{"etcd load seed without synthetic", []string{"etcd", "load", "--etcd", "http://127.0.0.1:1", "--cloud", "x.json", "--seed", "3"}, exitBadInput, "", "--seed draws a --synthetic cloud"},
+		{"soak huge clients", []string{"soak", "--clients", "100000000"}, exitBadInput, "", "--clients from 1 to 65536"},
+		{"soak hosts with addr", []string{"soak", "--addr", "127.0.0.1:1", "--hosts", "10"}, exitBadInput, "", "--hosts configure the service soak starts"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
 		{"soak hosts", []string{"soak", "--hosts", "4194305"}, exitBadInput, "", "--hosts from 1 to 4194304"},
 		{"serve", []string{"serve"}, exitBadInput, "", "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS"},

@@ -54,7 +54,8 @@ func prepareEngine(s *scenario.Scenario) (func(ctx context.Context) (engine.Plan
 // snapshot); the median is the steady state of a scheduler that serves
 // requests on a snapshot, as "oracle time -n" takes the median of Nova's
 // runs, each on host states built afresh before it and not timed. Every
-// run must come to the same result.
+// run must come to the same result (errRunsDiffer). Interrupted (ctx
+// done) before the runs are all made, it returns ctx's error.
 func timedRuns(ctx context.Context, place func(context.Context) (engine.Plan, error), runs int) (engine.Plan, time.Duration, error) {
 	start := time.Now()
 	plan, err := place(ctx)
@@ -67,13 +68,20 @@ func timedRuns(ctx context.Context, place func(context.Context) (engine.Plan, er
 			break
 		}
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || !reflect.DeepEqual(plan.Placements, again.Placements) {
-			return plan, 0, fmt.Errorf("run %d of --runs placed differently from the first", len(times)+1)
+			return plan, 0, fmt.Errorf("run %d of --runs: %w", len(times)+1, errRunsDiffer)
 		}
 		times = append(times, d)
+	}
+	if err := ctx.Err(); err != nil {
+		return plan, 0, err
 	}
 	slices.Sort(times)
 	return plan, times[len(times)/2], err
 }
+
+// errRunsDiffer is timedRuns' error for a run that placed otherwise than
+// the first.
+var errRunsDiffer = errors.New("placed differently from the first")
 
 func implNames() string {
 	var names []string
@@ -122,8 +130,8 @@ func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		runtime.GC() // reading the scenario's garbage is not the placement's
 	}
 	plan, elapsed, err := timedRuns(ctx, place, *runs)
-	if errors.Is(err, engine.ErrInvalid) {
-		return fail(stderr, "place", err)
+	if errors.Is(err, engine.ErrInvalid) || errors.Is(err, errRunsDiffer) || errors.Is(err, context.Canceled) {
+		return fail(stderr, "place", err) // exit 2, or 1: no time to print
 	}
 	if *timing {
 		fmt.Fprintf(stderr, "place_seconds: %.6f\n", elapsed.Seconds())

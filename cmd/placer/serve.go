@@ -21,7 +21,7 @@ import (
 )
 
 const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N | --etcd ENDPOINTS) [--seed S]
-             [--workers N] [--queue N] [--max-body BYTES] [--timeout D] [--log text|json]
+             [--workers N] [--queue N] [--max-body BYTES] [--timeout D] [--cache-interval D] [--log text|json]
              [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--token-file FILE]
              [--insecure-plain-http]
       Serve the placement API (README, "placer serve") over a cloud: the hosts,
@@ -95,8 +95,10 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
-	case *synthetic < 0 || *synthetic > synth.MaxHosts || *workers < 0 || *queue < 0 || *cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
-		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers, --queue, --cache-interval >= 0 and --max-body, --timeout > 0\n", synth.MaxHosts)
+	case *synthetic < 0 || *synthetic > synth.MaxHosts || *workers < 0 || *workers > maxWorkers || *queue < 0 || *queue > maxQueue ||
+		*cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
+		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers from 0 to %d, --queue from 0 to %d, --cache-interval >= 0 and --max-body, --timeout > 0\n",
+			synth.MaxHosts, maxWorkers, maxQueue)
 		return exitBadInput
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
@@ -106,6 +108,9 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		return exitBadInput
 	case *clientCA != "" && *tlsCert == "":
 		fmt.Fprintln(stderr, "placer serve: --client-ca needs --tls-cert and --tls-key (client certificates are checked in the TLS handshake)")
+		return exitBadInput
+	case *synthetic == 0 && len(given(fs, "seed")) > 0:
+		fmt.Fprintln(stderr, "placer serve: --seed draws a --synthetic cloud; --cloud and --etcd have their own")
 		return exitBadInput
 	case *insecure && *tlsCert != "":
 		fmt.Fprintln(stderr, "placer serve: --insecure-plain-http contradicts --tls-cert and --tls-key")

@@ -153,12 +153,19 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *hosts < 1 || *hosts > synth.MaxHosts || *requests < 0 || *workers < 1 || *members < 0 || *placers < 1 {
-		fmt.Fprintf(stderr, "placer simulate: want --hosts from 1 to %d, --requests >= 0, --workers >= 1, --etcd-members >= 0 and --placers >= 1\n", synth.MaxHosts)
+	if *hosts < 1 || *hosts > synth.MaxHosts || *requests < 0 || *requests > maxRequests || *workers < 1 || *workers > maxWorkers ||
+		*members < 0 || *members > maxMembers || *placers < 1 || *placers > maxPlacers {
+		fmt.Fprintf(stderr, "placer simulate: want --hosts from 1 to %d, --requests from 0 to %d, --workers from 1 to %d, --etcd-members from 0 to %d and --placers from 1 to %d\n",
+			synth.MaxHosts, maxRequests, maxWorkers, maxMembers, maxPlacers)
 		return exitBadInput
 	}
 	if *members == 0 && (*placers != 1 || *faults) {
 		fmt.Fprintln(stderr, "placer simulate: --placers and --faults need --etcd-members")
+		return exitBadInput
+	}
+	if *faults && *placers < 2 {
+		// The crash replaces a placer while the others go on placing.
+		fmt.Fprintln(stderr, "placer simulate: --faults crashes a placer while another goes on: want --placers 2 or more")
 		return exitBadInput
 	}
 	// SIGTERM too (a timeout, a supervisor): with --etcd-members the run
@@ -174,6 +181,14 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "placer simulate: --report %s: no such folder %s\n", *report, filepath.Dir(*report))
 			return exitBadInput
 		}
+		// Made now, so that a path no file can have (a folder, a folder
+		// one cannot write in) is refused before the run.
+		f, err := os.Create(*report)
+		if err != nil {
+			fmt.Fprintln(stderr, "placer simulate: --report:", err)
+			return exitBadInput
+		}
+		f.Close()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -201,13 +216,21 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	} else {
 		rep, err = runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr, trace)
 	}
-	if err == nil && trace != nil {
-		err = writeSimReport(*report, rep, trace)
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)
 		return exitFailure
 	}
+	var reportErr error
+	if trace != nil {
+		// A report that cannot be written leaves the run's own report and
+		// verdict to print; the command then fails.
+		reportErr = writeSimReport(*report, rep, trace)
+	}
+	defer func() {
+		if reportErr != nil {
+			fmt.Fprintln(stderr, "placer simulate: --report:", reportErr)
+		}
+	}()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -215,7 +238,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printReport(stdout, rep)
 	}
-	if !rep.Verified {
+	if !rep.Verified || reportErr != nil {
 		return exitFailure
 	}
 	return exitOK

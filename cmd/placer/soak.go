@@ -40,6 +40,10 @@ const soakUsage = `placer soak [--addr URL] [--duration 60s] [--clients 32] [--h
         --clients N    concurrent clients (default 32)
         --hosts N      hosts of the cloud it serves (default 2000)
         --workers N    scheduler workers of the cloud it serves (default GOMAXPROCS)
+                       (--hosts and --workers configure the service soak
+                       starts: refused with --addr)
+        --seed N       the seed of the cloud it serves and of the clients'
+                       requests (default 1)
         --max-body B   the server's body limit (default 1048576)
         --json         print the report as one JSON object
 `
@@ -59,8 +63,13 @@ func soakCmd(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *duration <= 0 || *clients < 1 || *hosts < 1 || *hosts > synth.MaxHosts || *workers < 0 || *maxBody <= 0 {
-		fmt.Fprintf(stderr, "placer soak: want --duration > 0, --clients >= 1, --hosts from 1 to %d, --workers >= 0 and --max-body > 0\n", synth.MaxHosts)
+	if *duration <= 0 || *clients < 1 || *clients > maxClients || *hosts < 1 || *hosts > synth.MaxHosts || *workers < 0 || *workers > maxWorkers || *maxBody <= 0 {
+		fmt.Fprintf(stderr, "placer soak: want --duration > 0, --clients from 1 to %d, --hosts from 1 to %d, --workers from 0 to %d and --max-body > 0\n",
+			maxClients, synth.MaxHosts, maxWorkers)
+		return exitBadInput
+	}
+	if g := given(fs, "hosts", "workers"); *addr != "" && len(g) > 0 {
+		fmt.Fprintf(stderr, "placer soak: %s configure the service soak starts; with --addr it soaks a running one\n", strings.Join(g, " and "))
 		return exitBadInput
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
