@@ -69,7 +69,9 @@ func (f etcdFlags) check() error {
 	if *f.maxTxnOps < 4 {
 		return errors.New("want --etcd-max-txn-ops >= 4")
 	}
+	tls := false
 	for _, ep := range strings.Split(*f.endpoints, ",") {
+		tls = tls || strings.HasPrefix(ep, "https://")
 		if u, ok := strings.CutPrefix(ep, "http://"); ok {
 			host := u
 			if i := strings.IndexByte(u, '/'); i >= 0 {
@@ -80,6 +82,17 @@ func (f etcdFlags) check() error {
 			}
 		} else if !strings.HasPrefix(ep, "https://") {
 			return fmt.Errorf("--etcd endpoint %q: want http://host:port (loopback) or https://host:port", ep)
+		}
+	}
+	for _, file := range []struct{ flag, path string }{{"--etcd-cacert", *f.cacert}, {"--etcd-cert", *f.cert}, {"--etcd-key", *f.key}} {
+		if file.path == "" {
+			continue
+		}
+		if !tls {
+			return fmt.Errorf("%s: no --etcd endpoint is https://, so it would go unused", file.flag)
+		}
+		if _, err := os.Stat(file.path); err != nil {
+			return fmt.Errorf("%s: %w", file.flag, err)
 		}
 	}
 	return nil

@@ -70,6 +70,8 @@ func TestCommands(t *testing.T) {
 		{"serve huge queue", []string{"serve", "--synthetic", "10", "--queue", "4611686018427387904"}, exitBadInput, "", "--queue from 0 to 1048576"},
 		{"serve seed without synthetic", []string{"serve", "--cloud", "x.json", "--seed", "3"}, exitBadInput, "", "--seed draws a --synthetic cloud"},
 		{"etcd load seed without synthetic", []string{"etcd", "load", "--etcd", "http://127.0.0.1:1", "--cloud", "x.json", "--seed", "3"}, exitBadInput, "", "--seed draws a --synthetic cloud"},
+		{"etcd cacert missing", []string{"etcd", "load", "--etcd", "https://127.0.0.1:1", "--synthetic", "3", "--etcd-cacert", "/nonexistent/ca.pem"}, exitBadInput, "", "--etcd-cacert: stat /nonexistent/ca.pem"},
+		{"etcd cacert over http", []string{"etcd", "load", "--etcd", "http://127.0.0.1:1", "--synthetic", "3", "--etcd-cacert", "/nonexistent/ca.pem"}, exitBadInput, "", "no --etcd endpoint is https://"},
 		{"soak huge clients", []string{"soak", "--clients", "100000000"}, exitBadInput, "", "--clients from 1 to 65536"},
 		{"soak hosts with addr", []string{"soak", "--addr", "127.0.0.1:1", "--hosts", "10"}, exitBadInput, "", "--hosts configure the service soak starts"},
 		{"soak", []string{"soak", "--clients", "0"}, exitBadInput, "", "placer soak: want"},
