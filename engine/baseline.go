@@ -35,7 +35,7 @@ func (rk *baselineRanker) check() error { return rk.err }
 func (rk *baselineRanker) size() int { return len(rk.cands) }
 
 // top returns the k best candidates satisfying keep (nil: all), and, when
-// wantTies, every candidate tied with the best (in id order).
+// wantTies, every candidate tied with the best (collector.tieList's order).
 func (rk *baselineRanker) top(k int, wantTies bool, keep func(uint32) bool, _ int32) (best, ties []scored) {
 	cands, score := rk.cands, rk.score
 	if keep != nil {
@@ -47,18 +47,12 @@ func (rk *baselineRanker) top(k int, wantTies bool, keep func(uint32) bool, _ in
 			}
 		}
 	}
-	for _, i := range topK(score, min(k, len(cands))) {
-		best = append(best, scored{cands[i], score[i]})
+	c := collector{chosen: rk.v.chosen()}
+	c.init(min(k, len(cands)), wantTies)
+	for i, id := range cands {
+		c.offer(scored{id, score[i]})
 	}
-	if wantTies && len(best) > 0 {
-		top := best[0].score
-		for i, x := range score {
-			if x == top {
-				ties = append(ties, scored{cands[i], x})
-			}
-		}
-	}
-	return best, ties
+	return c.best, c.tieList()
 }
 
 // release has nothing to give back: the baseline's memory is the batch's
@@ -70,26 +64,3 @@ func (rk *baselineRanker) holds(*bitmap.Set) bool { return false }
 // carries is false: the baseline keeps nothing from one instance to the
 // next.
 func (rk *baselineRanker) carries() bool { return false }
-
-// topK returns the indexes of the k best scores, best first, ties by index.
-func topK(score []float64, k int) []int {
-	if k <= 0 {
-		return nil
-	}
-	best := make([]int, 0, k)
-	for i, x := range score {
-		if len(best) == k && x <= score[best[k-1]] {
-			continue
-		}
-		pos := len(best)
-		for pos > 0 && x > score[best[pos-1]] {
-			pos--
-		}
-		if len(best) < k {
-			best = append(best, 0)
-		}
-		copy(best[pos+1:], best[pos:len(best)-1])
-		best[pos] = i
-	}
-	return best
-}

@@ -27,6 +27,10 @@ type batch struct {
 
 	index int    // instance being placed
 	uuid  string // its uuid
+	// chosen says which hosts this batch chose, and at which instance
+	// last: of hosts of equal weight, the most recently chosen ranks first
+	// (collector.better), as in Nova's list.
+	chosen recency
 
 	// The request, pre-digested.
 	claim    Claim // what each instance consumes and the resource filters ask for
@@ -68,6 +72,7 @@ type batch struct {
 func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, opts rankOptions) *batch {
 	sc := s.getScratch()
 	b := &batch{s: s, sc: sc, ov: overlay{idx: sc.ovIdx, ids: sc.ovIDs[:0], res: sc.ovRes[:0]}, opts: opts}
+	b.chosen.at = sc.chosenAt[:0]
 	b.taken = b.takenBuf[:0]
 	b.ov.in = b.set()
 	b.reset(ctx, s, req, p)
@@ -82,6 +87,7 @@ func newBatch(ctx context.Context, s *Snapshot, req *Request, p parsedRequest, o
 func (b *batch) reset(ctx context.Context, s *Snapshot, req *Request, p parsedRequest) {
 	b.ctx, b.s, b.cfg, b.req = ctx, s, &s.cfg, req
 	b.index, b.uuid, b.candidates = 0, "", 0
+	b.chosen.reset(&b.ov) // a new request starts from a list of its own
 	b.claim = claimOf(req)
 	b.img, b.query = p.img, p.query
 	b.group = nil
@@ -175,7 +181,9 @@ func (b *batch) release() {
 	}
 	sc.cols = append(sc.cols, b.takenCols...)
 	sc.ovIDs, sc.ovRes = b.ov.ids[:0], b.ov.res[:0]
+	sc.chosenAt = b.chosen.at[:0]
 	b.ov = overlay{}
+	b.chosen = recency{}
 	if b.rk != nil {
 		b.rk.release(sc)
 	}

@@ -5,13 +5,15 @@ import (
 	"slices"
 )
 
-// collector keeps the k best candidates offered (weight descending, then
-// host id), and every candidate tied with the best when asked to.
+// collector keeps the k best candidates offered (better's order), and
+// every candidate tied with the best when asked to.
 type collector struct {
 	k        int
 	wantTies bool
 	best     []scored
 	ties     []scored
+	// chosen, when not nil, is the batch's chosen hosts: see better.
+	chosen *recency
 }
 
 func (c *collector) init(k int, wantTies bool) {
@@ -40,11 +42,11 @@ func (c *collector) offer(x scored) {
 			c.ties = append(c.ties, x)
 		}
 	}
-	if len(c.best) == c.k && !better(x, c.best[c.k-1]) {
+	if len(c.best) == c.k && !c.better(x, c.best[c.k-1]) {
 		return
 	}
 	pos := len(c.best)
-	for pos > 0 && better(x, c.best[pos-1]) {
+	for pos > 0 && c.better(x, c.best[pos-1]) {
 		pos--
 	}
 	if len(c.best) < c.k {
@@ -54,12 +56,22 @@ func (c *collector) offer(x scored) {
 	c.best[pos] = x
 }
 
-// tieList returns the ties in id order (nil unless asked for).
+// tieList returns the ties in better's order, the order of Nova's list
+// that its shuffle starts from: the hosts chosen in the batch, most
+// recent first, then the others in id order (nil unless asked for).
 func (c *collector) tieList() []scored {
 	if !c.wantTies {
 		return nil
 	}
-	slices.SortFunc(c.ties, func(a, b scored) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(c.ties, func(a, b scored) int {
+		switch {
+		case c.better(a, b):
+			return -1
+		case c.better(b, a):
+			return 1
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 	return c.ties
 }
 
@@ -69,7 +81,32 @@ type scored struct {
 	score float64
 }
 
-// better ranks candidates: weight descending, then host id ascending.
-func better(a, b scored) bool {
-	return a.score > b.score || (a.score == b.score && a.id < b.id)
+// better ranks candidates: weight descending; of equal weights, the host
+// chosen most recently in the batch first (chosen), then host id
+// ascending.
+//
+// Nova's loop hands each instance the list [the host just chosen] + the
+// rest in the order it weighed them, and sorts it stably by weight: of
+// hosts of equal weight, the one its previous step chose comes first.
+// Hosts whose raw values are equal have had equal weights since the last
+// of them was chosen (only a chosen host's values change), so the
+// recency of their choice orders them, and the hosts never chosen keep
+// the order of the first list, host id here. (Hosts of different values
+// whose weights happen to be equal are ordered by id: Nova's order there
+// depends on their earlier weights.)
+func (c *collector) better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score // false when either is NaN, as before
+	}
+	if c.chosen != nil {
+		ra, oka := c.chosen.of(a.id)
+		rb, okb := c.chosen.of(b.id)
+		switch {
+		case oka && (!okb || ra > rb):
+			return true
+		case okb:
+			return false
+		}
+	}
+	return a.id < b.id
 }

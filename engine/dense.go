@@ -286,6 +286,7 @@ func (rk *denseRanker) update(dirty []uint32) {
 func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell int32) (best, ties []scored) {
 	var c collector
 	c.init(k, wantTies)
+	c.chosen = rk.v.chosen()
 	if rk.count <= 1 {
 		for q := range rk.nb {
 			rk.scanZero(&c, keep, q)

@@ -30,7 +30,7 @@
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go, limits.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
 //  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
-//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
+//  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, recency.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, validate_changes.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go, caching.go
@@ -90,6 +90,7 @@
 //   - fused.go: one pass over the shards running a run of mask and column filters, consecutive resource filters re-testing the overlay's hosts once.
 //   - weigh.go: the weighers' raw values and the baseline weighing of every candidate.
 //   - collector.go: the k best candidates and the ties, in Nova's order.
+//   - recency.go: which hosts a batch chose and when: of equal weights, the most recently chosen ranks first, as Nova's list puts it.
 //   - rank.go: the ranking interface, the rankers' options and the choice of a ranker.
 //   - rankview.go: rankView, what a ranker reads of its batch.
 //   - baseline.go: the baseline ranker, Nova's loop as written.

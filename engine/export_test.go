@@ -146,6 +146,7 @@ func (r Ranking) options() rankOptions {
 		h.afterSearchBest = func(rk *denseRanker, c *collector, wantTies bool) {
 			var want collector
 			want.init(c.k, wantTies)
+			want.chosen = c.chosen
 			rk.searchScan(&want, nil, wantTies, nil, -1)
 			if !reflect.DeepEqual(c.best, want.best) || !reflect.DeepEqual(c.tieList(), want.tieList()) {
 				fail(fmt.Errorf("searchBest offered best %v ties %v, the scan %v, %v", c.best, c.tieList(), want.best, want.tieList()))

@@ -103,6 +103,9 @@ func (b *batch) place(warm bool) (Plan, error) {
 			}
 		}
 		dirty = b.consume(id, b.uuid, dirty[:0])
+		if i < n-1 { // the next instances rank it first among its equals
+			b.chosen.add(id, int32(i))
+		}
 	}
 	if n > 1 {
 		if err := b.alternates(placements, selected, dirty); err != nil {

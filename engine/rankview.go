@@ -21,6 +21,15 @@ func (v rankView) snap() *Snapshot { return v.b.s }
 // ctx is the batch's context.
 func (v rankView) ctx() context.Context { return v.b.ctx }
 
+// chosen is the batch's hosts chosen so far (see collector.better); nil
+// when it chose none.
+func (v rankView) chosen() *recency {
+	if v.b.chosen.empty() {
+		return nil
+	}
+	return &v.b.chosen
+}
+
 // alive is the set of the hosts in play (not to be modified).
 func (v rankView) alive() *bitmap.Set { return v.b.alive }
 

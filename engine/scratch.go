@@ -23,6 +23,8 @@ type scratch struct {
 	ovIdx []int32
 	ovIDs []uint32
 	ovRes []hostRes
+	// chosenAt is the batch's recency.at (per overlay slot).
+	chosenAt []int32
 	// touched, touchedOff and was are applyFused's (overlayByShard).
 	touched    []uint32
 	touchedOff []int32

@@ -116,9 +116,16 @@ func (rk *denseRanker) walk(c *collector, keep func(uint32) bool, wantTies bool,
 			break
 		}
 		// A block whose best only ties the k-th best cannot displace it
-		// unless it holds a smaller id (or the ties themselves are
-		// wanted): blocks hold increasing ids.
+		// unless it holds a smaller id or a host chosen in the batch
+		// (collector.better: only those of its hosts are offered), or the
+		// ties themselves are wanted: blocks hold increasing ids.
 		if t, full := c.threshold(); full && !wantTies && rk.bBest[q] == thr && uint32(int(q)*kernels.Block) > t.id {
+			if c.chosen != nil {
+				var buf [wordsPerBlock]uint64
+				if words, any := c.chosen.words(buf[:0], rk.words(int(q)), int(q)); any {
+					rk.scanWords(c, keep, int(q), thr, words)
+				}
+			}
 			continue
 		}
 		thr = rk.scan(c, keep, int(q), thr)
@@ -154,8 +161,13 @@ func (rk *denseRanker) scanZero(c *collector, keep func(uint32) bool, q int) {
 // scan offers block q's candidates weighing at least thr (and kept) to c
 // and returns the new threshold (the k-th best weight, once there are k).
 func (rk *denseRanker) scan(c *collector, keep func(uint32) bool, q int, thr float64) float64 {
+	return rk.scanWords(c, keep, q, thr, rk.words(q))
+}
+
+// scanWords is scan over words, a subset of block q's candidates.
+func (rk *denseRanker) scanWords(c *collector, keep func(uint32) bool, q int, thr float64, words []uint64) float64 {
 	ws, ov := rk.blockWeights(q), rk.overrides(q)
-	for k, w := range rk.words(q) {
+	for k, w := range words {
 		if w == 0 {
 			continue
 		}

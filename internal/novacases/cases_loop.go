@@ -411,14 +411,25 @@ func choiceCases() []Case {
 		})
 	}
 	out = append(out, Case{
-		// Equal weights rank by host index, also when the host chosen for
-		// the previous instance ties (Nova would put it first).
-		Name: "choice/ties-rank-by-host-index",
+		// Of equal weights, the host chosen for the previous instance ranks
+		// first: Nova's next list is [the chosen host] + the rest, sorted
+		// stably. Both hosts end at one I/O operation: equal (-1, the
+		// weigher normalising from 0).
+		Name: "choice/ties-prefer-the-previous-choice",
 		Cloud: engine.Cloud{Config: config(nil, names(engine.IoOpsWeigher)),
 			Hosts: []engine.Host{host("h1", ioOps(1)), host("h2")}},
-		Req:         request(2),
-		Want:        Want{Hosts: names("h2", "h1"), Weights: []float64{0, -1}},
-		NovaDiffers: "Nova ranks the previous choice first among equal weights",
+		Req:  request(2),
+		Want: Want{Hosts: names("h2", "h2"), Weights: []float64{0, -1}},
+	}, Case{
+		// Hosts never chosen keep their order (host index), below the
+		// chosen ones: three equal empty hosts, six instances, each host
+		// worse once chosen until all are chosen once; then the most
+		// recently chosen first (Nova's list: h3, h2, h1).
+		Name: "choice/ties-second-round-most-recent-first",
+		Cloud: engine.Cloud{Config: config(nil, names(engine.IoOpsWeigher)),
+			Hosts: []engine.Host{host("h1"), host("h2"), host("h3")}},
+		Req:  request(6),
+		Want: Want{Hosts: names("h1", "h2", "h3", "h3", "h2", "h1")},
 	}, Case{
 		Name:  "choice/subset-larger-than-candidates",
 		Cloud: engine.Cloud{Config: config(nil, nil, func(c *engine.Config) { c.HostSubsetSize = 5 }), Hosts: []engine.Host{host("h1")}},

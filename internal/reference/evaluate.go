@@ -44,7 +44,7 @@ func WeighHosts(ctx context.Context, cloud engine.Cloud, req engine.Request, ids
 	for _, i := range ids {
 		hosts = append(hosts, states[i])
 	}
-	ranked, err := rank(spec, newWeighing(&cloud.Config, states), hosts)
+	ranked, err := rank(spec, newWeighing(&cloud.Config, states), hosts, nil)
 	if err != nil {
 		return nil, err
 	}

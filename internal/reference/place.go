@@ -37,6 +37,11 @@ func PlaceBatch(ctx context.Context, cloud engine.Cloud, req engine.Request) (en
 	placements := make([]engine.Placement, 0, n)
 	selected := make([]*HostState, 0, n)
 	var first []weighed // instance 0's candidates, ranked
+	// lastChosen is the instance that last chose each host: Nova hands the
+	// next instance [the chosen host] + the rest in the order it weighed
+	// them, and sorts stably, so of hosts of equal weight the most
+	// recently chosen ranks first (placer's rule: see rank).
+	lastChosen := map[*HostState]int{}
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return engine.Plan{}, err
@@ -53,7 +58,7 @@ func PlaceBatch(ctx context.Context, cloud engine.Cloud, req engine.Request) (en
 				Filters: res.counts, Tentative: placements,
 			}
 		}
-		ranked, err := rank(spec, ws, res.passed)
+		ranked, err := rank(spec, ws, res.passed, lastChosen)
 		if err != nil {
 			return engine.Plan{}, failed(err, i, spec.InstanceUUID, placements)
 		}
@@ -68,6 +73,7 @@ func PlaceBatch(ctx context.Context, cloud engine.Cloud, req engine.Request) (en
 			Weight: chosen.w, Candidates: len(res.passed), Limits: h.Limits,
 		})
 		selected = append(selected, h)
+		lastChosen[h] = i
 		consumeSelectedHost(spec, h)
 		hosts = res.passed
 	}
@@ -83,9 +89,15 @@ type weighed struct {
 	w float64
 }
 
-// rank weighs the candidates and sorts them by weight descending, equal
-// weights by host index ascending.
-func rank(s *RequestSpec, ws *weighing, hosts []*HostState) ([]weighed, error) {
+// rank weighs the candidates and sorts them by weight descending; equal
+// weights put the host chosen most recently in the batch first (chosen:
+// host -> the instance that last chose it), then the others by host
+// index ascending. Nova's list order after a choice is [the chosen host]
+// + the rest as weighed, sorted stably at the next instance: for hosts of
+// equal values this rule is that order; hosts whose different values
+// happen to weigh the same are ordered by index (Nova's order there
+// follows their earlier weights).
+func rank(s *RequestSpec, ws *weighing, hosts []*HostState, chosen map[*HostState]int) ([]weighed, error) {
 	w, err := ws.weigh(s, hosts)
 	if err != nil {
 		return nil, err
@@ -99,6 +111,14 @@ func rank(s *RequestSpec, ws *weighing, hosts []*HostState) ([]weighed, error) {
 		case a.w > b.w:
 			return -1
 		case a.w < b.w:
+			return 1
+		}
+		ca, oka := chosen[a.h]
+		cb, okb := chosen[b.h]
+		switch {
+		case oka && (!okb || ca > cb):
+			return -1
+		case okb:
 			return 1
 		}
 		return a.h.Index - b.h.Index
@@ -155,7 +175,7 @@ func alternates(s *RequestSpec, chain []*Filter, ws *weighing, hosts []*HostStat
 		}
 		list = nil
 		if len(res.passed) > 0 {
-			if list, err = rank(s, ws, res.passed); err != nil {
+			if list, err = rank(s, ws, res.passed, nil); err != nil { // the selected hosts are no alternates
 				return err
 			}
 		}
