@@ -27,7 +27,7 @@ func sparseWeigher(w int) bool { return w == wSoftAffinity || w == wSoftAntiAffi
 
 // sparseDefault is sparse weigher w's raw value on a host holding no
 // member of the group: softSign(w) * 0, a signed zero.
-func sparseDefault(w int) float64 { return softSign(w) * 0 }
+func sparseDefault(w int) float64 { return float64(softSign(w) * 0) }
 
 // sparseCols are columns of one shard's length holding +0 and -0, the
 // sparse weighers' defaults as the kernels read them.

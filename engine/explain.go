@@ -312,7 +312,7 @@ func (b *batch) explainWeights(e *Explanation, report *bitmap.Set) error {
 				t := WeigherTerm{Weigher: WeigherCatalogue[wi], Raw: raw[k], Multiplier: sh.mult[wi].At(j)}
 				if lo != hi {
 					t.Normalized = (raw[k] - lo) / span
-					t.Contribution = t.Multiplier * t.Normalized
+					t.Contribution = float64(t.Multiplier * t.Normalized) // rounded: no FMA (arm64)
 					ws[k].Weight += t.Contribution
 				}
 				ws[k].Terms = append(ws[k].Terms, t)

@@ -155,7 +155,7 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 	switch r.res {
 	case resRAM:
 		total, ratio := sh.totalRAM.At(j), r.ratio(sh).At(j)
-		limit := float64(total) * ratio
+		limit := float64(float64(total) * ratio) // rounded: no FMA
 		used := total - u.freeRAM
 		rc := &ResourceCheck{Requested: float64(c.MemoryMB), Total: float64(total), Used: float64(used),
 			Ratio: ratio, Limit: limit, Usable: limit - float64(used)}
@@ -165,7 +165,7 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 		return sprintf("%s does not have %d MB usable ram, it only has %s MB usable ram.", hs, c.MemoryMB, pyInt(rc.Usable)), true, rc
 	case resCore:
 		total, ratio := sh.vcpusTotal.At(j), r.ratio(sh).At(j)
-		limit := float64(total) * ratio
+		limit := float64(float64(total) * ratio) // rounded: no FMA
 		rc := &ResourceCheck{Requested: float64(c.VCPUs), Total: float64(total), Used: float64(u.vcpusUsed),
 			Ratio: ratio, Limit: limit, Usable: limit - float64(u.vcpusUsed)}
 		if limit > 0 && c.VCPUs > total {
@@ -174,7 +174,7 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 		return sprintf("%s does not have %d usable vcpus, it only has %s usable vcpus", hs, c.VCPUs, pyInt(rc.Usable)), true, rc
 	case resDisk:
 		totalMB, ratio := sh.totalDiskGB.At(j)*1024, r.ratio(sh).At(j)
-		limit := float64(totalMB) * ratio
+		limit := float64(float64(totalMB) * ratio) // rounded: no FMA
 		used := totalMB - u.freeDiskMB
 		rc := &ResourceCheck{Requested: float64(c.DiskRequestMB), Total: float64(totalMB), Used: float64(used),
 			Ratio: ratio, Limit: limit, Usable: limit - float64(used)}

@@ -45,7 +45,7 @@ func (sh *shard) rawRes(w, j int, r *hostRes) float64 {
 	case wRAM:
 		return float64(max(r.freeRAM, 0))
 	case wCPU:
-		return max(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j)-float64(r.vcpusUsed), 0)
+		return max(float64(float64(sh.vcpusTotal.At(j))*sh.cpuRatio.At(j))-float64(r.vcpusUsed), 0) // rounded: no FMA
 	case wDisk:
 		return float64(max(r.freeDiskMB, 0))
 	case wIoOps:

@@ -41,7 +41,7 @@ func (rk *denseRanker) scoreOf(id uint32) float64 {
 		if lo == hi {
 			continue
 		}
-		s += sh.mult[w].At(j) * ((rk.rawWith(w, id, r) - lo) / (hi - lo))
+		s += float64(sh.mult[w].At(j) * ((rk.rawWith(w, id, r) - lo) / (hi - lo))) // rounded: no FMA
 	}
 	return s
 }
@@ -362,13 +362,13 @@ func (rk *denseRanker) weighHosts(k int, js []uint16, score []float64) {
 		if s.mults.uniform(w) {
 			m := s.mults.base[w]
 			for _, j := range js {
-				score[j] += m * ((col.At(int(j)) - lo) / span)
+				score[j] += float64(m * ((col.At(int(j)) - lo) / span))
 			}
 			continue
 		}
 		mult := &sh.mult[w]
 		for _, j := range js {
-			score[j] += mult.At(int(j)) * ((col.At(int(j)) - lo) / span)
+			score[j] += float64(mult.At(int(j)) * ((col.At(int(j)) - lo) / span))
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (b *batch) weigh() error {
 		span := hi - lo
 		for k, id := range w.cands {
 			sh, j := b.s.at(id)
-			w.score[k] += sh.mult[wi].At(j) * ((raw[k] - lo) / span)
+			w.score[k] += float64(sh.mult[wi].At(j) * ((raw[k] - lo) / span)) // rounded: no fused multiply-add (arm64), as Python
 		}
 	}
 	return nil
@@ -106,7 +106,7 @@ func (s *Snapshot) metricsRaw(id uint32) (v float64, missing int) {
 	for k, mw := range s.cfg.MetricsWeightSetting {
 		x, ok := s.info.metrics.Get(id, mw.Name)
 		if ok {
-			value += float64(x) * mw.Ratio
+			value += float64(float64(x) * mw.Ratio) // rounded, as Python
 			continue
 		}
 		if s.cfg.MetricsRequired {

@@ -180,7 +180,7 @@ func accumulateScalarAsm(z bool, score []float64, raw Col, m, lo, span float64, 
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, m*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(m*((raw.At(i)-lo)/span))) // rounded: no FMA (GOAMD64=v3)
 	}
 }
 
@@ -219,7 +219,7 @@ func accumulateAsm(z bool, score []float64, raw Col, mult []float64, lo, span fl
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, mult[i]*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(mult[i]*((raw.At(i)-lo)/span)))
 	}
 }
 
@@ -291,7 +291,7 @@ func accumulateCodedAsm(z bool, score []float64, raw Col, mult *Coded[float64], 
 		}
 	}
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, mult.At(i)*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(mult.At(i)*((raw.At(i)-lo)/span)))
 	}
 }
 

@@ -186,7 +186,7 @@ func AccumulateScaledCodedPortable(score []float64, raw Col, mult *Coded[float64
 func accumulateCodedGo(score []float64, raw Col, mult *Coded[float64], lo, span float64, set bool) {
 	chunks(score, raw, func(b int, s, xs []float64) {
 		for k, x := range xs {
-			s[k] = addTo(s[k], set, mult.At(b+k)*((x-lo)/span))
+			s[k] = addTo(s[k], set, float64(mult.At(b+k)*((x-lo)/span)))
 		}
 	})
 }

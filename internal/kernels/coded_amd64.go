@@ -86,7 +86,7 @@ func accumulateCodedSimd(score []float64, raw Col, mult *Coded[float64], lo, spa
 	}
 	leaveAVX()
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, mult.At(i)*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(mult.At(i)*((raw.At(i)-lo)/span)))
 	}
 }
 

@@ -12,7 +12,7 @@ func RAMPasses(total, free int64, ratio float64, req int64) bool {
 	if total < req {
 		return false
 	}
-	limit := float64(total) * ratio
+	limit := float64(float64(total) * ratio) // rounded: no fused multiply-subtract (arm64), as Python
 	return limit-float64(total-free) >= float64(req)
 }
 
@@ -23,7 +23,7 @@ func CorePasses(total, used int64, ratio float64, req int64) bool {
 	if total == 0 {
 		return true
 	}
-	limit := float64(total) * ratio
+	limit := float64(float64(total) * ratio) // rounded: no fused multiply-subtract (arm64), as Python
 	if limit > 0 && req > total {
 		return false
 	}
@@ -36,7 +36,7 @@ func DiskPasses(totalGB, freeMB int64, ratio float64, req int64) bool {
 	if totalMB < req {
 		return false
 	}
-	limit := float64(totalMB) * ratio
+	limit := float64(float64(totalMB) * ratio) // rounded, as Python
 	return limit-float64(totalMB-freeMB) >= float64(req)
 }
 

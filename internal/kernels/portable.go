@@ -42,7 +42,7 @@ func chunks(score []float64, raw Col, add func(b int, s, xs []float64)) {
 func accumulateScalarGo(score []float64, raw Col, m, lo, span float64, set bool) {
 	chunks(score, raw, func(_ int, s, xs []float64) {
 		for k, x := range xs {
-			s[k] = addTo(s[k], set, m*((x-lo)/span))
+			s[k] = addTo(s[k], set, float64(m*((x-lo)/span))) // rounded: no FMA (arm64)
 		}
 	})
 }
@@ -61,7 +61,7 @@ func accumulateGo(score []float64, raw Col, mult []float64, lo, span float64, se
 	chunks(score, raw, func(b int, s, xs []float64) {
 		m := mult[b : b+len(xs)]
 		for k, x := range xs {
-			s[k] = addTo(s[k], set, m[k]*((x-lo)/span))
+			s[k] = addTo(s[k], set, float64(m[k]*((x-lo)/span)))
 		}
 	})
 }

@@ -137,7 +137,7 @@ func accumulateScalarSimd(score []float64, raw Col, m, lo, span float64, set boo
 	}
 	leaveAVX()
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, m*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(m*((raw.At(i)-lo)/span))) // rounded: no FMA
 	}
 }
 
@@ -184,7 +184,7 @@ func accumulateSimd(score []float64, raw Col, mult []float64, lo, span float64, 
 	}
 	leaveAVX()
 	for i := n; i < len(score); i++ {
-		score[i] = addTo(score[i], set, mult[i]*((raw.At(i)-lo)/span))
+		score[i] = addTo(score[i], set, float64(mult[i]*((raw.At(i)-lo)/span)))
 	}
 }
 

@@ -30,7 +30,9 @@ func (r rng) between(lo, hi int) int {
 }
 
 // uniform is random.uniform(lo, hi).
-func (r rng) uniform(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+func (r rng) uniform(lo, hi float64) float64 {
+	return lo + float64((hi-lo)*r.Float64()) // rounded: one cloud on every architecture
+}
 
 // chance is random.random() < p.
 func (r rng) chance(p float64) bool { return r.Float64() < p }
