@@ -88,12 +88,16 @@ type scored struct {
 // Nova's loop hands each instance the list [the host just chosen] + the
 // rest in the order it weighed them, and sorts it stably by weight: of
 // hosts of equal weight, the one its previous step chose comes first.
-// Hosts whose raw values are equal have had equal weights since the last
-// of them was chosen (only a chosen host's values change), so the
-// recency of their choice orders them, and the hosts never chosen keep
-// the order of the first list, host id here. (Hosts of different values
-// whose weights happen to be equal are ordered by id: Nova's order there
-// depends on their earlier weights.)
+// Hosts whose raw values (and multipliers) are equal have had equal
+// weights since the last of them was chosen when only a chosen host's
+// values change, so the recency of their choice orders them, and the
+// hosts never chosen keep the order of the first list, host id here.
+// Where that does not hold Nova's order follows earlier weights, which
+// this rule does not replay: the soft group weighers count a new member
+// on every node of the chosen host; hosts of different values or
+// multipliers can weigh the same at one step and not at another; and
+// with shuffle_best_same_weighed_hosts Nova's list keeps each shuffle's
+// permutation, where this rule goes back to recency, then id.
 func (c *collector) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score // false when either is NaN, as before

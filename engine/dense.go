@@ -281,7 +281,7 @@ func (rk *denseRanker) update(dirty []uint32) {
 }
 
 // top returns the k best candidates satisfying keep (nil: all), and, when
-// wantTies, every candidate tied with the best (in id order). One
+// wantTies, every candidate tied with the best (collector.tieList's order). One
 // candidate weighs 0, as in Nova, where no weigher runs.
 func (rk *denseRanker) top(k int, wantTies bool, keep func(uint32) bool, cell int32) (best, ties []scored) {
 	var c collector

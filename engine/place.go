@@ -162,8 +162,8 @@ func ownNames(host, node string) (string, string) {
 // choose picks among the best host_subset_size candidates (after shuffling
 // the hosts tied at the top weight, when configured) with the batch's
 // seeded generator. best holds the top min(host_subset_size, candidates)
-// in rank order; ties holds every candidate tied at the top weight, in id
-// order (only needed when shuffling).
+// in rank order; ties holds every candidate tied at the top weight, in
+// rank order (only needed when shuffling).
 func (b *batch) choose(best, ties []scored) scored {
 	sub := len(best)
 	if b.cfg.ShuffleBestSameWeighedHosts {

@@ -181,14 +181,25 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "placer simulate: --report %s: no such folder %s\n", *report, filepath.Dir(*report))
 			return exitBadInput
 		}
-		// Made now, so that a path no file can have (a folder, a folder
-		// one cannot write in) is refused before the run.
-		f, err := os.Create(*report)
+		// Opened now, so that a path no file can have (a folder, a folder
+		// one cannot write in) is refused before the run; not truncated
+		// (a report there stays until this one is written), and removed
+		// again if this run made it and ends without a report.
+		_, statErr := os.Stat(*report)
+		f, err := os.OpenFile(*report, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			fmt.Fprintln(stderr, "placer simulate: --report:", err)
 			return exitBadInput
 		}
 		f.Close()
+		if os.IsNotExist(statErr) {
+			made := *report
+			defer func() {
+				if st, err := os.Stat(made); err == nil && st.Size() == 0 {
+					os.Remove(made)
+				}
+			}()
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

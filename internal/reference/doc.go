@@ -15,8 +15,9 @@
 // Where Nova is random or order-dependent, placer fixes a rule (see
 // docs/nova-semantics.md) and the engine applies the very same one:
 //
-//   - candidates are ranked by weight descending, equal weights by host
-//     index ascending (exact float comparison);
+//   - candidates are ranked by weight descending (exact float
+//     comparison), equal weights the host chosen most recently in the
+//     batch first, then by host index ascending;
 //   - one math/rand/v2 PCG generator per call, seeded with
 //     (uint64(Config.Seed), 0x9e3779b97f4a7c15); per instance with at
 //     least one candidate it shuffles the leading run of hosts tied at the

@@ -94,9 +94,8 @@ type weighed struct {
 // host -> the instance that last chose it), then the others by host
 // index ascending. Nova's list order after a choice is [the chosen host]
 // + the rest as weighed, sorted stably at the next instance: for hosts of
-// equal values this rule is that order; hosts whose different values
-// happen to weigh the same are ordered by index (Nova's order there
-// follows their earlier weights).
+// equal values whose values only a choice changes this rule is that
+// order (collector.better in the engine says where it is not).
 func rank(s *RequestSpec, ws *weighing, hosts []*HostState, chosen map[*HostState]int) ([]weighed, error) {
 	w, err := ws.weigh(s, hosts)
 	if err != nil {
