@@ -70,7 +70,7 @@ func chancePlace(ctx context.Context, s *Snapshot, r *Request) (Plan, error) {
 			Candidates: len(hosts),
 		}
 	}
-	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(r), Group: groupClaimOf(r), Forced: true, preview: s.preview, store: s.store}, nil
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: claimOf(r), Group: groupClaimOf(r), Forced: true, store: s.store}, nil
 }
 
 // chance reports whether s's configuration schedules with the chance

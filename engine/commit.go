@@ -297,11 +297,8 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 // when it comes from PlaceBatch on one of the store's snapshots, whose
 // newest is snap.
 func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
-	if plan.preview {
-		return invalid("plan", "made on a Store.Preview snapshot, which shows a change without making it: place on the store's own snapshots to commit")
-	}
 	if plan.store != 0 && plan.store != s.id {
-		return invalid("plan", "made on another store's snapshot: place on this store's own snapshots to commit")
+		return invalid("plan", "made on another store's snapshot (a second Store's, a bare NewSnapshot's, or a Store.Preview's, which shows a change without making it): place on this store's own snapshots to commit")
 	}
 	if plan.BaseVersion > snap.version {
 		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)

@@ -115,7 +115,7 @@ func (b *batch) place(warm bool) (Plan, error) {
 	// Commit layer (store.go): the plan carries its claim, group and
 	// whether the filters were skipped, so that Store.Commit can re-check
 	// it on hosts that changed.
-	return Plan{BaseVersion: s.version, Placements: placements, Claim: b.claim, Group: groupClaimOf(r), Forced: b.forced, preview: s.preview, store: s.store}, nil
+	return Plan{BaseVersion: s.version, Placements: placements, Claim: b.claim, Group: groupClaimOf(r), Forced: b.forced, store: s.store}, nil
 }
 
 // fail completes an error with the instance it happened at and the

@@ -25,10 +25,6 @@ type Plan struct {
 	// scheduler, which runs none, made the plan. Store.Commit then does not
 	// re-check the resource filters either. PlaceBatch sets it.
 	Forced bool
-	// preview is true for a plan made on a Store.Preview snapshot, which
-	// Commit refuses: its version is a real one (versions are
-	// process-wide), so the store could not tell it by BaseVersion.
-	preview bool
 	// store is the id of the Store whose snapshot the plan was made on
 	// (a bare NewSnapshot's own; 0 for a plan made by hand, or decoded);
 	// Commit refuses one of another store's or snapshot's: versions are

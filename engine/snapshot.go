@@ -24,12 +24,10 @@ import (
 //     the host's or the configured value).
 type Snapshot struct {
 	version uint64
-	// preview marks a snapshot of Store.Preview: no store published it,
-	// and the plans made on it (Plan.preview) are refused by Commit.
-	preview bool
 	// store is the id of the Store that published the snapshot (one of
-	// its own for a bare NewSnapshot's): its plans carry it (Plan.store),
-	// and Commit refuses those of another store's snapshots.
+	// its own for a bare NewSnapshot's; Store.Preview's temporary store's
+	// for a preview): its plans carry it (Plan.store), and Commit refuses
+	// those of another store's snapshots.
 	store uint64
 	cfg   Config
 	// chain and weighers are cfg's, resolved once: the filter chain in

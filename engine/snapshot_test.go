@@ -24,7 +24,7 @@ func TestDeriveCopiesEveryField(t *testing.T) {
 	}
 	parent.delta = &usageDelta{ids: []uint32{1}, res: []hostRes{{freeRAM: 512}}}
 	parent.groupPlaced = setGroupPlaced(nil, nil, "g", "inst", "h1")
-	parent.preview, parent.store = true, 7
+	parent.store = 7
 	field := func(v reflect.Value, i int) any {
 		f := v.Field(i)
 		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()

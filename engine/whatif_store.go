@@ -40,7 +40,5 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 	if _, err := tmp.rebuildLocked(tmp.cloud.WithAggregates(changes)); err != nil {
 		return nil, err
 	}
-	snap := tmp.cur.Load().snap // tmp's alone: no other reader yet
-	snap.preview = true
-	return snap, nil
+	return tmp.cur.Load().snap, nil // tmp's alone: its id tells its plans
 }
