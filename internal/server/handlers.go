@@ -235,6 +235,8 @@ func notFoundHost(w http.ResponseWriter, host, node string) {
 // getHost is GET /v1/hosts/{host} and /v1/hosts/{host}/{node}.
 func (s *Server) getHost(w http.ResponseWriter, r *http.Request) {
 	host, node := r.PathValue("host"), r.PathValue("node")
+	s.hostsMu.Lock() // no node of the host is added between the listing and the removal
+	defer s.hostsMu.Unlock()
 	snap := s.store.Snapshot()
 	ids := nodesOf(snap, host, node)
 	if len(ids) == 0 {
@@ -298,6 +300,8 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 // or one.
 func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	host, node := r.PathValue("host"), r.PathValue("node")
+	s.hostsMu.Lock() // no node of the host is added between the listing and the removal
+	defer s.hostsMu.Unlock()
 	snap := s.store.Snapshot()
 	ids := nodesOf(snap, host, node)
 	if len(ids) == 0 {
@@ -331,8 +335,8 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		badBody(w, err)
 		return
 	}
-	s.addMu.Lock()
-	defer s.addMu.Unlock()
+	s.hostsMu.Lock()
+	defer s.hostsMu.Unlock()
 	if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
 		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 		return

@@ -125,9 +125,12 @@ type Server struct {
 	opts         Options
 	pending      chan struct{} // admission: one token per admitted placement
 	ready        atomic.Bool
-	// addMu makes POST /v1/hosts's existence check and the addition one
-	// step: two clients adding one host get 201 and 409.
-	addMu   sync.Mutex
+	// hostsMu makes POST /v1/hosts's existence check and the addition
+	// one step (two clients adding one host get 201 and 409), and DELETE
+	// /v1/hosts/{host}'s listing of the host's nodes and their removal
+	// (a node of the host added meanwhile is removed with it, or added
+	// after the removal's version).
+	hostsMu sync.Mutex
 	handler http.Handler
 
 	// beforePlace, when set (tests), runs in the place handler once the

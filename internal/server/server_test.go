@@ -616,3 +616,52 @@ func (b addHook) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, er
 	b.before(hosts[0])
 	return b.Backend.AddHosts(ctx, hosts...)
 }
+
+// TestDeleteHostRace: a node of the host that a client adds while DELETE
+// /v1/hosts/{host} runs is removed with the others or added after the
+// removal (a later version); it never survives a removal it preceded.
+// The handler listed the nodes from one snapshot and removed those, so
+// an addition between the two survived with an earlier version.
+func TestDeleteHostRace(t *testing.T) {
+	s, ts := newTestServer(t, 2, Options{})
+	added := make(chan VersionDoc, 1)
+	inner := s.backend
+	s.backend = removeHook{inner, func() {
+		go func() { // another client adds a node of h0
+			code, out := call(t, "POST", ts.URL+"/v1/hosts", `{"host": "h0", "node": "h0-b", "memory_mb": 1024,
+				"free_ram_mb": 1024, "vcpus": 2, "vcpus_used": 0, "local_gb": 10, "free_disk_gb": 10}`)
+			if code != http.StatusCreated {
+				t.Errorf("the addition: %d %s", code, out)
+			}
+			added <- decode[VersionDoc](t, out)
+		}()
+		select { // the addition's chance to land before the removal
+		case v := <-added:
+			added <- v
+		case <-time.After(200 * time.Millisecond):
+		}
+	}}
+	defer func() { s.backend = inner }()
+	code, out := call(t, "DELETE", ts.URL+"/v1/hosts/h0", "")
+	wantStatus(t, "the removal", code, http.StatusOK, out)
+	removed := decode[VersionDoc](t, out)
+	add := <-added
+	code, out = call(t, "GET", ts.URL+"/v1/hosts/h0/h0-b", "")
+	switch {
+	case code == http.StatusOK && add.Version < removed.Version:
+		t.Errorf("h0-b, added at version %d, survived the removal of h0 at version %d", add.Version, removed.Version)
+	case code != http.StatusOK && add.Version > removed.Version:
+		t.Errorf("h0-b, added at version %d after the removal at %d, is gone: %d %s", add.Version, removed.Version, code, out)
+	}
+}
+
+// removeHook is a Backend that runs before ahead of each RemoveHosts.
+type removeHook struct {
+	Backend
+	before func()
+}
+
+func (b removeHook) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
+	b.before()
+	return b.Backend.RemoveHosts(ctx, nodes...)
+}
