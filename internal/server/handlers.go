@@ -235,8 +235,6 @@ func notFoundHost(w http.ResponseWriter, host, node string) {
 // getHost is GET /v1/hosts/{host} and /v1/hosts/{host}/{node}.
 func (s *Server) getHost(w http.ResponseWriter, r *http.Request) {
 	host, node := r.PathValue("host"), r.PathValue("node")
-	s.hostsMu.Lock() // no node of the host is added between the listing and the removal
-	defer s.hostsMu.Unlock()
 	snap := s.store.Snapshot()
 	ids := nodesOf(snap, host, node)
 	if len(ids) == 0 {
