@@ -665,3 +665,20 @@ func (b removeHook) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (
 	b.before()
 	return b.Backend.RemoveHosts(ctx, nodes...)
 }
+
+// TestGetHostDuringHostChange: reading a host waits for no host change
+// (the mutex that orders additions and removals of hosts).
+func TestGetHostDuringHostChange(t *testing.T) {
+	s, ts := newTestServer(t, 1, Options{})
+	s.hostsMu.Lock() // a host change under way
+	defer s.hostsMu.Unlock()
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(ts.URL + "/v1/hosts/h0")
+	if err != nil {
+		t.Fatalf("GET /v1/hosts/h0 during a host change: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v1/hosts/h0: %d", resp.StatusCode)
+	}
+}
