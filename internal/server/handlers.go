@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/scenario"
@@ -45,6 +46,7 @@ type ErrorBody struct {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	answerDeadline(w)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -79,6 +81,27 @@ func writeEngineError(w http.ResponseWriter, err error, notFound bool) {
 	default:
 		writeError(w, http.StatusInternalServerError, "Internal", "", err.Error())
 	}
+}
+
+// answerGrace is how long an answer has to be written from the moment
+// it is ready (Serve's WriteTimeout counts from the request's headers:
+// reading the body, queueing, placing and an etcd commit seen through
+// to its outcome can take longer, and a committed placement's answer
+// must not be lost to it).
+var answerGrace = 30 * time.Second
+
+// answerDeadline gives the answer about to be written answerGrace (a
+// writer without deadlines, as in tests, keeps none).
+func answerDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(answerGrace))
+}
+
+// fieldIs says whether err is a *engine.ValidationError of field: the
+// stores name a host or an instance they do not hold so ("host",
+// "instance_uuid"), which is a 404; their other refusals are 400s.
+func fieldIs(err error, field string) bool {
+	var ve *engine.ValidationError
+	return errors.As(err, &ve) && ve.Field == field
 }
 
 // readBody reads the body up to the limit; on an error it has answered
@@ -168,6 +191,7 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "Internal", "", err.Error())
 		return
 	}
+	answerDeadline(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
@@ -288,7 +312,7 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.UpdateHost(ctx, engine.HostNode{Host: host, Node: node}, u)
 	if err != nil {
-		writeEngineError(w, err, true) // the node was removed meanwhile
+		writeEngineError(w, err, fieldIs(err, "host")) // the node was removed meanwhile
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})
@@ -343,7 +367,8 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.AddHosts(ctx, h)
 	if err != nil {
-		if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
+		var ve *engine.ValidationError
+		if errors.As(err, &ve) && len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
 			// Another process's addition of the node reached this one's
 			// view meanwhile (an etcd store): the store's duplicate.
 			writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
@@ -389,7 +414,7 @@ func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.DeleteInstance(ctx, r.PathValue("uuid"))
 	if err != nil {
-		writeEngineError(w, err, true)
+		writeEngineError(w, err, fieldIs(err, "instance_uuid"))
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})

@@ -250,7 +250,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		Handler:           s.handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      s.opts.RequestTimeout + 30*time.Second,
+		WriteTimeout:      s.opts.RequestTimeout + answerGrace, // and each answer gets answerGrace once ready (answerDeadline)
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),

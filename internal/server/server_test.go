@@ -682,3 +682,81 @@ func TestGetHostDuringHostChange(t *testing.T) {
 		t.Errorf("GET /v1/hosts/h0: %d", resp.StatusCode)
 	}
 }
+
+// failingBackend refuses every change with err; addFirst, when set, runs
+// ahead of AddHosts' refusal (the change landing though it was refused:
+// an etcd store's write its mirror had not applied).
+type failingBackend struct {
+	Backend
+	err      error
+	addFirst func(engine.Host)
+}
+
+func (b failingBackend) AddHosts(_ context.Context, hosts ...engine.Host) (uint64, error) {
+	if b.addFirst != nil {
+		b.addFirst(hosts[0])
+	}
+	return 0, b.err
+}
+
+func (b failingBackend) UpdateHost(context.Context, engine.HostNode, engine.HostUsage) (uint64, error) {
+	return 0, b.err
+}
+
+func (b failingBackend) DeleteInstance(context.Context, string) (uint64, error) { return 0, b.err }
+
+// TestChangeRefusals: a store's refusal of a change is answered as what it
+// is: 503 for an unavailable store even when the host it was adding
+// shows up meanwhile (its own addition, not another client's: no 409),
+// and 400 for a refusal other than "no such host or instance" (no 404).
+func TestChangeRefusals(t *testing.T) {
+	s, ts := newTestServer(t, 1, Options{})
+	inner := s.backend
+	defer func() { s.backend = inner }()
+	s.backend = failingBackend{Backend: inner, err: fmt.Errorf("%w: written, not yet applied", engine.ErrUnavailable),
+		addFirst: func(h engine.Host) {
+			if _, err := s.Store().AddHosts(h); err != nil {
+				t.Error(err)
+			}
+		}}
+	code, out := call(t, "POST", ts.URL+"/v1/hosts", `{"host": "h9", "memory_mb": 1024, "free_ram_mb": 1024, "vcpus": 2, "vcpus_used": 0, "local_gb": 10, "free_disk_gb": 10}`)
+	wantStatus(t, "an addition the store could not confirm", code, http.StatusServiceUnavailable, out)
+
+	s.backend = failingBackend{Backend: inner, err: &engine.ValidationError{Field: "group", Msg: "too large a record"}}
+	code, out = call(t, "DELETE", ts.URL+"/v1/instances/vm-1", "")
+	wantStatus(t, "a deletion refused for another reason", code, http.StatusBadRequest, out)
+	code, out = call(t, "PUT", ts.URL+"/v1/hosts/h0", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}`)
+	wantStatus(t, "an update refused for another reason", code, http.StatusBadRequest, out)
+
+	s.backend = failingBackend{Backend: inner, err: &engine.ValidationError{Field: "instance_uuid", Msg: "no such instance"}}
+	code, out = call(t, "DELETE", ts.URL+"/v1/instances/vm-1", "")
+	wantStatus(t, "a deletion of an unknown instance", code, http.StatusNotFound, out)
+}
+
+// TestLateAnswerWritten: an answer ready after Serve's WriteTimeout (a
+// slow body, the queue, an etcd commit seen through to its outcome) is
+// still written: it gets answerGrace from the moment it is ready. Here
+// the placement waits past its RequestTimeout and the write timeout
+// both; the client gets the 503, not a closed connection.
+func TestLateAnswerWritten(t *testing.T) {
+	defer func(g time.Duration) { answerGrace = g }(answerGrace)
+	answerGrace = 300 * time.Millisecond
+	s, err := New(testCloud(1), Options{Logger: quietLogger(), Workers: 1, RequestTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.beforePlace = func(context.Context) { time.Sleep(3 * answerGrace) } // past WriteTimeout, RequestTimeout + answerGrace
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-served
+	}()
+	code, body := call(t, "POST", "http://"+ln.Addr().String()+"/v1/place", `{`+smallFlavor+`}`)
+	wantStatus(t, "a placement answered after the write timeout", code, http.StatusServiceUnavailable, body)
+}
