@@ -102,7 +102,9 @@ type ResourceCheck struct {
 	// minimum for an Aggregate* filter); 0 for the counting filters.
 	Ratio float64
 	// Limit is Total × Ratio (or the counting filter's maximum); Usable
-	// is Limit − Used.
+	// is Limit − Used. For the Exact* filters, Ratio and Limit are 0 and
+	// Usable is what the filter holds equal to Requested: free RAM, free
+	// vCPUs (Total − Used), free disk.
 	Limit, Usable float64
 	// SetBy names the aggregates whose metadata set Ratio (Limit for
 	// the Aggregate I/O-ops and instance filters): those of the host's

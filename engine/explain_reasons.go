@@ -84,6 +84,14 @@ func (b *batch) rejection(f *filterImpl, id uint32) HostRejection {
 		h.Reason = sprintf("%s does not have the following metrics: %s", hs, strings.Join(unavail, ", "))
 	case ImagePropertiesFilter:
 		h.Reason = hs + " does not support requested instance_properties"
+	case ComputeFilter:
+		if d := b.s.info.serviceDisabled; d != nil && d.Has(id) {
+			// Nova's "%s is disabled, reason: %s": the scenario carries no
+			// reason.
+			h.Reason, h.NovaLog = hs+" is disabled", false
+		} else {
+			h.Reason = hs + " has not been heard from in a while"
+		}
 	case AggregateInstanceExtraSpecsFilter:
 		h.Reason, h.NovaLog = b.extraSpecsReason(id, hs)
 	default:
@@ -96,7 +104,6 @@ func (b *batch) rejection(f *filterImpl, id uint32) HostRejection {
 // otherReasons are placer's words for the filters whose Nova log line
 // placer does not reproduce.
 var otherReasons = map[string]string{
-	ComputeFilter:                     "is disabled or its service is down (Nova logs \"is disabled, reason: ...\" or \"has not been heard from in a while\")",
 	ComputeCapabilitiesFilter:         "fails the flavor's extra_specs against its capabilities",
 	AggregateImagePropertiesIsolation: "fails the image's properties against its aggregates' metadata",
 	AggregateTypeAffinityFilter:       "is in an aggregate whose instance_type does not name the flavor",
@@ -162,14 +169,15 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 		if !(total >= c.MemoryMB) {
 			return sprintf("%s does not have %d MB usable ram before overcommit, it only has %d MB.", hs, c.MemoryMB, total), true, rc
 		}
-		return sprintf("%s does not have %d MB usable ram, it only has %s MB usable ram.", hs, c.MemoryMB, pyInt(rc.Usable)), true, rc
+		// usable_ram is a float, printed with %s: its repr.
+		return sprintf("%s does not have %d MB usable ram, it only has %s MB usable ram.", hs, c.MemoryMB, pyval.FloatRepr(rc.Usable)), true, rc
 	case resCore:
 		total, ratio := sh.vcpusTotal.At(j), r.ratio(sh).At(j)
 		limit := float64(float64(total) * ratio) // rounded: no FMA
 		rc := &ResourceCheck{Requested: float64(c.VCPUs), Total: float64(total), Used: float64(u.vcpusUsed),
 			Ratio: ratio, Limit: limit, Usable: limit - float64(u.vcpusUsed)}
 		if limit > 0 && c.VCPUs > total {
-			return sprintf("%s does not have %d usable vcpus, it only has %d usable vcpus", hs, c.VCPUs, total), true, rc
+			return sprintf("%s does not have %d total cpus before overcommit, it only has %d", hs, c.VCPUs, total), true, rc
 		}
 		return sprintf("%s does not have %d usable vcpus, it only has %s usable vcpus", hs, c.VCPUs, pyInt(rc.Usable)), true, rc
 	case resDisk:
@@ -182,6 +190,26 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 			return sprintf("%s does not have %d MB usable disk space before overcommit, it only has %d MB.", hs, c.DiskRequestMB, totalMB), true, rc
 		}
 		return sprintf("%s does not have %d MB usable disk, it only has %s MB usable disk.", hs, c.DiskRequestMB, pyval.FloatRepr(rc.Usable)), true, rc
+	case resExactRAM: // Nova 17.x Queens's ExactRamFilter, as the Exact* below
+		rc := &ResourceCheck{Requested: float64(c.MemoryMB), Total: float64(sh.totalRAM.At(j)), Used: float64(sh.totalRAM.At(j) - u.freeRAM),
+			Usable: float64(u.freeRAM)}
+		return sprintf("%s does not have exactly %d MB usable RAM, it has %d MB.", hs, c.MemoryMB, u.freeRAM), true, rc
+	case resExactCore:
+		total := sh.vcpusTotal.At(j)
+		rc := &ResourceCheck{Requested: float64(c.VCPUs), Total: float64(total), Used: float64(u.vcpusUsed),
+			Usable: float64(total - u.vcpusUsed)}
+		if total == 0 { // Nova logs a warning without the host and fails it
+			return hs + " has no vcpus_total: VCPUs not set; assuming CPU collection broken", false, rc
+		}
+		return sprintf("%s does not have exactly %d cores of usable vcpu, it has %d.", hs, c.VCPUs, total-u.vcpusUsed), true, rc
+	case resExactDisk:
+		totalMB := sh.totalDiskGB.At(j) * 1024
+		rc := &ResourceCheck{Requested: float64(c.DiskRequestMB), Total: float64(totalMB), Used: float64(totalMB - u.freeDiskMB),
+			Usable: float64(u.freeDiskMB)}
+		return sprintf("%s does not have exactly %d MB usable disk, it has %d.", hs, c.DiskRequestMB, u.freeDiskMB), true, rc
+	case resIOOps, resInstances:
+	default:
+		panic(sprintf("engine: no reason for resource rule %s", r.name))
 	}
 	count, what, msg := u.numIOOps, "I/O ops", "Max IOs per host"
 	if r.res == resInstances {

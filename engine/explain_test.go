@@ -395,10 +395,10 @@ func TestExplainResourceReasons(t *testing.T) {
 	want := map[string]string{
 		// total_usable_ram_mb 1024 < 2048.
 		"ram0": "(ram0, ram0) ram: 1024MB disk: 1024000MB io_ops: 0 instances: 0 does not have 2048 MB usable ram before overcommit, it only has 1024 MB.",
-		// 4096 * 1.1 - (4096 - 100) = 509.6..., '%d' truncates.
-		"ram1": "(ram1, ram1) ram: 100MB disk: 1024000MB io_ops: 0 instances: 0 does not have 2048 MB usable ram, it only has 509 MB usable ram.",
+		// 4096 * 1.1 - (4096 - 100), a float '%s' prints as its repr.
+		"ram1": "(ram1, ram1) ram: 100MB disk: 1024000MB io_ops: 0 instances: 0 does not have 2048 MB usable ram, it only has 509.60000000000036 MB usable ram.",
 		// instance_vcpus 4 > vcpus_total 2.
-		"cpu0": "(cpu0, cpu0) ram: 65536MB disk: 1024000MB io_ops: 0 instances: 0 does not have 4 usable vcpus, it only has 2 usable vcpus",
+		"cpu0": "(cpu0, cpu0) ram: 65536MB disk: 1024000MB io_ops: 0 instances: 0 does not have 4 total cpus before overcommit, it only has 2",
 		// 16 * 4.0 - 62 = 2.0 free.
 		"cpu1": "(cpu1, cpu1) ram: 65536MB disk: 1024000MB io_ops: 0 instances: 0 does not have 4 usable vcpus, it only has 2 usable vcpus",
 		// 5 * 1024 = 5120 MB < 10752.
@@ -493,5 +493,97 @@ func TestExplainSetBy(t *testing.T) {
 		if r.Filter != w.filter || r.Check == nil || r.Check.Ratio != w.ratio || !slices.Equal(r.Check.SetBy, w.setBy) {
 			t.Errorf("%s: %s %+v, want %s ratio %v set by %v", r.Host, r.Filter, r.Check, w.filter, w.ratio, w.setBy)
 		}
+	}
+}
+
+// TestExplainExactReasons checks the Exact* filters' lines against the
+// format strings of Nova 17.x Queens's ExactRamFilter, ExactCoreFilter
+// and ExactDiskFilter (gone from later Nova), applied by hand.
+func TestExplainExactReasons(t *testing.T) {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	c.Config.Filters = []string{engine.ExactRamFilter, engine.ExactCoreFilter, engine.ExactDiskFilter}
+	fit := engine.Host{MemoryMB: 4096, FreeRAMMB: 2048, VCPUs: 8, VCPUsUsed: 4, LocalGB: 100, FreeDiskGB: 90}
+	hosts := map[string]func(h *engine.Host){
+		"ram": func(h *engine.Host) { h.FreeRAMMB = 4096 },
+		"cpu": func(h *engine.Host) { h.VCPUsUsed = 2 },
+		"dsk": func(h *engine.Host) { h.FreeDiskGB = 100 },
+		"nil": func(h *engine.Host) { h.VCPUs, h.VCPUsUsed = 0, 0 },
+		"fit": func(h *engine.Host) {},
+	}
+	for _, name := range slices.Sorted(maps.Keys(hosts)) {
+		h := fit
+		h.Host = name
+		hosts[name](&h)
+		c.Hosts = append(c.Hosts, h)
+	}
+	s, err := engine.NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2048 MB, 4 vCPUs and 90 GB = 92160 MB of disk: what "fit" has free.
+	req := engine.Request{Flavor: engine.Flavor{MemoryMB: 2048, VCPUs: 4, RootGB: 90}}
+	e, err := engine.Explain(context.Background(), s, req, engine.ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		reason string
+		nova   bool
+	}
+	want := map[string]line{
+		"ram": {"(ram, ram) ram: 4096MB disk: 92160MB io_ops: 0 instances: 0 does not have exactly 2048 MB usable RAM, it has 4096 MB.", true},
+		"cpu": {"(cpu, cpu) ram: 2048MB disk: 92160MB io_ops: 0 instances: 0 does not have exactly 4 cores of usable vcpu, it has 6.", true},
+		"dsk": {"(dsk, dsk) ram: 2048MB disk: 102400MB io_ops: 0 instances: 0 does not have exactly 92160 MB usable disk, it has 102400.", true},
+		// Nova logs a warning that names no host, and fails it.
+		"nil": {"(nil, nil) ram: 2048MB disk: 92160MB io_ops: 0 instances: 0 has no vcpus_total: VCPUs not set; assuming CPU collection broken", false},
+	}
+	got := map[string]line{}
+	for _, r := range e.Rejected {
+		got[r.Host] = line{r.Reason, r.NovaLog}
+	}
+	for h, w := range want {
+		if got[h] != w {
+			t.Errorf("%s:\n got %+v\nwant %+v", h, got[h], w)
+		}
+	}
+	if len(got) != len(want) || e.Chosen == nil || e.Chosen.Host != "fit" {
+		t.Errorf("rejected %v, chosen %+v; want %d rejected, fit chosen", got, e.Chosen, len(want))
+	}
+}
+
+// TestExplainComputeFilterReasons: ComputeFilter's lines, Nova 26's
+// compute_filter.py: a service down "has not been heard from in a while"
+// (Nova's line); a disabled one "is disabled" (Nova adds a reason the
+// scenario does not carry: placer's words).
+func TestExplainComputeFilterReasons(t *testing.T) {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	c.Config.Filters = []string{engine.ComputeFilter}
+	for _, h := range []engine.Host{
+		{Host: "up", Service: engine.Service{}},
+		{Host: "down", Service: engine.Service{Down: true}},
+		{Host: "off", Service: engine.Service{Disabled: true}},
+	} {
+		h.MemoryMB, h.FreeRAMMB, h.VCPUs, h.LocalGB, h.FreeDiskGB = 1024, 1024, 2, 10, 10
+		c.Hosts = append(c.Hosts, h)
+	}
+	s, err := engine.NewSnapshot(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Explain(context.Background(), s, engine.Request{Flavor: engine.Flavor{MemoryMB: 512, VCPUs: 1}}, engine.ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"down": "(down, down) ram: 1024MB disk: 10240MB io_ops: 0 instances: 0 has not been heard from in a while",
+		"off":  "(off, off) ram: 1024MB disk: 10240MB io_ops: 0 instances: 0 is disabled",
+	}
+	for _, r := range e.Rejected {
+		if r.Reason != want[r.Host] || r.NovaLog != (r.Host == "down") {
+			t.Errorf("%s: %q (NovaLog %v), want %q", r.Host, r.Reason, r.NovaLog, want[r.Host])
+		}
+	}
+	if len(e.Rejected) != 2 {
+		t.Errorf("rejected %+v, want down and off", e.Rejected)
 	}
 }
