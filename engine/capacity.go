@@ -19,8 +19,10 @@ func (s *Snapshot) Usage(id uint32) HostUsage {
 }
 
 // HostCapacity is what a host's usage is checked against: its totals and
-// the limits the enabled resource filters compute. A limit the enabled
-// filters do not enforce is 0 (ratios) or -1 (counts).
+// the limits the enabled resource filters compute. Enforced says which
+// limits an enabled filter enforces; one that none does reads 0 (ratios)
+// or -1 (counts), values an enforcing filter may hold too (an aggregate's
+// ratio of 0 or count of -1, which Nova applies as they are).
 type HostCapacity struct {
 	MemoryMB, VCPUs, LocalGB int64
 	// RAMRatio, CPURatio and DiskRatio are the allocation ratios the
@@ -30,6 +32,14 @@ type HostCapacity struct {
 	RAMRatio, CPURatio, DiskRatio float64
 	// MaxIOOps and MaxInstances are the io-ops and instance limits.
 	MaxIOOps, MaxInstances int64
+	// Enforced says which of the limits above an enabled filter enforces.
+	Enforced Enforced
+}
+
+// Enforced says which of a host's limits (HostCapacity) an enabled
+// resource filter enforces.
+type Enforced struct {
+	RAM, CPU, Disk, IOOps, Instances bool
 }
 
 // Capacity returns host id's capacity under s's configuration. It panics
@@ -38,34 +48,36 @@ func (s *Snapshot) Capacity(id uint32) HostCapacity {
 	s.checkID(id)
 	sh, j := s.at(id)
 	c := HostCapacity{MemoryMB: sh.totalRAM.At(j), VCPUs: sh.vcpusTotal.At(j), LocalGB: sh.totalDiskGB.At(j), MaxIOOps: -1, MaxInstances: -1}
-	lower := func(cur *float64, v float64) {
-		if *cur == 0 || v < *cur {
-			*cur = v
+	e := &c.Enforced
+	// The smallest of the enforcing rules' values.
+	lower := func(set *bool, cur *float64, v float64) {
+		if !*set || v < *cur {
+			*cur, *set = v, true
 		}
 	}
-	lowerInt := func(cur *int64, v int64) {
-		if *cur < 0 || v < *cur {
-			*cur = v
+	lowerInt := func(set *bool, cur *int64, v int64) {
+		if !*set || v < *cur {
+			*cur, *set = v, true
 		}
 	}
 	for _, r := range s.rules {
 		switch r.res {
 		case resRAM:
-			lower(&c.RAMRatio, r.ratio(sh).At(j))
+			lower(&e.RAM, &c.RAMRatio, r.ratio(sh).At(j))
 		case resCore:
-			lower(&c.CPURatio, r.ratio(sh).At(j))
+			lower(&e.CPU, &c.CPURatio, r.ratio(sh).At(j))
 		case resDisk:
-			lower(&c.DiskRatio, r.ratio(sh).At(j))
+			lower(&e.Disk, &c.DiskRatio, r.ratio(sh).At(j))
 		case resIOOps:
-			lowerInt(&c.MaxIOOps, r.limit(sh, j, &s.cfg))
+			lowerInt(&e.IOOps, &c.MaxIOOps, r.limit(sh, j, &s.cfg))
 		case resInstances:
-			lowerInt(&c.MaxInstances, r.limit(sh, j, &s.cfg))
+			lowerInt(&e.Instances, &c.MaxInstances, r.limit(sh, j, &s.cfg))
 		case resExactRAM: // its limit is the total
-			lower(&c.RAMRatio, 1)
+			lower(&e.RAM, &c.RAMRatio, 1)
 		case resExactCore:
-			lower(&c.CPURatio, 1)
+			lower(&e.CPU, &c.CPURatio, 1)
 		case resExactDisk:
-			lower(&c.DiskRatio, 1)
+			lower(&e.Disk, &c.DiskRatio, 1)
 		}
 	}
 	return c
@@ -76,19 +88,20 @@ func (s *Snapshot) Capacity(id uint32) HostCapacity {
 // (The io-ops and instance filters refuse a host at the limit; a host may
 // reach it.)
 func (c HostCapacity) Exceeds(u HostUsage) bool {
-	if c.RAMRatio > 0 && float64(c.MemoryMB-u.FreeRAMMB) > float64(c.MemoryMB)*c.RAMRatio {
+	e := &c.Enforced
+	if e.RAM && float64(c.MemoryMB-u.FreeRAMMB) > float64(float64(c.MemoryMB)*c.RAMRatio) {
 		return true
 	}
-	if c.CPURatio > 0 && c.VCPUs > 0 && float64(u.VCPUsUsed) > float64(c.VCPUs)*c.CPURatio {
+	if e.CPU && c.VCPUs > 0 && float64(u.VCPUsUsed) > float64(float64(c.VCPUs)*c.CPURatio) {
 		return true
 	}
-	if c.DiskRatio > 0 && float64(c.LocalGB*1024-u.FreeDiskMB) > float64(c.LocalGB*1024)*c.DiskRatio {
+	if e.Disk && float64(c.LocalGB*1024-u.FreeDiskMB) > float64(float64(c.LocalGB*1024)*c.DiskRatio) {
 		return true
 	}
-	if c.MaxIOOps >= 0 && u.NumIOOps > c.MaxIOOps {
+	if e.IOOps && u.NumIOOps > c.MaxIOOps {
 		return true
 	}
-	return c.MaxInstances >= 0 && u.NumInstances > c.MaxInstances
+	return e.Instances && u.NumInstances > c.MaxInstances
 }
 
 // Utilization is the used fraction of a cloud's RAM, vCPUs and disk.

@@ -202,7 +202,7 @@ func capacityChart(tr *simTrace, rep *engine.CapacityReport, note string) *plots
 	for _, h := range hosts {
 		u, c := tr.final.Usage(h.ID), tr.final.Capacity(h.ID)
 		ratio := c.RAMRatio
-		if ratio == 0 {
+		if !c.Enforced.RAM {
 			ratio = 1
 		}
 		inUse := float64(c.MemoryMB - u.FreeRAMMB)

@@ -199,23 +199,23 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 
 // NodeDoc is a compute node as GET /v1/hosts answers it: SCENARIO.md's
 // host fields (free_disk_mb as the scheduler keeps it) and the limits the
-// enabled filters apply (0 ratio or -1 count: not enforced).
+// enabled filters apply (absent: no enabled filter enforces it).
 type NodeDoc struct {
-	Host                string  `json:"host"`
-	Node                string  `json:"node"`
-	MemoryMB            int64   `json:"memory_mb"`
-	FreeRAMMB           int64   `json:"free_ram_mb"`
-	VCPUs               int64   `json:"vcpus"`
-	VCPUsUsed           int64   `json:"vcpus_used"`
-	LocalGB             int64   `json:"local_gb"`
-	FreeDiskMB          int64   `json:"free_disk_mb"`
-	NumInstances        int64   `json:"num_instances"`
-	NumIOOps            int64   `json:"num_io_ops"`
-	RAMAllocationRatio  float64 `json:"ram_allocation_ratio"`
-	CPUAllocationRatio  float64 `json:"cpu_allocation_ratio"`
-	DiskAllocationRatio float64 `json:"disk_allocation_ratio"`
-	MaxIOOps            int64   `json:"max_io_ops"`
-	MaxInstances        int64   `json:"max_instances"`
+	Host                string   `json:"host"`
+	Node                string   `json:"node"`
+	MemoryMB            int64    `json:"memory_mb"`
+	FreeRAMMB           int64    `json:"free_ram_mb"`
+	VCPUs               int64    `json:"vcpus"`
+	VCPUsUsed           int64    `json:"vcpus_used"`
+	LocalGB             int64    `json:"local_gb"`
+	FreeDiskMB          int64    `json:"free_disk_mb"`
+	NumInstances        int64    `json:"num_instances"`
+	NumIOOps            int64    `json:"num_io_ops"`
+	RAMAllocationRatio  *float64 `json:"ram_allocation_ratio,omitempty"`
+	CPUAllocationRatio  *float64 `json:"cpu_allocation_ratio,omitempty"`
+	DiskAllocationRatio *float64 `json:"disk_allocation_ratio,omitempty"`
+	MaxIOOps            *int64   `json:"max_io_ops,omitempty"`
+	MaxInstances        *int64   `json:"max_instances,omitempty"`
 }
 
 // HostDoc is GET /v1/hosts/{host}: every node of the host.
@@ -239,12 +239,25 @@ func nodesOf(snap *engine.Snapshot, host, node string) []uint32 {
 
 func nodeDoc(snap *engine.Snapshot, id uint32) NodeDoc {
 	hn, u, c := snap.HostNode(id), snap.Usage(id), snap.Capacity(id)
+	ifFloat := func(on bool, v float64) *float64 {
+		if !on {
+			return nil
+		}
+		return &v
+	}
+	ifInt := func(on bool, v int64) *int64 {
+		if !on {
+			return nil
+		}
+		return &v
+	}
+	e := c.Enforced
 	return NodeDoc{
 		Host: hn.Host, Node: hn.Node,
 		MemoryMB: c.MemoryMB, FreeRAMMB: u.FreeRAMMB, VCPUs: c.VCPUs, VCPUsUsed: u.VCPUsUsed,
 		LocalGB: c.LocalGB, FreeDiskMB: u.FreeDiskMB, NumInstances: u.NumInstances, NumIOOps: u.NumIOOps,
-		RAMAllocationRatio: c.RAMRatio, CPUAllocationRatio: c.CPURatio, DiskAllocationRatio: c.DiskRatio,
-		MaxIOOps: c.MaxIOOps, MaxInstances: c.MaxInstances,
+		RAMAllocationRatio: ifFloat(e.RAM, c.RAMRatio), CPUAllocationRatio: ifFloat(e.CPU, c.CPURatio), DiskAllocationRatio: ifFloat(e.Disk, c.DiskRatio),
+		MaxIOOps: ifInt(e.IOOps, c.MaxIOOps), MaxInstances: ifInt(e.Instances, c.MaxInstances),
 	}
 }
 

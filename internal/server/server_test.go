@@ -256,7 +256,7 @@ func TestHosts(t *testing.T) {
 	code, body := call(t, "GET", ts.URL+"/v1/hosts/h1", "")
 	wantStatus(t, "get", code, http.StatusOK, body)
 	if h := decode[HostDoc](t, body); h.Host != "h1" || len(h.Nodes) != 1 || h.Nodes[0].MemoryMB != 8192 ||
-		h.Nodes[0].RAMAllocationRatio != 1.5 {
+		h.Nodes[0].RAMAllocationRatio == nil || *h.Nodes[0].RAMAllocationRatio != 1.5 {
 		t.Errorf("got %+v", h)
 	}
 
@@ -759,4 +759,30 @@ func TestLateAnswerWritten(t *testing.T) {
 	}()
 	code, body := call(t, "POST", "http://"+ln.Addr().String()+"/v1/place", `{`+smallFlavor+`}`)
 	wantStatus(t, "a placement answered after the write timeout", code, http.StatusServiceUnavailable, body)
+}
+
+// TestHostLimits: a node's limits are those the enabled filters enforce,
+// a ratio of 0 among them (the node takes nothing), and absent when no
+// enabled filter enforces them.
+func TestHostLimits(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Filters = []string{engine.RamFilter}
+	c := testCloudWith(1, cfg)
+	zero := 0.0
+	c.Hosts[0].RAMAllocationRatio = &zero
+	_, ts := newTestServerOn(t, c, Options{})
+	code, body := call(t, "GET", ts.URL+"/v1/hosts/h0/h0", "")
+	wantStatus(t, "get", code, http.StatusOK, body)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := doc["ram_allocation_ratio"]; !ok || r != 0.0 {
+		t.Errorf("ram_allocation_ratio %v (present %v), want 0", r, ok)
+	}
+	for _, k := range []string{"cpu_allocation_ratio", "disk_allocation_ratio", "max_io_ops", "max_instances"} {
+		if v, ok := doc[k]; ok {
+			t.Errorf("%s %v, want it absent (no enabled filter enforces it)", k, v)
+		}
+	}
 }

@@ -327,20 +327,20 @@ func (s *soak) checkLimits(hn engine.HostNode, n *server.NodeDoc, u engine.HostU
 		return
 	}
 	var over []string
-	if n.RAMAllocationRatio > 0 && float64(n.MemoryMB-u.FreeRAMMB) > float64(n.MemoryMB)*n.RAMAllocationRatio {
-		over = append(over, fmt.Sprintf("RAM %d MB used of %d × %g", n.MemoryMB-u.FreeRAMMB, n.MemoryMB, n.RAMAllocationRatio))
+	if r := n.RAMAllocationRatio; r != nil && float64(n.MemoryMB-u.FreeRAMMB) > float64(float64(n.MemoryMB)**r) {
+		over = append(over, fmt.Sprintf("RAM %d MB used of %d × %g", n.MemoryMB-u.FreeRAMMB, n.MemoryMB, *r))
 	}
-	if n.CPUAllocationRatio > 0 && n.VCPUs > 0 && float64(u.VCPUsUsed) > float64(n.VCPUs)*n.CPUAllocationRatio {
-		over = append(over, fmt.Sprintf("vcpus_used %d of %d × %g", u.VCPUsUsed, n.VCPUs, n.CPUAllocationRatio))
+	if r := n.CPUAllocationRatio; r != nil && n.VCPUs > 0 && float64(u.VCPUsUsed) > float64(float64(n.VCPUs)**r) {
+		over = append(over, fmt.Sprintf("vcpus_used %d of %d × %g", u.VCPUsUsed, n.VCPUs, *r))
 	}
-	if n.DiskAllocationRatio > 0 && float64(n.LocalGB*1024-u.FreeDiskMB) > float64(n.LocalGB*1024)*n.DiskAllocationRatio {
-		over = append(over, fmt.Sprintf("disk %d MB used of %d GB × %g", n.LocalGB*1024-u.FreeDiskMB, n.LocalGB, n.DiskAllocationRatio))
+	if r := n.DiskAllocationRatio; r != nil && float64(n.LocalGB*1024-u.FreeDiskMB) > float64(float64(n.LocalGB*1024)**r) {
+		over = append(over, fmt.Sprintf("disk %d MB used of %d GB × %g", n.LocalGB*1024-u.FreeDiskMB, n.LocalGB, *r))
 	}
-	if n.MaxIOOps >= 0 && u.NumIOOps > n.MaxIOOps {
-		over = append(over, fmt.Sprintf("num_io_ops %d > %d", u.NumIOOps, n.MaxIOOps))
+	if m := n.MaxIOOps; m != nil && u.NumIOOps > *m {
+		over = append(over, fmt.Sprintf("num_io_ops %d > %d", u.NumIOOps, *m))
 	}
-	if n.MaxInstances >= 0 && u.NumInstances > n.MaxInstances {
-		over = append(over, fmt.Sprintf("num_instances %d > %d", u.NumInstances, n.MaxInstances))
+	if m := n.MaxInstances; m != nil && u.NumInstances > *m {
+		over = append(over, fmt.Sprintf("num_instances %d > %d", u.NumInstances, *m))
 	}
 	if len(over) > 0 {
 		s.problem(Overcommit, "node %s (the server's own limits): %s", nodeName(hn), strings.Join(over, "; "))
