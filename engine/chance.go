@@ -49,7 +49,7 @@ func chancePlace(ctx context.Context, s *Snapshot, r *Request) (Plan, error) {
 	rng := newRNG(&s.cfg)
 	n := r.NumInstances
 	chosen := make([]uint32, n)
-	if len(hosts) >= n { // random.sample: CPython's pool algorithm
+	if len(hosts) >= n { // random.sample's distribution, by CPython's pool algorithm
 		pool := slices.Clone(hosts)
 		for i := range n {
 			j := rng.IntN(len(pool) - i)
