@@ -84,8 +84,15 @@ func (s *Store) CommitPlan(ctx context.Context, plan engine.Plan, opts ...engine
 // commit is CommitPlan for a plan of one transaction; caller is the
 // caller's context, which bounds the waits before each send.
 func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.CommitOption) (engine.CommitResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommitTimeout)
-	defer cancel()
+	// ctx bounds the waits behind this process's commits before the
+	// first send, then, from the first send, everything until the
+	// outcome is known: a commit that waited its turn still gets its
+	// whole CommitTimeout once sent.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	clock := time.AfterFunc(s.opts.CommitTimeout, func() { stop(context.DeadlineExceeded) })
+	defer clock.Stop()
+	sent := false
 	for round := 0; ; round++ {
 		t, res, busy, err := s.prepare(&plan, opts)
 		if busy != nil {
@@ -99,7 +106,7 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 			case <-caller.Done(): // nothing of this plan was sent, or its sends failed
 				return engine.CommitResult{}, caller.Err()
 			case <-ctx.Done():
-				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts: %w", ctx.Err()))
+				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts: %w", context.Cause(ctx)))
 			}
 		}
 		if err != nil || t == nil {
@@ -111,6 +118,14 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 		}
 		if m := s.opts.Metrics; m != nil {
 			m.txnOps.Observe(float64(t.ops()))
+		}
+		if !sent {
+			if !clock.Stop() { // the waits before it used the timeout up
+				s.release(t)
+				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts, nothing sent: %w", context.Cause(ctx)))
+			}
+			sent = true
+			clock.Reset(s.opts.CommitTimeout)
 		}
 		resp, err := s.send(ctx, t)
 		if err != nil {
@@ -165,6 +180,9 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 		if err != nil {
 			if cerr := caller.Err(); cerr != nil {
 				return engine.CommitResult{}, cerr
+			}
+			if errors.Is(err, ErrClosed) {
+				return engine.CommitResult{}, err
 			}
 			return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: the watch did not reach revision %d: %w", resp.Header.Revision, err))
 		}

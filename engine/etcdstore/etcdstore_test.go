@@ -1116,3 +1116,169 @@ func TestAddHostsAgainstOtherProcesses(t *testing.T) {
 		t.Fatalf("%d hosts, want 3", n)
 	}
 }
+
+// TestEarlyProgressSkipsNothing: a progress notification whose revision
+// is past events the watch has not delivered yet (what etcd before the
+// fix of etcd-io/etcd#15220 answered a requested notification with)
+// makes the mirror drop none of them: it resumes from the last event
+// applied. The notification raised that watermark, so the resumed watch
+// started past another process's report and never applied it.
+func TestEarlyProgressSkipsNothing(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	hn := engine.HostNode{Host: "h000", Node: "h000"}
+	a.stopWatch()
+	if _, err := b.UpdateHost(ctx, hn, engine.HostUsage{FreeRAMMB: 1000, FreeDiskMB: 100 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(ctx, "/p/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.progressed(resp.Header.Revision + 5) // early: the report is still to come
+	a.start()
+	// Sync would return at once (the notification says the revision is
+	// reached): wait for the report itself.
+	id := uint32(0)
+	for a.Local().Snapshot().HostNode(id) != hn {
+		id++
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got := a.Local().Snapshot().Usage(id).FreeRAMMB
+		if got == 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a's mirror 10 s after an early progress notification: free RAM %d, want the report's 1000", got)
+		}
+	}
+}
+
+// TestCloseEndsCommitWait: a commit written to etcd whose mirror stalls
+// returns when the Store is closed, not at the end of CommitTimeout.
+func TestCloseEndsCommitWait(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	s := open(t, cli, "/p/", Options{CommitTimeout: time.Minute})
+	plan := place(t, s, req("x"))
+	s.stopWatch() // the mirror stalls: the commit waits for it
+	sent := make(chan struct{})
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		close(sent)
+		return resp, err
+	}
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := s.CommitPlan(ctxT(t, time.Minute), plan)
+		done <- err
+	}()
+	<-sent
+	s.Close()
+	select {
+	case err := <-done:
+		if err != nil { // written: the commit stands
+			t.Errorf("the commit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("a commit waiting for a stalled mirror still waits %v after Close", time.Since(start))
+	}
+}
+
+// TestCommitTimeoutFromFirstSend: a commit that waited behind this
+// process's commit on its host gets its whole CommitTimeout once sent.
+// Its deadline ran from its start, so a first send answered by an error
+// after the wait left it no time to resend: an outcome unknown.
+func TestCommitTimeoutFromFirstSend(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(1))
+	const timeout = 2 * time.Second
+	s := open(t, cli, "/p/", Options{CommitTimeout: timeout})
+	first, second := place(t, s, req("a")), place(t, s, req("b")) // both on h000
+	var mu sync.Mutex
+	sends := 0
+	firstSent := make(chan struct{})
+	s.afterSend = func(resp *clientv3.TxnResponse, err error) (*clientv3.TxnResponse, error) {
+		mu.Lock()
+		sends++
+		n := sends
+		mu.Unlock()
+		switch n {
+		case 1: // the first commit holds the host 0.7 of the timeout
+			close(firstSent)
+			time.Sleep(timeout * 7 / 10)
+		case 2: // the second's first send: answered late, by an error
+			time.Sleep(timeout * 4 / 10)
+			return nil, rpctypes.ErrTimeout
+		}
+		return resp, err
+	}
+	ctx := ctxT(t, time.Minute)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.CommitPlan(ctx, first)
+		errc <- err
+	}()
+	<-firstSent
+	if _, err := s.CommitPlan(ctx, second); err != nil {
+		t.Fatalf("the commit that waited its turn: %v", err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Instances()["b"]; !ok {
+		t.Fatal("b not committed")
+	}
+}
+
+// TestStaleMirrorRelists: a mirror that could not apply etcd's state (a
+// host its engine refuses) follows etcd again by a re-list alone, once
+// the host is gone. A watch replaying the addition and the removal in
+// one response applied them over the maps and left the mirror stale:
+// commits were refused for good.
+func TestStaleMirrorRelists(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	s := open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 60*time.Second)
+	hn := engine.HostNode{Host: "hx", Node: "hx"}
+	bad := newKeys("/p/").host(hn)
+	refused := hostRecord{Order: 9, Host: engine.Host{Host: "hx", MemoryMB: -5, VCPUs: 1, LocalGB: 1}}
+	for round := range 3 {
+		if _, err := cli.Put(ctx, bad, mustJSON(refused)); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			s.mu.Lock()
+			stale := s.stale
+			s.mu.Unlock()
+			if stale != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the mirror never refused the host")
+			}
+		}
+		s.stopWatch() // its catch-up will hold the addition and the removal
+		if _, err := cli.Delete(ctx, bad); err != nil {
+			t.Fatal(err)
+		}
+		s.start()
+		var err error
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err = s.CommitPlan(ctx, place(t, s, req(fmt.Sprintf("y%d", round)))); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: a commit once the host is gone: %v", round, err)
+			}
+		}
+	}
+	sameMirror(t, s, cli, "/p/")
+}

@@ -33,7 +33,8 @@ type Options struct {
 	Rebases int
 	// CommitTimeout bounds one commit's round trips, from the first send
 	// to a known outcome (0 means 30s); the caller's context bounds only
-	// the wait before the first send.
+	// the wait before the first send. It also bounds a change (UpdateHost,
+	// AddHosts...) whole, with the caller's context.
 	CommitTimeout time.Duration
 	// Local are the mirror's options (engine metrics; Journal is ignored:
 	// etcd keeps the record).
@@ -58,8 +59,9 @@ type Store struct {
 	afterSend func(*clientv3.TxnResponse, error) (*clientv3.TxnResponse, error)
 
 	commits, failed, resends atomic.Int64
-	lagMax                   atomic.Int64 // nanoseconds
-	closed                   atomic.Bool  // Close was called (ErrClosed)
+	lagMax                   atomic.Int64  // nanoseconds
+	closed                   atomic.Bool   // Close was called (ErrClosed)
+	closedCh                 chan struct{} // closed by Close: waits for the mirror end
 
 	mu sync.Mutex // the mirror's state below, and applying to local
 	// The cloud as etcd has it.
@@ -77,9 +79,17 @@ type Store struct {
 	// ends.
 	inflight   map[engine.HostNode]int
 	inflightCh chan struct{}
-	applied    int64         // the last revision applied to local
-	appliedCh  chan struct{} // closed (and replaced) when applied moves
-	relists    int64
+	applied    int64 // the last revision applied to local, by an event or a re-list
+	// reached is applied, or a later revision a progress notification
+	// reported (no event of the prefix below it is still to come): the
+	// watermark waitApplied reads. The watch skips and resumes by
+	// applied alone, so that a premature notification (etcd before the
+	// fix of etcd-io/etcd#15220 answered a requested one with its
+	// current revision while the watch was still catching up) cannot
+	// make it drop the events still on their way.
+	reached   int64
+	appliedCh chan struct{} // closed (and replaced) when reached moves
+	relists   int64
 	// stale is why the mirror's state above is not local's (a watch
 	// batch or a re-list that could not be applied, whose revisions the
 	// maps may hold already), nil while they agree. Commits and changes
@@ -103,7 +113,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		opts.CommitTimeout = 30 * time.Second
 	}
 	opts.Local.Journal = false
-	s := &Store{cli: cli, k: newKeys(opts.Prefix), opts: opts, appliedCh: make(chan struct{}),
+	s := &Store{cli: cli, k: newKeys(opts.Prefix), opts: opts, appliedCh: make(chan struct{}), closedCh: make(chan struct{}),
 		inflight: map[engine.HostNode]int{}, inflightCh: make(chan struct{})}
 	if err := s.relist(ctx); err != nil {
 		return nil, err
@@ -124,7 +134,9 @@ func (s *Store) start() {
 // fail with ErrClosed from then on (sent, they would wait their whole
 // timeout for a mirror that no longer follows etcd).
 func (s *Store) Close() {
-	s.closed.Store(true)
+	if !s.closed.Swap(true) {
+		close(s.closedCh)
+	}
 	s.stopWatch()
 }
 
@@ -386,10 +398,26 @@ func (s *Store) cloudLocked() engine.Cloud {
 }
 
 func (s *Store) setAppliedLocked(rev int64) {
-	if rev <= s.applied {
+	s.applied = max(s.applied, rev)
+	s.setReachedLocked(rev)
+}
+
+// progressed records a progress notification of revision rev: no event
+// of the prefix at or below it is still to come, as etcd promises (but
+// for releases before the fix of etcd-io/etcd#15220).
+func (s *Store) progressed(rev int64) {
+	s.mu.Lock()
+	s.setReachedLocked(rev)
+	s.mu.Unlock()
+}
+
+// setReachedLocked records that no event of the prefix at or below rev
+// is still to come (a progress notification's revision).
+func (s *Store) setReachedLocked(rev int64) {
+	if rev <= s.reached {
 		return
 	}
-	s.applied = rev
+	s.reached = rev
 	close(s.appliedCh)
 	s.appliedCh = make(chan struct{})
 }
@@ -402,8 +430,28 @@ func (s *Store) watchLoop(ctx context.Context) {
 	backoff := 10 * time.Millisecond
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		from := s.applied + 1
+		from, stale := s.applied+1, s.stale != nil
 		s.mu.Unlock()
+		if stale {
+			// The maps hold part of what local could not apply: only a
+			// re-list makes them one again (a watch replaying from the
+			// last revision applied would apply its events over them,
+			// and a release of an instance they no longer hold would
+			// leave it in local).
+			rctx, rcancel := context.WithTimeout(ctx, s.opts.CommitTimeout)
+			err := s.relist(rctx)
+			rcancel()
+			if err == nil {
+				backoff = 10 * time.Millisecond
+				continue
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second) // each re-list reads the whole prefix
+			continue
+		}
 		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 		wch := s.cli.Watch(wctx, s.k.p, clientv3.WithPrefix(), clientv3.WithRev(from))
 		compacted := false
@@ -416,9 +464,7 @@ func (s *Store) watchLoop(ctx context.Context) {
 				break
 			}
 			if wr.IsProgressNotify() {
-				s.mu.Lock()
-				s.setAppliedLocked(wr.Header.Revision)
-				s.mu.Unlock()
+				s.progressed(wr.Header.Revision)
 				continue
 			}
 			if err := s.applyEvents(wr.Events); err != nil {
@@ -508,7 +554,7 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 	tick := 5 * time.Millisecond
 	for {
 		s.mu.Lock()
-		ok, ch := s.applied >= rev, s.appliedCh
+		ok, ch := s.reached >= rev, s.appliedCh
 		s.mu.Unlock()
 		if ok {
 			return nil
@@ -520,6 +566,8 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 			return ctx.Err()
 		case <-s.cli.Ctx().Done():
 			return fmt.Errorf("etcdstore: the etcd client is closed before the mirror reached revision %d", rev)
+		case <-s.closedCh: // the mirror follows etcd no more
+			return ErrClosed
 		case <-time.After(tick):
 		}
 		pctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), time.Second)

@@ -90,11 +90,16 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 // operation per instance on it) is a *engine.ValidationError before
 // anything is sent, as is one etcd refuses as too large: no retry could
 // send it. A change written to etcd whose mirror update ctx did not wait
-// for is an error that says it was written (wrapping ctx's error).
+// for is an error that says it was written (wrapping ctx's error). The
+// whole of it, sends and waits, is bounded by Options.CommitTimeout as
+// well as by ctx: an etcd out of reach or a mirror that cannot follow
+// fails it rather than hold the caller for good.
 func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.Op, error)) (uint64, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.CommitTimeout)
+	defer cancel()
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
 		err := s.staleLocked()
