@@ -2,6 +2,7 @@ package etcdstore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,10 @@ type txn struct {
 	grev  int64
 	// resent: an earlier send's outcome is unknown.
 	resent bool
+	// nonce is written into each instance record (instRecord.Txn): a
+	// resend's failure finding the records tells by it whether they are
+	// its earlier send's or another commit's of the same uuids.
+	nonce string
 }
 
 func (t *txn) ops() int { return max(len(t.cmps), len(t.thens)) }
@@ -235,7 +240,10 @@ func (s *Store) prepare(plan *engine.Plan, opts []engine.CommitOption) (*txn, en
 		hn := engine.HostNode{Host: p.Host, Node: p.Node}
 		t.insts, t.host = append(t.insts, p.InstanceUUID), append(t.host, hn)
 		t.cmps = append(t.cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", 0))
-		rec := instRecord{Host: p.Host, Node: p.Node, Claim: pend.Claims[j], Group: group, Forced: plan.Forced, Whole: pend.Whole[j]}
+		if t.nonce == "" {
+			t.nonce = rand.Text()
+		}
+		rec := instRecord{Host: p.Host, Node: p.Node, Claim: pend.Claims[j], Group: group, Forced: plan.Forced, Whole: pend.Whole[j], Txn: t.nonce}
 		t.thens = append(t.thens, clientv3.OpPut(key, mustJSON(rec)))
 	}
 	if plan.Group != nil {
@@ -334,7 +342,9 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 
 // appliedEarlier reports whether a failed answer to a resent transaction
 // (its Else branch reads the instances' keys) shows that an earlier send
-// applied it: every instance key is there, on the plan's host.
+// applied it: every instance key is there, written by this transaction
+// (its nonce: another process committing the same uuids on the same
+// host, as a deterministic placement would, is not this commit).
 func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
 	if len(resp.Responses) != len(t.insts) {
 		return false
@@ -345,7 +355,7 @@ func (s *Store) appliedEarlier(resp *clientv3.TxnResponse, t *txn) bool {
 			return false
 		}
 		var in instRecord
-		if json.Unmarshal(r.Kvs[0].Value, &in) != nil || in.Host != t.host[j].Host || in.Node != t.host[j].Node {
+		if json.Unmarshal(r.Kvs[0].Value, &in) != nil || in.Txn != t.nonce || in.Host != t.host[j].Host || in.Node != t.host[j].Node {
 			return false
 		}
 	}

@@ -60,7 +60,7 @@
 //     again until an answer comes; it cannot apply after an answer that
 //     failed its compares (mod revisions never come back), and its Else
 //     branch tells whether an earlier send applied it (the instance keys
-//     are there, on the plan's hosts). After Options.CommitTimeout without
+//     are there with the transaction's nonce). After Options.CommitTimeout without
 //     an answer the error matches engine.ErrUnavailable and says the
 //     outcome is unknown.
 //   - Read your writes: a successful CommitPlan returns once the mirror has

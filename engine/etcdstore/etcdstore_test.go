@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -1281,4 +1283,25 @@ func TestStaleMirrorRelists(t *testing.T) {
 		}
 	}
 	sameMirror(t, s, cli, "/p/")
+}
+
+// TestAppliedEarlierByNonce: a resend's failure shows an earlier send of
+// the same transaction applied only when the instance records are that
+// transaction's (its nonce), not when another process committed the same
+// uuids on the same host (both would have reported success).
+func TestAppliedEarlierByNonce(t *testing.T) {
+	hn := engine.HostNode{Host: "h000", Node: "h000"}
+	tx := &txn{insts: []string{"x"}, host: []engine.HostNode{hn}, nonce: "mine", resent: true}
+	answer := func(nonce string) *clientv3.TxnResponse {
+		rec := mustJSON(instRecord{Host: hn.Host, Node: hn.Node, Txn: nonce})
+		return &clientv3.TxnResponse{Responses: []*etcdserverpb.ResponseOp{{Response: &etcdserverpb.ResponseOp_ResponseRange{
+			ResponseRange: &etcdserverpb.RangeResponse{Kvs: []*mvccpb.KeyValue{{Key: []byte("x"), Value: []byte(rec)}}}}}}}
+	}
+	s := &Store{}
+	if !s.appliedEarlier(answer("mine"), tx) {
+		t.Error("the transaction's own records: not applied earlier")
+	}
+	if s.appliedEarlier(answer("theirs"), tx) {
+		t.Error("another commit's records of the same uuids and host: applied earlier")
+	}
 }

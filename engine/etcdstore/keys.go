@@ -134,6 +134,8 @@ type instRecord struct {
 	// Whole: the instance took its ironic node whole, Claim being what
 	// it took (engine.Instance.Whole).
 	Whole bool `json:"whole,omitempty"`
+	// Txn is the committing transaction's nonce: the record is its.
+	Txn string `json:"txn,omitempty"`
 }
 
 // groupRecord is the value of a groups/ key.
