@@ -20,6 +20,8 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/placer/placer/engine"
 	"github.com/placer/placer/internal/etcdtest"
@@ -1303,5 +1305,54 @@ func TestAppliedEarlierByNonce(t *testing.T) {
 	}
 	if s.appliedEarlier(answer("theirs"), tx) {
 		t.Error("another commit's records of the same uuids and host: applied earlier")
+	}
+}
+
+// TestErrorClasses: etcd's and gRPC's refusals of a request for its size
+// are "too large" (no resend would pass), the space quota's alarm a
+// refusal (nothing written); a timeout is neither (its outcome unknown).
+// gRPC's own limit was neither: resent until the timeout, then reported
+// as an unknown outcome, though nothing was ever sent.
+func TestErrorClasses(t *testing.T) {
+	for _, tc := range []struct {
+		err               error
+		tooLarge, refused bool
+	}{
+		{rpctypes.ErrRequestTooLarge, true, true}, // InvalidArgument: refused too (the callers ask tooLarge first)
+		{rpctypes.ErrTooManyOps, true, true},
+		{status.Error(codes.ResourceExhausted, "grpc: trying to send message larger than max (3145728 vs. 2097152)"), true, false},
+		{status.Error(codes.ResourceExhausted, "grpc: received message larger than max (3145728 vs. 1572864)"), true, false},
+		{rpctypes.ErrNoSpace, false, true},
+		{rpctypes.ErrPermissionDenied, false, true},
+		{rpctypes.ErrTimeout, false, false},
+	} {
+		if got := tooLarge(tc.err); got != tc.tooLarge {
+			t.Errorf("tooLarge(%v) = %v", tc.err, got)
+		}
+		if got := refused(tc.err); got != tc.refused {
+			t.Errorf("refused(%v) = %v", tc.err, got)
+		}
+	}
+}
+
+// TestLoadRefusesHugeRecords: a cloud one of whose records no request
+// could carry is refused before the prefix is touched, naming it.
+func TestLoadRefusesHugeRecords(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	load(t, cli, "/p/", tightCloud(2))
+	huge := tightCloud(2)
+	for i := range 60000 {
+		huge.Hosts[1].Instances = append(huge.Hosts[1].Instances, fmt.Sprintf("instance-%08d", i))
+	}
+	huge.Hosts[1].NumInstances = int64(len(huge.Hosts[1].Instances))
+	_, err := Load(ctxT(t, 30*time.Second), cli, "/p/", huge, 0)
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "hosts[1]" {
+		t.Fatalf("loading a host of 60,000 instances: %v, want a ValidationError on hosts[1]", err)
+	}
+	s := open(t, cli, "/p/", Options{}) // the cloud before is still there
+	if n := s.Local().Snapshot().Len(); n != 2 {
+		t.Fatalf("after the refused load: %d hosts", n)
 	}
 }

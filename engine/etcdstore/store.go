@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -581,7 +582,13 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 // operations than its --max-txn-ops, or past its request size): a
 // *engine.ValidationError for the caller, as no resend would pass.
 func tooLarge(err error) bool {
-	return errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge)
+	if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		return true
+	}
+	// gRPC's own limits, the client's or the server's: not sent, or
+	// refused on arrival.
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max")
 }
 
 // refused reports whether err is etcd's refusal of a request as such: a
@@ -598,7 +605,9 @@ func refused(err error) bool {
 	case codes.PermissionDenied, codes.Unauthenticated, codes.InvalidArgument:
 		return true
 	}
-	return false
+	// The space quota's alarm refuses every write until an operator
+	// compacts, defragments and disarms it.
+	return errors.Is(err, rpctypes.ErrNoSpace)
 }
 
 // unavailable wraps an etcd client error so that it matches

@@ -28,10 +28,30 @@ func Load(ctx context.Context, cli *clientv3.Client, prefix string, cloud engine
 		maxTxnOps = 128
 	}
 	k := newKeys(prefix)
+	const maxBytes = 1 << 20
+	// Every record is sent in a request of its own at most: one past
+	// maxBytes (an aggregate of ~90,000 hosts, a host of ~20,000
+	// instances) would be refused midway, the prefix deleted.
+	tooBig := func(field, key, val string) error {
+		if n := len(key) + len(val); n > maxBytes {
+			return &engine.ValidationError{Field: field, Msg: fmt.Sprintf("its etcd record is %d bytes, over the %d a request carries here", n, maxBytes)}
+		}
+		return nil
+	}
+	for i, a := range cloud.Aggregates {
+		if err := tooBig(fmt.Sprintf("aggregates[%d]", i), k.aggregate(a.Name), mustJSON(a)); err != nil {
+			return 0, err
+		}
+	}
+	for i := range cloud.Hosts {
+		h := &cloud.Hosts[i]
+		if err := tooBig(fmt.Sprintf("hosts[%d]", i), k.host(nodeOf(h)), mustJSON(hostRecord{Order: int64(i), Host: *h})); err != nil {
+			return 0, err
+		}
+	}
 	if _, err := cli.Delete(ctx, k.p, clientv3.WithPrefix()); err != nil {
 		return 0, unavailable(err)
 	}
-	const maxBytes = 1 << 20
 	var ops []clientv3.Op
 	size := 0
 	var rev int64
