@@ -21,7 +21,8 @@ import (
 )
 
 const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synthetic N | --etcd ENDPOINTS) [--seed S]
-             [--workers N] [--queue N] [--max-body BYTES] [--timeout D] [--cache-interval D] [--log text|json]
+             [--workers N] [--queue N] [--max-body BYTES] [--max-instances N] [--timeout D]
+             [--cache-interval D] [--log text|json]
              [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--token-file FILE]
              [--insecure-plain-http]
       Serve the placement API (README, "placer serve") over a cloud: the hosts,
@@ -37,6 +38,9 @@ const serveUsage = `placer serve [--addr 127.0.0.1:8080] (--cloud FILE | --synth
         --queue N       requests waiting for a worker (default 4 x workers);
                         beyond workers + queue, POST /v1/place answers 503
         --max-body B    request body limit in bytes (default 1048576; 413)
+        --max-instances N
+                        a placement request's num_instances limit (default
+                        1000; 400 beyond it)
         --timeout D     one placement's time limit (default 30s)
         --cache-interval D
                         the caching mode (Nova's CachingScheduler): each
@@ -79,6 +83,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	workers := fs.Int("workers", 0, "")
 	queue := fs.Int("queue", 0, "")
 	maxBody := fs.Int64("max-body", server.DefaultMaxBodyBytes, "")
+	maxInstances := fs.Int("max-instances", server.DefaultMaxInstances, "")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "")
 	cacheInterval := fs.Duration("cache-interval", 0, "")
 	logFormat := fs.String("log", "text", "")
@@ -96,9 +101,9 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
 	case *synthetic < 0 || *synthetic > synth.MaxHosts || *workers < 0 || *workers > maxWorkers || *queue < 0 || *queue > maxQueue ||
-		*cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0:
-		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers from 0 to %d, --queue from 0 to %d, --cache-interval >= 0 and --max-body, --timeout > 0\n",
-			synth.MaxHosts, maxWorkers, maxQueue)
+		*cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0 || *maxInstances <= 0 || *maxInstances > engine.MaxInstances:
+		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers from 0 to %d, --queue from 0 to %d, --max-instances from 1 to %d, --cache-interval >= 0 and --max-body, --timeout > 0\n",
+			synth.MaxHosts, maxWorkers, maxQueue, engine.MaxInstances)
 		return exitBadInput
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
@@ -148,7 +153,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	log := slog.New(h)
 
 	sopts := server.Options{
-		Workers: *workers, QueueSize: *queue, MaxBodyBytes: *maxBody, RequestTimeout: *timeout, Logger: log,
+		Workers: *workers, QueueSize: *queue, MaxBodyBytes: *maxBody, MaxInstances: *maxInstances, RequestTimeout: *timeout, Logger: log,
 		Tokens: tokens, CacheInterval: *cacheInterval,
 	}
 	start := time.Now()

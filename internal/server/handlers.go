@@ -43,6 +43,11 @@ type ErrorBody struct {
 	Kind    string `json:"kind"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// InstanceUUIDs, in a placement's 503, are the request's instance
+	// uuids (the service's own when the request gave none): with an
+	// etcd store the commit's outcome may be unknown, and their keys
+	// tell it.
+	InstanceUUIDs []string `json:"instance_uuids,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -142,6 +147,11 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := doc.Request
+	if req.NumInstances > s.opts.MaxInstances {
+		writeError(w, http.StatusBadRequest, "BadRequest", "request.num_instances",
+			fmt.Sprintf("request.num_instances: want at most %d instances a request (--max-instances), got %d", s.opts.MaxInstances, req.NumInstances))
+		return
+	}
 	if !doc.UUIDsGiven {
 		// The defaults inst-0, inst-1... would collide with the previous
 		// request's committed instances: a service makes fresh uuids.
@@ -175,6 +185,11 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	plan, err := s.sched.Place(ctx, req, opts...)
 	result, rerr := scenario.ResultOf(plan, err)
 	if rerr != nil {
+		if errors.Is(rerr, engine.ErrUnavailable) {
+			writeJSON(w, http.StatusServiceUnavailable, ErrorDoc{ErrorBody{Kind: "Unavailable", Message: rerr.Error(),
+				InstanceUUIDs: req.InstanceUUIDs}})
+			return
+		}
 		writeEngineError(w, rerr, false)
 		return
 	}
@@ -294,6 +309,21 @@ type VersionDoc struct {
 	Version uint64 `json:"version"`
 }
 
+// lockHosts takes the host changes' lock (Server.hosts), or answers 503
+// and returns false when ctx ends first (a client gone, the time limit
+// passed behind other changes).
+func (s *Server) lockHosts(ctx context.Context, w http.ResponseWriter) bool {
+	select {
+	case s.hosts <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		writeError(w, http.StatusServiceUnavailable, "Unavailable", "", "waiting for the host changes before this one: "+ctx.Err().Error())
+		return false
+	}
+}
+
+func (s *Server) unlockHosts() { <-s.hosts }
+
 // changeContext is a host or instance change's context: the request's,
 // bounded by RequestTimeout as a placement is (an etcd store's change
 // waits for etcd and for its mirror).
@@ -335,8 +365,13 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 // or one.
 func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	host, node := r.PathValue("host"), r.PathValue("node")
-	s.hostsMu.Lock() // no node of the host is added between the listing and the removal
-	defer s.hostsMu.Unlock()
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	// No node of the host is added between the listing and the removal.
+	if !s.lockHosts(ctx, w) {
+		return
+	}
+	defer s.unlockHosts()
 	snap := s.store.Snapshot()
 	ids := nodesOf(snap, host, node)
 	if len(ids) == 0 {
@@ -347,8 +382,6 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	for i, id := range ids {
 		nodes[i] = snap.HostNode(id)
 	}
-	ctx, cancel := s.changeContext(r)
-	defer cancel()
 	v, err := s.backend.RemoveHosts(ctx, nodes...)
 	if err != nil {
 		// 404 when a node was removed meanwhile; any other refusal (the
@@ -370,14 +403,16 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 		badBody(w, err)
 		return
 	}
-	s.hostsMu.Lock()
-	defer s.hostsMu.Unlock()
+	ctx, cancel := s.changeContext(r)
+	defer cancel()
+	if !s.lockHosts(ctx, w) {
+		return
+	}
+	defer s.unlockHosts()
 	if len(nodesOf(s.store.Snapshot(), h.Host, h.Node)) > 0 {
 		writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 		return
 	}
-	ctx, cancel := s.changeContext(r)
-	defer cancel()
 	v, err := s.backend.AddHosts(ctx, h)
 	if err != nil {
 		var ve *engine.ValidationError

@@ -43,6 +43,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultMaxBodyBytes    = 1 << 20
+	DefaultMaxInstances    = 1000
 	DefaultRequestTimeout  = 30 * time.Second
 	DefaultShutdownTimeout = 30 * time.Second
 )
@@ -65,6 +66,10 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxInstances bounds a placement request's num_instances (400
+	// beyond it, before it is admitted: a short body could otherwise ask
+	// a worker for a million placements); 0 means DefaultMaxInstances.
+	MaxInstances int
 	// RequestTimeout bounds one placement (queueing included), explanation,
 	// capacity question or host or instance change; 0 means
 	// DefaultRequestTimeout.
@@ -93,22 +98,35 @@ type Backend interface {
 	DeleteInstance(ctx context.Context, uuid string) (uint64, error)
 }
 
-// localBackend is an in-process engine.Store as a Backend.
+// localBackend is an in-process engine.Store as a Backend. A change
+// whose context ended before it starts is not made.
 type localBackend struct{ *engine.Store }
 
-func (b localBackend) UpdateHost(_ context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
+func (b localBackend) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
+	if err := ctx.Err(); err != nil { // a change waiting its turn past its time
+		return 0, err
+	}
 	return b.Store.UpdateHost(hn, u)
 }
 
-func (b localBackend) AddHosts(_ context.Context, hosts ...engine.Host) (uint64, error) {
+func (b localBackend) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, error) {
+	if err := ctx.Err(); err != nil { // a change waiting its turn past its time
+		return 0, err
+	}
 	return b.Store.AddHosts(hosts...)
 }
 
-func (b localBackend) RemoveHosts(_ context.Context, nodes ...engine.HostNode) (uint64, error) {
+func (b localBackend) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
+	if err := ctx.Err(); err != nil { // a change waiting its turn past its time
+		return 0, err
+	}
 	return b.Store.RemoveHosts(nodes...)
 }
 
-func (b localBackend) DeleteInstance(_ context.Context, uuid string) (uint64, error) {
+func (b localBackend) DeleteInstance(ctx context.Context, uuid string) (uint64, error) {
+	if err := ctx.Err(); err != nil { // a change waiting its turn past its time
+		return 0, err
+	}
 	return b.Store.DeleteInstance(uuid)
 }
 
@@ -125,12 +143,13 @@ type Server struct {
 	opts         Options
 	pending      chan struct{} // admission: one token per admitted placement
 	ready        atomic.Bool
-	// hostsMu makes POST /v1/hosts's existence check and the addition
-	// one step (two clients adding one host get 201 and 409), and DELETE
-	// /v1/hosts/{host}'s listing of the host's nodes and their removal
-	// (a node of the host added meanwhile is removed with it, or added
-	// after the removal's version).
-	hostsMu sync.Mutex
+	// hosts, a lock of one slot, makes POST /v1/hosts's existence check
+	// and the addition one step (two clients adding one host get 201 and
+	// 409), and DELETE /v1/hosts/{host}'s listing of the host's nodes and
+	// their removal (a node of the host added meanwhile is removed with
+	// it, or added after the removal's version). A change waiting for it
+	// gives up with its context (lockHosts).
+	hosts   chan struct{}
 	handler http.Handler
 
 	// beforePlace, when set (tests), runs in the place handler once the
@@ -183,6 +202,9 @@ func newServer(opts Options, backend func(*engine.Metrics, prometheus.Registerer
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxInstances <= 0 {
+		opts.MaxInstances = DefaultMaxInstances
+	}
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
@@ -210,6 +232,7 @@ func newServer(opts Options, backend func(*engine.Metrics, prometheus.Registerer
 		}),
 		reg: reg, log: opts.Logger, opts: opts,
 		pending: make(chan struct{}, opts.MaxPending),
+		hosts:   make(chan struct{}, 1),
 	}
 	s.ready.Store(true)
 	s.handler = s.routes()

@@ -670,8 +670,8 @@ func (b removeHook) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (
 // (the mutex that orders additions and removals of hosts).
 func TestGetHostDuringHostChange(t *testing.T) {
 	s, ts := newTestServer(t, 1, Options{})
-	s.hostsMu.Lock() // a host change under way
-	defer s.hostsMu.Unlock()
+	s.hosts <- struct{}{} // a host change under way
+	defer func() { <-s.hosts }()
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get(ts.URL + "/v1/hosts/h0")
 	if err != nil {
@@ -785,4 +785,55 @@ func TestHostLimits(t *testing.T) {
 			t.Errorf("%s %v, want it absent (no enabled filter enforces it)", k, v)
 		}
 	}
+}
+
+// unknownOutcome is a local Backend whose commits end as an etcd store's
+// may: ErrUnavailable, the outcome unknown.
+type unknownOutcome struct{ localBackend }
+
+func (unknownOutcome) CommitPlan(context.Context, engine.Plan, ...engine.CommitOption) (engine.CommitResult, error) {
+	return engine.CommitResult{}, fmt.Errorf("%w: commit outcome unknown (the instances' keys tell)", engine.ErrUnavailable)
+}
+
+// TestPlacementLimitsAndUnknownOutcome: a request past MaxInstances is
+// 400 naming num_instances before anything is made for it; a placement
+// whose commit's outcome is unknown is 503 naming its instances, the
+// service's own uuids when the request gave none (the client could
+// neither check nor release them otherwise).
+func TestPlacementLimitsAndUnknownOutcome(t *testing.T) {
+	s, err := newServer(Options{Logger: quietLogger(), Workers: 1, MaxInstances: 3}, func(m *engine.Metrics, _ prometheus.Registerer) (Backend, func(), error) {
+		store, err := engine.NewStore(testCloud(2), engine.StoreOptions{Metrics: m})
+		return unknownOutcome{localBackend{store}}, func() {}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer func() {
+		ts.Close()
+		s.Close()
+	}()
+	code, body := call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 4, `+smallFlavor+`}`)
+	wantStatus(t, "4 instances past a limit of 3", code, http.StatusBadRequest, body)
+	if doc := decode[ErrorDoc](t, body); doc.Error.Field != "request.num_instances" {
+		t.Errorf("field %q, want request.num_instances", doc.Error.Field)
+	}
+	code, body = call(t, "POST", ts.URL+"/v1/place", `{"num_instances": 2, `+smallFlavor+`}`)
+	wantStatus(t, "a commit of unknown outcome", code, http.StatusServiceUnavailable, body)
+	doc := decode[ErrorDoc](t, body)
+	if len(doc.Error.InstanceUUIDs) != 2 || doc.Error.InstanceUUIDs[0] == "inst-0" {
+		t.Errorf("the 503 names instances %q, want the service's 2 uuids", doc.Error.InstanceUUIDs)
+	}
+}
+
+// TestHostChangeWaitEnds: a host change waiting behind another gives up
+// at its time limit (503) and is not made later.
+func TestHostChangeWaitEnds(t *testing.T) {
+	s, ts := newTestServer(t, 1, Options{RequestTimeout: 100 * time.Millisecond})
+	s.hosts <- struct{}{} // a slow host change under way
+	code, body := call(t, "POST", ts.URL+"/v1/hosts", `{"host": "h9", "memory_mb": 1024, "free_ram_mb": 1024, "vcpus": 2, "vcpus_used": 0, "local_gb": 10, "free_disk_gb": 10}`)
+	<-s.hosts
+	wantStatus(t, "an addition waiting past its time limit", code, http.StatusServiceUnavailable, body)
+	code, body = call(t, "GET", ts.URL+"/v1/hosts/h9", "")
+	wantStatus(t, "the addition given up", code, http.StatusNotFound, body)
 }
