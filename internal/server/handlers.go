@@ -471,7 +471,7 @@ func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
 // StatsDoc is GET /v1/stats.
 type StatsDoc struct {
 	SnapshotVersion uint64 `json:"snapshot_version"`
-	Hosts           int    `json:"hosts"`
+	Hosts           int    `json:"hosts"` // compute nodes
 	// Instances are the instances committed through the server and not
 	// released.
 	Instances int `json:"instances"`
@@ -479,8 +479,8 @@ type StatsDoc struct {
 	// host's totals ("ram", "vcpu", "disk").
 	Utilization map[string]float64 `json:"utilization"`
 	// QueueDepth is the requests waiting for a worker; Pending the
-	// placement requests admitted (waiting or being placed), out of
-	// MaxPending.
+	// requests admitted (placements waiting or being placed, and the
+	// explanations and capacity questions under way), out of MaxPending.
 	QueueDepth float64 `json:"queue_depth"`
 	Pending    int     `json:"pending"`
 	MaxPending int     `json:"max_pending"`
