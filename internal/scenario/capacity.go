@@ -67,26 +67,31 @@ type AggregateChangeDoc struct {
 	Delete []string          `json:"delete"`
 }
 
-// DecodeAggregateChanges reads field as a list of AggregateChangeDoc;
-// errors name field[i].
+// DecodeAggregateChanges reads field as a list of AggregateChangeDoc,
+// with the scenario's strict rules (exact keys, no null, no key twice);
+// errors name field[i] and the key.
 func DecodeAggregateChanges(field string, raw json.RawMessage) ([]engine.AggregateChange, error) {
-	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil || isNull(raw) {
-		return nil, &engine.ValidationError{Field: field, Msg: "want a list of {\"name\", \"set\", \"delete\"}"}
+	root, err := parseJSON(raw)
+	if err != nil {
+		return nil, &engine.ValidationError{Field: field, Msg: err.Error()}
 	}
-	out := make([]engine.AggregateChange, len(list))
-	for i, item := range list {
-		var d AggregateChangeDoc
-		if err := strictJSON(item, &d); err != nil || d.Name == "" {
-			msg := "want {\"name\": NAME, \"set\": {KEY: VALUE}, \"delete\": [KEY]} with a name"
-			if err != nil {
-				msg += ": " + err.Error()
-			}
-			return nil, &engine.ValidationError{Field: fmt.Sprintf("%s[%d]", field, i), Msg: msg}
-		}
-		out[i] = engine.AggregateChange{Name: d.Name, Set: d.Set, Delete: d.Delete}
+	d := &decoder{}
+	var out []engine.AggregateChange
+	d.list(field, root, func(p string, v *node) {
+		var c engine.AggregateChange
+		record(d, p, v, aggregateChangeFields, &c)
+		out = append(out, c)
+	})
+	if d.err != nil {
+		return nil, d.err
 	}
 	return out, nil
+}
+
+var aggregateChangeFields = []field[engine.AggregateChange]{
+	{"name", true, func(d *decoder, p string, v *node, c *engine.AggregateChange) { c.Name = d.nonemptyString(p, v) }},
+	{"set", false, func(d *decoder, p string, v *node, c *engine.AggregateChange) { c.Set = d.stringMap(p, v) }},
+	{"delete", false, func(d *decoder, p string, v *node, c *engine.AggregateChange) { c.Delete = d.stringList(p, v, false) }},
 }
 
 // DecodeNames reads field as a list of non-empty strings; errors name
@@ -113,9 +118,3 @@ func DecodeInt(field string, raw json.RawMessage) (int, error) {
 	return n, nil
 }
 
-// strictJSON decodes data into v, refusing unknown fields.
-func strictJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytesReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
