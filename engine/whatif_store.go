@@ -15,6 +15,14 @@ import "maps"
 // [inf, 2] for one multiplier previews as 2, where SetAggregateMetadata
 // of each in turn would refuse the first.)
 func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
+	_, after, err := s.PreviewFrom(changes)
+	return after, err
+}
+
+// PreviewFrom is Preview, and the store's snapshot it derived the
+// preview from: a question asked before and after the changes reads
+// the same hosts' usage, what the store published meanwhile in neither.
+func (s *Store) PreviewFrom(changes []AggregateChange) (before, after *Snapshot, err error) {
 	// The preview may hold the current snapshot's shards (a change no
 	// shard column reads keeps them: publishKeptLocked) and is handed out
 	// for good, as Snapshot() hands one out: an escape, so that the
@@ -32,13 +40,14 @@ func (s *Store) Preview(changes []AggregateChange) (*Snapshot, error) {
 		builtWith: s.builtWith,
 		committed: maps.Clone(s.committed),
 	}
-	tmp.cur.Store(s.cur.Load())
+	base := s.cur.Load()
+	tmp.cur.Store(base)
 	s.mu.Unlock()
 	if err := ValidateAggregateChanges(&tmp.cloud, changes); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := tmp.rebuildLocked(tmp.cloud.WithAggregates(changes)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tmp.cur.Load().snap, nil // tmp's alone: its id tells its plans
+	return base.snap, tmp.cur.Load().snap, nil // after is tmp's alone: its id tells its plans
 }

@@ -213,6 +213,9 @@ func TestStorePreview(t *testing.T) {
 	if stores[0].Snapshot() != before || stores[0].Version() != version {
 		t.Errorf("Preview changed the store")
 	}
+	if base, after, err := stores[0].PreviewFrom(change); err != nil || base != before || after == before {
+		t.Errorf("PreviewFrom: base %p, after %p, %v; want the store's snapshot %p as the base", base, after, err, before)
+	}
 	if _, err := stores[1].SetAggregateMetadata("rack12", change[0].Set, nil); err != nil {
 		t.Fatal(err)
 	}

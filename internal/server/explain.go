@@ -129,17 +129,20 @@ func (s *Server) capacity(w http.ResponseWriter, r *http.Request) {
 			out[key] = scenario.CapacityOf(rep)
 		}
 	}
-	s.store.View(func(snap *engine.Snapshot) {
-		answer("now", snap, engine.CapacityOptions{Max: max})
-		if len(drain) > 0 && len(changes) == 0 {
-			answer("after", snap, engine.CapacityOptions{Max: max, Drain: drain})
-		}
-	})
-	if len(changes) > 0 && err == nil {
+	if len(changes) == 0 {
+		s.store.View(func(snap *engine.Snapshot) {
+			answer("now", snap, engine.CapacityOptions{Max: max})
+			if len(drain) > 0 {
+				answer("after", snap, engine.CapacityOptions{Max: max, Drain: drain})
+			}
+		})
+	} else {
 		// A private snapshot: the store's rebuild with the changes, not
-		// published.
-		var after *engine.Snapshot
-		if after, err = s.store.Preview(changes); err == nil {
+		// published; "now" is asked on the snapshot it was derived from,
+		// so that both read the same usage.
+		var before, after *engine.Snapshot
+		if before, after, err = s.store.PreviewFrom(changes); err == nil {
+			answer("now", before, engine.CapacityOptions{Max: max})
 			answer("after", after, engine.CapacityOptions{Max: max, Drain: drain})
 		}
 		var ve *engine.ValidationError
