@@ -27,6 +27,10 @@ type buildInput struct {
 	// committed lists, per host, the instances a Store committed on it,
 	// sorted: its instance list is the cloud's and then these.
 	committed map[HostNode][]string
+	// changed, for a build without derive (an external rebuild), lists
+	// the hosts whose records changed (ExternalChange.ChangedHosts), or
+	// is nil: the Store then compares every host's record with its own.
+	changed []HostNode
 }
 
 // newSnapshot is NewSnapshot, knowing in (a Store's rebuild).

@@ -19,8 +19,9 @@ type ConflictError struct {
 	// Rejected are the indexes (into Plan.Placements) that did not fit.
 	Rejected []int
 	// Reasons has, per rejected placement, the filter that refused it
-	// ("HostRemoved" when its host is gone, "ServerGroupAntiAffinityFilter"
-	// or "ServerGroupAffinityFilter" for the group rules).
+	// ("HostRemoved" when its host is gone, or was removed and added
+	// again since the plan's snapshot, "ServerGroupAntiAffinityFilter" or
+	// "ServerGroupAffinityFilter" for the group rules).
 	Reasons []string
 }
 
@@ -150,8 +151,8 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		id, touched := p.HostID, remap
 		if remap {
 			var ok bool
-			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok {
-				reject(i, "HostRemoved")
+			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok || s.joined[HostNode{p.Host, p.Node}] > plan.BaseVersion {
+				reject(i, "HostRemoved") // or removed and added again since: another host's data
 				continue
 			}
 		} else if int(id) >= snap.n || snap.info.hostOf(id) != p.Host || snap.info.nodeOf(id) != p.Node {

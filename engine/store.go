@@ -56,6 +56,13 @@ type Store struct {
 	// buildInput.committed; a derived build copies the lists of the hosts
 	// whose committed instances are still these.
 	builtWith map[HostNode][]string
+	// joined is, for each node that joined the cloud after the Store was
+	// made (added, or its record changed by ApplyExternal), the version
+	// of the rebuild it joined at. A plan made before that version chose
+	// the node that left, whose static data (service, hypervisor,
+	// capabilities...) may not be the new one's: its placements there
+	// are refused as HostRemoved, not re-checked on resources alone.
+	joined map[HostNode]uint64
 
 	// beforeCommit, when set (tests), runs under mu before a commit is
 	// checked: it may call the *Locked update helpers to force conflicts.

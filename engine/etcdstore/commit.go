@@ -127,7 +127,7 @@ func (s *Store) commit(caller context.Context, plan engine.Plan, opts []engine.C
 		if !sent {
 			if !clock.Stop() { // the waits before it used the timeout up
 				s.release(t)
-				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts, nothing sent: %w", context.Cause(ctx)))
+				return engine.CommitResult{}, unavailable(fmt.Errorf("etcdstore: waiting for this process's commits on the plan's hosts, nothing sent: %w", context.DeadlineExceeded))
 			}
 			sent = true
 			clock.Reset(s.opts.CommitTimeout)
@@ -314,6 +314,12 @@ func (s *Store) send(ctx context.Context, t *txn) (*clientv3.TxnResponse, error)
 		}
 		if tooLarge(err) {
 			return nil, &engine.ValidationError{Field: "plan.placements", Msg: err.Error()}
+		}
+		if noSpace(err) {
+			if t.resent {
+				return nil, unknownOutcome(fmt.Errorf("etcdstore: etcd's space quota alarm refused a resent commit; the earlier send's outcome is unknown (the instances' keys tell): %w", err))
+			}
+			return nil, unavailable(fmt.Errorf("etcdstore: etcd's space quota alarm refuses writes, nothing committed: %w", err))
 		}
 		if refused(err) {
 			if t.resent {

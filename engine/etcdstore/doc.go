@@ -65,7 +65,8 @@
 //     outcome is unknown.
 //   - Read your writes: a successful CommitPlan returns once the mirror has
 //     applied the commit's revision, so the next plan of the same process
-//     sees it.
+//     sees it (but after Options.CommitTimeout from its first send, or at
+//     Close: then the commit stands and the mirror is behind it).
 //   - The mirror applies the watch's events revision by revision, each
 //     watch response as one engine.Store publication (ApplyExternal); a
 //     host, aggregate or configuration change rebuilds it. A broken watch

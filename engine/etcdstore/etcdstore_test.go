@@ -1201,7 +1201,7 @@ func TestCommitTimeoutFromFirstSend(t *testing.T) {
 	c := etcdtest.New(t, etcdtest.Options{})
 	cli := c.Client(t)
 	load(t, cli, "/p/", tightCloud(1))
-	const timeout = 2 * time.Second
+	const timeout = 6 * time.Second // margins of 1.8 s before the send and 3.6 s after, on a loaded machine
 	s := open(t, cli, "/p/", Options{CommitTimeout: timeout})
 	first, second := place(t, s, req("a")), place(t, s, req("b")) // both on h000
 	var mu sync.Mutex
@@ -1309,28 +1309,32 @@ func TestAppliedEarlierByNonce(t *testing.T) {
 }
 
 // TestErrorClasses: etcd's and gRPC's refusals of a request for its size
-// are "too large" (no resend would pass), the space quota's alarm a
-// refusal (nothing written); a timeout is neither (its outcome unknown).
+// are "too large" (no resend would pass), the space quota's alarm its own
+// class (nothing written; unavailable until an operator disarms it); a
+// timeout is none (its outcome unknown).
 // gRPC's own limit was neither: resent until the timeout, then reported
 // as an unknown outcome, though nothing was ever sent.
 func TestErrorClasses(t *testing.T) {
 	for _, tc := range []struct {
-		err               error
-		tooLarge, refused bool
+		err                        error
+		tooLarge, refused, noSpace bool
 	}{
-		{rpctypes.ErrRequestTooLarge, true, true}, // InvalidArgument: refused too (the callers ask tooLarge first)
-		{rpctypes.ErrTooManyOps, true, true},
-		{status.Error(codes.ResourceExhausted, "grpc: trying to send message larger than max (3145728 vs. 2097152)"), true, false},
-		{status.Error(codes.ResourceExhausted, "grpc: received message larger than max (3145728 vs. 1572864)"), true, false},
-		{rpctypes.ErrNoSpace, false, true},
-		{rpctypes.ErrPermissionDenied, false, true},
-		{rpctypes.ErrTimeout, false, false},
+		{rpctypes.ErrRequestTooLarge, true, true, false}, // InvalidArgument: refused too (the callers ask tooLarge first)
+		{rpctypes.ErrTooManyOps, true, true, false},
+		{status.Error(codes.ResourceExhausted, "grpc: trying to send message larger than max (3145728 vs. 2097152)"), true, false, false},
+		{status.Error(codes.ResourceExhausted, "grpc: received message larger than max (3145728 vs. 1572864)"), true, false, false},
+		{rpctypes.ErrNoSpace, false, false, true},
+		{rpctypes.ErrPermissionDenied, false, true, false},
+		{rpctypes.ErrTimeout, false, false, false},
 	} {
 		if got := tooLarge(tc.err); got != tc.tooLarge {
 			t.Errorf("tooLarge(%v) = %v", tc.err, got)
 		}
 		if got := refused(tc.err); got != tc.refused {
 			t.Errorf("refused(%v) = %v", tc.err, got)
+		}
+		if got := noSpace(tc.err); got != tc.noSpace {
+			t.Errorf("noSpace(%v) = %v", tc.err, got)
 		}
 	}
 }
@@ -1354,5 +1358,36 @@ func TestLoadRefusesHugeRecords(t *testing.T) {
 	s := open(t, cli, "/p/", Options{}) // the cloud before is still there
 	if n := s.Local().Snapshot().Len(); n != 2 {
 		t.Fatalf("after the refused load: %d hosts", n)
+	}
+}
+
+// TestReaddedHostAcrossStores: a node another process removed and added
+// again (here disabled) is another host for the plans made before on
+// this process's mirror: their commits are refused (HostRemoved), not
+// checked on resources alone.
+func TestReaddedHostAcrossStores(t *testing.T) {
+	c := etcdtest.New(t, etcdtest.Options{})
+	cli := c.Client(t)
+	cloud := tightCloud(1)
+	load(t, cli, "/p/", cloud)
+	a, b := open(t, cli, "/p/", Options{}), open(t, cli, "/p/", Options{})
+	ctx := ctxT(t, 30*time.Second)
+	plan := place(t, a, req("x"))
+	hn := engine.HostNode{Host: "h000", Node: "h000"}
+	if _, err := b.RemoveHosts(ctx, hn); err != nil {
+		t.Fatal(err)
+	}
+	h := cloud.Hosts[0]
+	h.Service.Disabled = true
+	if _, err := b.AddHosts(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.CommitPlan(ctx, plan)
+	var ce *engine.ConflictError
+	if !errors.As(err, &ce) || !slices.Equal(ce.Reasons, []string{"HostRemoved"}) {
+		t.Fatalf("a plan made before the node was removed and added again: %v, want a HostRemoved conflict", err)
 	}
 }

@@ -33,9 +33,11 @@ type Options struct {
 	// conflict (0 means 8).
 	Rebases int
 	// CommitTimeout bounds one commit's round trips, from the first send
-	// to a known outcome (0 means 30s); the caller's context bounds only
-	// the wait before the first send. It also bounds a change (UpdateHost,
-	// AddHosts...) whole, with the caller's context.
+	// to a known outcome (0 means 30s); the wait before the first send
+	// (behind this process's commits on the same hosts) is bounded by the
+	// caller's context and by CommitTimeout from the call (ErrUnavailable,
+	// nothing sent). It also bounds a change (UpdateHost, AddHosts...)
+	// whole, with the caller's context.
 	CommitTimeout time.Duration
 	// Local are the mirror's options (engine metrics; Journal is ignored:
 	// etcd keeps the record).
@@ -127,7 +129,10 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 func (s *Store) start() {
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
-	s.closed.Store(false)
+	if s.closed.Load() { // started again after Close (tests)
+		s.closedCh = make(chan struct{})
+		s.closed.Store(false)
+	}
 	go s.watchLoop(wctx)
 }
 
@@ -250,6 +255,7 @@ func (s *Store) relistLocked(kvs []*mvccpb.KeyValue, rev int64) error {
 	}
 	cloud := s.cloudLocked()
 	ch.Reset = true
+	ch.ChangedHosts = nil // every host listed: the local store compares the records
 	if s.local == nil {
 		local, err := engine.NewStore(cloud, s.opts.Local)
 		if err != nil {
@@ -313,6 +319,7 @@ func (s *Store) applyKV(kv *mvccpb.KeyValue, deleted bool, ch *engine.ExternalCh
 			return bad(err)
 		}
 		s.hosts[hn] = r
+		ch.ChangedHosts = append(ch.ChangedHosts, hn) // another host's data under the name, for plans made before
 		return true, nil
 	case kindUsage:
 		hn := engine.HostNode{Host: names[0], Node: names[1]}
@@ -520,6 +527,9 @@ func (s *Store) applyEvents(evs []*clientv3.Event) error {
 	if rebuild {
 		c := s.cloudLocked()
 		ch.Cloud = &c
+		if ch.ChangedHosts == nil {
+			ch.ChangedHosts = []engine.HostNode{} // an aggregate or the configuration: no host's record
+		}
 	}
 	if _, err := s.local.ApplyExternal(ch); err != nil {
 		s.stale = err
@@ -564,7 +574,7 @@ func (s *Store) waitApplied(ctx context.Context, rev int64) error {
 		case <-ch:
 			continue
 		case <-ctx.Done():
-			return ctx.Err()
+			return context.Cause(ctx)
 		case <-s.cli.Ctx().Done():
 			return fmt.Errorf("etcdstore: the etcd client is closed before the mirror reached revision %d", rev)
 		case <-s.closedCh: // the mirror follows etcd no more
@@ -605,8 +615,14 @@ func refused(err error) bool {
 	case codes.PermissionDenied, codes.Unauthenticated, codes.InvalidArgument:
 		return true
 	}
-	// The space quota's alarm refuses every write until an operator
-	// compacts, defragments and disarms it.
+	return false
+}
+
+// noSpace reports whether etcd refused a write for its space quota's
+// alarm: nothing was written, and every write is refused until an
+// operator compacts, defragments and disarms it (a later retry may
+// pass: ErrUnavailable, not a refusal).
+func noSpace(err error) bool {
 	return errors.Is(err, rpctypes.ErrNoSpace)
 }
 

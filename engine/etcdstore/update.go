@@ -141,6 +141,9 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 		if tooLarge(err) {
 			return 0, &engine.ValidationError{Msg: "etcd refused the change's transaction: " + err.Error()}
 		}
+		if noSpace(err) {
+			return 0, unavailable(fmt.Errorf("etcdstore: etcd's space quota alarm refuses writes, nothing written: %w", err))
+		}
 		if refused(err) {
 			return 0, fmt.Errorf("etcdstore: etcd refused the change, nothing written: %w", err)
 		}
