@@ -120,7 +120,10 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	if err := s.checkPlanLocked(plan, snap); err != nil {
 		return res, err
 	}
-	remap := plan.BaseVersion < st.rebuilt
+	// A plan of no snapshot (a Plan literal: store 0) is not trusted with
+	// host ids or a base version: its hosts are found by name and all
+	// re-checked, as after a rebuild.
+	remap := plan.BaseVersion < st.rebuilt || plan.store == 0
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(plan.Placements))}
 	ids := make([]uint32, len(plan.Placements))
 	var taken []Claim // what each consumed on an ironic node (all of it)

@@ -98,3 +98,28 @@ func TestReaddedHostIsAnotherHost(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanLiteralRechecked: a Plan not made by PlaceBatch (a literal,
+// of no snapshot) has its hosts found by name and re-checked: its base
+// version said the host was unchanged, and 1 TB of RAM was committed on
+// an 8 GB host unchecked.
+func TestPlanLiteralRechecked(t *testing.T) {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	c.Config.Filters = []string{engine.RamFilter}
+	c.Hosts = []engine.Host{{Host: "c1", MemoryMB: 8192, FreeRAMMB: 8192, VCPUs: 4, LocalGB: 100, FreeDiskGB: 100}}
+	st, err := engine.NewStore(c, engine.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := engine.Plan{BaseVersion: st.Version(), Claim: engine.Claim{MemoryMB: 1 << 20, VCPUs: 1},
+		Placements: []engine.Placement{{InstanceUUID: "big", HostID: 0, Host: "c1", Node: "c1"}}}
+	_, err = st.Commit(plan)
+	var ce *engine.ConflictError
+	if !errors.As(err, &ce) || !slices.Equal(ce.Reasons, []string{engine.RamFilter}) {
+		t.Fatalf("a plan literal asking 1 TB of an 8 GB host: %v, want a RamFilter conflict", err)
+	}
+	plan.Claim.MemoryMB = 1024
+	if _, err := st.Commit(plan); err != nil {
+		t.Fatalf("a plan literal that fits: %v", err)
+	}
+}

@@ -15,6 +15,9 @@ import (
 // after each call (the record reader stops at the first error).
 type decoder struct {
 	err error
+	// maxInstances, when positive, bounds num_instances below
+	// MaxInstances (a service's limit: DecodeRequestDocMax).
+	maxInstances int
 }
 
 func (d *decoder) fail(path, format string, args ...any) {

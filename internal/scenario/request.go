@@ -132,10 +132,14 @@ const MaxInstances = engine.MaxInstances
 var requestFields = []field[requestDoc]{
 	{"num_instances", false, func(d *decoder, p string, v *node, r *requestDoc) {
 		n := d.positiveInt(p, v)
-		if n > MaxInstances {
+		limit := MaxInstances
+		if d.maxInstances > 0 {
+			limit = min(limit, d.maxInstances)
+		}
+		if n > limit {
 			// The oracle has no bound and would build the list of uuids;
 			// no cloud places millions of instances in one request.
-			d.fail(p, "want an integer <= %d, got %d", MaxInstances, n)
+			d.fail(p, "want an integer <= %d, got %d", limit, n)
 		}
 		r.r.NumInstances = n
 	}},

@@ -33,6 +33,13 @@ func DecodeRequest(r io.Reader) (engine.Request, error) {
 // of the object, the boolean fields named in flags (a service's "partial",
 // say), and says whether instance_uuids was given.
 func DecodeRequestDoc(r io.Reader, flags ...string) (RequestDoc, error) {
+	return DecodeRequestDocMax(r, 0, flags...)
+}
+
+// DecodeRequestDocMax is DecodeRequestDoc with num_instances bounded by
+// maxInstances too (when positive): a service's limit, checked before
+// the default uuids of so many instances are made.
+func DecodeRequestDocMax(r io.Reader, maxInstances int, flags ...string) (RequestDoc, error) {
 	data, err := readAll(r)
 	if err != nil {
 		return RequestDoc{}, &engine.ValidationError{Msg: "cannot read the request: " + err.Error()}
@@ -42,7 +49,7 @@ func DecodeRequestDoc(r io.Reader, flags ...string) (RequestDoc, error) {
 		return RequestDoc{}, err
 	}
 	const path = "request"
-	d := &decoder{}
+	d := &decoder{maxInstances: maxInstances}
 	out := RequestDoc{Flags: map[string]bool{}}
 	if root.kind == kObject && len(flags) > 0 {
 		// Take the flags out, so that the record reader sees the request

@@ -141,17 +141,12 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	doc, err := scenario.DecodeRequestDoc(bytes.NewReader(data), "partial")
+	doc, err := scenario.DecodeRequestDocMax(bytes.NewReader(data), s.opts.MaxInstances, "partial")
 	if err != nil {
 		badBody(w, err)
 		return
 	}
 	req := doc.Request
-	if req.NumInstances > s.opts.MaxInstances {
-		writeError(w, http.StatusBadRequest, "BadRequest", "request.num_instances",
-			fmt.Sprintf("request.num_instances: want at most %d instances a request (--max-instances), got %d", s.opts.MaxInstances, req.NumInstances))
-		return
-	}
 	if !doc.UUIDsGiven {
 		// The defaults inst-0, inst-1... would collide with the previous
 		// request's committed instances: a service makes fresh uuids.

@@ -326,20 +326,23 @@ func (s *soak) checkLimits(hn engine.HostNode, n *server.NodeDoc, u engine.HostU
 		s.problem(Overcommit, "node %s: %s", nodeName(hn), strings.Join(over, "; "))
 		return
 	}
+	// A limit of 0 or less lets nothing be placed: any usage under it was
+	// there from the start (the soak does not know the cloud's), so it is
+	// not checked.
 	var over []string
-	if r := n.RAMAllocationRatio; r != nil && float64(n.MemoryMB-u.FreeRAMMB) > float64(float64(n.MemoryMB)**r) {
+	if r := n.RAMAllocationRatio; r != nil && *r > 0 && float64(n.MemoryMB-u.FreeRAMMB) > float64(float64(n.MemoryMB)**r) {
 		over = append(over, fmt.Sprintf("RAM %d MB used of %d × %g", n.MemoryMB-u.FreeRAMMB, n.MemoryMB, *r))
 	}
-	if r := n.CPUAllocationRatio; r != nil && n.VCPUs > 0 && float64(u.VCPUsUsed) > float64(float64(n.VCPUs)**r) {
+	if r := n.CPUAllocationRatio; r != nil && *r > 0 && n.VCPUs > 0 && float64(u.VCPUsUsed) > float64(float64(n.VCPUs)**r) {
 		over = append(over, fmt.Sprintf("vcpus_used %d of %d × %g", u.VCPUsUsed, n.VCPUs, *r))
 	}
-	if r := n.DiskAllocationRatio; r != nil && float64(n.LocalGB*1024-u.FreeDiskMB) > float64(float64(n.LocalGB*1024)**r) {
+	if r := n.DiskAllocationRatio; r != nil && *r > 0 && float64(n.LocalGB*1024-u.FreeDiskMB) > float64(float64(n.LocalGB*1024)**r) {
 		over = append(over, fmt.Sprintf("disk %d MB used of %d GB × %g", n.LocalGB*1024-u.FreeDiskMB, n.LocalGB, *r))
 	}
-	if m := n.MaxIOOps; m != nil && u.NumIOOps > *m {
+	if m := n.MaxIOOps; m != nil && *m > 0 && u.NumIOOps > *m {
 		over = append(over, fmt.Sprintf("num_io_ops %d > %d", u.NumIOOps, *m))
 	}
-	if m := n.MaxInstances; m != nil && u.NumInstances > *m {
+	if m := n.MaxInstances; m != nil && *m > 0 && u.NumInstances > *m {
 		over = append(over, fmt.Sprintf("num_instances %d > %d", u.NumInstances, *m))
 	}
 	if len(over) > 0 {

@@ -166,9 +166,9 @@ func TestSoakPlantedFaults(t *testing.T) {
 	})
 
 	t.Run("overcommit", func(t *testing.T) {
-		// A plan no filter checked goes through the store (its BaseVersion
-		// says the host is unchanged), as a bug of the placement would:
-		// 1 TB of RAM on one host, in the middle of the soak.
+		// A plan no filter checks goes through the store (a forced one,
+		// which the commit does not re-check), as a bug of the placement
+		// would: 1 TB of RAM on one host, in the middle of the soak.
 		cloud := testCloud()
 		url, srv := start(t, cloud, nil)
 		go func() {
@@ -177,7 +177,7 @@ func TestSoakPlantedFaults(t *testing.T) {
 			snap := store.Snapshot()
 			id := uint32(1)
 			hn := snap.HostNode(id)
-			plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: 1 << 20, VCPUs: 1},
+			plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: 1 << 20, VCPUs: 1}, Forced: true,
 				Placements: []engine.Placement{{InstanceUUID: "planted-too-big", HostID: id, Host: hn.Host, Node: hn.Node}}}
 			for { // retried until no client changed the host meanwhile
 				if _, err := store.Commit(plan); err == nil || !errors.Is(err, engine.ErrConflict) {
