@@ -117,4 +117,3 @@ func DecodeInt(field string, raw json.RawMessage) (int, error) {
 	}
 	return n, nil
 }
-
