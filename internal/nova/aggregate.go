@@ -135,8 +135,9 @@ func AggregateNum(values []string) (float64, bool) {
 
 // AggregateIntValue is the same with cast_to=int (IoOps/NumInstances
 // aggregate filters): int("4") is 4, int("4.0") raises and def is used. A
-// value outside the int64 range is treated as unparsable (Python would keep
-// it exactly); a huge negative one then gives def instead of itself.
+// minimum outside the int64 range is saturated to it: Python keeps it
+// exactly, and an int64 counter compares with the saturated bound as with
+// the exact one (below every count, or above).
 func AggregateIntValue(values []string, def int64) int64 {
 	if v, ok := AggregateInt(values); ok {
 		return v
@@ -160,8 +161,11 @@ func AggregateInt(values []string) (int64, bool) {
 			min = b
 		}
 	}
-	if !min.IsInt64() {
-		return 0, false
+	switch {
+	case min.IsInt64():
+		return min.Int64(), true
+	case min.Sign() > 0:
+		return math.MaxInt64, true
 	}
-	return min.Int64(), true
+	return math.MinInt64, true
 }

@@ -1,6 +1,10 @@
 package novacases
 
-import "github.com/placer/placer/engine"
+import (
+	"strings"
+
+	"github.com/placer/placer/engine"
+)
 
 // filterCases are the non-resource filters of the catalogue, with Nova's
 // unit-test cases where it has them (NOVA-SEMANTICS.md §5).
@@ -305,6 +309,17 @@ func countFilterCases() []Case {
 		withAggs(single("AggregateNumInstancesFilter/aggregate-5-passes-4", engine.AggregateNumInstancesFilter, host("h1", numInst(4)), request(1), true, none),
 			agg("a", names("h1"), "max_instances_per_host", "5")),
 		withAggs(single("AggregateNumInstancesFilter/no-aggregate-uses-config", engine.AggregateNumInstancesFilter, host("h1", numInst(49)), request(1), true, none)),
+		// int() keeps a value past int64 exactly: an operator's "no limit"
+		// holds as such, a huge negative one refuses every host (placer
+		// once took them for unparsable, the configured limit applying).
+		withCfg(withAggs(single("AggregateIoOpsFilter/placer/past-int64-is-no-limit", engine.AggregateIoOpsFilter, host("h1", ioOps(10)), request(1), true, none),
+			agg("a", names("h1"), "max_io_ops_per_host", "99999999999999999999")), maxIO),
+		withAggs(single("AggregateNumInstancesFilter/placer/below-int64-refuses", engine.AggregateNumInstancesFilter, host("h1", numInst(0)), request(1), false, none),
+			agg("a", names("h1"), "max_instances_per_host", "-99999999999999999999")),
+		// Past 4,300 digits int() raises ValueError (Python 3.11's limit):
+		// the value does not parse, the configured limit applies.
+		withCfg(withAggs(single("AggregateIoOpsFilter/placer/past-4300-digits-uses-config", engine.AggregateIoOpsFilter, host("h1", ioOps(10)), request(1), false, none),
+			agg("a", names("h1"), "max_io_ops_per_host", "1"+strings.Repeat("0", 4300))), maxIO),
 	}
 }
 

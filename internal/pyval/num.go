@@ -65,9 +65,17 @@ func BigInt(s string) (*big.Int, bool) {
 	if !validDigits(body) {
 		return nil, false
 	}
+	if len(body)-strings.Count(body, "_") > MaxIntDigits { // body is ASCII (pyNumText)
+		return nil, false
+	}
 	b, ok := new(big.Int).SetString(strings.ReplaceAll(t, "_", ""), 10)
 	return b, ok
 }
+
+// MaxIntDigits is Python's limit on the digits int() converts from a
+// string (sys.get_int_max_str_digits(), 4300 by default since 3.11):
+// past it int() raises ValueError, whatever the value.
+const MaxIntDigits = 4300
 
 // pyNumText strips Python whitespace and maps Unicode decimal digits to
 // ASCII, as float() and int() do before parsing.
