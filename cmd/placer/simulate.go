@@ -92,12 +92,15 @@ type simReport struct {
 	// callers were told of them (or told to two callers);
 	// UnclaimedCommits instances committed that no caller was told of;
 	// MisplacedClaims instances committed elsewhere than their caller was
-	// told; BadEvents external updates the store answered that cannot
-	// have happened. See internal/verify.
+	// told; BrokenRules placements on a host their request ignored, off
+	// its destination or against its server group's policy; BadEvents
+	// external updates the store answered that cannot have happened. See
+	// internal/verify.
 	LostClaims       int `json:"lost_claims"`
 	DoubledClaims    int `json:"doubled_claims"`
 	UnclaimedCommits int `json:"unclaimed_commits"`
 	MisplacedClaims  int `json:"misplaced_claims"`
+	BrokenRules      int `json:"broken_rules"`
 	BadEvents        int `json:"bad_events"`
 	// VerifiedPlacements and VerifiedEvents are what the verification
 	// replayed; VerifySeconds how long it took.
@@ -392,7 +395,7 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	rep.UsageMismatches = res.Count(verify.UsageMismatch)
 	rep.LostClaims, rep.DoubledClaims = res.Count(verify.LostClaim), res.Count(verify.DoubledClaim)
 	rep.UnclaimedCommits, rep.MisplacedClaims = res.Count(verify.UnclaimedCommit), res.Count(verify.Misplaced)
-	rep.BadEvents = res.Count(verify.BadEvent)
+	rep.BadEvents, rep.BrokenRules = res.Count(verify.BadEvent), res.Count(verify.BrokenRule)
 	for _, p := range res.Problems {
 		rep.Problems = append(rep.Problems, p.String())
 	}
@@ -488,8 +491,8 @@ func printReport(w io.Writer, r *simReport) {
 		r.VerifiedPlacements, r.VerifiedEvents, r.VerifySeconds)
 	fmt.Fprintf(w, "                    overcommitted_hosts %d, usage_mismatches %d, lost_claims %d, doubled_claims %d,\n",
 		r.OvercommittedHosts, r.UsageMismatches, r.LostClaims, r.DoubledClaims)
-	fmt.Fprintf(w, "                    unclaimed_commits %d, misplaced_claims %d, bad_events %d: ",
-		r.UnclaimedCommits, r.MisplacedClaims, r.BadEvents)
+	fmt.Fprintf(w, "                    unclaimed_commits %d, misplaced_claims %d, broken_rules %d, bad_events %d: ",
+		r.UnclaimedCommits, r.MisplacedClaims, r.BrokenRules, r.BadEvents)
 	if r.Verified {
 		fmt.Fprintln(w, "verified")
 	} else {

@@ -29,6 +29,11 @@ type Request struct {
 	// Instances are the request's instance uuids (to know the flavor of
 	// an instance the store committed without telling the caller).
 	Instances []string
+	// IgnoreHosts, Destination and Group are the request's rules that
+	// host names judge (BrokenRule).
+	IgnoreHosts []string
+	Destination *engine.Destination
+	Group       *engine.InstanceGroup
 	// Placed is the plan returned to the caller; nil when Place returned
 	// an error (nothing of the request should then be committed).
 	Placed []Placed
@@ -38,7 +43,8 @@ type Request struct {
 // err: only what the caller sees.
 func FromPlace(req engine.Request, plan engine.Plan, err error) Request {
 	r := Request{Flavor: req.Flavor, Forced: len(req.ForceHosts) > 0 || len(req.ForceNodes) > 0,
-		ForceHosts: req.ForceHosts, ForceNodes: req.ForceNodes, Instances: req.InstanceUUIDs}
+		ForceHosts: req.ForceHosts, ForceNodes: req.ForceNodes, Instances: req.InstanceUUIDs,
+		IgnoreHosts: req.IgnoreHosts, Destination: req.RequestedDestination, Group: req.InstanceGroup}
 	if err == nil {
 		r.Placed = make([]Placed, len(plan.Placements))
 		for i, p := range plan.Placements {

@@ -35,6 +35,15 @@ const (
 	// happened (deleting an instance that is not held, reporting on a
 	// host that is gone...).
 	BadEvent Kind = "bad event"
+	// BrokenRule: a placement (not a forced one) that breaks a rule of
+	// its request that host names alone judge: on a host it asked to
+	// ignore, off its requested destination, or, with the group filters
+	// enabled, instances of an anti-affinity group more than
+	// max_server_per_host on one host, of an affinity group off the
+	// group's hosts (or, when it had none, on two hosts), all checked
+	// among the request's own instances: members placed before it, by
+	// other requests, are not counted.
+	BrokenRule Kind = "broken rule"
 )
 
 // Problem is one finding, with a message that says what, where and when.

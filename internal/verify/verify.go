@@ -84,6 +84,7 @@ func Run(in Input) (*Result, error) {
 	}
 	v.timeline(v.match())
 	v.compare()
+	v.checkRules()
 	r.Hosts = len(v.hosts)
 	r.Instances = len(v.live)
 	r.OvercommittedHosts = len(v.overHit)
@@ -487,4 +488,55 @@ func diffText(got, want engine.HostUsage) string {
 	field("num_instances", got.NumInstances, want.NumInstances)
 	field("num_io_ops", got.NumIOOps, want.NumIOOps)
 	return strings.Join(parts, ", ")
+}
+
+// checkRules checks every request's placements, as its caller was told,
+// against the rules of the request that host names alone judge
+// (BrokenRule): Nova's pre-filtering of ignore_hosts (host names compared
+// lower-cased) and requested_destination (host, and node when given), and
+// the server group filters when the configuration enables them. A forced
+// request skips them all, as in Nova.
+func (v *verifier) checkRules() {
+	filters := v.cfg.LoadFilters()
+	antiAffinity := slices.Contains(filters, engine.ServerGroupAntiAffinityFilter)
+	affinity := slices.Contains(filters, engine.ServerGroupAffinityFilter)
+	for i := range v.in.Requests {
+		r := &v.in.Requests[i]
+		if r.Forced || len(r.Placed) == 0 {
+			continue
+		}
+		perHost := map[string]int{}
+		for _, p := range r.Placed {
+			name := strings.ToLower(p.Host.Host)
+			if slices.ContainsFunc(r.IgnoreHosts, func(h string) bool { return strings.ToLower(h) == name }) {
+				v.res.add(BrokenRule, "instance %s (request #%d) was placed on %s, a host its request ignores", p.Instance, i, hostName(p.Host))
+			}
+			if d := r.Destination; d != nil && (d.Host != p.Host.Host || d.Node != "" && d.Node != p.Host.Node) {
+				v.res.add(BrokenRule, "instance %s (request #%d) was placed on %s, not its requested destination %s/%s", p.Instance, i, hostName(p.Host), d.Host, d.Node)
+			}
+			perHost[p.Host.Host]++
+		}
+		g := r.Group
+		switch {
+		case g == nil:
+		case g.Policy == engine.PolicyAntiAffinity && antiAffinity:
+			limit := max(g.MaxServerPerHost, 1)
+			for h, n := range perHost {
+				if n > limit {
+					v.res.add(BrokenRule, "request #%d placed %d instances of anti-affinity group %s on host %s (max_server_per_host %d)", i, n, g.UUID, h, limit)
+				}
+			}
+		case g.Policy == engine.PolicyAffinity && affinity:
+			// Nova passes a host of the group's hosts, or any while it has
+			// none; each choice joins them.
+			if len(g.Hosts) == 0 && len(perHost) > 1 {
+				v.res.add(BrokenRule, "request #%d placed the instances of affinity group %s, which had no host, on %d hosts", i, g.UUID, len(perHost))
+			}
+			for h := range perHost {
+				if len(g.Hosts) > 0 && !slices.Contains(g.Hosts, h) {
+					v.res.add(BrokenRule, "request #%d placed an instance of affinity group %s on %s, not one of the group's hosts %q", i, g.UUID, h, g.Hosts)
+				}
+			}
+		}
+	}
 }

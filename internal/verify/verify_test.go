@@ -360,11 +360,44 @@ func TestPlantedFaults(t *testing.T) {
 		wantOnly(t, check(t, f), verify.UsageMismatch, hostNameOf(f.Events[k].Host), "the store showed")
 	})
 
+	t.Run("broken request rules", func(t *testing.T) {
+		// What the run placed, with rules its requests would have broken:
+		// the host ignored, another destination, a group's policy.
+		i, p := placedReq(t, in)
+		plant := func(edit func(r *verify.Request), want ...string) {
+			t.Helper()
+			f := clone()
+			r := f.Requests[i]
+			r.Group, r.IgnoreHosts, r.Destination = nil, nil, nil
+			edit(&r)
+			f.Requests[i] = r
+			wantOnly(t, check(t, f), verify.BrokenRule, want...)
+		}
+		plant(func(r *verify.Request) { r.IgnoreHosts = []string{"elsewhere", strings.ToUpper(p.Host.Host)} }, p.Instance, "ignores")
+		plant(func(r *verify.Request) { r.Destination = &engine.Destination{Host: "elsewhere"} }, p.Instance, "destination")
+		plant(func(r *verify.Request) {
+			r.Group = &engine.InstanceGroup{UUID: "g", Policy: engine.PolicyAffinity, Hosts: []string{"elsewhere"}}
+		}, "affinity group g", p.Host.Host)
+		// A request the run placed twice on one host (the fixture's seed
+		// makes some).
+		for j, r := range in.Requests {
+			if r.Forced || len(r.Placed) < 2 || r.Placed[0].Host.Host != r.Placed[1].Host.Host {
+				continue
+			}
+			i = j
+			plant(func(r *verify.Request) {
+				r.Group = &engine.InstanceGroup{UUID: "g", Policy: engine.PolicyAntiAffinity, MaxServerPerHost: 1}
+			}, "anti-affinity group g", r.Placed[0].Host.Host)
+			return
+		}
+		t.Fatal("no request of the run has two instances on one host")
+	})
+
 	t.Run("over-limit host", func(t *testing.T) {
-		// The store trusts a plan on an unchanged host (its BaseVersion is
-		// the newest): a plan no filter checked goes through, as a bug of
-		// PlaceBatch would. Commit one that needs more RAM than the host
-		// has, on the real store, and verify the run with it.
+		// The store does not re-check a forced plan: one whose request
+		// forced nothing (as its caller knows it) goes through, as a bug
+		// of PlaceBatch would. Commit one that needs more RAM than the
+		// host has, on the real store, and verify the run with it.
 		f := clone()
 		base := check(t, f).ForcedOverLimits
 		snap := store.Snapshot()
@@ -372,7 +405,7 @@ func TestPlantedFaults(t *testing.T) {
 		hn, u := snap.HostNode(id), snap.Usage(id)
 		req := engine.Request{InstanceUUIDs: []string{"too-big"},
 			Flavor: engine.Flavor{Name: "huge", MemoryMB: u.FreeRAMMB + 4*262144, VCPUs: 1}}
-		plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: req.Flavor.MemoryMB, VCPUs: 1},
+		plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: req.Flavor.MemoryMB, VCPUs: 1}, Forced: true,
 			Placements: []engine.Placement{{InstanceUUID: "too-big", HostID: id, Host: hn.Host, Node: hn.Node}}}
 		if _, err := store.Commit(plan); err != nil {
 			t.Fatal(err)
