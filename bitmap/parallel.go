@@ -2,6 +2,7 @@ package bitmap
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -55,7 +56,11 @@ func Sequential(ctx context.Context) context.Context {
 // shard that failed (a shard stops at its first error, so with fn walking
 // its hosts in order that is the first failing host, as a sequential walk
 // would find it), else ctx.Err() if the context ended (checked between
-// shards), else nil.
+// shards), else nil. A panic of fn, on the caller's goroutine or a
+// helper's, stops the pass like an error (no shard above it starts) and
+// is raised again on the caller's goroutine once every shard running has
+// returned: nothing of the pass runs after ForShards, and the helpers are
+// free for the next one.
 func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	shards := (n + ShardSize - 1) / ShardSize
 	procs := runtime.GOMAXPROCS(0)
@@ -75,6 +80,9 @@ func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	helpers.post(j)
 	j.work(false)
 	helpers.release(j)
+	if p := j.panicked.Load(); p != nil {
+		panic(p.v)
+	}
 	for _, err := range j.errs {
 		if err != nil {
 			return err
@@ -92,7 +100,13 @@ type pass struct {
 	done   atomic.Int64  // shards finished
 	failed atomic.Int64  // lowest failed shard + 1, 0 while none failed
 	errs   []error
+	// panicked is the first panic of fn in the pass, raised again by
+	// ForShards once the pass is over.
+	panicked atomic.Pointer[panicValue]
 }
+
+// panicValue is what a shard's fn panicked with.
+type panicValue struct{ v any }
 
 // work takes and runs shards until none is left: the caller from the
 // front, helpers from the back. Each end keeps to its half from pass to
@@ -132,7 +146,7 @@ func (j *pass) run(k int) {
 		j.errs[k] = err
 		return
 	}
-	if err := j.fn(k); err != nil {
+	if err := j.call(k); err != nil {
 		j.errs[k] = err
 		for {
 			f := j.failed.Load()
@@ -141,6 +155,23 @@ func (j *pass) run(k int) {
 			}
 		}
 	}
+}
+
+// errPanicked is a shard's error when its fn panicked (the panic itself
+// is raised again by ForShards).
+var errPanicked = errors.New("bitmap: a shard's function panicked")
+
+// call is j.fn(k), a panic recorded as the pass's and returned as
+// errPanicked: the shard counts as done, so the pass ends and frees the
+// helpers, and a helper's panic does not end the process.
+func (j *pass) call(k int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			j.panicked.CompareAndSwap(nil, &panicValue{p})
+			err = errPanicked
+		}
+	}()
+	return j.fn(k)
 }
 
 // helperPool is the process's ForShards helpers.

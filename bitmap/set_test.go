@@ -243,3 +243,60 @@ func getGoroutineMarker() string {
 	n := runtime.Stack(buf[:], false)
 	return string(buf[:n])
 }
+
+// TestForShardsPanic: a shard whose function panics, on the caller's
+// goroutine or a helper's, makes ForShards panic with its value once the
+// pass is over: no shard runs after it returns, the process survives a
+// helper's panic, and the helpers serve the next pass (it runs in
+// parallel). The pass's owner never released the helpers after a panic
+// of its own, and they went on running its shards into memory the caller
+// had moved on from.
+func TestForShardsPanic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer SetHelperSpin(SetHelperSpin(DefaultHelperSpin))
+	n := 16 * ShardSize
+	for _, where := range []string{"caller", "helper"} {
+		var returned atomic.Bool
+		var late atomic.Int32
+		caller := getGoroutineMarker()
+		func() {
+			defer func() {
+				returned.Store(true)
+				if p := recover(); p != "boom" {
+					t.Errorf("%s: recovered %v, want boom", where, p)
+				}
+			}()
+			ForShards(context.Background(), n, func(k int) error {
+				if returned.Load() {
+					late.Add(1)
+				}
+				onCaller := getGoroutineMarker() == caller
+				if onCaller == (where == "caller") && k != 0 {
+					panic("boom")
+				}
+				time.Sleep(50 * time.Microsecond)
+				return nil
+			})
+		}()
+		time.Sleep(20 * time.Millisecond) // a helper still running would show here
+		if l := late.Load(); l != 0 {
+			t.Errorf("%s: %d shards ran after ForShards returned", where, l)
+		}
+		if helpers.owned.Load() {
+			t.Fatalf("%s: the helpers are still held by the pass that panicked", where)
+		}
+		var helped atomic.Int32
+		if err := ForShards(context.Background(), n, func(int) error {
+			time.Sleep(50 * time.Microsecond)
+			if getGoroutineMarker() != caller {
+				helped.Add(1)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if helped.Load() == 0 {
+			t.Errorf("%s: the next pass ran on the caller alone", where)
+		}
+	}
+}

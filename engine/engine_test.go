@@ -306,6 +306,15 @@ func TestEntryPointsCheckTheirInputs(t *testing.T) {
 			t.Errorf("WeighHosts on a set over %v hosts: %v", set, err)
 		}
 	}
+	if snap.Len()%64 != 0 { // a bit past the last host, in its word (Set.Add does not check)
+		phantom := bitmap.NewSet(snap.Len())
+		phantom.Add(uint32(snap.Len()))
+		if _, err := engine.WeighHosts(bg, snap, req, phantom); !errors.Is(err, engine.ErrInvalid) {
+			t.Errorf("WeighHosts on a set holding id %d of %d hosts: %v", snap.Len(), snap.Len(), err)
+		}
+	} else {
+		t.Fatalf("the test's snapshot has %d hosts, a multiple of 64: no phantom bit to plant", snap.Len())
+	}
 }
 
 // TestConfigIsACopy checks that changing what Snapshot.Config returns,
