@@ -3,7 +3,9 @@ package bitmap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,7 +61,8 @@ func Sequential(ctx context.Context) context.Context {
 // shards), else nil. A panic of fn, on the caller's goroutine or a
 // helper's, stops the pass like an error (no shard above it starts) and
 // is raised again on the caller's goroutine once every shard running has
-// returned: nothing of the pass runs after ForShards, and the helpers are
+// returned, as a *ShardPanic holding the value and the stack where it
+// happened: nothing of the pass runs after ForShards, and the helpers are
 // free for the next one.
 func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	shards := (n + ShardSize - 1) / ShardSize
@@ -81,7 +84,7 @@ func ForShards(ctx context.Context, n int, fn func(k int) error) error {
 	j.work(false)
 	helpers.release(j)
 	if p := j.panicked.Load(); p != nil {
-		panic(p.v)
+		panic(p)
 	}
 	for _, err := range j.errs {
 		if err != nil {
@@ -102,11 +105,20 @@ type pass struct {
 	errs   []error
 	// panicked is the first panic of fn in the pass, raised again by
 	// ForShards once the pass is over.
-	panicked atomic.Pointer[panicValue]
+	panicked atomic.Pointer[ShardPanic]
 }
 
-// panicValue is what a shard's fn panicked with.
-type panicValue struct{ v any }
+// ShardPanic is what a parallel ForShards panics with when a shard's
+// function panicked: the value, and the stack of the goroutine it
+// panicked on (a helper's, or the caller's before the pass ended).
+type ShardPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *ShardPanic) Error() string {
+	return fmt.Sprintf("bitmap: a shard's function panicked: %v\n\n%s", p.Value, p.Stack)
+}
 
 // work takes and runs shards until none is left: the caller from the
 // front, helpers from the back. Each end keeps to its half from pass to
@@ -167,7 +179,7 @@ var errPanicked = errors.New("bitmap: a shard's function panicked")
 func (j *pass) call(k int) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			j.panicked.CompareAndSwap(nil, &panicValue{p})
+			j.panicked.CompareAndSwap(nil, &ShardPanic{Value: p, Stack: debug.Stack()})
 			err = errPanicked
 		}
 	}()

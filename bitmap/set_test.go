@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -262,17 +263,29 @@ func TestForShardsPanic(t *testing.T) {
 		func() {
 			defer func() {
 				returned.Store(true)
-				if p := recover(); p != "boom" {
-					t.Errorf("%s: recovered %v, want boom", where, p)
+				p, ok := recover().(*ShardPanic)
+				if !ok || p.Value != "boom" || !strings.Contains(string(p.Stack), "TestForShardsPanic") {
+					t.Errorf("%s: recovered %v, want a ShardPanic of boom with the stack of its shard", where, p)
 				}
 			}()
+			helperRan := make(chan struct{})
+			var once sync.Once
 			ForShards(context.Background(), n, func(k int) error {
 				if returned.Load() {
 					late.Add(1)
 				}
 				onCaller := getGoroutineMarker() == caller
+				if !onCaller {
+					once.Do(func() { close(helperRan) })
+				}
 				if onCaller == (where == "caller") && k != 0 {
 					panic("boom")
+				}
+				if onCaller && where == "helper" {
+					select { // leave the helper shards to take, even on a busy machine
+					case <-helperRan:
+					case <-time.After(5 * time.Second):
+					}
 				}
 				time.Sleep(50 * time.Microsecond)
 				return nil

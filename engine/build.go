@@ -28,8 +28,8 @@ type buildInput struct {
 	// sorted: its instance list is the cloud's and then these.
 	committed map[HostNode][]string
 	// changed, for a build without derive (an external rebuild), lists
-	// the hosts whose records changed (ExternalChange.ChangedHosts), or
-	// is nil: the Store then compares every host's record with its own.
+	// the hosts whose records changed (ExternalChange.ChangedHosts, else
+	// found by changedHosts).
 	changed []HostNode
 }
 

@@ -154,8 +154,11 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 		id, touched := p.HostID, remap
 		if remap {
 			var ok bool
-			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok || s.joined[HostNode{p.Host, p.Node}] > plan.BaseVersion {
-				reject(i, "HostRemoved") // or removed and added again since: another host's data
+			// A plan of this store whose snapshot is older than the node's
+			// joining chose the node that left: another host's data. (A
+			// literal's version dates nothing: it is re-checked.)
+			if id, ok = snap.info.byHostNode(HostNode{p.Host, p.Node}); !ok || plan.store != 0 && s.joined[HostNode{p.Host, p.Node}] > plan.BaseVersion {
+				reject(i, "HostRemoved")
 				continue
 			}
 		} else if int(id) >= snap.n || snap.info.hostOf(id) != p.Host || snap.info.nodeOf(id) != p.Node {

@@ -32,7 +32,7 @@
 //  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, recency.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
-//  6. Commits and metrics: store.go, commit.go, store_update.go, validate_changes.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
+//  6. Commits and metrics: store.go, commit.go, store_update.go, joined.go, validate_changes.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
 //  7. The scheduler: scheduler.go, warm.go, caching.go
 //
 // The column types are the package engine/internal/hostcols (compact,
@@ -122,6 +122,7 @@
 //   - store.go: Store, its states, leases and the derivation of the next snapshot.
 //   - commit.go: Commit, the re-check of a plan, and conflicts.
 //   - store_update.go: compute node reports, deletions, host and aggregate changes, the journal.
+//   - joined.go: the nodes that joined a Store's cloud since its start (removed and added again, changed by an external rebuild), whose placements in older plans are refused.
 //   - validate_changes.go: the checks of a store change before it applies (ValidateAddHosts, ValidateAggregate, ValidateUsage).
 //   - committed.go: the instances committed through a Store, per host, kept as its ledger changes, for its builds.
 //   - changes.go: the log of the hosts each commit changed.

@@ -306,6 +306,9 @@ func TestEntryPointsCheckTheirInputs(t *testing.T) {
 			t.Errorf("WeighHosts on a set over %v hosts: %v", set, err)
 		}
 	}
+	if _, err := engine.WeighHosts(bg, nil, req, nil); !errors.Is(err, engine.ErrInvalid) {
+		t.Errorf("WeighHosts without a snapshot or a set: %v", err)
+	}
 	if snap.Len()%64 != 0 { // a bit past the last host, in its word (Set.Add does not check)
 		phantom := bitmap.NewSet(snap.Len())
 		phantom.Add(uint32(snap.Len()))

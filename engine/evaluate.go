@@ -60,7 +60,7 @@ func WeighHosts(ctx context.Context, s *Snapshot, req Request, set *bitmap.Set) 
 	if s != nil && (set == nil || set.Len() != s.Len()) {
 		return nil, invalid("set", "WeighHosts wants a set over the snapshot's %d hosts", s.Len())
 	}
-	if w := set.Words(); s != nil && s.Len()%64 != 0 && len(w) > 0 && w[len(w)-1]>>(s.Len()%64) != 0 {
+	if s != nil && s.Len()%64 != 0 && set.Words()[len(set.Words())-1]>>(s.Len()%64) != 0 {
 		// Set.Add does not check its id: a bit past the last host would
 		// be weighed as a host the snapshot does not have.
 		return nil, invalid("set", "holds a host id at or past the snapshot's %d hosts", s.Len())

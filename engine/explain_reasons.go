@@ -216,6 +216,6 @@ func (b *batch) resourceLine(r *resourceRule, id uint32, hs string) (string, boo
 		count, what, msg = u.numInstances, "num_instances", "Max instances per host"
 	}
 	limit := r.limit(sh, j, b.cfg)
-	rc := &ResourceCheck{Used: float64(count), Limit: float64(limit), Usable: float64(limit - count)}
+	rc := &ResourceCheck{Used: float64(count), Limit: float64(limit), Usable: float64(limit) - float64(count)} // no int64 wrap at a saturated limit
 	return sprintf("%s fails %s check: %s is set to %d", hs, what, msg, limit), true, rc
 }

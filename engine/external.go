@@ -107,10 +107,11 @@ type ExternalChange struct {
 	// point to, afterwards.
 	Cloud *Cloud
 	// ChangedHosts, with Cloud, names the nodes whose records (their
-	// Host) are new or not the ones the Store holds: plans made before
-	// count them as removed (another host's data under the name). Nil
-	// lets the Store compare every node's record with its own, which
-	// costs ~2 µs a node.
+	// Host, usage aside: instances, stats, metrics and counters) are new
+	// or not the ones the Store holds: plans made before count them as
+	// removed (another host's data under the name). Nil lets the Store
+	// compare every node's record with its own, which costs ~2 µs a
+	// node.
 	ChangedHosts []HostNode
 	// Reset forgets every committed instance first (a re-list: Placed is
 	// then the whole set).
@@ -148,6 +149,9 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		defer s.rebuildMu.Unlock()
 		c = *ch.Cloud
 		in.changed = ch.ChangedHosts
+		if in.changed == nil { // compared here, outside mu: rebuildMu keeps s.cloud as it is
+			in.changed = changedHosts(&s.cloud, &c)
+		}
 		c.Hosts = slices.Clone(c.Hosts)
 		c.Aggregates = cloneAggregates(c.Aggregates)
 		if !ch.Reset {

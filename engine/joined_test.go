@@ -53,6 +53,14 @@ func TestReaddedHostIsAnotherHost(t *testing.T) {
 			_, err := st.ApplyExternal(engine.ExternalChange{Cloud: &c, ChangedHosts: []engine.HostNode{{Host: "c1", Node: "c1"}}})
 			return err
 		}, true},
+		{"an external rebuild that changes its usage alone", func(st *engine.Store) error {
+			c := one()
+			h := &c.Hosts[0]
+			h.FreeRAMMB, h.VCPUsUsed, h.NumInstances, h.Instances = 4096, 1, 1, []string{"vm-x"}
+			h.Stats = map[string]string{"num_vm_active": "1"}
+			_, err := st.ApplyExternal(engine.ExternalChange{Cloud: &c})
+			return err
+		}, false},
 		{"an external rebuild that leaves it", func(st *engine.Store) error {
 			c := one()
 			c.Aggregates = []engine.Aggregate{{Name: "a", Hosts: []string{"c1"}, Metadata: map[string]string{"k": "v"}}}

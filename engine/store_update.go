@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/placer/placer/bitmap"
@@ -429,51 +428,6 @@ func (s *Store) publishKeptLocked(c Cloud, snap *Snapshot, in buildInput, old *S
 		shareLineage(snap.info, old.info)
 	}
 	return s.publishBuiltLocked(c, snap, in, old)
-}
-
-// noteJoinedLocked records in s.joined the nodes of snap (built from c
-// and in) that join the cloud at its version: those in.derive does not
-// derive from the snapshot it replaces, or, built from scratch (an
-// external rebuild), those in.changed lists, else those whose record is
-// not the one s.cloud held under their name. The nodes snap no longer
-// holds are forgotten.
-func (s *Store) noteJoinedLocked(c Cloud, snap *Snapshot, in buildInput) {
-	join := func(hn HostNode) {
-		if s.joined == nil {
-			s.joined = map[HostNode]uint64{}
-		}
-		s.joined[hn] = snap.version
-	}
-	switch d := in.derive; {
-	case d != nil:
-		for i := range c.Hosts {
-			if d.oldID(i) < 0 {
-				join(HostNode{c.Hosts[i].Host, nodeName(&c.Hosts[i])})
-			}
-		}
-	case in.changed != nil:
-		for _, hn := range in.changed {
-			join(hn)
-		}
-	default:
-		prev := make(map[HostNode]*Host, len(s.cloud.Hosts))
-		for i := range s.cloud.Hosts {
-			h := &s.cloud.Hosts[i]
-			prev[HostNode{h.Host, nodeName(h)}] = h
-		}
-		for i := range c.Hosts {
-			h := &c.Hosts[i]
-			hn := HostNode{h.Host, nodeName(h)}
-			if p, ok := prev[hn]; !ok || !reflect.DeepEqual(*p, *h) {
-				join(hn)
-			}
-		}
-	}
-	for hn := range s.joined {
-		if _, ok := snap.info.byHostNode(hn); !ok {
-			delete(s.joined, hn)
-		}
-	}
 }
 
 // publishBuiltLocked publishes snap, built from c and in, its shards

@@ -42,7 +42,8 @@ const (
 	// max_server_per_host on one host, of an affinity group off the
 	// group's hosts (or, when it had none, on two hosts), all checked
 	// among the request's own instances: members placed before it, by
-	// other requests, are not counted.
+	// other requests, are not counted (nor their hosts: a group uuid is
+	// taken to be one request's, as the synthetic streams make them).
 	BrokenRule Kind = "broken rule"
 )
 

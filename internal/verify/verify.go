@@ -493,46 +493,63 @@ func diffText(got, want engine.HostUsage) string {
 // checkRules checks every request's placements, as its caller was told,
 // against the rules of the request that host names alone judge
 // (BrokenRule): Nova's pre-filtering of ignore_hosts (host names compared
-// lower-cased) and requested_destination (host, and node when given), and
-// the server group filters when the configuration enables them. A forced
-// request skips them all, as in Nova.
+// lower-cased) and requested_destination (host, and node when given),
+// applied to forced requests too, and, for the others, the server group
+// filters when the configuration enables them. Under the chance driver
+// (Rocky's) only ignore_hosts holds, compared exactly, as it compares.
+// An ironic node's instances are its own (the ironic host manager gives
+// each node its own instance dict): anti-affinity counts them per node.
 func (v *verifier) checkRules() {
 	filters := v.cfg.LoadFilters()
-	antiAffinity := slices.Contains(filters, engine.ServerGroupAntiAffinityFilter)
-	affinity := slices.Contains(filters, engine.ServerGroupAffinityFilter)
+	chance := v.cfg.SchedulerDriver == engine.DriverChanceScheduler
+	antiAffinity := !chance && slices.Contains(filters, engine.ServerGroupAntiAffinityFilter)
+	affinity := !chance && slices.Contains(filters, engine.ServerGroupAffinityFilter)
+	ironic := v.cfg.HostManager == engine.HostManagerIronic
 	for i := range v.in.Requests {
 		r := &v.in.Requests[i]
-		if r.Forced || len(r.Placed) == 0 {
+		if len(r.Placed) == 0 {
 			continue
 		}
 		perHost := map[string]int{}
 		for _, p := range r.Placed {
 			name := strings.ToLower(p.Host.Host)
-			if slices.ContainsFunc(r.IgnoreHosts, func(h string) bool { return strings.ToLower(h) == name }) {
+			ignored := slices.ContainsFunc(r.IgnoreHosts, func(h string) bool { return strings.ToLower(h) == name })
+			if chance {
+				ignored = slices.Contains(r.IgnoreHosts, p.Host.Host)
+			}
+			if ignored {
 				v.res.add(BrokenRule, "instance %s (request #%d) was placed on %s, a host its request ignores", p.Instance, i, hostName(p.Host))
 			}
-			if d := r.Destination; d != nil && (d.Host != p.Host.Host || d.Node != "" && d.Node != p.Host.Node) {
+			if d := r.Destination; d != nil && !chance && (d.Host != p.Host.Host || d.Node != "" && d.Node != p.Host.Node) {
 				v.res.add(BrokenRule, "instance %s (request #%d) was placed on %s, not its requested destination %s/%s", p.Instance, i, hostName(p.Host), d.Host, d.Node)
 			}
-			perHost[p.Host.Host]++
+			key := p.Host.Host
+			if h, ok := v.spec[p.Host]; ironic && ok && h.HypervisorType != nil && *h.HypervisorType == engine.HVTypeIronic {
+				key += "\x00" + p.Host.Node // the node's own dict
+			}
+			perHost[key]++
 		}
 		g := r.Group
 		switch {
-		case g == nil:
+		case g == nil || r.Forced: // force_hosts skips every filter
 		case g.Policy == engine.PolicyAntiAffinity && antiAffinity:
 			limit := max(g.MaxServerPerHost, 1)
 			for h, n := range perHost {
 				if n > limit {
-					v.res.add(BrokenRule, "request #%d placed %d instances of anti-affinity group %s on host %s (max_server_per_host %d)", i, n, g.UUID, h, limit)
+					v.res.add(BrokenRule, "request #%d placed %d instances of anti-affinity group %s on host %s (max_server_per_host %d)", i, n, g.UUID, strings.ReplaceAll(h, "\x00", "/"), limit)
 				}
 			}
 		case g.Policy == engine.PolicyAffinity && affinity:
 			// Nova passes a host of the group's hosts, or any while it has
 			// none; each choice joins them.
-			if len(g.Hosts) == 0 && len(perHost) > 1 {
-				v.res.add(BrokenRule, "request #%d placed the instances of affinity group %s, which had no host, on %d hosts", i, g.UUID, len(perHost))
+			names := map[string]bool{}
+			for _, p := range r.Placed {
+				names[p.Host.Host] = true
 			}
-			for h := range perHost {
+			if len(g.Hosts) == 0 && len(names) > 1 {
+				v.res.add(BrokenRule, "request #%d placed the instances of affinity group %s, which had no host, on %d hosts", i, g.UUID, len(names))
+			}
+			for h := range names {
 				if len(g.Hosts) > 0 && !slices.Contains(g.Hosts, h) {
 					v.res.add(BrokenRule, "request #%d placed an instance of affinity group %s on %s, not one of the group's hosts %q", i, g.UUID, h, g.Hosts)
 				}

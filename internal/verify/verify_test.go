@@ -375,6 +375,9 @@ func TestPlantedFaults(t *testing.T) {
 		}
 		plant(func(r *verify.Request) { r.IgnoreHosts = []string{"elsewhere", strings.ToUpper(p.Host.Host)} }, p.Instance, "ignores")
 		plant(func(r *verify.Request) { r.Destination = &engine.Destination{Host: "elsewhere"} }, p.Instance, "destination")
+		plant(func(r *verify.Request) { // Nova strips ignored hosts before it matches forced ones
+			r.Forced, r.ForceHosts, r.IgnoreHosts = true, []string{p.Host.Host}, []string{p.Host.Host}
+		}, p.Instance, "ignores")
 		plant(func(r *verify.Request) {
 			r.Group = &engine.InstanceGroup{UUID: "g", Policy: engine.PolicyAffinity, Hosts: []string{"elsewhere"}}
 		}, "affinity group g", p.Host.Host)
