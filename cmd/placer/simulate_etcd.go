@@ -281,7 +281,12 @@ func etcdUpdates(ctx context.Context, cli *clientv3.Client, slot *atomic.Pointer
 		progress := float64(done.Load()) / float64(max(total, 1))
 		var ev verify.Event
 		var err error
-		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		// Not ctx itself: the run's end cancels ctx, and a change canceled
+		// once sent may still be applied by etcd after the run reads back
+		// the uncertain ones (a deletion applied then showed as a lost
+		// claim). A change begun is seen through; the loop stops at the
+		// next tick.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		switch {
 		case !removed && progress > 0.25 && snap.Len() > 3:
 			removed = true
