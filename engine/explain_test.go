@@ -373,12 +373,7 @@ func TestExplainResourceReasons(t *testing.T) {
 		"ios0": func(h *engine.Host) { h.NumIOOps = 8 },
 		"pass": func(h *engine.Host) {},
 	}
-	for _, name := range slices.Sorted(maps.Keys(hosts)) {
-		h := ok
-		h.Host = name
-		hosts[name](&h)
-		c.Hosts = append(c.Hosts, h)
-	}
+	c.Hosts = variants(ok, hosts)
 	s, err := engine.NewSnapshot(c)
 	if err != nil {
 		t.Fatal(err)
@@ -510,12 +505,7 @@ func TestExplainExactReasons(t *testing.T) {
 		"nil": func(h *engine.Host) { h.VCPUs, h.VCPUsUsed = 0, 0 },
 		"fit": func(h *engine.Host) {},
 	}
-	for _, name := range slices.Sorted(maps.Keys(hosts)) {
-		h := fit
-		h.Host = name
-		hosts[name](&h)
-		c.Hosts = append(c.Hosts, h)
-	}
+	c.Hosts = variants(fit, hosts)
 	s, err := engine.NewSnapshot(c)
 	if err != nil {
 		t.Fatal(err)
@@ -586,4 +576,17 @@ func TestExplainComputeFilterReasons(t *testing.T) {
 	if len(e.Rejected) != 2 {
 		t.Errorf("rejected %+v, want down and off", e.Rejected)
 	}
+}
+
+// variants is one host per edit, named by its key, in key order: base
+// changed by the edit.
+func variants(base engine.Host, edits map[string]func(h *engine.Host)) []engine.Host {
+	var out []engine.Host
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
+		h := base
+		h.Host = name
+		edits[name](&h)
+		out = append(out, h)
+	}
+	return out
 }

@@ -215,14 +215,9 @@ func metricsMask(b *batch) *bitmap.Set {
 	if len(b.cfg.MetricsWeightSetting) == 0 {
 		return nil
 	}
-	// The key names the setting's metrics, as the other configuration
-	// dependent keys spell theirs out: a host data shared across a
-	// configuration change (none is today) would not reuse the mask.
-	key := "metrics"
-	for _, mw := range b.cfg.MetricsWeightSetting {
-		key += "\x00" + mw.Name
-	}
-	return memoMask(b, key, func(m *bitmap.Set) {
+	// The key leaves the setting out: a configuration change always
+	// builds a new hostInfo, and with it a new memo (derive.go).
+	return memoMask(b, "metrics", func(m *bitmap.Set) {
 		info := b.s.info
 		forHosts(b, func() struct{} { return struct{}{} }, func(_ struct{}, id uint32) {
 			for _, mw := range b.cfg.MetricsWeightSetting {

@@ -247,27 +247,24 @@ func nodesOf(snap *engine.Snapshot, host, node string) []uint32 {
 	return ids
 }
 
+// ifEnforced is &v when an enabled filter enforces the limit, else nil
+// (left out of the document).
+func ifEnforced[T any](on bool, v T) *T {
+	if !on {
+		return nil
+	}
+	return &v
+}
+
 func nodeDoc(snap *engine.Snapshot, id uint32) NodeDoc {
 	hn, u, c := snap.HostNode(id), snap.Usage(id), snap.Capacity(id)
-	ifFloat := func(on bool, v float64) *float64 {
-		if !on {
-			return nil
-		}
-		return &v
-	}
-	ifInt := func(on bool, v int64) *int64 {
-		if !on {
-			return nil
-		}
-		return &v
-	}
 	e := c.Enforced
 	return NodeDoc{
 		Host: hn.Host, Node: hn.Node,
 		MemoryMB: c.MemoryMB, FreeRAMMB: u.FreeRAMMB, VCPUs: c.VCPUs, VCPUsUsed: u.VCPUsUsed,
 		LocalGB: c.LocalGB, FreeDiskMB: u.FreeDiskMB, NumInstances: u.NumInstances, NumIOOps: u.NumIOOps,
-		RAMAllocationRatio: ifFloat(e.RAM, c.RAMRatio), CPUAllocationRatio: ifFloat(e.CPU, c.CPURatio), DiskAllocationRatio: ifFloat(e.Disk, c.DiskRatio),
-		MaxIOOps: ifInt(e.IOOps, c.MaxIOOps), MaxInstances: ifInt(e.Instances, c.MaxInstances),
+		RAMAllocationRatio: ifEnforced(e.RAM, c.RAMRatio), CPUAllocationRatio: ifEnforced(e.CPU, c.CPURatio), DiskAllocationRatio: ifEnforced(e.Disk, c.DiskRatio),
+		MaxIOOps: ifEnforced(e.IOOps, c.MaxIOOps), MaxInstances: ifEnforced(e.Instances, c.MaxInstances),
 	}
 }
 

@@ -348,6 +348,20 @@ func TestMetricsAndProbes(t *testing.T) {
 	}
 }
 
+// serveLoopback runs s.Serve on a loopback listener: its URL, the
+// cancel that starts the shutdown, and Serve's result once it returns.
+func serveLoopback(t *testing.T, s *Server) (url string, cancel func(), served <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	return "http://" + ln.Addr().String(), cancel, done
+}
+
 // TestGracefulShutdown stops a server on a real loopback listener with a
 // request in flight: the request is answered, and committed.
 func TestGracefulShutdown(t *testing.T) {
@@ -356,14 +370,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	entered, release := blockPlace(s)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	url := "http://" + ln.Addr().String()
+	url, cancel, served := serveLoopback(t, s)
 
 	type answer struct {
 		code int
@@ -379,7 +386,7 @@ func TestGracefulShutdown(t *testing.T) {
 	// The listener closes: new connections are refused.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", ln.Addr().String(), 100*time.Millisecond)
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), 100*time.Millisecond)
 		if err != nil {
 			break
 		}
@@ -746,18 +753,12 @@ func TestLateAnswerWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.beforePlace = func(context.Context) { time.Sleep(3 * answerGrace) } // past WriteTimeout, RequestTimeout + answerGrace
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
+	url, cancel, served := serveLoopback(t, s)
 	defer func() {
 		cancel()
 		<-served
 	}()
-	code, body := call(t, "POST", "http://"+ln.Addr().String()+"/v1/place", `{`+smallFlavor+`}`)
+	code, body := call(t, "POST", url+"/v1/place", `{`+smallFlavor+`}`)
 	wantStatus(t, "a placement answered after the write timeout", code, http.StatusServiceUnavailable, body)
 }
 
