@@ -14,6 +14,23 @@ var ErrNoValidHost = errors.New("no valid host")
 // ComputeHostMetricNotFound).
 var ErrMetricNotFound = errors.New("compute host metric not found")
 
+// ErrNotFound is matched by the *ValidationError of a change that names a
+// compute node or an instance its store does not hold: a removal or usage
+// report of an unknown node, the release of an instance not committed
+// through the store (Store's and etcdstore.Store's RemoveHosts, UpdateHost
+// and DeleteInstance). The service answers it 404, whatever field the
+// store names.
+var ErrNotFound = errors.New("not found")
+
+// NotFoundError is the *ValidationError of field for a compute node or an
+// instance a store does not hold: it matches ErrInvalid and ErrNotFound.
+// Stores outside this package (etcdstore) return it so.
+func NotFoundError(field, format string, args ...any) *ValidationError {
+	e := invalid(field, format, args...)
+	e.notFound = true
+	return e
+}
+
 // FilterCount is how many hosts one filter started and ended with.
 type FilterCount struct {
 	Name  string

@@ -468,3 +468,36 @@ func TestCommitRefusesAnotherStoresPlan(t *testing.T) {
 		t.Fatalf("a plan of a bare snapshot: %v, %d instances on b", err, b.Instances())
 	}
 }
+
+// TestStoreNotFound: a change naming a node or an instance the store does
+// not hold matches ErrNotFound (a service's 404), whatever field it names,
+// and changes nothing; the store's other refusals do not.
+func TestStoreNotFound(t *testing.T) {
+	s := mustStore(t, tightCloud(2))
+	if _, err := s.Commit(mustPlan(t, s.Snapshot(), req("a"))); err != nil {
+		t.Fatal(err)
+	}
+	v := s.Snapshot().Version()
+	ghost := HostNode{Host: "ghost", Node: "ghost"}
+	for name, change := range map[string]func() error{
+		"RemoveHosts": func() error {
+			_, err := s.RemoveHosts(HostNode{Host: "h0000", Node: "h0000"}, ghost)
+			return err
+		},
+		"UpdateHost":     func() error { _, err := s.UpdateHost(ghost, HostUsage{}); return err },
+		"DeleteInstance": func() error { _, err := s.DeleteInstance("b"); return err },
+	} {
+		err := change()
+		if !errors.Is(err, ErrNotFound) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s of what the store lacks: %v, want ErrNotFound and ErrInvalid", name, err)
+		}
+	}
+	if s.Snapshot().Version() != v || s.Snapshot().Len() != 2 || s.Instances() != 1 {
+		t.Fatalf("refused changes changed the store: version %d (was %d), %d hosts, %d instances",
+			s.Snapshot().Version(), v, s.Snapshot().Len(), s.Instances())
+	}
+	bad := HostUsage{FreeRAMMB: 1, VCPUsUsed: -1}
+	if _, err := s.UpdateHost(HostNode{Host: "h0000", Node: "h0000"}, bad); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotFound) {
+		t.Fatalf("a bad report of a known node: %v, want ErrInvalid alone", err)
+	}
+}

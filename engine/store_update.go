@@ -78,7 +78,8 @@ func (s *Store) record(e JournalEntry) {
 // shared, and copied only when the delta is compacted), its generation
 // moves (so plans made before it are re-checked on that host), and a new
 // snapshot is published; readers of older snapshots see no change. It
-// returns the new version.
+// returns the new version; a node the store lacks is a *ValidationError
+// matching ErrNotFound.
 func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,7 +90,7 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 	st := s.cur.Load()
 	id, ok := st.snap.info.byHostNode(host)
 	if !ok {
-		return 0, invalid("host", "no host %q node %q", host.Host, host.Node)
+		return 0, NotFoundError("host", "no host %q node %q", host.Host, host.Node)
 	}
 	if err := ValidateUsage(u); err != nil {
 		return 0, err
@@ -107,7 +108,8 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 // num_io_ops falls when the compute node reports it, see UpdateHost). It
 // is a commit of the host's new usage (see applyLocked). Instances the store did
 // not commit (those of the Cloud it was built from) are released by the
-// compute node's report instead; for them it returns a *ValidationError.
+// compute node's report instead; for them it returns a *ValidationError
+// matching ErrNotFound.
 func (s *Store) DeleteInstance(uuid string) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -117,7 +119,7 @@ func (s *Store) DeleteInstance(uuid string) (uint64, error) {
 func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 	e, ok := s.ledger[uuid]
 	if !ok {
-		return 0, invalid("instance_uuid", "instance %q was not committed through this store", uuid)
+		return 0, NotFoundError("instance_uuid", "instance %q was not committed through this store", uuid)
 	}
 	st := s.cur.Load()
 	id, ok := st.snap.info.byHostNode(e.host)
@@ -206,15 +208,15 @@ func (s *Store) AddHosts(hosts ...Host) (uint64, error) {
 
 // RemoveHosts removes compute nodes (dead nodes); the instances the store
 // committed on them are forgotten, those committed while the snapshot was
-// rebuilt too. It rebuilds the snapshot, as AddHosts does. Unknown nodes
-// are a *ValidationError and nothing changes.
+// rebuilt too. It rebuilds the snapshot, as AddHosts does. An unknown node
+// is a *ValidationError matching ErrNotFound and nothing changes.
 func (s *Store) RemoveHosts(nodes ...HostNode) (uint64, error) {
 	drop := make(map[HostNode]bool, len(nodes))
 	return s.rebuild(func(c Cloud) (Cloud, []int32, error) {
 		info := s.cur.Load().snap.info
 		for i, hn := range nodes {
 			if _, ok := info.byHostNode(hn); !ok {
-				return c, nil, invalid(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
+				return c, nil, NotFoundError(fmt.Sprintf("hosts[%d]", i), "no host %q node %q", hn.Host, hn.Node)
 			}
 			drop[hn] = true
 		}

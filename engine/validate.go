@@ -31,6 +31,8 @@ type ValidationError struct {
 	Msg   string
 	// notImplemented makes errors.Is(err, ErrNotImplemented) true.
 	notImplemented bool
+	// notFound makes errors.Is(err, ErrNotFound) true.
+	notFound bool
 }
 
 func (e *ValidationError) Error() string {
@@ -40,10 +42,12 @@ func (e *ValidationError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// Is makes errors.Is(err, ErrInvalid) true, and errors.Is(err,
-// ErrNotImplemented) for what the engine does not implement yet.
+// Is makes errors.Is(err, ErrInvalid) true, errors.Is(err,
+// ErrNotImplemented) for what the engine does not implement yet and
+// errors.Is(err, ErrNotFound) for a node or instance the store lacks.
 func (e *ValidationError) Is(target error) bool {
-	return target == ErrInvalid || e.notImplemented && target == ErrNotImplemented
+	return target == ErrInvalid || e.notImplemented && target == ErrNotImplemented ||
+		e.notFound && target == ErrNotFound
 }
 
 // invalid is the *ValidationError of field, its message formatted.

@@ -559,6 +559,17 @@ func TestResumeAndRelist(t *testing.T) {
 	if a.Local().Snapshot().Len() != 4 {
 		t.Fatalf("%d hosts after a removal", a.Local().Snapshot().Len())
 	}
+	// What another process removed is not found here (a service's 404).
+	gone := engine.HostNode{Host: "h000", Node: "h000"}
+	if _, err := a.RemoveHosts(ctx, gone); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("removing a removed node: %v, want ErrNotFound", err)
+	}
+	if _, err := a.UpdateHost(ctx, gone, engine.HostUsage{}); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("a removed node's report: %v, want ErrNotFound", err)
+	}
+	if _, err := a.DeleteInstance(ctx, "x1"); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("releasing a released instance: %v, want ErrNotFound", err)
+	}
 }
 
 // TestCatchUpPlacedAndReleased: a mirror whose watch resumes after a

@@ -171,14 +171,15 @@ func (s *Store) retry(ctx context.Context, f func() ([]clientv3.Cmp, []clientv3.
 }
 
 func noHost(hn engine.HostNode) error {
-	return &engine.ValidationError{Field: "host", Msg: fmt.Sprintf("no host %q node %q", hn.Host, hn.Node)}
+	return engine.NotFoundError("host", "no host %q node %q", hn.Host, hn.Node)
 }
 
 // The changes below return the mirror's version once it has applied them.
 
 // UpdateHost records a compute node's usage report: its usage becomes u
 // (replacing what commits left, as engine.Store.UpdateHost does). A
-// commit racing it fails its compare and is checked again on u.
+// commit racing it fails its compare and is checked again on u. A node the
+// mirror lacks is a *engine.ValidationError matching engine.ErrNotFound.
 func (s *Store) UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error) {
 	if err := engine.ValidateUsage(u); err != nil {
 		return 0, err
@@ -227,7 +228,9 @@ func (s *Store) AddHosts(ctx context.Context, hosts ...engine.Host) (uint64, err
 }
 
 // RemoveHosts removes compute nodes and the instances committed on them,
-// and those instances from their groups' records.
+// and those instances from their groups' records. A node the mirror lacks
+// is a *engine.ValidationError matching engine.ErrNotFound, and nothing is
+// removed.
 func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		var cmps []clientv3.Cmp
@@ -271,12 +274,13 @@ func (s *Store) RemoveHosts(ctx context.Context, nodes ...engine.HostNode) (uint
 
 // DeleteInstance releases an instance committed through placer (as
 // engine.Store.DeleteInstance does: num_io_ops excepted) and removes its
-// key; other instances are a *engine.ValidationError.
+// key; other instances are a *engine.ValidationError matching
+// engine.ErrNotFound.
 func (s *Store) DeleteInstance(ctx context.Context, uuid string) (uint64, error) {
 	return s.retry(ctx, func() ([]clientv3.Cmp, []clientv3.Op, error) {
 		in, ok := s.insts[uuid]
 		if !ok {
-			return nil, nil, &engine.ValidationError{Field: "instance_uuid", Msg: fmt.Sprintf("instance %q was not committed through placer", uuid)}
+			return nil, nil, engine.NotFoundError("instance_uuid", "instance %q was not committed through placer", uuid)
 		}
 		hn := engine.HostNode{Host: in.Host, Node: in.Node}
 		ik, uk := s.k.inst(uuid), s.k.usage(hn)

@@ -76,7 +76,7 @@ func writeQueryAnswer(w http.ResponseWriter, err error, doc func() any) {
 	case errors.As(err, &ne), errors.As(err, &me):
 		writeError(w, http.StatusUnprocessableEntity, "NovaError", "", err.Error())
 	default:
-		writeEngineError(w, err, false)
+		writeEngineError(w, err)
 	}
 }
 

@@ -71,11 +71,12 @@ func writeError(w http.ResponseWriter, status int, kind, field, msg string) {
 }
 
 // writeEngineError answers an error of the Store or the Scheduler that is
-// not a placement outcome.
-func writeEngineError(w http.ResponseWriter, err error, notFound bool) {
+// not a placement outcome: 404 for a node or instance the store does not
+// hold (engine.ErrNotFound), 400 for its other refusals.
+func writeEngineError(w http.ResponseWriter, err error) {
 	var ve *engine.ValidationError
 	switch {
-	case errors.As(err, &ve) && notFound:
+	case errors.As(err, &ve) && errors.Is(err, engine.ErrNotFound):
 		writeError(w, http.StatusNotFound, "NotFound", ve.Field, err.Error())
 	case errors.As(err, &ve):
 		writeError(w, http.StatusBadRequest, "BadRequest", ve.Field, err.Error())
@@ -99,14 +100,6 @@ var answerGrace = 30 * time.Second
 // writer without deadlines, as in tests, keeps none).
 func answerDeadline(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(answerGrace))
-}
-
-// fieldIs says whether err is a *engine.ValidationError of field: the
-// stores name a host or an instance they do not hold so ("host",
-// "instance_uuid"), which is a 404; their other refusals are 400s.
-func fieldIs(err error, field string) bool {
-	var ve *engine.ValidationError
-	return errors.As(err, &ve) && ve.Field == field
 }
 
 // readBody reads the body up to the limit; on an error it has answered
@@ -185,7 +178,7 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 				InstanceUUIDs: req.InstanceUUIDs}})
 			return
 		}
-		writeEngineError(w, rerr, false)
+		writeEngineError(w, rerr)
 		return
 	}
 	status := http.StatusOK
@@ -347,7 +340,7 @@ func (s *Server) putHost(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.UpdateHost(ctx, engine.HostNode{Host: host, Node: node}, u)
 	if err != nil {
-		writeEngineError(w, err, fieldIs(err, "host")) // the node was removed meanwhile
+		writeEngineError(w, err) // 404 if the node was removed meanwhile
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})
@@ -376,9 +369,10 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := s.backend.RemoveHosts(ctx, nodes...)
 	if err != nil {
-		// 404 when a node was removed meanwhile; any other refusal (the
-		// etcd store's transaction limit) is 400.
-		writeEngineError(w, err, len(nodesOf(s.store.Snapshot(), host, node)) < len(ids))
+		// 404 when the store no longer holds a node (removed meanwhile,
+		// by another process through etcd); any other refusal (the etcd
+		// store's transaction limit) is 400.
+		writeEngineError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})
@@ -414,7 +408,7 @@ func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusConflict, "Conflict", "", fmt.Sprintf("host %q node %q exists", h.Host, h.Node))
 			return
 		}
-		writeEngineError(w, asHostBodyError(err), false)
+		writeEngineError(w, asHostBodyError(err))
 		return
 	}
 	node := h.Node
@@ -454,7 +448,7 @@ func (s *Server) deleteInstance(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v, err := s.backend.DeleteInstance(ctx, r.PathValue("uuid"))
 	if err != nil {
-		writeEngineError(w, err, fieldIs(err, "instance_uuid"))
+		writeEngineError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, VersionDoc{v})

@@ -712,10 +712,15 @@ func (b failingBackend) UpdateHost(context.Context, engine.HostNode, engine.Host
 
 func (b failingBackend) DeleteInstance(context.Context, string) (uint64, error) { return 0, b.err }
 
+func (b failingBackend) RemoveHosts(context.Context, ...engine.HostNode) (uint64, error) {
+	return 0, b.err
+}
+
 // TestChangeRefusals: a store's refusal of a change is answered as what it
 // is: 503 for an unavailable store even when the host it was adding
 // shows up meanwhile (its own addition, not another client's: no 409),
-// and 400 for a refusal other than "no such host or instance" (no 404).
+// and 400 for a refusal other than "no such host or instance" (no 404,
+// which only engine.ErrNotFound is).
 func TestChangeRefusals(t *testing.T) {
 	s, ts := newTestServer(t, 1, Options{})
 	inner := s.backend
@@ -735,9 +740,24 @@ func TestChangeRefusals(t *testing.T) {
 	code, out = call(t, "PUT", ts.URL+"/v1/hosts/h0", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}`)
 	wantStatus(t, "an update refused for another reason", code, http.StatusBadRequest, out)
 
-	s.backend = failingBackend{Backend: inner, err: &engine.ValidationError{Field: "instance_uuid", Msg: "no such instance"}}
+	code, out = call(t, "DELETE", ts.URL+"/v1/hosts/h0", "")
+	wantStatus(t, "a removal refused for another reason", code, http.StatusBadRequest, out)
+
+	// Only what the store says it lacks (engine.ErrNotFound) is a 404,
+	// whatever field it names: the local store names a node to remove by
+	// its index, hosts[i]; an etcd store's refusal naming a field so is
+	// not a 404 by its name.
+	s.backend = failingBackend{Backend: inner, err: &engine.ValidationError{Field: "instance_uuid", Msg: "a field so named"}}
+	code, out = call(t, "DELETE", ts.URL+"/v1/instances/vm-1", "")
+	wantStatus(t, "a refusal naming the uuid, not a lack", code, http.StatusBadRequest, out)
+	s.backend = failingBackend{Backend: inner, err: engine.NotFoundError("instance_uuid", "no such instance")}
 	code, out = call(t, "DELETE", ts.URL+"/v1/instances/vm-1", "")
 	wantStatus(t, "a deletion of an unknown instance", code, http.StatusNotFound, out)
+	s.backend = failingBackend{Backend: inner, err: engine.NotFoundError("hosts[0]", "no host")}
+	code, out = call(t, "DELETE", ts.URL+"/v1/hosts/h0", "")
+	wantStatus(t, "a removal of a node another process removed", code, http.StatusNotFound, out)
+	code, out = call(t, "PUT", ts.URL+"/v1/hosts/h0", `{"free_ram_mb": 1, "free_disk_gb": 1, "vcpus_used": 0}`)
+	wantStatus(t, "a report of a node another process removed", code, http.StatusNotFound, out)
 }
 
 // TestLateAnswerWritten: an answer ready after Serve's WriteTimeout (a
