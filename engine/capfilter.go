@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/bits"
+	"strconv"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/nova"
@@ -90,9 +91,11 @@ func capSpecs(b *batch) []capSpec {
 	return out
 }
 
-// capVerdict is a static spec's verdict, memoised by the spec.
+// capVerdict is a static spec's verdict, memoised by the spec: its key
+// and requirement quoted, since either may hold any character (joined
+// raw, {"k": "v\x00w"} and {"k\x00v": "w"} shared a verdict).
 func capVerdict(b *batch, c *capSpec) *verdict {
-	return staticVerdict(b, "cap\x00"+c.Key+"\x00"+c.Req, c.parts, capEval(b, c), capLead(b, c))
+	return staticVerdict(b, "cap\x00"+strconv.Quote(c.Key)+strconv.Quote(c.Req), c.parts, capEval(b, c), capLead(b, c))
 }
 
 // capEval is static spec c on host id. A spec that reads nothing but the

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,6 +111,35 @@ func TestCapVerdictJudgesModelsOnce(t *testing.T) {
 		}
 		if allEvals < 3*len(noneStats) {
 			t.Errorf("%v: judged %d times without the lead, want every combination (%d or more)", spec, allEvals, 3*len(noneStats))
+		}
+	}
+}
+
+// TestCapVerdictKeysDoNotCollide: two specs whose key and requirement
+// join to one string (a NUL in either) are two verdicts. Joined raw, the
+// memo gave the second request the first one's verdict on one snapshot:
+// the spec on hypervisor_type passes every host here, the one on an
+// attribute that does not exist none (Nova's missing step fails).
+func TestCapVerdictKeysDoNotCollide(t *testing.T) {
+	c := engine.Cloud{Config: engine.DefaultConfig()}
+	for i := range 4 {
+		qemu := "QEMU"
+		c.Hosts = append(c.Hosts, engine.Host{Host: fmt.Sprintf("h%d", i), MemoryMB: 65536, FreeRAMMB: 65536,
+			VCPUs: 32, LocalGB: 1000, FreeDiskGB: 1000, HypervisorType: &qemu})
+	}
+	passes := capRequest(map[string]string{"capabilities:hypervisor_type": "s!= x\x00y"})
+	fails := capRequest(map[string]string{"capabilities:hypervisor_type\x00s!= x": "y"})
+	for _, order := range [][]engine.Request{{passes, fails}, {fails, passes}} {
+		snap, err := engine.NewSnapshot(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range order {
+			r.InstanceUUIDs = []string{"a"}
+			_, err := engine.PlaceBatch(context.Background(), snap, r)
+			if want := r.Flavor.ExtraSpecs["capabilities:hypervisor_type"] == ""; errors.Is(err, engine.ErrNoValidHost) != want {
+				t.Fatalf("%q after another spec on the snapshot: %v (want NoValidHost: %v)", r.Flavor.ExtraSpecs, err, want)
+			}
 		}
 	}
 }
