@@ -33,7 +33,7 @@
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, recency.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, joined.go, validate_changes.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
-//  7. The scheduler: scheduler.go, warm.go, caching.go
+//  7. The scheduler: scheduler.go, jobqueue.go, warm.go, caching.go
 //
 // The column types are the package engine/internal/hostcols (compact,
 // read-only per-host columns that import nothing from engine), and
@@ -133,6 +133,7 @@
 //
 // The scheduler:
 //   - scheduler.go: Scheduler, the worker pool placing and committing.
+//   - jobqueue.go: the Scheduler's queue, whose abandoned requests leave at once.
 //   - warm.go: a worker's last batch, brought up to date for its next alike request.
 //   - caching.go: the caching mode, a worker's own view of the Store refreshed on an interval (CachingScheduler).
 //

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +52,8 @@ type SchedulerOptions struct {
 	// clock is the caching mode's clock in tests (nil: time.Now), so
 	// that a test decides when a view is old instead of racing a timer.
 	clock func() time.Time
+	// beforePlace, in tests, runs as a worker starts to place a request.
+	beforePlace func(*Request)
 }
 
 // SchedulerStats are a Scheduler's counters since it started.
@@ -87,7 +91,7 @@ type SchedulerStats struct {
 type Scheduler struct {
 	store Backend
 	opts  SchedulerOptions
-	queue chan *job
+	queue *jobQueue
 	// mu guards close and the count of senders: Close waits for the
 	// senders to leave before it closes queue, and closing tells a sender
 	// waiting for room to give up (no lock is held while it waits).
@@ -153,12 +157,12 @@ func NewSchedulerOn(store Backend, opts SchedulerOptions) *Scheduler {
 	if opts.RetryBudget == 0 {
 		opts.RetryBudget = DefaultRetryBudget
 	}
-	s := &Scheduler{store: store, opts: opts, queue: make(chan *job, opts.QueueSize), closing: make(chan struct{})}
+	s := &Scheduler{store: store, opts: opts, queue: newJobQueue(opts.QueueSize), closing: make(chan struct{})}
 	for range opts.Workers {
 		s.g.Go(func() error {
 			var w warmBatch
 			c := s.newCache()
-			for j := range s.queue {
+			for j := s.queue.get(); j != nil; j = s.queue.get() {
 				s.run(j, &w, c)
 			}
 			w.drop(nil)
@@ -189,6 +193,8 @@ func PartialAfterConflicts() PlaceOption { return func(o *placeOpts) { o.partial
 // outcome is unknown (Backend; the layer's state then tells). A request whose context ends before a worker takes it is
 // dropped at once; once a worker runs it, Place waits for its outcome (the
 // worker checks the context between instances and before committing).
+// A panic of the worker while placing req is raised here, on the caller's
+// goroutine, as a *PlacementPanic; the Scheduler goes on.
 func (s *Scheduler) Place(ctx context.Context, req Request, opts ...PlaceOption) (Plan, error) {
 	start := time.Now()
 	j := &job{ctx: ctx, req: req, done: make(chan struct{})}
@@ -197,6 +203,9 @@ func (s *Scheduler) Place(ctx context.Context, req Request, opts ...PlaceOption)
 	}
 	plan, err := s.submit(j)
 	s.finish(plan, err, time.Since(start))
+	if p, ok := err.(*PlacementPanic); ok {
+		panic(p)
+	}
 	return plan, err
 }
 
@@ -212,23 +221,23 @@ func (s *Scheduler) submit(j *job) (Plan, error) {
 	s.senders.Add(1)
 	s.mu.Unlock()
 	s.gaugeQueue(1) // before a worker can take it (run counts it out)
-	select {
-	case s.queue <- j:
-		s.senders.Done()
-	case <-j.ctx.Done():
+	// ErrClosed when Close is under way: never queued.
+	err := s.queue.put(j.ctx, s.closing, j)
+	s.senders.Done()
+	if err != nil {
 		s.gaugeQueue(-1)
-		s.senders.Done()
-		return Plan{}, j.ctx.Err()
-	case <-s.closing: // never queued: Close is under way
-		s.gaugeQueue(-1)
-		s.senders.Done()
-		return Plan{}, ErrClosed
+		return Plan{}, err
 	}
 	select {
 	case <-j.done:
 		return j.plan, j.err
 	case <-j.ctx.Done():
 		if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+			// Its place in the queue is free at once (unless a worker
+			// has just taken it, and counts it out itself).
+			if s.queue.remove(j) {
+				s.gaugeQueue(-1)
+			}
 			return Plan{}, j.ctx.Err()
 		}
 		<-j.done
@@ -267,17 +276,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, j *job, w *warmBatch, c 
 		if refreshed {
 			w.drop(snap) // its changes since are not in the view's (caching.go)
 		}
-		var plan Plan
-		var err error
-		if s.opts.ColdStart || snap.chance() { // the chance scheduler keeps no batch
-			plan, err = PlaceBatch(ctx, snap, *req)
-		} else {
-			var warm bool
-			plan, warm, err = w.place(ctx, snap, *req, &s.store.Local().changes)
-			if warm {
-				s.warm.Add(1)
-			}
-		}
+		plan, err := s.placeOn(ctx, snap, req, w)
 		release()
 		if err != nil {
 			return Plan{}, err
@@ -306,6 +305,51 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, j *job, w *warmBatch, c 
 			m.retries.Inc()
 		}
 	}
+}
+
+// placeOn places req on snap, from the worker's kept batch w unless the
+// Scheduler starts cold. A panic while placing (a bug: placement only
+// reads the snapshot) is returned as a *PlacementPanic for Place to raise
+// on its caller, and w's batch, whose state it may have left half made,
+// is forgotten without being given back. The commit is not guarded so: a
+// panic there may have left the Store's state half changed, and ends the
+// process.
+func (s *Scheduler) placeOn(ctx context.Context, snap *Snapshot, req *Request, w *warmBatch) (plan Plan, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.b = nil
+			p := &PlacementPanic{Value: v, Stack: debug.Stack()}
+			if sp, ok := v.(*bitmap.ShardPanic); ok { // raised from a shard's goroutine: its stack
+				p.Value, p.Stack = sp.Value, sp.Stack
+			}
+			plan, err = Plan{}, p
+		}
+	}()
+	if s.opts.beforePlace != nil {
+		s.opts.beforePlace(req)
+	}
+	if s.opts.ColdStart || snap.chance() { // the chance scheduler keeps no batch
+		return PlaceBatch(ctx, snap, *req)
+	}
+	plan, warm, err := w.place(ctx, snap, *req, &s.store.Local().changes)
+	if warm {
+		s.warm.Add(1)
+	}
+	return plan, err
+}
+
+// PlacementPanic is a panic of a Scheduler's worker while it placed a
+// request: Place raises it (panics with it) on its caller's goroutine,
+// as a handler's panic would be, rather than end the process from the
+// worker's; the worker goes on with the next request. Value is what the
+// placement panicked with, Stack the stack it panicked on.
+type PlacementPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PlacementPanic) Error() string {
+	return fmt.Sprintf("engine: placing a request panicked: %v\n\n%s", p.Value, p.Stack)
 }
 
 func (s *Scheduler) finish(plan Plan, err error, d time.Duration) {
@@ -344,8 +388,8 @@ func (s *Scheduler) Close() error {
 	}
 	s.mu.Unlock()
 	if first {
-		s.senders.Wait() // none sends on queue once it is closed
-		close(s.queue)
+		s.senders.Wait() // none puts on the queue once it is closed
+		s.queue.close()
 	}
 	return s.g.Wait()
 }

@@ -469,7 +469,7 @@ func TestCloseWhileQueueFull(t *testing.T) {
 	go place("a") // its commit waits on hold
 	<-entered
 	go place("b") // queued
-	for len(sc.queue) == 0 {
+	for sc.queue.waiting() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	go place("c") // waits for room
@@ -519,6 +519,119 @@ func TestCloseWhileQueueFull(t *testing.T) {
 	}
 	if n := s.Instances(); n != 2 {
 		t.Errorf("%d instances committed, want 2 (a and b)", n)
+	}
+}
+
+// waiting is how many jobs are queued.
+func (q *jobQueue) waiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.jobs)
+}
+
+// TestAbandonedJobLeavesQueue: a queued request whose caller gave up
+// leaves the queue at once, so the next caller finds its room and the
+// queue depth counts it out; it held its slot until a worker took it
+// out (a full queue of abandoned requests blocked new callers).
+func TestAbandonedJobLeavesQueue(t *testing.T) {
+	s := mustStore(t, tightCloud(4))
+	hold, entered := make(chan struct{}), make(chan struct{}, 1)
+	s.beforeCommit = func(*Store, *Plan) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-hold
+	}
+	m, err := NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScheduler(s, SchedulerOptions{Workers: 1, QueueSize: 1, Metrics: m})
+	defer sc.Close()
+	errs := make(chan error, 3)
+	go func() { _, err := sc.Place(context.Background(), req("a")); errs <- err }() // its commit waits on hold
+	<-entered
+	bctx, cancel := context.WithCancel(context.Background())
+	go func() { _, err := sc.Place(bctx, req("b")); errs <- err }()
+	for sc.queue.waiting() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the abandoned request: %v, want context.Canceled", err)
+	}
+	if n, d := sc.queue.waiting(), testutil.ToFloat64(m.queueDepth); n != 0 || d != 0 {
+		t.Fatalf("after its caller gave up: %d queued, queue depth %v; want 0 and 0", n, d)
+	}
+	cctx, cancelC := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelC()
+	go func() { _, err := sc.Place(cctx, req("c")); errs <- err }()
+	for sc.queue.waiting() == 0 {
+		select {
+		case err := <-errs:
+			t.Fatalf("the next request found no room: %v", err)
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if d := testutil.ToFloat64(m.queueDepth); d != 1 {
+		t.Fatalf("queue depth %v with one request queued", d)
+	}
+	close(hold)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a and c: %v", err)
+		}
+	}
+	if n := s.Instances(); n != 2 {
+		t.Errorf("%d instances committed, want 2 (a and c)", n)
+	}
+}
+
+// TestPlacementPanicRaisedOnCaller: a panic while a worker places a
+// request is raised on Place's caller as a *PlacementPanic (a worker's
+// panic ended the process: no caller could recover it), nothing of the
+// request is committed, and the worker, its kept batch forgotten, places
+// the next requests, a warm start's included.
+func TestPlacementPanicRaisedOnCaller(t *testing.T) {
+	for _, cold := range []bool{false, true} {
+		s := mustStore(t, tightCloud(4))
+		sc := NewScheduler(s, SchedulerOptions{Workers: 1, ColdStart: cold, beforePlace: func(r *Request) {
+			if r.InstanceUUIDs[0] == "boom" {
+				panic("a bug")
+			}
+		}})
+		place := func(uuid string) (p *PlacementPanic, err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					var ok bool
+					if p, ok = v.(*PlacementPanic); !ok {
+						panic(v)
+					}
+				}
+			}()
+			_, err = sc.Place(context.Background(), req(uuid))
+			return nil, err
+		}
+		if p, err := place("a"); p != nil || err != nil {
+			t.Fatalf("cold %v: a: %v %v", cold, p, err)
+		}
+		p, err := place("boom")
+		if p == nil || p.Value != "a bug" || !strings.Contains(string(p.Stack), "TestPlacementPanicRaisedOnCaller") || err != nil {
+			t.Fatalf("cold %v: the panicking request: %v, %v; want a *PlacementPanic of the test's hook", cold, p, err)
+		}
+		for _, u := range []string{"b", "c"} {
+			if p, err := place(u); p != nil || err != nil {
+				t.Fatalf("cold %v: %s after the panic: %v %v", cold, u, p, err)
+			}
+		}
+		if st := sc.Stats(); s.Instances() != 3 || st.Placed != 3 || st.Requests != 4 {
+			t.Errorf("cold %v: %d instances, %+v; want 3 placed of 4 requests", cold, s.Instances(), st)
+		}
+		if err := sc.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
