@@ -161,16 +161,13 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
-	if s.beforePlace != nil {
-		s.beforePlace(ctx)
-	}
 	var opts []engine.PlaceOption
 	if doc.Flags["partial"] {
 		// When the retry budget runs out, place once more on the newest
 		// snapshot and keep what still fits.
 		opts = append(opts, engine.PartialAfterConflicts())
 	}
-	plan, err := s.sched.Place(ctx, req, opts...)
+	plan, err := s.placeOrPanic(ctx, req, opts)
 	result, rerr := scenario.ResultOf(plan, err)
 	if rerr != nil {
 		if errors.Is(rerr, engine.ErrUnavailable) {
@@ -314,6 +311,26 @@ func (s *Server) unlockHosts() { <-s.hosts }
 // waits for etcd and for its mirror).
 func (s *Server) changeContext(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+}
+
+// placeOrPanic is the Scheduler's Place, a panic of its worker (a bug)
+// logged with its stack and answered 500, rather than the connection
+// dropped without an answer; nothing of the request was committed.
+func (s *Server) placeOrPanic(ctx context.Context, req engine.Request, opts []engine.PlaceOption) (plan engine.Plan, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, ok := v.(*engine.PlacementPanic)
+			if !ok {
+				panic(v)
+			}
+			s.log.Error("placement panicked", "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+			plan, err = engine.Plan{}, fmt.Errorf("placing the request panicked: %v", p.Value)
+		}
+	}()
+	if s.beforePlace != nil {
+		s.beforePlace(ctx)
+	}
+	return s.sched.Place(ctx, req, opts...)
 }
 
 // putHost is PUT /v1/hosts/{host}[/{node}]: a compute node reports its

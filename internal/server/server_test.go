@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,6 +227,27 @@ func blockPlace(s *Server) (entered chan struct{}, release chan struct{}) {
 		<-release
 	}
 	return entered, release
+}
+
+// TestPlacementPanicAnswered: a panic of the Scheduler's worker, raised
+// on the handler as a *engine.PlacementPanic, is answered 500 and
+// logged rather than the connection dropped; the service places the
+// next request.
+func TestPlacementPanicAnswered(t *testing.T) {
+	s, ts := newTestServer(t, 2, Options{})
+	var panicked atomic.Bool
+	s.beforePlace = func(context.Context) {
+		if !panicked.Swap(true) {
+			panic(&engine.PlacementPanic{Value: "a bug", Stack: []byte("stack")})
+		}
+	}
+	code, out := call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 512, "vcpus": 1, "root_gb": 1}}`)
+	wantStatus(t, "a placement that panicked", code, http.StatusInternalServerError, out)
+	if !strings.Contains(out, "a bug") {
+		t.Errorf("the answer does not say what panicked: %s", out)
+	}
+	code, out = call(t, "POST", ts.URL+"/v1/place", `{"flavor": {"memory_mb": 512, "vcpus": 1, "root_gb": 1}}`)
+	wantStatus(t, "the next placement", code, http.StatusOK, out)
 }
 
 func TestQueueFull(t *testing.T) {
