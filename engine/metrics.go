@@ -14,6 +14,10 @@ const (
 	OutcomeConflict    = "conflict"
 	OutcomeInvalid     = "invalid"
 	OutcomeCanceled    = "canceled"
+	// OutcomeUnavailable is a shared commit layer's ErrUnavailable: the
+	// request may have been committed (its instances tell), unlike a
+	// canceled one, which was not.
+	OutcomeUnavailable = "unavailable"
 	OutcomeError       = "error"
 )
 
@@ -138,6 +142,8 @@ func Outcome(err error) string {
 		return OutcomeConflict
 	case errors.Is(err, ErrInvalid):
 		return OutcomeInvalid
+	case errors.Is(err, ErrUnavailable): // before the context's errors, which it may wrap
+		return OutcomeUnavailable
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrClosed):
 		return OutcomeCanceled
 	}

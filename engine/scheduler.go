@@ -118,7 +118,10 @@ type job struct {
 	state atomic.Int32
 	plan  Plan
 	err   error
-	done  chan struct{}
+	// partial says the plan holds only some of the instances (a partial
+	// commit): counted with the request's outcome, in finish.
+	partial bool
+	done    chan struct{}
 }
 
 // now is the caching mode's clock.
@@ -202,7 +205,7 @@ func (s *Scheduler) Place(ctx context.Context, req Request, opts ...PlaceOption)
 		f(&j.opts)
 	}
 	plan, err := s.submit(j)
-	s.finish(plan, err, time.Since(start))
+	s.finish(j, plan, err, time.Since(start))
 	if p, ok := err.(*PlacementPanic); ok {
 		panic(p)
 	}
@@ -287,9 +290,7 @@ func (s *Scheduler) placeAndCommit(ctx context.Context, j *job, w *warmBatch, c 
 		n := len(plan.Placements)
 		err = c.commit(ctx, s.store, &plan, partial)
 		if err == nil {
-			if len(plan.Placements) < n {
-				s.partial.Add(1)
-			}
+			j.partial = len(plan.Placements) < n
 			return plan, nil
 		}
 		if errors.Is(err, ErrConflict) && attempt >= s.opts.RetryBudget && j.opts.partial && !partial {
@@ -352,12 +353,17 @@ func (p *PlacementPanic) Error() string {
 	return fmt.Sprintf("engine: placing a request panicked: %v\n\n%s", p.Value, p.Stack)
 }
 
-func (s *Scheduler) finish(plan Plan, err error, d time.Duration) {
+// finish counts a request and its outcome: the request, then Placed,
+// then Partial, which Stats reads in the other order (see there).
+func (s *Scheduler) finish(j *job, plan Plan, err error, d time.Duration) {
 	s.requests.Add(1)
 	switch {
 	case err == nil:
-		s.placed.Add(1)
 		s.instances.Add(int64(len(plan.Placements)))
+		s.placed.Add(1)
+		if j.partial {
+			s.partial.Add(1)
+		}
 	case errors.Is(err, ErrNoValidHost):
 		s.nvh.Add(1)
 	}
@@ -366,13 +372,22 @@ func (s *Scheduler) finish(plan Plan, err error, d time.Duration) {
 	}
 }
 
-// Stats returns the scheduler's counters.
+// Stats returns the scheduler's counters. Each is read atomically, not
+// all at once: while requests finish, a request may be counted before its
+// outcome, but no outcome (Placed, NoValidHost) is counted without its
+// request, no Partial without its Placed, and no Placed without its
+// Instances (finish counts them in one order, Stats reads them in the
+// other).
 func (s *Scheduler) Stats() SchedulerStats {
-	return SchedulerStats{
-		Requests: s.requests.Load(), Placed: s.placed.Load(), Instances: s.instances.Load(),
-		NoValidHost: s.nvh.Load(), ConflictRetries: s.retries.Load(), ConflictFailures: s.failures.Load(),
-		Partial: s.partial.Load(), WarmStarts: s.warm.Load(), CacheRefreshes: s.refreshes.Load(),
-	}
+	var st SchedulerStats
+	st.Partial = s.partial.Load()
+	st.Placed = s.placed.Load()
+	st.NoValidHost = s.nvh.Load()
+	st.Instances = s.instances.Load()
+	st.Requests = s.requests.Load()
+	st.ConflictRetries, st.ConflictFailures = s.retries.Load(), s.failures.Load()
+	st.WarmStarts, st.CacheRefreshes = s.warm.Load(), s.refreshes.Load()
+	return st
 }
 
 // Close stops accepting requests (Place returns ErrClosed, also to a

@@ -639,3 +639,41 @@ func TestPlacementPanicRaisedOnCaller(t *testing.T) {
 type noLocal struct{ Backend }
 
 func (noLocal) Local() *Store { return nil }
+
+// TestStatsConsistent reads Stats while requests finish: no outcome is
+// ever counted without its request, nor Partial without Placed (Requests
+// was counted first and read first, so a read could find more placed
+// than finished requests).
+func TestStatsConsistent(t *testing.T) {
+	s := mustStore(t, tightCloud(64))
+	sc := NewScheduler(s, SchedulerOptions{Workers: 4})
+	defer sc.Close()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 150 {
+				_, _ = sc.Place(context.Background(), req(fmt.Sprintf("w%d-%d", w, i)))
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	reads := 0
+	for {
+		st := sc.Stats()
+		reads++
+		if st.Placed+st.NoValidHost > st.Requests || st.Partial > st.Placed || st.Instances < st.Placed {
+			t.Fatalf("read %d: %+v", reads, st)
+		}
+		select {
+		case <-done:
+			if st := sc.Stats(); st.Requests != 600 || st.Placed == 0 {
+				t.Fatalf("at the end: %+v, want 600 requests, some placed", st)
+			}
+			return
+		default:
+		}
+	}
+}
