@@ -147,18 +147,11 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 			req.InstanceUUIDs[i] = newUUID()
 		}
 	}
-	select {
-	case s.pending <- struct{}{}:
-		defer func() { <-s.pending }()
-	default:
-		writeError(w, http.StatusServiceUnavailable, "QueueFull", "",
-			fmt.Sprintf("%d placement requests are already pending; retry later", cap(s.pending)))
+	release, ok := s.admit(w, "placement")
+	if !ok {
 		return
 	}
-	if !s.ready.Load() {
-		writeError(w, http.StatusServiceUnavailable, "Unavailable", "", "shutting down")
-		return
-	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	var opts []engine.PlaceOption

@@ -59,9 +59,10 @@ type Options struct {
 	// refreshed at most this often; commits are re-checked as ever
 	// (docs/concurrency.md).
 	CacheInterval time.Duration
-	// MaxPending bounds the placement requests admitted at once (waiting
-	// in the Scheduler's queue or being placed); one more is answered 503
-	// at once. 0 means Workers + QueueSize as the Scheduler resolves them.
+	// MaxPending bounds the requests admitted at once: placements
+	// (waiting in the Scheduler's queue or being placed), explanations
+	// and capacity questions share it; one more is answered 503 at once.
+	// 0 means Workers + QueueSize as the Scheduler resolves them.
 	MaxPending int
 	// MaxBodyBytes bounds a request body (413 beyond it); 0 means
 	// DefaultMaxBodyBytes.
