@@ -24,7 +24,8 @@ type Query struct {
 // ParseQuery parses a JsonFilter query hint. An empty text is a nil Query
 // that passes every host. A text that is not JSON is a Query whose Eval
 // raises what json.loads raises: a JSONDecodeError (a RecursionError when
-// nested past the parser's depth).
+// nested past the parser's depth, a ValueError for an integer of more
+// than 4,300 digits).
 func ParseQuery(text string) *Query {
 	if text == "" {
 		return nil
@@ -32,8 +33,11 @@ func ParseQuery(text string) *Query {
 	v, err := ParseJSON(text)
 	if err != nil {
 		class := "JSONDecodeError"
-		if errors.Is(err, errJSONDepth) {
+		switch {
+		case errors.Is(err, errJSONDepth):
 			class = "RecursionError"
+		case errors.Is(err, errJSONIntDigits):
+			class = "ValueError"
 		}
 		return &Query{raises: pyErr(class, "%v", err)}
 	}

@@ -15,7 +15,8 @@ import (
 // ParseJSON decodes JSON text the way Python's json.loads does, into the
 // values of package pyval: nil, bool, int64 (integral JSON numbers without
 // a fraction or exponent), float64, string, []any, *pyval.Dict. Integers
-// outside the int64 range, which Python keeps exactly, are *big.Int. NaN,
+// outside the int64 range, which Python keeps exactly, are *big.Int (up to
+// pyval.MaxIntDigits digits: more is Python's ValueError). NaN,
 // Infinity and -Infinity are accepted as Python accepts them; a repeated
 // key keeps its first position and its last value.
 func ParseJSON(text string) (any, error) {
@@ -42,6 +43,11 @@ const maxJSONDepth = 900
 
 // errJSONDepth is the error of a text nested past maxJSONDepth.
 var errJSONDepth = errors.New("json: nesting too deep")
+
+// errJSONIntDigits is the error of an integer of more than
+// pyval.MaxIntDigits digits: Python's scanner converts it with int(),
+// which raises ValueError (not the JSONDecodeError of bad syntax).
+var errJSONIntDigits = fmt.Errorf("Exceeds the limit (%d digits) for integer string conversion", pyval.MaxIntDigits)
 
 func (p *jsonParser) ws() {
 	for p.i < len(p.s) {
@@ -250,6 +256,9 @@ func (p *jsonParser) number() (any, error) {
 	}
 	if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 		return n, nil
+	}
+	if n := len(strings.TrimPrefix(lit, "-")); n > pyval.MaxIntDigits {
+		return nil, fmt.Errorf("%w: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", errJSONIntDigits, n)
 	}
 	bi, ok := new(big.Int).SetString(lit, 10)
 	if !ok {

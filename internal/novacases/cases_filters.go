@@ -94,6 +94,14 @@ func capabilityCases() []Case {
 		single("ComputeCapabilitiesFilter/cpu-info-not-json", f, host("h1", cpuInfo("Intel")),
 			specs("capabilities:cpu_info:vendor", "Intel"), false, none),
 		single("ComputeCapabilitiesFilter/no-extra-specs", f, opts, request(1), true, none),
+		// json.loads converts an integer with int(): past 4,300 digits
+		// that raises ValueError, which the walk takes as no capability.
+		single("ComputeCapabilitiesFilter/placer/cpu-info-int-past-4300-digits-fails", f,
+			host("h1", cpuInfo(`{"vendor": "Intel", "n": 1`+strings.Repeat("0", 4300)+`}`)),
+			specs("capabilities:cpu_info:vendor", "Intel"), false, none),
+		single("ComputeCapabilitiesFilter/placer/cpu-info-int-of-4300-digits-parses", f,
+			host("h1", cpuInfo(`{"vendor": "Intel", "n": 1`+strings.Repeat("0", 4299)+`}`)),
+			specs("capabilities:cpu_info:vendor", "Intel"), true, none),
 		single("ComputeCapabilitiesFilter/stats-counter-num-instances", f, host("h1", numInst(3)),
 			specs("capabilities:stats:num_instances", "3"), true, none),
 		// The specs are walked in the flavor's order, and the first that
@@ -362,6 +370,12 @@ func jsonCases() []Case {
 		// query that is not JSON raises there, and nowhere else.
 		{Name: "JsonFilter/placer/not-json-raises-at-a-host", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1")}},
 			Req: query(`[">=", "$free_ram_mb"`), Want: Want{Err: &WantErr{Kind: "JSONDecodeError", Index: 0}}},
+		// An integer past 4,300 digits: json.loads raises ValueError (its
+		// int()), not a JSONDecodeError; 4,300 digits parse.
+		{Name: "JsonFilter/placer/int-past-4300-digits-raises", Cloud: engine.Cloud{Config: config(names(f), nil), Hosts: []engine.Host{host("h1")}},
+			Req: query(`["<", "$free_ram_mb", 1` + strings.Repeat("0", 4300) + `]`), Want: Want{Err: &WantErr{Kind: "ValueError", Index: 0}}},
+		oneOf("JsonFilter/placer/int-of-4300-digits-parses", config(names(f), nil), []engine.Host{host("h1")}, nil,
+			query(`["<", "$free_ram_mb", 1`+strings.Repeat("0", 4299)+`]`), "h1"),
 		{Name: "JsonFilter/placer/not-json-ignored-when-off", Cloud: engine.Cloud{Config: config(names(engine.RamFilter), nil), Hosts: []engine.Host{host("h1")}},
 			Req: query(`[">=", "$free_ram_mb"`), Want: Want{Hosts: names("h1"), Candidates: []int{1}}},
 		{Name: "JsonFilter/placer/not-json-no-host-reaches-it", Cloud: engine.Cloud{Config: config(names(engine.RamFilter, f), nil), Hosts: []engine.Host{host("h1", ram(1024, 0))}},
