@@ -173,32 +173,32 @@ func inetPton4(s string) (uint32, bool) {
 // parseIPNetwork is netaddr.IPNetwork(text): IPv4 first, then IPv6.
 func parseIPNetwork(text string) (ipNetwork, error) {
 	val1, val2, hasPrefix := strings.Cut(text, "/")
-	if n, ok := parseNetwork4(val1, val2, hasPrefix); ok {
-		return n, nil
+	if n, ok, err := parseNetwork4(val1, val2, hasPrefix); ok || err != nil {
+		return n, err
 	}
 	if a, err := netip.ParseAddr(val1); err == nil && a.Is6() && a.Zone() == "" {
 		ip := ipv6(a)
-		prefix, ok := networkPrefix(val2, hasPrefix, 128, func(m string) (*big.Int, bool) {
+		prefix, ok, err := networkPrefix(val2, hasPrefix, 128, func(m string) (*big.Int, bool) {
 			ma, err := netip.ParseAddr(m)
 			if err != nil || !ma.Is6() || ma.Zone() != "" {
 				return nil, false
 			}
 			return new(big.Int).SetBytes(ma.AsSlice()), true
 		})
-		if ok {
-			return ipNetwork{ip: ip, prefix: prefix}, nil
+		if ok || err != nil {
+			return ipNetwork{ip: ip, prefix: prefix}, err
 		}
 	}
 	return ipNetwork{}, addrFormatError("invalid IPNetwork %s", text)
 }
 
-func parseNetwork4(val1, val2 string, hasPrefix bool) (ipNetwork, bool) {
+func parseNetwork4(val1, val2 string, hasPrefix bool) (ipNetwork, bool, error) {
 	v, ok := inetPton4(val1)
 	if !ok {
 		// expand_partial_address: int() of each part, padded with zeros.
 		tokens := strings.Split(val1, ".")
 		if strings.Contains(val1, ":") || len(tokens) > 4 {
-			return ipNetwork{}, false
+			return ipNetwork{}, false, nil
 		}
 		for len(tokens) < 4 {
 			tokens = append(tokens, "0")
@@ -207,39 +207,44 @@ func parseNetwork4(val1, val2 string, hasPrefix bool) (ipNetwork, bool) {
 		for _, t := range tokens {
 			n, ok := pyval.BigInt(t)
 			if !ok {
-				return ipNetwork{}, false
+				return ipNetwork{}, false, nil
 			}
 			text = append(text, n.String())
 		}
 		if v, ok = inetPton4(strings.Join(text, ".")); !ok {
-			return ipNetwork{}, false
+			return ipNetwork{}, false, nil
 		}
 	}
-	prefix, ok := networkPrefix(val2, hasPrefix, 32, func(m string) (*big.Int, bool) {
+	prefix, ok, err := networkPrefix(val2, hasPrefix, 32, func(m string) (*big.Int, bool) {
 		mv, ok := inetPton4(m)
 		return new(big.Int).SetUint64(uint64(mv)), ok
 	})
 	if !ok {
-		return ipNetwork{}, false
+		return ipNetwork{}, false, err
 	}
-	return ipNetwork{ip: ipv4(v), prefix: prefix}, true
+	return ipNetwork{ip: ipv4(v), prefix: prefix}, true, nil
 }
 
 // networkPrefix is the prefix part of parse_ip_network: int(), else a
-// netmask or hostmask address; 0..width.
-func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string) (*big.Int, bool)) (int, bool) {
+// netmask or hostmask address; 0..width. A prefix holding a "/" (the text
+// had two) raises IPAddress()'s ValueError, which parse_ip_network does
+// not catch: IPNetwork raises it rather than try the next version.
+func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string) (*big.Int, bool)) (int, bool, error) {
 	if !hasPrefix {
-		return width, true
+		return width, true, nil
 	}
 	if n, ok := pyval.BigInt(val2); ok {
 		if !n.IsInt64() || n.Int64() < 0 || n.Int64() > int64(width) {
-			return 0, false
+			return 0, false, nil
 		}
-		return int(n.Int64()), true
+		return int(n.Int64()), true, nil
+	}
+	if strings.Contains(val2, "/") {
+		return 0, false, pyErr("ValueError", "IPAddress() does not support netmasks or subnet prefixes! See documentation for details.")
 	}
 	m, ok := parseMask(val2)
 	if !ok {
-		return 0, false
+		return 0, false, nil
 	}
 	// A netmask is ones then zeros; a hostmask zeros then ones.
 	ones := 0
@@ -253,7 +258,7 @@ func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string
 		}
 	}
 	if isNetmask {
-		return ones, true
+		return ones, true, nil
 	}
 	low := 0
 	for i := 0; i < width && m.Bit(i) == 1; i++ {
@@ -261,10 +266,10 @@ func networkPrefix(val2 string, hasPrefix bool, width int, parseMask func(string
 	}
 	for i := low; i < width; i++ {
 		if m.Bit(i) == 1 {
-			return 0, false
+			return 0, false, nil
 		}
 	}
-	return width - low, true
+	return width - low, true, nil
 }
 
 // CIDRNetwork is the network SimpleCIDRAffinityFilter tests hosts

@@ -50,6 +50,14 @@ func TestSimpleCIDR(t *testing.T) {
 		{strPtr("10.0.0.0"), "10.0", "", "True"},
 		{strPtr("2001:db8::1"), "2001:db8::1", "", "True"},
 		{strPtr("2001:db8::2"), "2001:db8::1", "", "False"},
+		// A second "/": IPAddress() of the prefix raises ValueError,
+		// which IPNetwork lets through, once the address before the
+		// first parses (for either version); else AddrFormatError.
+		{strPtr("10.0.0.1"), "10.0.0.0/8", "/24", "ValueError"},
+		{strPtr("10.0.0.1"), "10.0.0.1/", "/24", "ValueError"},
+		{strPtr("10.0.0.1"), "::1/64", "/24", "ValueError"},
+		{strPtr("10.0.0.1"), "10/8", "/24", "ValueError"},
+		{strPtr("10.0.0.1"), "a/b", "/24", "AddrFormatError"},
 	}
 	for _, tc := range cases {
 		name := "nil"

@@ -291,6 +291,10 @@ func hintFilterCases() []Case {
 			hints(engine.Hints{BuildNearHostIP: "10.0.0.7", EmptyCIDR: true}), "h1"),
 		oneOf("SimpleCIDRAffinityFilter/placer/empty-cidr-another-address", config(names(engine.SimpleCIDRAffinityFilter), nil), cidr, nil,
 			hints(engine.Hints{BuildNearHostIP: "10.0.0.8", EmptyCIDR: true})),
+		// A build_near_host_ip given as a network: its prefix and the cidr
+		// hint's make a second "/", whose IPAddress() raises ValueError.
+		{Name: "SimpleCIDRAffinityFilter/placer/near-ip-with-a-prefix-raises", Cloud: engine.Cloud{Config: config(names(engine.SimpleCIDRAffinityFilter), nil), Hosts: cidr},
+			Req: hints(engine.Hints{BuildNearHostIP: "10.0.0.0/8"}), Want: Want{Err: &WantErr{Kind: "ValueError", Index: 0}}},
 	}
 }
 
