@@ -84,7 +84,7 @@ func pyNumText(s string) (string, bool) {
 	var b strings.Builder
 	for _, r := range s {
 		if r >= 0x80 {
-			if !unicode.IsDigit(r) {
+			if !isDigit14(r) {
 				return "", false
 			}
 			r = '0' + digitValue(r)
@@ -92,6 +92,16 @@ func pyNumText(s string) (string, bool) {
 		b.WriteRune(r)
 	}
 	return b.String(), true
+}
+
+// isDigit14 is Python 3.11's Unicode 14 Nd: Go's tables are newer, and
+// the digits Unicode 15 added (Kawi, Nag Mundari) are not digits to the
+// Python Nova 26 runs on (float("\U00011f55") raises ValueError).
+func isDigit14(r rune) bool {
+	if 0x11F50 <= r && r <= 0x11F59 || 0x1E4F0 <= r && r <= 0x1E4F9 {
+		return false
+	}
+	return unicode.IsDigit(r)
 }
 
 // digitValue is the decimal value of a Unicode Nd character: Nd characters
