@@ -97,10 +97,18 @@ func ipv4(v uint32) *pyval.IPAddress {
 	}
 }
 
+// ipv6 is an IPv6 address as netaddr holds it; its text is glibc's
+// inet_ntop: RFC 5952's, but for an IPv4-mapped address ("::ffff:1.2.3.4")
+// and an IPv4-compatible one, the first 96 bits zero and the seventh word
+// not ("::1.2.3.4", where Go prints "::102:304").
 func ipv6(a netip.Addr) *pyval.IPAddress {
 	ip := &pyval.IPAddress{Version: 6, Value: new(big.Int).SetBytes(a.AsSlice()), Text: a.String()}
-	if a.Is4In6() {
+	b := a.As16()
+	switch {
+	case a.Is4In6():
 		ip.Text = "::ffff:" + a.Unmap().String()
+	case b[12]|b[13] != 0 && [12]byte(b[:12]) == [12]byte{}:
+		ip.Text = "::" + netip.AddrFrom4([4]byte(b[12:])).String()
 	}
 	return ip
 }

@@ -94,6 +94,14 @@ func capabilityCases() []Case {
 		single("ComputeCapabilitiesFilter/cpu-info-not-json", f, host("h1", cpuInfo("Intel")),
 			specs("capabilities:cpu_info:vendor", "Intel"), false, none),
 		single("ComputeCapabilitiesFilter/no-extra-specs", f, opts, request(1), true, none),
+		// str(host_ip) is netaddr's, through glibc's inet_ntop: an
+		// IPv4-compatible IPv6 address prints its last 32 bits dotted.
+		single("ComputeCapabilitiesFilter/placer/host-ip-v4-compatible-text", f, host("h1", hostIP("::102:304")),
+			specs("capabilities:host_ip", "s== ::1.2.3.4"), true, none),
+		single("ComputeCapabilitiesFilter/placer/host-ip-v6-text", f, host("h1", hostIP("::ff:1.2.3.4")),
+			specs("capabilities:host_ip", "s== ::ff:102:304"), true, none),
+		single("ComputeCapabilitiesFilter/placer/host-ip-low-v6-text", f, host("h1", hostIP("::0.0.1.0")),
+			specs("capabilities:host_ip", "s== ::100"), true, none),
 		// json.loads converts an integer with int(): past 4,300 digits
 		// that raises ValueError, which the walk takes as no capability.
 		single("ComputeCapabilitiesFilter/placer/cpu-info-int-past-4300-digits-fails", f,
