@@ -123,6 +123,20 @@ func (h *HostAttrs) capabilityFrom(cap any, scope []string) (any, bool) {
 				return nil, false
 			}
 			cap = v
+		case *pyval.Object:
+			// getattr of an Instance of HostState.instances: its uuid is
+			// set. Any other name fails: one the object lacks is None,
+			// then .stats of it an AttributeError, as for any object
+			// below; a field Nova would lazy-load from its database (a
+			// value no scenario holds) is not modelled.
+			if c.Type != "Instance" || name != "uuid" {
+				return nil, false
+			}
+			v, err := instanceGet(c, name)
+			if err != nil {
+				return nil, false
+			}
+			cap = v
 		default:
 			// getattr(cap, name, None), then cap.stats: only the numeric
 			// attributes of int/float exist; anything else has no stats

@@ -94,6 +94,15 @@ func capabilityCases() []Case {
 		single("ComputeCapabilitiesFilter/cpu-info-not-json", f, host("h1", cpuInfo("Intel")),
 			specs("capabilities:cpu_info:vendor", "Intel"), false, none),
 		single("ComputeCapabilitiesFilter/no-extra-specs", f, opts, request(1), true, none),
+		// HostState.instances maps uuids to the host manager's
+		// Instance(context, uuid=...) objects, which the walk reads with
+		// getattr: the uuid is set; a name the object lacks is None, then
+		// .stats of it an AttributeError: no capability. (Another field
+		// is lazy-loaded from Nova's database: not modelled.)
+		single("ComputeCapabilitiesFilter/placer/instance-uuid", f, host("h1", instances("u1")),
+			specs("capabilities:instances:u1:uuid", "s== u1"), true, none),
+		single("ComputeCapabilitiesFilter/placer/instance-no-such-attribute", f, host("h1", instances("u1")),
+			specs("capabilities:instances:u1:colour", "s== red"), false, none),
 		// str(host_ip) is netaddr's, through glibc's inet_ntop: an
 		// IPv4-compatible IPv6 address prints its last 32 bits dotted.
 		single("ComputeCapabilitiesFilter/placer/host-ip-v4-compatible-text", f, host("h1", hostIP("::102:304")),
