@@ -110,7 +110,7 @@ type Aggregate struct {
 	// Hosts are host names (not node names).
 	Hosts []string
 	// Metadata values are strings, as in Nova. Keys that the scheduler
-	// reads: availability_zone, filter_tenant_id*, instance_type,
+	// reads: availability_zone, filter_tenant_id, instance_type,
 	// *_allocation_ratio, max_io_ops_per_host, max_instances_per_host,
 	// every *_weight_multiplier, and any key matched by extra specs or
 	// image properties.

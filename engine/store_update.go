@@ -79,7 +79,9 @@ func (s *Store) record(e JournalEntry) {
 // moves (so plans made before it are re-checked on that host), and a new
 // snapshot is published; readers of older snapshots see no change. It
 // returns the new version; a node the store lacks is a *ValidationError
-// matching ErrNotFound.
+// matching ErrNotFound. What Nova derives from a report beyond these
+// five values (the counters in stats, disk_mb_used) keeps the host
+// record's values (docs/nova-semantics.md, "Deliberate differences").
 func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
