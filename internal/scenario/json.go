@@ -180,7 +180,7 @@ func (p *parser) value(depth int) (*node, error) {
 		return n, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if p.has("-Infinity") {
-			return nil, &engine.ValidationError{Msg: "-Infinity is not a JSON number"}
+			return nil, &engine.ValidationError{Field: p.pathString(), Msg: "-Infinity is not a JSON number"}
 		}
 		return p.number()
 	case p.has("true"):
@@ -195,9 +195,9 @@ func (p *parser) value(depth int) (*node, error) {
 		p.pos += 4
 		return p.newNode(kNull), nil
 	case p.has("NaN"):
-		return nil, &engine.ValidationError{Msg: "NaN is not a JSON number"}
+		return nil, &engine.ValidationError{Field: p.pathString(), Msg: "NaN is not a JSON number"}
 	case p.has("Infinity"):
-		return nil, &engine.ValidationError{Msg: "Infinity is not a JSON number"}
+		return nil, &engine.ValidationError{Field: p.pathString(), Msg: "Infinity is not a JSON number"}
 	}
 	return nil, p.unexpected("looking for beginning of value")
 }
