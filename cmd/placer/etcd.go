@@ -40,12 +40,14 @@ const etcdUsage = `placer etcd load --etcd ENDPOINTS [etcd flags] (--cloud FILE 
 
 // etcdFlags are the flags naming an etcd cluster and how to reach it.
 type etcdFlags struct {
+	fs                                   *flag.FlagSet
 	endpoints, prefix, cacert, cert, key *string
 	maxTxnOps                            *int
 }
 
 func addEtcdFlags(fs *flag.FlagSet) etcdFlags {
 	return etcdFlags{
+		fs:        fs,
 		endpoints: fs.String("etcd", "", ""),
 		prefix:    fs.String("etcd-prefix", etcdstore.DefaultPrefix, ""),
 		cacert:    fs.String("etcd-cacert", "", ""),
@@ -58,8 +60,9 @@ func addEtcdFlags(fs *flag.FlagSet) etcdFlags {
 // check validates the flags (an etcd cluster named or not: none set).
 func (f etcdFlags) check() error {
 	if *f.endpoints == "" {
-		if *f.cacert != "" || *f.cert != "" || *f.key != "" {
-			return errors.New("--etcd-cacert, --etcd-cert and --etcd-key need --etcd")
+		// Refused rather than ignored, as every flag another makes void.
+		if g := given(f.fs, "etcd-prefix", "etcd-cacert", "etcd-cert", "etcd-key", "etcd-max-txn-ops"); len(g) > 0 {
+			return fmt.Errorf("%s need --etcd", strings.Join(g, ", "))
 		}
 		return nil
 	}
@@ -173,10 +176,10 @@ func etcdCmd(args []string, stdout, stderr io.Writer) int {
 	case *ef.endpoints == "":
 		fmt.Fprintln(stderr, "placer etcd load: want --etcd ENDPOINTS")
 		return exitBadInput
-	case (*cloudFile == "") == (*synthetic <= 0):
+	case (*cloudFile == "") == (*synthetic == 0):
 		fmt.Fprintln(stderr, "placer etcd load: want exactly one of --cloud FILE and --synthetic N (N > 0)")
 		return exitBadInput
-	case *synthetic > synth.MaxHosts:
+	case *synthetic < 0 || *synthetic > synth.MaxHosts:
 		fmt.Fprintf(stderr, "placer etcd load: want --synthetic from 1 to %d, got %d\n", synth.MaxHosts, *synthetic)
 		return exitBadInput
 	case *synthetic == 0 && len(given(fs, "seed")) > 0:

@@ -17,11 +17,48 @@ import (
 const (
 	maxWorkers  = 4096    // --workers
 	maxQueue    = 1 << 20 // serve --queue
-	maxRequests = 1 << 24 // simulate --requests
+	maxRequests = 1 << 21 // simulate --requests: all drawn before the run, ~1 KB each
 	maxClients  = 1 << 16 // soak --clients
 	maxMembers  = 9       // simulate --etcd-members
 	maxPlacers  = 64      // simulate --placers
 )
+
+// span is a count flag's value and the range it must be in.
+type span struct {
+	name   string
+	v      int64
+	lo, hi int64
+}
+
+// inSpans reports whether every flag of spans is in its range; at the
+// first that is not, it names the flag, its range and its value on
+// stderr, after cmd (placer simulate: want --workers from 1 to 4096, got
+// 0).
+func inSpans(stderr io.Writer, cmd string, spans ...span) bool {
+	for _, s := range spans {
+		if s.v < s.lo || s.v > s.hi {
+			fmt.Fprintf(stderr, "%s: want --%s from %d to %d, got %d\n", cmd, s.name, s.lo, s.hi, s.v)
+			return false
+		}
+	}
+	return true
+}
+
+// errWriter is a writer that keeps its first error: a report printed
+// line by line is checked once, at its end.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
 
 // given returns those of names the command line set (fs parsed), in
 // order: a flag another one makes void is refused when given rather than

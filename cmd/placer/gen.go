@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"github.com/placer/placer/engine"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/placer/placer/internal/scenario"
@@ -41,32 +41,29 @@ func gen(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if err := o.Validate(); err != nil {
+	if !inSpans(stderr, "placer gen", span{"hosts", int64(o.Hosts), 0, synth.MaxHosts},
+		span{"instances", int64(o.Instances), 0, engine.MaxInstances}) {
+		return exitBadInput
+	}
+	if err := o.Validate(); err != nil { // the profile
 		fmt.Fprintln(stderr, "placer gen: "+strings.TrimPrefix(err.Error(), "synth: "))
 		return exitBadInput
 	}
 	cloud, req := synth.Scenario(o)
 	s := &scenario.Scenario{Cloud: cloud, Request: req}
 
-	w := stdout
-	var f *os.File
+	encode := func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := scenario.EncodeScenario(bw, s); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	var err error
 	if *out != "" {
-		var err error
-		if f, err = os.Create(*out); err != nil {
-			fmt.Fprintln(stderr, "placer gen:", err)
-			return exitFailure
-		}
-		w = f
-	}
-	bw := bufio.NewWriter(w)
-	err := scenario.EncodeScenario(bw, s)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = writeFileAtomic(*out, encode) // whole or not at all
+	} else {
+		err = encode(stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer gen:", err)

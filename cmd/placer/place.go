@@ -107,6 +107,10 @@ func place(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "placer place: --runs %d: want at least 1\n", *runs)
 		return exitBadInput
 	}
+	if g := given(fs, "runs"); !*timing && len(g) > 0 {
+		fmt.Fprintln(stderr, "placer place: --runs needs --timing (it repeats the timed placement)")
+		return exitBadInput
+	}
 	if !*timing {
 		*runs = 1
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -100,10 +101,12 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 	case b2i(*cloudFile != "")+b2i(*synthetic != 0)+b2i(*ef.endpoints != "") != 1:
 		fmt.Fprintln(stderr, "placer serve: want exactly one of --cloud FILE, --synthetic N and --etcd ENDPOINTS")
 		return exitBadInput
-	case *synthetic < 0 || *synthetic > synth.MaxHosts || *workers < 0 || *workers > maxWorkers || *queue < 0 || *queue > maxQueue ||
-		*cacheInterval < 0 || *maxBody <= 0 || *timeout <= 0 || *maxInstances <= 0 || *maxInstances > engine.MaxInstances:
-		fmt.Fprintf(stderr, "placer serve: want --synthetic from 0 to %d, --workers from 0 to %d, --queue from 0 to %d, --max-instances from 1 to %d, --cache-interval >= 0 and --max-body, --timeout > 0\n",
-			synth.MaxHosts, maxWorkers, maxQueue, engine.MaxInstances)
+	case !inSpans(stderr, "placer serve", span{"synthetic", int64(*synthetic), 0, synth.MaxHosts},
+		span{"workers", int64(*workers), 0, maxWorkers}, span{"queue", int64(*queue), 0, maxQueue},
+		span{"max-instances", int64(*maxInstances), 1, engine.MaxInstances}, span{"max-body", *maxBody, 1, math.MaxInt64}):
+		return exitBadInput
+	case *cacheInterval < 0 || *timeout <= 0:
+		fmt.Fprintf(stderr, "placer serve: want --cache-interval >= 0 and --timeout > 0, got %v and %v\n", *cacheInterval, *timeout)
 		return exitBadInput
 	case *logFormat != "text" && *logFormat != "json":
 		fmt.Fprintf(stderr, "placer serve: unknown --log %q (want text or json)\n", *logFormat)
@@ -187,6 +190,11 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer, listenin
 		if srv, err = server.New(cloud, sopts); err != nil {
 			return fail(stderr, "serve", err)
 		}
+	}
+	if ctx.Err() != nil { // a signal while the cloud was loaded: stop before serving
+		srv.Close()
+		fmt.Fprintln(stderr, "placer serve: interrupted while loading the cloud")
+		return exitFailure
 	}
 	log.Info("cloud loaded", "hosts", srv.Store().Snapshot().Len(), "seconds", time.Since(start).Seconds())
 	if *cacheInterval > 0 {

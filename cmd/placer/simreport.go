@@ -7,7 +7,6 @@ import (
 	"html"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -145,7 +144,10 @@ func writeSimReport(path string, rep *simReport, tr *simTrace) error {
 		page.WriteString("<div>\n" + c + "\n</div>\n")
 	}
 	page.WriteString("</body></html>\n")
-	return os.WriteFile(path, page.Bytes(), 0o644)
+	return writeFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(page.Bytes())
+		return err
+	})
 }
 
 // latencySeries is the p50 and p99 latency of the requests that ended in

@@ -26,7 +26,7 @@ import (
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
-                [--report FILE.html] [--etcd-members N [--placers P] [--faults]]
+                [--report FILE.html | --etcd-members N [--placers P] [--faults]]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
       updates (usage reports, deletions, dead and new nodes, an aggregate
@@ -156,10 +156,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *hosts < 1 || *hosts > synth.MaxHosts || *requests < 0 || *requests > maxRequests || *workers < 1 || *workers > maxWorkers ||
-		*members < 0 || *members > maxMembers || *placers < 1 || *placers > maxPlacers {
-		fmt.Fprintf(stderr, "placer simulate: want --hosts from 1 to %d, --requests from 0 to %d, --workers from 1 to %d, --etcd-members from 0 to %d and --placers from 1 to %d\n",
-			synth.MaxHosts, maxRequests, maxWorkers, maxMembers, maxPlacers)
+	if !inSpans(stderr, "placer simulate", span{"hosts", int64(*hosts), 1, synth.MaxHosts},
+		span{"requests", int64(*requests), 0, maxRequests}, span{"workers", int64(*workers), 1, maxWorkers},
+		span{"etcd-members", int64(*members), 0, maxMembers}, span{"placers", int64(*placers), 1, maxPlacers}) {
 		return exitBadInput
 	}
 	if *members == 0 && (*placers != 1 || *faults) {
@@ -206,6 +205,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal ends the run in order (the etcd cluster's data
+	// removed); a second ends the process at once, as without the handler.
+	go func() { <-ctx.Done(); stop() }()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -245,12 +247,17 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "placer simulate: --report:", reportErr)
 		}
 	}()
+	out := &errWriter{w: stdout}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else {
-		printReport(stdout, rep)
+		printReport(out, rep)
+	}
+	if out.err != nil { // the report lost (a full disk, a closed pipe)
+		fmt.Fprintln(stderr, "placer simulate: writing the report:", out.err)
+		return exitFailure
 	}
 	if !rep.Verified || reportErr != nil {
 		return exitFailure
@@ -266,6 +273,9 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	reqs := gen.Requests(nReq)
 	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // interrupted while the cloud was drawn
 		return nil, err
 	}
 	rep := &simReport{Hosts: nHosts, Workers: workers, Requests: nReq, FilterRemoved: map[string]int64{}}
@@ -387,6 +397,9 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	t0 := time.Now()
 	res, err := verify.Run(in)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // interrupted while verifying: no verdict
 		return nil, err
 	}
 	rep.VerifySeconds = time.Since(t0).Seconds()

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/placer/placer/engine"
@@ -63,16 +65,20 @@ func soakCmd(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
 	}
-	if *duration <= 0 || *clients < 1 || *clients > maxClients || *hosts < 1 || *hosts > synth.MaxHosts || *workers < 0 || *workers > maxWorkers || *maxBody <= 0 {
-		fmt.Fprintf(stderr, "placer soak: want --duration > 0, --clients from 1 to %d, --hosts from 1 to %d, --workers from 0 to %d and --max-body > 0\n",
-			maxClients, synth.MaxHosts, maxWorkers)
+	if !inSpans(stderr, "placer soak", span{"clients", int64(*clients), 1, maxClients},
+		span{"hosts", int64(*hosts), 1, synth.MaxHosts}, span{"workers", int64(*workers), 0, maxWorkers},
+		span{"max-body", *maxBody, 1, math.MaxInt64}) {
+		return exitBadInput
+	}
+	if *duration <= 0 {
+		fmt.Fprintf(stderr, "placer soak: want --duration > 0, got %v\n", *duration)
 		return exitBadInput
 	}
 	if g := given(fs, "hosts", "workers"); *addr != "" && len(g) > 0 {
 		fmt.Fprintf(stderr, "placer soak: %s configure the service soak starts; with --addr it soaks a running one\n", strings.Join(g, " and "))
 		return exitBadInput
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := soak.Options{Duration: *duration, Clients: *clients, Seed: *seed, MaxBodyBytes: *maxBody, Progress: stderr}
 	if *addr != "" {
@@ -99,12 +105,17 @@ func soakCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "placer soak:", err)
 		return exitFailure
 	}
+	out := &errWriter{w: stdout}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else {
-		printSoak(stdout, o.URL, rep)
+		printSoak(out, o.URL, rep)
+	}
+	if out.err != nil { // the report lost (a full disk, a closed pipe)
+		fmt.Fprintln(stderr, "placer soak: writing the report:", out.err)
+		return exitFailure
 	}
 	if !rep.OK {
 		return exitFailure

@@ -299,20 +299,31 @@ func (s *soak) badBody(r *rand.Rand) {
 	s.do("bad-body", b.method, path, []byte(b.body), http.StatusBadRequest)
 }
 
+// xs reads as an endless run of 'x'.
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
 // oversized sends a body past the server's limit: 413, or the server
 // closing the connection while the body is still being sent.
 func (s *soak) oversized(r *rand.Rand) {
 	paths := []struct{ method, path string }{{http.MethodPost, "/v1/place"}, {http.MethodPost, "/v1/hosts"}}
 	p := paths[r.IntN(len(paths))]
-	body := make([]byte, s.o.MaxBodyBytes+1+int64(r.IntN(64<<10)))
-	copy(body, `{"flavor": {"memory_mb": 512}, "x": "`)
-	for i := 38; i < len(body); i++ {
-		body[i] = 'x'
-	}
-	req, err := http.NewRequestWithContext(s.ctx, p.method, s.o.URL+p.path, bytes.NewReader(body))
+	// Streamed, not held: a client holding --max-body bytes per request
+	// ran out of memory at a few gigabytes.
+	n := s.o.MaxBodyBytes + 1 + int64(r.IntN(64<<10))
+	const head = `{"flavor": {"memory_mb": 512}, "x": "`
+	body := io.MultiReader(strings.NewReader(head), io.LimitReader(xs{}, n-int64(len(head))))
+	req, err := http.NewRequestWithContext(s.ctx, p.method, s.o.URL+p.path, body)
 	if err != nil {
 		return
 	}
+	req.ContentLength = n
 	resp, err := s.c.Do(req)
 	if err != nil {
 		if s.ctx.Err() == nil {
@@ -324,7 +335,7 @@ func (s *soak) oversized(r *rand.Rand) {
 	b, _ := io.ReadAll(resp.Body)
 	s.count("oversized", strconv.Itoa(resp.StatusCode))
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		s.problem(BadStatus, "%s %s with %d bytes answered %d (want 413): %s", p.method, p.path, len(body), resp.StatusCode, trim(b))
+		s.problem(BadStatus, "%s %s with %d bytes answered %d (want 413): %s", p.method, p.path, n, resp.StatusCode, trim(b))
 	}
 }
 
