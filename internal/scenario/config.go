@@ -9,7 +9,7 @@ import (
 
 // configFields is the oracle's CONFIG record, in its order, then placer's
 // own additions; absent fields keep engine.DefaultConfig()'s values, which
-// are SCENARIO.md's defaults.
+// are the scenario format's defaults (docs/formats.md).
 var configFields = []field[engine.Config]{
 	{"filters", false, func(d *decoder, p string, v *node, c *engine.Config) {
 		c.Filters = d.names(p, v, engine.KnownFilters, "filter")

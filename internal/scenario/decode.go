@@ -16,7 +16,7 @@ import (
 // Scenario is a decoded scenario file (docs/formats.md): the cloud
 // with its configuration, and one placement request.
 //
-// A Scenario returned by Decode is complete: every default of SCENARIO.md
+// A Scenario returned by Decode is complete: every default of the format (docs/formats.md)
 // is filled in (Config starts from engine.DefaultConfig(); each host has its
 // Node, UUID and Cell; the request has NumInstances and one uuid per
 // instance; a group has its UUID), and empty lists and maps are nil.

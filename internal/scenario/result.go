@@ -11,7 +11,7 @@ import (
 	"github.com/placer/placer/engine"
 )
 
-// Result is the result document of SCENARIO.md, what `placer place` prints.
+// Result is the result document of the format (docs/formats.md), what `placer place` prints.
 // Floats are written by encoding/json, which round-trips them exactly.
 type Result struct {
 	Format     int         `json:"format"`

@@ -190,7 +190,7 @@ func (s *Server) place(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// NodeDoc is a compute node as GET /v1/hosts answers it: SCENARIO.md's
+// NodeDoc is a compute node as GET /v1/hosts answers it: the scenario's
 // host fields (free_disk_mb as the scheduler keeps it) and the limits the
 // enabled filters apply (absent: no enabled filter enforces it).
 type NodeDoc struct {
@@ -388,7 +388,7 @@ func (s *Server) deleteHost(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, VersionDoc{v})
 }
 
-// addHost is POST /v1/hosts: one SCENARIO.md host object.
+// addHost is POST /v1/hosts: one host object of the scenario format.
 func (s *Server) addHost(w http.ResponseWriter, r *http.Request) {
 	data, ok := s.readBody(w, r)
 	if !ok {
@@ -495,6 +495,9 @@ type StatsDoc struct {
 	// WarmStarts counts the placements a worker started from its previous
 	// batch (engine.SchedulerStats).
 	WarmStarts int64 `json:"warm_starts"`
+	// CacheRefreshes counts the workers' refreshes of their views of the
+	// hosts under --cache-interval (0 without it).
+	CacheRefreshes int64 `json:"cache_refreshes"`
 }
 
 // stats is GET /v1/stats.
@@ -507,7 +510,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		Pending: len(s.pending), MaxPending: cap(s.pending), Workers: s.opts.Workers,
 		Requests: st.Requests, Placed: st.Placed, Placements: st.Instances,
 		NoValidHost: st.NoValidHost, ConflictRetries: st.ConflictRetries, ConflictFailures: st.ConflictFailures,
-		PartialPlaced: st.Partial, WarmStarts: st.WarmStarts,
+		PartialPlaced: st.Partial, WarmStarts: st.WarmStarts, CacheRefreshes: st.CacheRefreshes,
 	})
 }
 

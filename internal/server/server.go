@@ -2,12 +2,14 @@
 // over an engine.Store and its engine.Scheduler, with the field names of
 // docs/formats.md; the API is described in docs/http-api.md.
 //
-//	POST   /v1/place                  place a request (body: a SCENARIO.md request,
+//	POST   /v1/place                  place a request (body: a request of docs/formats.md,
 //	                                  plus "partial": true); answer: the result document
+//	POST   /v1/explain                why each host passes or fails a request (docs/explain.md)
+//	POST   /v1/capacity               how many more of a flavor fit, now and after changes
 //	GET    /v1/hosts/{host}[/{node}]  a host's nodes (or one node): usage and capacity
 //	PUT    /v1/hosts/{host}[/{node}]  a compute node's usage report
 //	DELETE /v1/hosts/{host}[/{node}]  remove a host's nodes (or one node)
-//	POST   /v1/hosts                  add a host (body: a SCENARIO.md host)
+//	POST   /v1/hosts                  add a host (body: a host of docs/formats.md)
 //	DELETE /v1/instances/{uuid}       release an instance committed here
 //	GET    /v1/stats                  version, hosts, utilization, queue depth, counters
 //	GET    /metrics                   Prometheus metrics (placer_*, Go runtime)

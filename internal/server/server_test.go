@@ -581,6 +581,11 @@ func TestCachingMode(t *testing.T) {
 		if st := s.Scheduler().Stats(); st.CacheRefreshes != want || st.ConflictRetries != 0 || st.Placed != 2 {
 			t.Errorf("interval %v: stats %+v, want %d refreshes, no conflict", interval, st, want)
 		}
+		code, body := call(t, "GET", ts.URL+"/v1/stats", "")
+		wantStatus(t, "stats", code, http.StatusOK, body)
+		if st := decode[StatsDoc](t, body); st.CacheRefreshes != want {
+			t.Errorf("interval %v: /v1/stats says %d refreshes, want %d", interval, st.CacheRefreshes, want)
+		}
 	}
 }
 

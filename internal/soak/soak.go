@@ -251,6 +251,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := s.phase(o.Duration, 1); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil { // interrupted: the checks would read a half-stopped run
+		return nil, fmt.Errorf("soak: interrupted: %w", err)
+	}
 	s.rep.Seconds = time.Since(start).Seconds()
 	s.rep.Placed = s.placed.Load()
 	if err := s.verify(); err != nil {
