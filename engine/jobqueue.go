@@ -2,18 +2,22 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"sync"
 )
 
-// jobQueue is the Scheduler's queue of requests waiting for a worker.
+// jobQueue is the Scheduler's queue of requests waiting for a worker: a
+// list through the jobs themselves (job.prev, job.next), first in, first
+// out.
 //
 // Invariants:
-//   - room holds one token per job in jobs: a job takes its token before
-//     it is appended, and whoever removes it from jobs gives the token
-//     back (a worker taking it, or Place abandoning it), so an abandoned
-//     request frees its place at once rather than when a worker reaches
-//     it, and never twice;
+//   - room holds one token per job in the list: a job takes its token
+//     before it is appended, and whoever takes it out of the list gives
+//     the token back (a worker taking it, or Place abandoning it), so an
+//     abandoned request frees its place at once rather than when a worker
+//     reaches it, and never twice;
+//   - a job is in the list exactly when its queued flag is set, under mu;
+//     taking one out is O(1) wherever it is (many callers timing out at
+//     once each take theirs out);
 //   - once closed, no job is appended; the workers take what is left and
 //     then see the end.
 //
@@ -21,10 +25,11 @@ import (
 // took it out: under load, callers admitted behind dead jobs blocked
 // instead of finding room.
 type jobQueue struct {
-	room chan struct{}
-	mu   sync.Mutex
-	cond sync.Cond // signalled on append and on close
-	jobs []*job    // first in, first out
+	room       chan struct{}
+	mu         sync.Mutex
+	cond       sync.Cond // signalled on append and on close
+	head, tail *job
+	n          int
 	// closed is set by close; get then returns what is left and then nil.
 	closed bool
 }
@@ -35,9 +40,9 @@ func newJobQueue(size int) *jobQueue {
 	return q
 }
 
-// put appends j once there is room, or returns done's error: ctx's when it
-// ends first, ErrClosed when closing is closed first. The caller does not
-// put after close (the Scheduler's senders count sees to it).
+// put appends j once there is room, or returns ctx's error when it ends
+// first, ErrClosed when closing is closed first. The caller does not put
+// after close (the Scheduler's senders count sees to it).
 func (q *jobQueue) put(ctx context.Context, closing <-chan struct{}, j *job) error {
 	select {
 	case q.room <- struct{}{}:
@@ -47,28 +52,50 @@ func (q *jobQueue) put(ctx context.Context, closing <-chan struct{}, j *job) err
 		return ErrClosed
 	}
 	q.mu.Lock()
-	q.jobs = append(q.jobs, j)
+	j.prev, j.next, j.queued = q.tail, nil, true
+	if q.tail != nil {
+		q.tail.next = j
+	} else {
+		q.head = j
+	}
+	q.tail = j
+	q.n++
 	q.mu.Unlock()
 	q.cond.Signal()
 	return nil
+}
+
+// unlinkLocked takes j, which is in the list, out of it.
+func (q *jobQueue) unlinkLocked(j *job) {
+	if j.prev != nil {
+		j.prev.next = j.next
+	} else {
+		q.head = j.next
+	}
+	if j.next != nil {
+		j.next.prev = j.prev
+	} else {
+		q.tail = j.prev
+	}
+	j.prev, j.next, j.queued = nil, nil, false
+	q.n--
 }
 
 // get removes and returns the oldest job, waiting for one; nil once the
 // queue is closed and empty.
 func (q *jobQueue) get() *job {
 	q.mu.Lock()
-	for len(q.jobs) == 0 && !q.closed {
+	for q.head == nil && !q.closed {
 		q.cond.Wait()
 	}
-	if len(q.jobs) == 0 {
-		q.mu.Unlock()
-		return nil
+	j := q.head
+	if j != nil {
+		q.unlinkLocked(j)
 	}
-	j := q.jobs[0]
-	q.jobs[0] = nil
-	q.jobs = q.jobs[1:]
 	q.mu.Unlock()
-	<-q.room
+	if j != nil {
+		<-q.room
+	}
 	return j
 }
 
@@ -76,16 +103,22 @@ func (q *jobQueue) get() *job {
 // a worker has taken it).
 func (q *jobQueue) remove(j *job) bool {
 	q.mu.Lock()
-	i := slices.Index(q.jobs, j)
-	if i >= 0 {
-		q.jobs = slices.Delete(q.jobs, i, i+1)
+	queued := j.queued
+	if queued {
+		q.unlinkLocked(j)
 	}
 	q.mu.Unlock()
-	if i < 0 {
-		return false
+	if queued {
+		<-q.room
 	}
-	<-q.room
-	return true
+	return queued
+}
+
+// waiting is how many jobs are queued.
+func (q *jobQueue) waiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
 }
 
 // close ends the queue: get returns the jobs left, then nil.

@@ -122,6 +122,10 @@ type job struct {
 	// commit): counted with the request's outcome, in finish.
 	partial bool
 	done    chan struct{}
+	// prev, next and queued are the job's place in the queue (jobQueue,
+	// under its mutex).
+	prev, next *job
+	queued     bool
 }
 
 // now is the caching mode's clock.

@@ -522,13 +522,6 @@ func TestCloseWhileQueueFull(t *testing.T) {
 	}
 }
 
-// waiting is how many jobs are queued.
-func (q *jobQueue) waiting() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.jobs)
-}
-
 // TestAbandonedJobLeavesQueue: a queued request whose caller gave up
 // leaves the queue at once, so the next caller finds its room and the
 // queue depth counts it out; it held its slot until a worker took it

@@ -21,8 +21,9 @@ import (
 // VRANGEPD, KMOVB), BW (KMOVQ, KSHIFTRQ) and VL, which every AVX-512
 // server CPU has.
 var (
-	hasAVX2   = cpu.X86.HasAVX2
-	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+	hasAVX2 = cpu.X86.HasAVX2
+	// The AVX-512 kernels use AVX2's VEX instructions on Y registers too.
+	hasAVX512 = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 	// hasFMA is whether the AVX2 path may run the quotient kernels (the
 	// Q variants, quotient.go); AVX-512F has FMA.
 	hasFMA = cpu.X86.HasFMA

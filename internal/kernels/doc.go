@@ -37,6 +37,8 @@
 // infinities, extremes), and log the paths they skip.
 package kernels
 
+import "fmt"
+
 // MinMax returns the smallest and largest values of xs (+Inf, -Inf when
 // xs is empty). xs must not hold NaN.
 func MinMax(xs []float64) (lo, hi float64) { return minMax(xs) }
@@ -89,16 +91,35 @@ const Block = 512
 // is set in words (bit i%64 of words[i/64]); +Inf and -Inf when none is:
 // per-block statistics over the hosts of a bitmap. words has one entry per
 // 64 elements of xs, lo and hi one per Block (the last may be short); bits
-// past the end of xs must be clear. xs must not hold NaN.
-func MinMaxMasked(xs Col, words []uint64, lo, hi []float64) { minMaxMasked(&xs, words, lo, hi) }
+// past the end of xs must be clear. xs must not hold NaN. Shorter words,
+// lo or hi panic (the assembly would trust their capacity).
+func MinMaxMasked(xs Col, words []uint64, lo, hi []float64) {
+	needMasked(xs.Len(), words, lo, hi)
+	minMaxMasked(&xs, words, lo, hi)
+}
 
 // MinMaxMaskedPortable is MinMaxMasked without SIMD.
 func MinMaxMaskedPortable(xs Col, words []uint64, lo, hi []float64) {
 	minMaxMaskedGo(&xs, words, lo, hi)
 }
 
-// MaxMasked is MinMaxMasked computing only the maxima.
-func MaxMasked(xs []float64, words []uint64, hi []float64) { maxMasked(xs, words, hi) }
+// MaxMasked is MinMaxMasked computing only the maxima; xs must not hold
+// NaN either (the AVX2 and archsimd reductions would not carry it, and
+// could return a number below the block's).
+func MaxMasked(xs []float64, words []uint64, hi []float64) {
+	needMasked(len(xs), words, hi, hi)
+	maxMasked(xs, words, hi)
+}
+
+// needMasked panics unless words, lo and hi are as long as the masked
+// kernels read and write for n elements: one word per 64 elements, one
+// statistic per Block.
+func needMasked(n int, words []uint64, lo, hi []float64) {
+	if blocks := (n + Block - 1) / Block; len(words) < (n+63)/64 || len(lo) < blocks || len(hi) < blocks {
+		panic(fmt.Sprintf("kernels: %d elements want %d words and %d statistics, got %d, %d and %d",
+			n, (n+63)/64, blocks, len(words), len(lo), len(hi)))
+	}
+}
 
 // MaxMaskedPortable is MaxMasked without SIMD.
 func MaxMaskedPortable(xs []float64, words []uint64, hi []float64) { maxMaskedGo(xs, words, hi) }

@@ -500,3 +500,37 @@ func testPlainExtremes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedLengthsChecked: statistics or words shorter than the elements
+// want panic on every path, even with capacity to spare (the assembly
+// took the capacity on trust and wrote past the length; the portable
+// loops stopped at it).
+func TestMaskedLengthsChecked(t *testing.T) {
+	eachPath(t, func(t *testing.T) {
+		xs := make([]float64, 2*Block)
+		for i := range xs {
+			xs[i] = 1
+		}
+		words := make([]uint64, 2*Block/64)
+		for i := range words {
+			words[i] = ^uint64(0)
+		}
+		backing := make([]float64, 2)
+		mustPanic := func(what string, f func()) {
+			t.Helper()
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", what)
+				}
+			}()
+			f()
+		}
+		mustPanic("MaxMasked, one statistic for two blocks", func() { MaxMasked(xs, words, backing[:1]) })
+		mustPanic("MaxMasked, words for one block", func() { MaxMasked(xs, words[:Block/64], backing) })
+		mustPanic("MinMaxMasked, one lo", func() { MinMaxMasked(PlainFloats(xs), words, backing[:1], make([]float64, 2)) })
+		if backing[1] != 0 {
+			t.Errorf("a statistic past the length was written: %v", backing[1])
+		}
+		MaxMasked(xs, words, backing) // the right lengths pass
+	})
+}
