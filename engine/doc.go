@@ -47,7 +47,7 @@
 //   - plan.go: Plan, Placement, Claim and Limits, what PlaceBatch returns.
 //   - cloud.go: Cloud, Host and Aggregate, what a snapshot is built from.
 //   - weighers.go: the weigher indexes and what each weigher is (its multiplier's name, whether it reads a column).
-//   - errors.go: the errors of a placement (NoValidHost, metric not found, Nova's exceptions).
+//   - errors.go: the errors of a placement (NoValidHost, metric not found, Nova's exceptions) and ErrNotFound.
 //   - validate.go: ValidationError and the checks of clouds, configurations and requests.
 //   - limits.go: the bounds of the numbers a cloud and a request carry (MaxMB, MaxGB, MaxRatio, MaxFactor, MaxInstances).
 //

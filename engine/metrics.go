@@ -14,9 +14,10 @@ const (
 	OutcomeConflict    = "conflict"
 	OutcomeInvalid     = "invalid"
 	OutcomeCanceled    = "canceled"
-	// OutcomeUnavailable is a shared commit layer's ErrUnavailable: the
-	// request may have been committed (its instances tell), unlike a
-	// canceled one, which was not.
+	// OutcomeUnavailable is a shared commit layer's ErrUnavailable
+	// (engine/etcdstore without its quorum in time): nothing was
+	// committed, unless its message says the outcome is unknown, when
+	// the shared state tells. A canceled request committed nothing.
 	OutcomeUnavailable = "unavailable"
 	OutcomeError       = "error"
 )

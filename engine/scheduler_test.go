@@ -634,9 +634,10 @@ type noLocal struct{ Backend }
 func (noLocal) Local() *Store { return nil }
 
 // TestStatsConsistent reads Stats while requests finish: no outcome is
-// ever counted without its request, nor Partial without Placed (Requests
-// was counted first and read first, so a read could find more placed
-// than finished requests).
+// ever counted without its request (Requests was counted first and read
+// first, so a read could find more placed than finished requests). A
+// race: the old order failed it only when a request finished between two
+// of the reads.
 func TestStatsConsistent(t *testing.T) {
 	s := mustStore(t, tightCloud(64))
 	sc := NewScheduler(s, SchedulerOptions{Workers: 4})

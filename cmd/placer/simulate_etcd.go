@@ -90,11 +90,21 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 	// A run that ends early closes its placers too (their watches would
 	// hold the cluster's close up); the run's end closes them itself.
 	placersClosed := false
+	// replaced are the placers the faults replaced (set once the
+	// background goroutines are waited for), closed with the others.
+	var replaced []*etcdPlacer
 	defer func() {
+		if placersClosed {
+			return
+		}
 		for i := range slots {
-			if p := slots[i].Load(); p != nil && !placersClosed {
+			if p := slots[i].Load(); p != nil {
 				p.close()
 			}
+		}
+		for _, p := range replaced {
+			p.store.Close()
+			p.cli.Close()
 		}
 	}()
 	for i := range slots {
@@ -135,7 +145,6 @@ func runEtcdSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint
 			}
 		}
 	}()
-	var replaced []*etcdPlacer
 	if o.faults {
 		bg.Add(1)
 		go func() {

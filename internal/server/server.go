@@ -92,7 +92,9 @@ type Options struct {
 // Backend is the commit layer a Server places, commits and changes the
 // cloud through: an engine.Store (New), or a cloud shared with other
 // processes through etcd (an *etcdstore.Store, NewEtcd). The changes
-// return the version of the snapshot that shows them.
+// return the version of the snapshot that shows them; a change naming a
+// node or an instance the store does not hold returns an error matching
+// engine.ErrNotFound (answered 404).
 type Backend interface {
 	engine.Backend
 	UpdateHost(ctx context.Context, hn engine.HostNode, u engine.HostUsage) (uint64, error)

@@ -316,8 +316,8 @@ func (s *soak) oversized(r *rand.Rand) {
 	p := paths[r.IntN(len(paths))]
 	// Streamed, not held: a client holding --max-body bytes per request
 	// ran out of memory at a few gigabytes.
-	n := s.o.MaxBodyBytes + 1 + int64(r.IntN(64<<10))
 	const head = `{"flavor": {"memory_mb": 512}, "x": "`
+	n := max(s.o.MaxBodyBytes+1, int64(len(head))) + int64(r.IntN(64<<10))
 	body := io.MultiReader(strings.NewReader(head), io.LimitReader(xs{}, n-int64(len(head))))
 	req, err := http.NewRequestWithContext(s.ctx, p.method, s.o.URL+p.path, body)
 	if err != nil {
