@@ -44,6 +44,7 @@ func newSnapshot(c Cloud, in buildInput) (*Snapshot, error) {
 	// An id of its own, as a store's (Store.publish gives the store's):
 	// Commit refuses a plan of a bare snapshot too.
 	s := &Snapshot{version: snapshotVersions.Add(1), store: storeIDs.Add(1), cfg: cfg, n: n, pool: &scratchPool{}}
+	s.tracksPlaced = tracksPlaced(&s.cfg)
 	for _, name := range cfg.LoadFilters() {
 		s.chain = append(s.chain, uint8(slices.Index(KnownFilters, name)))
 		if r, ok := resourceRules[name]; ok {

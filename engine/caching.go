@@ -141,6 +141,9 @@ func (s *Snapshot) withPlan(plan *Plan, rec *recycler) *Snapshot {
 		if g := plan.Group; g != nil {
 			d.groupPlaced = setGroupPlaced(d.groupPlaced, s.groupPlaced, g.UUID, p.InstanceUUID, placedAt(p.Host, s.info.isIronic(p.HostID)))
 		}
+		if s.tracksPlaced && !s.info.isIronic(p.HostID) {
+			d.placedSince = notePlaced(d.placedSince, s.placedSince, p.InstanceUUID, p.Host)
+		}
 	}
 	d.delta = s.delta.with(&ov)
 	if d.delta.len() > maxDelta {

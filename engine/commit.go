@@ -242,6 +242,9 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				s.joinGroupLocked(e.group, p.Host)
 			}
 		}
+		if next.snap.tracksPlaced && !e.whole {
+			next.snap.placedSince = notePlaced(next.snap.placedSince, st.snap.placedSince, p.InstanceUUID, p.Host)
+		}
 		put = append(put, ledgerPut{p.InstanceUUID, ids[i], e})
 		if s.opts.Journal {
 			s.journal = append(s.journal, JournalEntry{

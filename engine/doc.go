@@ -29,7 +29,7 @@
 //
 //  1. Values and errors: config.go, request.go, plan.go, cloud.go, weighers.go, errors.go, validate.go, limits.go
 //  2. Column types: hostinfo.go, memo.go, ironic.go
-//  3. The snapshot: snapshot.go, grouptable.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
+//  3. The snapshot: snapshot.go, grouptable.go, placedsince.go, shard.go, usage.go, delta.go, rawcols.go, summaryupdate.go, resources.go, capacity.go, scratch.go, recycle.go, build.go, summarise.go, buildkeys.go, aggclasses.go, derive.go
 //  4. Filters and rankers: batch.go, group.go, hostattrs.go, filters.go, masks.go, verdict.go, statickeys.go, attrfilters.go, capfilter.go, cidrfilter.go, jsoncols.go, intattrs.go, fused.go, weigh.go, collector.go, recency.go, rank.go, rankview.go, baseline.go, lineage.go, rankcache.go, fitcache.go, dense.go, denseraw.go, blockstats.go, lazybounds.go, modelbounds.go, trees.go, scaled.go, rescore.go, search.go
 //  5. The placement loop: chain.go, place.go, evaluate.go, chance.go, explain.go, explain_reasons.go, whatif.go
 //  6. Commits and metrics: store.go, commit.go, store_update.go, joined.go, validate_changes.go, committed.go, changes.go, metrics.go, backend.go, external.go, whatif_store.go
@@ -59,6 +59,7 @@
 // The snapshot:
 //   - snapshot.go: Snapshot, its invariants and accessors, and derive, the copy a Store publishes.
 //   - grouptable.go: the server-group members a Store committed, in a persistent hash trie (a commit copies one path).
+//   - placedsince.go: the instances a Store committed or released since the instance lists were built, for the hints' lookups by uuid.
 //   - shard.go: a shard's columns and the weigher multipliers' summary.
 //   - usage.go: a host's usage (hostRes), consuming a claim (an ironic node whole), the int32 usage columns, and the usages over them: a commit's pending usage and a batch's overlay.
 //   - delta.go: the snapshot's usage delta and its compaction into shard copies.

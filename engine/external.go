@@ -189,6 +189,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		groups = nil
 	}
 	groupsChanged := ch.Reset && ch.Cloud == nil && snap.groupPlaced.len() > 0
+	placed := snap.placedSince
 	for _, uuid := range ch.Deleted {
 		e, ok := s.ledger[uuid]
 		if !ok {
@@ -197,6 +198,10 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		s.forgetLocked(uuid, e)
 		if e.group != "" {
 			groups = setGroupPlaced(groups, snap.groupPlaced, e.group, uuid, "")
+			groupsChanged = true
+		}
+		if snap.tracksPlaced && !e.whole {
+			placed = noteReleased(placed, snap.placedSince, uuid)
 			groupsChanged = true
 		}
 	}
@@ -219,6 +224,13 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, placedAt(in.Host.Host, in.Whole))
 			groupsChanged = true
 		}
+		if snap.tracksPlaced && !in.Whole {
+			placed = notePlaced(placed, snap.placedSince, in.UUID, in.Host.Host)
+			groupsChanged = true
+		}
+	}
+	if ch.Reset && ch.Cloud == nil { // the ledger is new; the lists are not
+		placed, groupsChanged = s.placedSinceLocked(), true
 	}
 	s.ledgerPutAllLocked(put)
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
@@ -231,7 +243,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		return snap.version, nil
 	}
 	next := s.applyLocked(st, &ov)
-	next.snap.groupPlaced = groups
+	next.snap.groupPlaced, next.snap.placedSince = groups, placed
 	s.publish(next)
 	return next.snap.version, nil
 }

@@ -138,6 +138,22 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	var one [1]uint32
 	for _, u := range uuids {
+		// Committed or released since the lists were built: where the
+		// Store says (placedsince.go).
+		if host, released, ok := b.s.placedSince.placedSinceOf(u); ok {
+			if !released {
+				// The dict of the host name's nodes that are not ironic.
+				for id := range b.s.info.byHost(host).All() {
+					if !b.s.info.isIronic(id) {
+						for _, id := range b.s.info.instNodes(b.s.info.nameOf(id), &one) {
+							m.Add(id)
+						}
+						break
+					}
+				}
+			}
+			continue
+		}
 		for nid := range b.s.info.instances.NamesOf(u) {
 			for _, id := range b.s.info.instNodes(nid, &one) {
 				m.Add(id)

@@ -48,6 +48,12 @@ type Snapshot struct {
 	// Store's commit-time check does. Copy-on-write: never modified once
 	// the snapshot is published (grouptable.go).
 	groupPlaced *groupTable
+	// placedSince lists the instances a Store committed or released since
+	// the instance lists were built, by uuid (placedsince.go); nil unless
+	// tracksPlaced. Copy-on-write as groupPlaced.
+	placedSince *groupTable
+	// tracksPlaced is tracksPlaced(&cfg), resolved once.
+	tracksPlaced bool
 	// delta is the usage of the hosts Store commits changed since their
 	// shards were copied and of those the int32 columns cannot hold (nil:
 	// none); see usageDelta.

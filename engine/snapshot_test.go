@@ -24,6 +24,7 @@ func TestDeriveCopiesEveryField(t *testing.T) {
 	}
 	parent.delta = &usageDelta{ids: []uint32{1}, res: []hostRes{{freeRAM: 512}}}
 	parent.groupPlaced = setGroupPlaced(nil, nil, "g", "inst", "h1")
+	parent.placedSince, parent.tracksPlaced = notePlaced(nil, nil, "inst", "h1"), true
 	parent.store = 7
 	field := func(v reflect.Value, i int) any {
 		f := v.Field(i)

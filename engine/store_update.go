@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -133,6 +134,9 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 	next := s.applyLocked(st, &ov)
 	if e.group != "" {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")
+	}
+	if next.snap.tracksPlaced && !e.whole {
+		next.snap.placedSince = noteReleased(next.snap.placedSince, st.snap.placedSince, uuid)
 	}
 	s.forgetLocked(uuid, e)
 	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim, Whole: e.whole})
@@ -283,7 +287,7 @@ func (s *Store) SetAggregateMetadata(name string, set map[string]string, del []s
 // What a caller sees: the usage committed while it built is in the new
 // snapshot; an instance committed (or deleted) while it built joins (or
 // leaves) its host's instance list at the next rebuild, as one committed
-// after it does.
+// after it does, and the hints see it at once (placedSince).
 func (s *Store) rebuild(change func(c Cloud) (Cloud, []int32, error), after func(v uint64)) (uint64, error) {
 	s.rebuildMu.Lock()
 	defer s.rebuildMu.Unlock()
@@ -334,8 +338,8 @@ func (s *Store) buildOutside(c Cloud, in buildInput) (*Snapshot, error) {
 // store's (its aggregates may differ), under the mutex (see rebuild and
 // installLocked): the current usage of every host is carried over
 // exactly, and the instances committed through the store join their
-// hosts' instance lists (so group filters and same_host/different_host
-// hints see them from now on).
+// hosts' instance lists (which same_host/different_host hints read
+// through placedSince until then).
 func (s *Store) rebuildLocked(c Cloud) (uint64, error) {
 	old := keepAll(len(c.Hosts))
 	in := buildInput{trusted: len(old), derive: newDerivation(s.cur.Load().snap.info, old, s.cloud.Aggregates, s.builtWith)}
@@ -447,7 +451,37 @@ func (s *Store) publishBuiltLocked(c Cloud, snap *Snapshot, in buildInput, old *
 	}
 	s.noteJoinedLocked(c, snap, in)
 	s.cloud, s.builtWith = c, in.committed
+	snap.placedSince = s.placedSinceLocked() // the lists are new
 	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return snap.version
+}
+
+// placedSinceLocked is placedSince for the ledger and lists built with
+// s.builtWith: the ledger's instances not in builtWith (or there on
+// another node), and builtWith's no longer in the ledger (or moved).
+// O(ledger); called when the lists are built again, or the ledger reset.
+func (s *Store) placedSinceLocked() *groupTable {
+	if !tracksPlaced(&s.cloud.Config) {
+		return nil
+	}
+	var t *groupTable
+	for uuid, e := range s.ledger {
+		if e.whole {
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(s.builtWith[e.host], uuid, strings.Compare); !found {
+			t = notePlaced(t, nil, uuid, e.host.Host)
+		}
+	}
+	for hn, uuids := range s.builtWith {
+		for _, u := range uuids {
+			if e, ok := s.ledger[u]; !ok || e.host != hn {
+				if _, moved := t.members(u)[u]; !moved {
+					t = noteReleased(t, nil, u)
+				}
+			}
+		}
+	}
+	return t
 }
