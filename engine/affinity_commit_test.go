@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -84,4 +85,63 @@ func TestCommitAffinity(t *testing.T) {
 			t.Fatalf("partial: %+v %v", res, err)
 		}
 	})
+}
+
+// TestCommitGroupAsBatch: the commit holds a plan to the group rules a
+// fresh placement applies, no more, no less. An affinity request listing
+// a member the cloud shows on one host, with no group hosts, may be
+// placed on any host (ServerGroupAffinityFilter reads group.hosts alone),
+// and its commit is accepted (it was refused at every retry: the commit
+// pinned the member's host). An anti-affinity request listing an
+// instance the Store committed outside the group counts it where its
+// batch does: on its host at once where the snapshots note the instances
+// committed since their lists (a hints' filter enabled), in the host's
+// list after a rebuild otherwise (the commit counted it at once whatever
+// the batch did: refused at every retry); not once it is released.
+func TestCommitGroupAsBatch(t *testing.T) {
+	c := tightCloud(3)
+	c.Hosts[0].Instances = []string{"m"}
+	s := mustStore(t, c)
+	r := req("a")
+	r.InstanceGroup = &InstanceGroup{UUID: "g", Policy: PolicyAffinity, Members: []string{"m"}}
+	r.IgnoreHosts = []string{"h0000"}
+	plan := mustPlan(t, s.Snapshot(), r)
+	if _, err := s.Commit(plan); err != nil {
+		t.Fatalf("an affinity plan a fresh placement makes: %v", err)
+	}
+
+	for _, tracked := range []bool{false, true} {
+		c := tightCloud(3)
+		if tracked {
+			c.Config.Filters = append(c.Config.Filters, DifferentHostFilter)
+		}
+		s := mustStore(t, c)
+		anti := req("b")
+		anti.InstanceGroup = &InstanceGroup{UUID: "h", Policy: PolicyAntiAffinity, Members: []string{"o"}}
+		anti.IgnoreHosts = []string{"h0000", "h0001"} // h0002 alone
+		before := mustPlan(t, s.Snapshot(), anti)     // o is nowhere yet
+		o := req("o")                                 // outside any group, onto h0002
+		o.IgnoreHosts = []string{"h0000", "h0001"}
+		if _, err := s.Commit(mustPlan(t, s.Snapshot(), o)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := PlaceBatch(context.Background(), s.Snapshot(), anti)
+		if errors.Is(err, ErrNoValidHost) != tracked {
+			t.Fatalf("tracked %v: b placed afresh beside o: %v", tracked, err)
+		}
+		_, err = s.Commit(before)
+		var ce *ConflictError
+		if refused := errors.As(err, &ce) && ce.Reasons[0] == ServerGroupAntiAffinityFilter; refused != tracked || !refused && err != nil {
+			t.Fatalf("tracked %v: b's older plan beside o: %v (a fresh placement refused: %v)", tracked, err, tracked)
+		}
+		if !tracked {
+			continue
+		}
+		if _, err := s.DeleteInstance("o"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Commit(mustPlan(t, s.Snapshot(), anti)); err != nil {
+			t.Fatalf("b once o is released: %v", err)
+		}
+	}
 }

@@ -258,22 +258,20 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 	return res, nil
 }
 
-// groupHostsLocked is the affinity group's host names: those the request
-// gave, those where the snapshot lists a member, and those of the members
-// committed through the store.
+// groupHostsLocked is the affinity group's host names as a batch on snap
+// reads them (newGroupState): those the request gave and those of the
+// members the store committed in the group, on an ironic node too (its
+// host joins group.hosts). Not the hosts of the request's other members:
+// ServerGroupAffinityFilter reads group.hosts alone, and a commit held to
+// more than a fresh placement is refused at every retry.
 func (s *Store) groupHostsLocked(snap *Snapshot, g *GroupClaim) map[string]bool {
 	hosts := map[string]bool{}
 	for _, h := range g.Hosts {
 		hosts[h] = true
 	}
-	for _, m := range g.Members {
-		if e, committed := s.ledger[m]; committed {
-			hosts[e.host.Host] = true
-			continue
-		}
-		for nid := range snap.info.instances.NamesOf(m) {
-			hosts[snap.info.names.Name(nid)] = true
-		}
+	for _, at := range snap.groupPlaced.members(g.UUID) {
+		host, _ := placedOn(at)
+		hosts[host] = true
 	}
 	for host := range s.byGroup[g.UUID] {
 		hosts[host] = true
@@ -282,18 +280,16 @@ func (s *Store) groupHostsLocked(snap *Snapshot, g *GroupClaim) map[string]bool 
 }
 
 // groupCountLocked counts, per host name, the anti-affinity group's members
-// already there: those the snapshot lists on the host and those committed
-// through the store.
+// already there, as a batch on snap counts them (newGroupState): those the
+// store committed in the group where it committed them (none on an ironic
+// node), the request's other members where snap has them (memberKeys).
 func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 	count := map[string]int{}
 	for _, m := range g.Members {
-		if e, committed := s.ledger[m]; committed {
-			if e.group != g.UUID && !e.whole { // else counted below, under its group; none on an ironic node
-				count[e.host.Host]++
-			}
-			continue
+		if e, committed := s.ledger[m]; committed && e.group == g.UUID {
+			continue // counted below, under its group
 		}
-		for nid := range snap.info.instances.NamesOf(m) {
+		for nid := range snap.memberKeys(m) {
 			count[snap.info.names.Name(nid)]++
 		}
 	}

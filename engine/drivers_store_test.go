@@ -183,3 +183,33 @@ func checkJournal(t *testing.T, c Cloud, s *Store) {
 		}
 	}
 }
+
+// TestIronicAffinityCommit: a member an affinity group committed on an
+// ironic node pins the group's host for the commits of its other
+// requests, as it does for their batches (its host joins group.hosts):
+// two requests of a new group planned on one snapshot onto two hosts
+// both committed before, the group split across the hosts.
+func TestIronicAffinityCommit(t *testing.T) {
+	c := ironicCloud()
+	c.Hosts[1].Host = "bm2" // n1 on bm, n2 on bm2: two host names
+	s := mustStore(t, c)
+	snap := s.Snapshot()
+	g := &InstanceGroup{UUID: "g", Policy: PolicyAffinity}
+	a, b := req("a"), req("b")
+	a.InstanceGroup, b.InstanceGroup = g, g
+	a.IgnoreHosts, b.IgnoreHosts = []string{"bm2", "vm"}, []string{"bm", "vm"}
+	pa, pb := mustPlan(t, snap, a), mustPlan(t, snap, b)
+	if pa.Placements[0].Host != "bm" || pb.Placements[0].Host != "bm2" {
+		t.Fatalf("planned on %s and %s, want bm and bm2", pa.Placements[0].Host, pb.Placements[0].Host)
+	}
+	if _, err := s.Commit(pa); err != nil {
+		t.Fatal(err)
+	}
+	var ce *ConflictError
+	if _, err := s.Commit(pb); !errors.As(err, &ce) || ce.Reasons[0] != ServerGroupAffinityFilter {
+		t.Fatalf("b on bm2 after a on bm: %v, want a ServerGroupAffinityFilter conflict", err)
+	}
+	if _, err := PlaceBatch(context.Background(), s.Snapshot(), b); !errors.Is(err, ErrNoValidHost) {
+		t.Fatalf("b placed afresh: %v, want NoValidHost (the group is on bm)", err)
+	}
+}

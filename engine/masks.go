@@ -141,15 +141,9 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 		// Committed or released since the lists were built: where the
 		// Store says (placedsince.go).
 		if host, released, ok := b.s.placedSince.placedSinceOf(u); ok {
-			if !released {
-				// The dict of the host name's nodes that are not ironic.
-				for id := range b.s.info.byHost(host).All() {
-					if !b.s.info.isIronic(id) {
-						for _, id := range b.s.info.instNodes(b.s.info.nameOf(id), &one) {
-							m.Add(id)
-						}
-						break
-					}
+			if key, on := b.s.info.placedKey(host); !released && on {
+				for _, id := range b.s.info.instNodes(key, &one) {
+					m.Add(id)
 				}
 			}
 			continue

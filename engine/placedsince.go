@@ -10,12 +10,17 @@ import "slices"
 // changed since the lists were built, for those lookups by uuid: each
 // instance committed since, at the host name it was committed on, and
 // each one released since (releasedMark), whether the lists hold it or
-// not. It is a groupTable keyed by the instance's uuid (one member, the
-// instance itself), copy-on-write as groupPlaced is, and kept only when
-// SameHostFilter or DifferentHostFilter is enabled (tracksPlaced): no
-// other filter looks instances up by uuid. An instance on an ironic node
-// is in no list (its node's instance dict is new at every request,
-// ironic.go), so it is not noted either.
+// not. The server-group rules look a request's listed members up the
+// same way when it is kept (a member the Store committed outside the
+// group, a released one; the members it committed in the group are
+// groupPlaced's). It is a groupTable keyed by the instance's uuid (one
+// member, the instance itself), copy-on-write as groupPlaced is, and kept
+// only when SameHostFilter or DifferentHostFilter is enabled
+// (tracksPlaced): kept for every configuration, its notes made the
+// uniform Scheduler stream 0.68 times as fast (paired, AMD EPYC), a map
+// and a trie path per instance committed under the Store's mutex.
+// An instance on an ironic node is in no list (its node's instance dict
+// is new at every request, ironic.go), so it is not noted either.
 //
 // JsonFilter's $instances and a capability walk through a host's
 // instances still read the lists (docs/concurrency.md, "Known limits").
@@ -25,10 +30,23 @@ import "slices"
 const releasedMark = "\x00"
 
 // tracksPlaced reports whether snapshots of a store of cfg keep
-// placedSince.
+// placedSince: whether the hints' filters, which look instances up by
+// uuid, are enabled.
 func tracksPlaced(cfg *Config) bool {
 	f := cfg.LoadFilters()
 	return slices.Contains(f, SameHostFilter) || slices.Contains(f, DifferentHostFilter)
+}
+
+// placedKey is the instance key (ironic.go) of the dict a Store's
+// committed instance on host name host is in: that of the name's nodes
+// that are not ironic (-1, false: the snapshot has none).
+func (info *hostInfo) placedKey(host string) (int32, bool) {
+	for id := range info.byHost(host).All() {
+		if !info.isIronic(id) {
+			return info.nameOf(id), true
+		}
+	}
+	return -1, false
 }
 
 // notePlaced is t with uuid committed on host name host since the lists
