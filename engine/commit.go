@@ -309,12 +309,18 @@ func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
 	if plan.BaseVersion > snap.version {
 		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)
 	}
+	// The bounds are a request's (limits.go): a literal's claim past them
+	// would wrap the usage's int64 arithmetic in a few commits (a forced
+	// one skips every check).
+	const diskMB = 2 * MaxGB * 1024 // root_gb + ephemeral_gb
 	for _, c := range []struct {
 		field string
 		v     int64
-	}{{"memory_mb", plan.Claim.MemoryMB}, {"vcpus", plan.Claim.VCPUs}, {"disk_mb", plan.Claim.DiskMB}, {"disk_request_mb", plan.Claim.DiskRequestMB}} {
-		if c.v < 0 {
-			return invalid("plan.claim."+c.field, "want a number >= 0, got %d", c.v)
+		max   int64
+	}{{"memory_mb", plan.Claim.MemoryMB, MaxMB}, {"vcpus", plan.Claim.VCPUs, MaxMB}, {"disk_mb", plan.Claim.DiskMB, diskMB},
+		{"disk_request_mb", plan.Claim.DiskRequestMB, diskMB + MaxMB}} {
+		if c.v < 0 || c.v > c.max {
+			return invalid("plan.claim."+c.field, "want a number from 0 to %d, got %d", c.max, c.v)
 		}
 	}
 	if g := plan.Group; g != nil && g.UUID == "" {

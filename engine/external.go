@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // A Store can mirror a commit layer shared by several processes
@@ -138,6 +141,17 @@ type ExternalChange struct {
 // enter the change log (warm starts stay warm). ApplyExternal does not
 // journal: the commit layer it mirrors keeps the record.
 func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
+	// Usage is checked as UpdateHost checks a report, before anything
+	// changes: a record no report could make is refused, not applied.
+	for i, u := range ch.Usage {
+		if err := ValidateUsage(u.Usage); err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				return 0, invalid(fmt.Sprintf("usage[%d] (%s/%s).%s", i, u.Host.Host, u.Host.Node, strings.TrimPrefix(ve.Field, "usage.")), "%s", ve.Msg)
+			}
+			return 0, err
+		}
+	}
 	var snap *Snapshot
 	var c Cloud
 	var in buildInput

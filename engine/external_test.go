@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -156,5 +157,27 @@ func TestApplyExternal(t *testing.T) {
 	if id, ok := after.info.byHostNode(hn(during)); !ok || after.Usage(id).FreeRAMMB != freeBefore-small.MemoryMB {
 		t.Fatalf("the commit made while ApplyExternal rebuilt is not in its snapshot: %s free RAM %+v, want %d",
 			during.Host, after.Usage(id), freeBefore-small.MemoryMB)
+	}
+}
+
+// TestApplyExternalRefusesBadUsage: a usage record no report could make
+// (a negative counter, a size past the bounds) is refused, naming its
+// node and field, and nothing of the change is applied (it was applied).
+func TestApplyExternalRefusesBadUsage(t *testing.T) {
+	s := mustStore(t, tightCloud(2))
+	v := s.Version()
+	h0 := s.Snapshot().HostNode(0)
+	for _, u := range []HostUsage{{FreeRAMMB: 1024, VCPUsUsed: -1}, {FreeRAMMB: MaxMB + 1}} {
+		_, err := s.ApplyExternal(ExternalChange{
+			Usage:  []HostUsageOf{{Host: h0, Usage: HostUsage{FreeRAMMB: 1}}, {Host: s.Snapshot().HostNode(1), Usage: u}},
+			Placed: []Instance{{UUID: "a", Host: h0, Claim: Claim{MemoryMB: 1}}},
+		})
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Field, "usage[1] (h0001/h0001).") {
+			t.Fatalf("%+v: %v, want a ValidationError naming usage[1]", u, err)
+		}
+		if s.Version() != v || s.Instances() != 0 {
+			t.Fatalf("%+v: a refused change was applied (version %d, %d instances)", u, s.Version(), s.Instances())
+		}
 	}
 }

@@ -334,6 +334,10 @@ func TestCommitRefusesWhatNoPlanHolds(t *testing.T) {
 		{"plan.claim.vcpus", func(p *Plan) { p.Claim.VCPUs = -100 }},
 		{"plan.claim.disk_mb", func(p *Plan) { p.Claim.DiskMB = -1 }},
 		{"plan.claim.disk_request_mb", func(p *Plan) { p.Claim.DiskRequestMB = -1 }},
+		// Past a request's bounds: a forced literal would wrap the usage.
+		{"plan.claim.memory_mb", func(p *Plan) { p.Claim.MemoryMB, p.Forced = 1<<62, true }},
+		{"plan.claim.vcpus", func(p *Plan) { p.Claim.VCPUs = MaxMB + 1 }},
+		{"plan.claim.disk_request_mb", func(p *Plan) { p.Claim.DiskRequestMB = 1 << 62 }},
 		{"plan.group.max_server_per_host", func(p *Plan) {
 			p.Group = &GroupClaim{UUID: "g", Policy: PolicyAntiAffinity, MaxServerPerHost: 0}
 		}},
