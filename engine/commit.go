@@ -280,14 +280,28 @@ func (s *Store) groupHostsLocked(snap *Snapshot, g *GroupClaim) map[string]bool 
 }
 
 // groupCountLocked counts, per host name, the anti-affinity group's members
-// already there, as a batch on snap counts them (newGroupState): those the
-// store committed in the group where it committed them (none on an ironic
-// node), the request's other members where snap has them (memberKeys).
+// already there: those the store committed in the group where it
+// committed them (none on an ironic node), the request's other members
+// where snap has them (memberKeys), as a batch on snap counts them. But a
+// member the store committed outside the group counts where it was
+// committed when snap keeps no notes of the instances committed since
+// its lists (tracksPlaced): the batch, which sees it in the lists only
+// after a rebuild, may place beside it, and the commit is stricter than
+// the batch rather than let two members share a host (Nova's host state
+// would show the instance).
 func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 	count := map[string]int{}
 	for _, m := range g.Members {
-		if e, committed := s.ledger[m]; committed && e.group == g.UUID {
-			continue // counted below, under its group
+		if e, committed := s.ledger[m]; committed {
+			if e.group == g.UUID {
+				continue // counted below, under its group
+			}
+			if !snap.tracksPlaced {
+				if !e.whole {
+					count[e.host.Host]++
+				}
+				continue
+			}
 		}
 		for nid := range snap.memberKeys(m) {
 			count[snap.info.names.Name(nid)]++
@@ -297,6 +311,25 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 		count[host] += c
 	}
 	return count
+}
+
+// checkClaim refuses a claim (named field) past a request's bounds
+// (limits.go): a literal's claim past them would wrap the usage's int64
+// arithmetic in a few commits (a forced one skips every check), and a
+// deletion would give it back.
+func checkClaim(field string, c Claim) error {
+	const diskMB = 2 * MaxGB * 1024 // root_gb + ephemeral_gb
+	for _, v := range []struct {
+		field string
+		v     int64
+		max   int64
+	}{{"memory_mb", c.MemoryMB, MaxMB}, {"vcpus", c.VCPUs, MaxMB}, {"disk_mb", c.DiskMB, diskMB},
+		{"disk_request_mb", c.DiskRequestMB, diskMB + MaxMB}} {
+		if v.v < 0 || v.v > v.max {
+			return invalid(field+"."+v.field, "want a number from 0 to %d, got %d", v.max, v.v)
+		}
+	}
+	return nil
 }
 
 // checkPlanLocked returns a *ValidationError for what plan cannot hold
@@ -309,19 +342,8 @@ func (s *Store) checkPlanLocked(plan *Plan, snap *Snapshot) error {
 	if plan.BaseVersion > snap.version {
 		return invalid("plan.base_version", "version %d is past the store's %d: the plan was not made on this store", plan.BaseVersion, snap.version)
 	}
-	// The bounds are a request's (limits.go): a literal's claim past them
-	// would wrap the usage's int64 arithmetic in a few commits (a forced
-	// one skips every check).
-	const diskMB = 2 * MaxGB * 1024 // root_gb + ephemeral_gb
-	for _, c := range []struct {
-		field string
-		v     int64
-		max   int64
-	}{{"memory_mb", plan.Claim.MemoryMB, MaxMB}, {"vcpus", plan.Claim.VCPUs, MaxMB}, {"disk_mb", plan.Claim.DiskMB, diskMB},
-		{"disk_request_mb", plan.Claim.DiskRequestMB, diskMB + MaxMB}} {
-		if c.v < 0 || c.v > c.max {
-			return invalid("plan.claim."+c.field, "want a number from 0 to %d, got %d", c.max, c.v)
-		}
+	if err := checkClaim("plan.claim", plan.Claim); err != nil {
+		return err
 	}
 	if g := plan.Group; g != nil && g.UUID == "" {
 		// "" is the ledger's "no group": the members would be counted

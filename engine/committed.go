@@ -113,3 +113,53 @@ func (s *Store) ledgerResetLocked() {
 func (s *Store) committedLocked() map[HostNode][]string {
 	return maps.Clone(s.committed)
 }
+
+// placedSinceLocked is snap's placedSince for the store's committed
+// instances (s.committed, per node) and the lists built with s.builtWith:
+// per node of snap that is not ironic, the instances committed there and
+// not in its built list, and those in its built list committed nowhere
+// now. A node whose list is still the one built (the same slice: lists
+// are never modified) is skipped, so that a rebuild soon after the last
+// costs little; a removed node, whose instances the store forgets, has
+// no note.
+func (s *Store) placedSinceLocked(snap *Snapshot) *groupTable {
+	if !snap.tracksPlaced {
+		return nil
+	}
+	counted := func(hn HostNode) bool {
+		id, ok := snap.info.byHostNode(hn)
+		return ok && !snap.info.isIronic(id)
+	}
+	var t *groupTable
+	var gone []string
+	for hn, now := range s.committed {
+		built := s.builtWith[hn]
+		if len(now) == len(built) && (len(now) == 0 || &now[0] == &built[0]) || !counted(hn) {
+			continue
+		}
+		i, j := 0, 0 // both sorted
+		for i < len(now) || j < len(built) {
+			switch {
+			case j == len(built) || i < len(now) && now[i] < built[j]:
+				t = notePlaced(t, nil, now[i], hn.Host)
+				i++
+			case i == len(now) || built[j] < now[i]:
+				gone = append(gone, built[j])
+				j++
+			default:
+				i, j = i+1, j+1
+			}
+		}
+	}
+	for hn, built := range s.builtWith {
+		if _, merged := s.committed[hn]; !merged && counted(hn) {
+			gone = append(gone, built...)
+		}
+	}
+	for _, u := range gone {
+		if _, placed := t.members(u)[u]; !placed {
+			t = noteReleased(t, nil, u, true)
+		}
+	}
+	return t
+}

@@ -125,7 +125,7 @@
 //   - store_update.go: compute node reports, deletions, host and aggregate changes, the journal.
 //   - joined.go: the nodes that joined a Store's cloud since its start (removed and added again, changed by an external rebuild), whose placements in older plans are refused.
 //   - validate_changes.go: the checks of a store change before it applies (ValidateAddHosts, ValidateAggregate, ValidateUsage).
-//   - committed.go: the instances committed through a Store, per host, kept as its ledger changes, for its builds.
+//   - committed.go: the instances committed through a Store, per host, kept as its ledger changes, for its builds, and the notes of those committed or released since its lists were built.
 //   - changes.go: the log of the hosts each commit changed.
 //   - metrics.go: the Prometheus metrics of a Store and a Scheduler.
 //   - backend.go: Backend, the commit layer a Scheduler uses (a Store, or one shared through etcd), and ErrUnavailable.

@@ -141,8 +141,14 @@ type ExternalChange struct {
 // enter the change log (warm starts stay warm). ApplyExternal does not
 // journal: the commit layer it mirrors keeps the record.
 func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
-	// Usage is checked as UpdateHost checks a report, before anything
-	// changes: a record no report could make is refused, not applied.
+	// Usage is checked as UpdateHost checks a report, and claims as a
+	// plan's, before anything changes: a record no report or plan could
+	// make is refused, not applied.
+	for i, in := range ch.Placed {
+		if err := checkClaim(fmt.Sprintf("placed[%d] (%s).claim", i, in.UUID), in.Claim); err != nil {
+			return 0, err
+		}
+	}
 	for i, u := range ch.Usage {
 		if err := ValidateUsage(u.Usage); err != nil {
 			var ve *ValidationError
@@ -215,7 +221,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groupsChanged = true
 		}
 		if snap.tracksPlaced && !e.whole {
-			placed = noteReleased(placed, snap.placedSince, uuid)
+			placed = noteReleased(placed, snap.placedSince, uuid, snap.listed(uuid))
 			groupsChanged = true
 		}
 	}
@@ -243,10 +249,10 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groupsChanged = true
 		}
 	}
-	if ch.Reset && ch.Cloud == nil { // the ledger is new; the lists are not
-		placed, groupsChanged = s.placedSinceLocked(), true
-	}
 	s.ledgerPutAllLocked(put)
+	if ch.Reset && ch.Cloud == nil && snap.tracksPlaced { // the ledger is new; the lists are not
+		placed, groupsChanged = s.placedSinceLocked(snap), true
+	}
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
 	for _, u := range ch.Usage {
 		if id, ok := snap.info.byHostNode(u.Host); ok {

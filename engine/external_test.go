@@ -180,4 +180,9 @@ func TestApplyExternalRefusesBadUsage(t *testing.T) {
 			t.Fatalf("%+v: a refused change was applied (version %d, %d instances)", u, s.Version(), s.Instances())
 		}
 	}
+	_, err := s.ApplyExternal(ExternalChange{Placed: []Instance{{UUID: "a", Host: h0, Claim: Claim{MemoryMB: 1 << 62}}}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "placed[0] (a).claim.memory_mb" || s.Instances() != 0 {
+		t.Fatalf("a claim past the bounds: %v, %d instances", err, s.Instances())
+	}
 }

@@ -203,3 +203,11 @@ func (s *Snapshot) memberKeys(uuid string) iter.Seq[int32] {
 		}
 	}
 }
+
+// listed reports whether s's instance lists hold uuid.
+func (s *Snapshot) listed(uuid string) bool {
+	for range s.info.instances.NamesOf(uuid) {
+		return true
+	}
+	return false
+}

@@ -55,8 +55,14 @@ func notePlaced(cur, parent *groupTable, uuid, host string) *groupTable {
 	return setGroupPlaced(cur, parent, uuid, uuid, host)
 }
 
-// noteReleased is t with uuid released since the lists were built.
-func noteReleased(cur, parent *groupTable, uuid string) *groupTable {
+// noteReleased is t with uuid released since the lists were built:
+// marked released when the lists hold it (listed), else its note taken
+// out (it was committed since), so that the notes never outgrow the
+// committed instances and the released ones the lists still hold.
+func noteReleased(cur, parent *groupTable, uuid string, listed bool) *groupTable {
+	if !listed {
+		return setGroupPlaced(cur, parent, uuid, uuid, "")
+	}
 	return setGroupPlaced(cur, parent, uuid, uuid, releasedMark)
 }
 

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -82,4 +85,106 @@ func TestHintsSeeCommittedInstances(t *testing.T) {
 	p := mustPlan(t, snap, req("z"))
 	view := snap.withPlan(&p, &s.rec)
 	want("same_host z, in the view that committed it", hostsFor(view, "same", "z"), p.Placements[0].Host)
+}
+
+// notes is a placedSince table as uuid -> where.
+func notes(t *groupTable) map[string]string {
+	out := map[string]string{}
+	for _, m := range t.all() {
+		for u, at := range m {
+			out[u] = at
+		}
+	}
+	return out
+}
+
+// TestPlacedSinceInvariant: after every change of a Store, whatever
+// made it (commits, commits during a rebuild, releases, rebuilds, nodes
+// removed and added back, another process's changes), the newest
+// snapshot's notes are those placedSinceLocked computes from the ledger
+// and the lists, over hosts of several nodes. (A removal published notes
+// of the instances on the node it removed, forgotten just after.)
+func TestPlacedSinceInvariant(t *testing.T) {
+	c := tightCloud(6)
+	c.Hosts[4].Host, c.Hosts[4].Node = "multi", "m1"
+	c.Hosts[5].Host, c.Hosts[5].Node = "multi", "m2"
+	c.Config.Filters = append(c.Config.Filters, DifferentHostFilter, SameHostFilter)
+	s := mustStore(t, c)
+	r := rand.New(rand.NewPCG(1, 2))
+	var live []string
+	removed := map[HostNode]Host{}
+	n := 0
+	commit := func(st *Store) {
+		n++
+		plan, err := PlaceBatch(context.Background(), st.Snapshot(), req(fmt.Sprint("i", n)))
+		if err != nil {
+			return // full
+		}
+		if _, err := st.Commit(plan); err == nil {
+			live = append(live, plan.Placements[0].InstanceUUID)
+		}
+	}
+	for step := range 400 {
+		op := r.IntN(7)
+		switch op {
+		case 0, 1:
+			commit(s)
+		case 2:
+			if len(live) > 0 {
+				k := r.IntN(len(live))
+				if _, err := s.DeleteInstance(live[k]); err == nil {
+					live = slices.Delete(live, k, k+1)
+				}
+			}
+		case 3: // a rebuild, an instance committed while it builds
+			s.whileRebuilding = func(st *Store) { commit(st) }
+			if _, err := s.SetAggregateMetadata("a", map[string]string{"k": fmt.Sprint(step)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			s.whileRebuilding = nil
+		case 4: // a node removed, one committed on it meanwhile
+			snap := s.Snapshot()
+			if snap.Len() > 3 {
+				hn := snap.HostNode(uint32(r.IntN(snap.Len())))
+				id, _ := snap.info.byHostNode(hn)
+				h := s.cloud.Hosts[id]
+				s.whileRebuilding = func(st *Store) { commit(st) }
+				if _, err := s.RemoveHosts(hn); err != nil {
+					t.Fatal(err)
+				}
+				s.whileRebuilding = nil
+				removed[hn] = h
+				live = slices.DeleteFunc(live, func(u string) bool { _, ok := s.ledger[u]; return !ok })
+			}
+		case 5: // a removed node back
+			for hn, h := range removed {
+				if _, err := s.AddHosts(h); err != nil {
+					t.Fatal(err)
+				}
+				delete(removed, hn)
+				break
+			}
+		case 6: // another process commits and releases
+			snap := s.Snapshot()
+			hn := snap.HostNode(uint32(r.IntN(snap.Len())))
+			u := fmt.Sprint("ext", step)
+			ch := ExternalChange{Placed: []Instance{{UUID: u, Host: hn, Claim: Claim{MemoryMB: 1, VCPUs: 0, DiskMB: 0}}}}
+			if len(live) > 0 && r.IntN(2) == 0 {
+				k := r.IntN(len(live))
+				ch.Deleted = []string{live[k]}
+				live = slices.Delete(live, k, k+1)
+			}
+			if _, err := s.ApplyExternal(ch); err != nil {
+				t.Fatal(err)
+			}
+			live = append(live, u)
+		}
+		s.mu.Lock()
+		snap := s.cur.Load().snap
+		want, got := notes(s.placedSinceLocked(snap)), notes(snap.placedSince)
+		s.mu.Unlock()
+		if !maps.Equal(want, got) {
+			t.Fatalf("step %d (op %d): the snapshot notes %v, the ledger and lists give %v", step, op, got, want)
+		}
+	}
 }

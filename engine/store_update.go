@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/placer/placer/bitmap"
 	"github.com/placer/placer/internal/kernels"
@@ -136,7 +135,7 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")
 	}
 	if next.snap.tracksPlaced && !e.whole {
-		next.snap.placedSince = noteReleased(next.snap.placedSince, st.snap.placedSince, uuid)
+		next.snap.placedSince = noteReleased(next.snap.placedSince, st.snap.placedSince, uuid, st.snap.listed(uuid))
 	}
 	s.forgetLocked(uuid, e)
 	s.record(JournalEntry{Version: next.snap.version, Kind: JournalDelete, Host: e.host, InstanceUUID: uuid, Claim: e.claim, Whole: e.whole})
@@ -451,37 +450,8 @@ func (s *Store) publishBuiltLocked(c Cloud, snap *Snapshot, in buildInput, old *
 	}
 	s.noteJoinedLocked(c, snap, in)
 	s.cloud, s.builtWith = c, in.committed
-	snap.placedSince = s.placedSinceLocked() // the lists are new
+	snap.placedSince = s.placedSinceLocked(snap) // the lists are new
 	s.changes.reset(snap.version)
 	s.publish(&storeState{snap: snap, gens: newGens(snap.n, snap.version), rebuilt: snap.version})
 	return snap.version
-}
-
-// placedSinceLocked is placedSince for the ledger and lists built with
-// s.builtWith: the ledger's instances not in builtWith (or there on
-// another node), and builtWith's no longer in the ledger (or moved).
-// O(ledger); called when the lists are built again, or the ledger reset.
-func (s *Store) placedSinceLocked() *groupTable {
-	if !tracksPlaced(&s.cloud.Config) {
-		return nil
-	}
-	var t *groupTable
-	for uuid, e := range s.ledger {
-		if e.whole {
-			continue
-		}
-		if _, found := slices.BinarySearchFunc(s.builtWith[e.host], uuid, strings.Compare); !found {
-			t = notePlaced(t, nil, uuid, e.host.Host)
-		}
-	}
-	for hn, uuids := range s.builtWith {
-		for _, u := range uuids {
-			if e, ok := s.ledger[u]; !ok || e.host != hn {
-				if _, moved := t.members(u)[u]; !moved {
-					t = noteReleased(t, nil, u)
-				}
-			}
-		}
-	}
-	return t
 }
