@@ -12,6 +12,10 @@
 #   BENCHTIME   -benchtime of the PlaceBatch cases (2s: a fixed count of a
 #               few hundred gives the 150 us cases a few tens of ms, which
 #               one stall of the machine moves by 10%)
+#   PBCOUNT     runs of each PlaceBatch case (3): the rich x 1 case reads
+#               55-60 us in most processes and 85-95 us in some (both
+#               builds, old and new code alike, 2 CPUs), so the ratios take
+#               each case's median over its runs
 #   SCHEDTIME   the Scheduler cases' (1000x: one op is one request)
 #   SCHEDCOUNT  runs of each Scheduler case, one after the other (3): a
 #               case's 1,000 uniform requests are ~60 ms of work, which
@@ -64,7 +68,7 @@ each() {
   done
 }
 
-each -test.bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -test.benchtime "$benchtime"
+each -test.bench '^BenchmarkPlaceBatch$/impl=engine/filters=(default|rich)/hosts=50000$/instances=(1|10|100|1000)$' -test.benchtime "$benchtime" -test.count "${PBCOUNT:-3}"
 # The first batch of a fresh snapshot (start=cold: its scratch allocated and
 # faulted in) beside a later one (start=warm); each cold op also builds a
 # snapshot, untimed.
