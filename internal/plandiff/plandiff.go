@@ -151,28 +151,32 @@ func CompareErrors(e, r error) []string {
 		d.add("outcome", ek+errText(e), rk+errText(r))
 		return d.lines
 	}
-	switch ee := e.(type) {
-	case *engine.NoValidHostError:
-		re := r.(*engine.NoValidHostError)
+	// errors.As, not a type switch: a wrapped error is compared by its
+	// fields too (a switch would compare nothing, and say nothing).
+	var (
+		ee, re *engine.NoValidHostError
+		em, rm *engine.MetricNotFoundError
+		en, rn *engine.NovaError
+		ev, rv *engine.ValidationError
+	)
+	switch {
+	case errors.As(e, &ee) && errors.As(r, &re):
 		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
 		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
 		d.eq("error.in_play", ee.InPlay, re.InPlay)
 		d.eq("error.prefiltered", ee.Prefiltered, re.Prefiltered)
 		d.eq("error.filters", FormatFilters(ee.Filters), FormatFilters(re.Filters))
 		d.eq("error.reason", ee.Reason, re.Reason)
-	case *engine.MetricNotFoundError:
-		re := r.(*engine.MetricNotFoundError)
-		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
-		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
-		d.eq("error.host", ee.Host+"/"+ee.Node, re.Host+"/"+re.Node)
-		d.eq("error.metric", ee.Metric, re.Metric)
-	case *engine.NovaError:
-		re := r.(*engine.NovaError)
-		d.eq("error.instance_index", ee.InstanceIndex, re.InstanceIndex)
-		d.eq("error.instance_uuid", ee.InstanceUUID, re.InstanceUUID)
-	case *engine.ValidationError:
-		re := r.(*engine.ValidationError)
-		d.eq("error.field", ee.Field, re.Field)
+	case errors.As(e, &em) && errors.As(r, &rm):
+		d.eq("error.instance_index", em.InstanceIndex, rm.InstanceIndex)
+		d.eq("error.instance_uuid", em.InstanceUUID, rm.InstanceUUID)
+		d.eq("error.host", em.Host+"/"+em.Node, rm.Host+"/"+rm.Node)
+		d.eq("error.metric", em.Metric, rm.Metric)
+	case errors.As(e, &en) && errors.As(r, &rn):
+		d.eq("error.instance_index", en.InstanceIndex, rn.InstanceIndex)
+		d.eq("error.instance_uuid", en.InstanceUUID, rn.InstanceUUID)
+	case errors.As(e, &ev) && errors.As(r, &rv):
+		d.eq("error.field", ev.Field, rv.Field)
 	}
 	return d.lines
 }
@@ -187,15 +191,20 @@ func errText(err error) string {
 // Tentative is the placements of an outcome: the plan's, or those an
 // error carries (made before the failing instance).
 func Tentative(o Outcome) []engine.Placement {
-	switch e := o.Err.(type) {
-	case nil:
+	var (
+		nvh *engine.NoValidHostError
+		mnf *engine.MetricNotFoundError
+		ne  *engine.NovaError
+	)
+	switch {
+	case o.Err == nil:
 		return o.Plan.Placements
-	case *engine.NoValidHostError:
-		return e.Tentative
-	case *engine.MetricNotFoundError:
-		return e.Tentative
-	case *engine.NovaError:
-		return e.Tentative
+	case errors.As(o.Err, &nvh):
+		return nvh.Tentative
+	case errors.As(o.Err, &mnf):
+		return mnf.Tentative
+	case errors.As(o.Err, &ne):
+		return ne.Tentative
 	}
 	return nil
 }

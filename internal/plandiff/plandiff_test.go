@@ -1,6 +1,7 @@
 package plandiff
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -72,6 +73,22 @@ func TestCompare(t *testing.T) {
 		{"invalid field", Outcome{Err: &engine.ValidationError{Field: "hosts[0].host"}},
 			Outcome{Err: &engine.ValidationError{Field: "hosts[1].host"}}, "error.field"},
 		{"panic", Outcome{Panic: "boom"}, base(), "panic"},
+		// A wrapped error is compared by its fields and tentative
+		// placements as the bare one is (a type switch compared none).
+		{"nvh wrapped index", nvh(nil), func() Outcome {
+			o := nvh(func(e *engine.NoValidHostError) { e.InstanceIndex = 0 })
+			o.Err = fmt.Errorf("placing: %w", o.Err)
+			return o
+		}(), "error.instance_index"},
+		{"nvh wrapped tentative", nvh(nil), func() Outcome {
+			o := nvh(func(e *engine.NoValidHostError) { e.Tentative = nil })
+			o.Err = fmt.Errorf("placing: %w", o.Err)
+			return o
+		}(), "tentative.len"},
+		{"nvh reason", nvh(nil), nvh(func(e *engine.NoValidHostError) { e.Reason = "chance" }), "error.reason"},
+		{"nvh in play", nvh(nil), nvh(func(e *engine.NoValidHostError) { e.InPlay = 4 }), "error.in_play"},
+		{"nova index", Outcome{Err: &engine.NovaError{Kind: "TypeError", InstanceIndex: 0}},
+			Outcome{Err: &engine.NovaError{Kind: "TypeError", InstanceIndex: 1}}, "error.instance_index"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
