@@ -81,6 +81,29 @@ func TestStoreStateMatchesReference(t *testing.T) {
 				}
 				w.rebuilds++
 			}
+			if i%70 == 69 {
+				// A dead node removed (its instances forgotten), and one
+				// removed before added back (its record's usage again).
+				id := r.IntN(len(w.cloud.Hosts))
+				h := w.cloud.Hosts[id]
+				node := h.Node
+				if node == "" {
+					node = h.Host
+				}
+				if _, err := store.RemoveHosts(engine.HostNode{Host: h.Host, Node: node}); err != nil {
+					t.Fatal(err)
+				}
+				w.removeHost(id, engine.HostNode{Host: h.Host, Node: node})
+			}
+			if i%90 == 89 && len(w.removed) > 0 {
+				h := w.removed[0]
+				w.removed = w.removed[1:]
+				if _, err := store.AddHosts(h); err != nil {
+					t.Fatal(err)
+				}
+				w.cloud.Hosts = append(slices.Clone(w.cloud.Hosts), h)
+				w.rebuilds++
+			}
 		}
 		// The comparisons reached what they are for: placements after a
 		// compaction (more hosts changed than the delta holds), and both
@@ -104,6 +127,7 @@ type storeWorld struct {
 	order             []string // live uuids, in commit order
 	gone              []string // released uuids
 	lastGroup         *engine.InstanceGroup
+	removed           []engine.Host // nodes removed, to add back
 	commits, releases int
 	rebuilds          int
 }
@@ -118,6 +142,19 @@ func (w *storeWorld) committed(req engine.Request, plan engine.Plan) {
 		w.order = append(w.order, p.InstanceUUID)
 		w.commits++
 	}
+}
+
+// removeHost drops node id (hn) of the cloud and forgets the instances
+// committed on it, as the Store does.
+func (w *storeWorld) removeHost(id int, hn engine.HostNode) {
+	w.removed = append(w.removed, w.cloud.Hosts[id])
+	w.cloud.Hosts = slices.Delete(slices.Clone(w.cloud.Hosts), id, id+1)
+	for _, u := range slices.Clone(w.order) {
+		if w.live[u].node == hn {
+			w.released(u)
+		}
+	}
+	w.rebuilds++
 }
 
 func (w *storeWorld) released(uuid string) {
