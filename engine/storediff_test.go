@@ -19,8 +19,10 @@ import (
 // describes: the hosts' usage as the snapshot has it, the instances the
 // Store committed on their hosts' lists, and, for a request of a group
 // the Store has committed members of, those members and their hosts in
-// its group (as Nova's database would give them). Some requests rejoin
-// an earlier request's group, as a caller's second batch does, and some
+// its group (as Nova's database would give them). Rebuilds come with an
+// aggregate change, and with dead nodes removed (their instances
+// forgotten) and added back. Some requests rejoin an earlier request's
+// group, as a caller's second batch does, and some
 // name instances the Store committed in their same_host and
 // different_host hints. Every other differential test places one request
 // on a fresh snapshot: this one reads the Store's delta, ledger and group
