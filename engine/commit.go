@@ -242,8 +242,8 @@ func (s *Store) commitLocked(plan *Plan, o commitOpts) (CommitResult, error) {
 				s.joinGroupLocked(e.group, p.Host)
 			}
 		}
-		if next.snap.tracksPlaced && !e.whole {
-			next.snap.placedSince = notePlaced(next.snap.placedSince, st.snap.placedSince, p.InstanceUUID, p.Host)
+		if next.snap.tracksPlaced && notedOn(snap, e.host) {
+			next.snap.placedSince = s.notePlacedLocked(next.snap.placedSince, st.snap.placedSince, p.InstanceUUID, e.host)
 		}
 		put = append(put, ledgerPut{p.InstanceUUID, ids[i], e})
 		if s.opts.Journal {

@@ -126,10 +126,7 @@ func (s *Store) placedSinceLocked(snap *Snapshot) *groupTable {
 	if !snap.tracksPlaced {
 		return nil
 	}
-	counted := func(hn HostNode) bool {
-		id, ok := snap.info.byHostNode(hn)
-		return ok && !snap.info.isIronic(id)
-	}
+	counted := func(hn HostNode) bool { return notedOn(snap, hn) }
 	var t *groupTable
 	var gone []string
 	for hn, now := range s.committed {
@@ -162,4 +159,24 @@ func (s *Store) placedSinceLocked(snap *Snapshot) *groupTable {
 		}
 	}
 	return t
+}
+
+// notedOn reports whether snap notes the instances committed on node hn
+// (placedSince): a node of snap that is not ironic, whose instances are
+// in its host name's list. Every change notes by it, as the recompute
+// does, whatever the change says of the instance (an external one's
+// Whole).
+func notedOn(snap *Snapshot, hn HostNode) bool {
+	id, ok := snap.info.byHostNode(hn)
+	return ok && !snap.info.isIronic(id)
+}
+
+// notePlacedLocked is cur with uuid committed on node hn: noted there,
+// or, when the lists were built holding it on hn (released and committed
+// there again), its note taken out (the lists say it).
+func (s *Store) notePlacedLocked(cur, parent *groupTable, uuid string, hn HostNode) *groupTable {
+	if _, built := slices.BinarySearch(s.builtWith[hn], uuid); built {
+		return setGroupPlaced(cur, parent, uuid, uuid, "")
+	}
+	return notePlaced(cur, parent, uuid, hn.Host)
 }

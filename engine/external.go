@@ -220,7 +220,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groups = setGroupPlaced(groups, snap.groupPlaced, e.group, uuid, "")
 			groupsChanged = true
 		}
-		if snap.tracksPlaced && !e.whole {
+		if snap.tracksPlaced && notedOn(snap, e.host) {
 			placed = noteReleased(placed, snap.placedSince, uuid, snap.listed(uuid))
 			groupsChanged = true
 		}
@@ -244,8 +244,8 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, placedAt(in.Host.Host, in.Whole))
 			groupsChanged = true
 		}
-		if snap.tracksPlaced && !in.Whole {
-			placed = notePlaced(placed, snap.placedSince, in.UUID, in.Host.Host)
+		if snap.tracksPlaced && notedOn(snap, in.Host) {
+			placed = s.notePlacedLocked(placed, snap.placedSince, in.UUID, in.Host)
 			groupsChanged = true
 		}
 	}

@@ -204,7 +204,7 @@ func (s *Snapshot) memberKeys(uuid string) iter.Seq[int32] {
 	}
 }
 
-// listed reports whether s's instance lists hold uuid.
+// listed reports whether s's instance lists hold uuid (on any host).
 func (s *Snapshot) listed(uuid string) bool {
 	for range s.info.instances.NamesOf(uuid) {
 		return true

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -100,7 +101,8 @@ func notes(t *groupTable) map[string]string {
 
 // TestPlacedSinceInvariant: after every change of a Store, whatever
 // made it (commits, commits during a rebuild, releases, rebuilds, nodes
-// removed and added back, another process's changes), the newest
+// removed and added back, another process's changes, a re-list, uuids
+// released and committed again on their node or another), the newest
 // snapshot's notes are those placedSinceLocked computes from the ledger
 // and the lists, over hosts of several nodes. (A removal published notes
 // of the instances on the node it removed, forgotten just after.)
@@ -116,7 +118,13 @@ func TestPlacedSinceInvariant(t *testing.T) {
 	n := 0
 	commit := func(st *Store) {
 		n++
-		plan, err := PlaceBatch(context.Background(), st.Snapshot(), req(fmt.Sprint("i", n)))
+		// Few uuids: a released one is committed again, on its host or
+		// another.
+		u := fmt.Sprint("i", r.IntN(10))
+		if slices.Contains(live, u) {
+			return
+		}
+		plan, err := PlaceBatch(context.Background(), st.Snapshot(), req(u))
 		if err != nil {
 			return // full
 		}
@@ -124,8 +132,8 @@ func TestPlacedSinceInvariant(t *testing.T) {
 			live = append(live, plan.Placements[0].InstanceUUID)
 		}
 	}
-	for step := range 400 {
-		op := r.IntN(7)
+	for step := range 1500 {
+		op := r.IntN(8)
 		switch op {
 		case 0, 1:
 			commit(s)
@@ -178,6 +186,26 @@ func TestPlacedSinceInvariant(t *testing.T) {
 				t.Fatal(err)
 			}
 			live = append(live, u)
+		case 7: // a re-list: every instance given again, one left out
+			var ch ExternalChange
+			ch.Reset = true
+			s.mu.Lock()
+			for u, e := range s.ledger {
+				ch.Placed = append(ch.Placed, Instance{UUID: u, Host: e.host, Claim: e.claim, Group: e.group, Whole: e.whole})
+			}
+			s.mu.Unlock()
+			slices.SortFunc(ch.Placed, func(a, b Instance) int { return strings.Compare(a.UUID, b.UUID) })
+			if len(ch.Placed) > 0 {
+				left := ch.Placed[r.IntN(len(ch.Placed))].UUID
+				ch.Placed = slices.DeleteFunc(ch.Placed, func(in Instance) bool { return in.UUID == left })
+			}
+			if _, err := s.ApplyExternal(ch); err != nil {
+				t.Fatal(err)
+			}
+			live = live[:0]
+			for _, in := range ch.Placed {
+				live = append(live, in.UUID)
+			}
 		}
 		s.mu.Lock()
 		snap := s.cur.Load().snap

@@ -134,7 +134,7 @@ func (s *Store) deleteInstanceLocked(uuid string) (uint64, error) {
 	if e.group != "" {
 		next.snap.groupPlaced = setGroupPlaced(next.snap.groupPlaced, st.snap.groupPlaced, e.group, uuid, "")
 	}
-	if next.snap.tracksPlaced && !e.whole {
+	if next.snap.tracksPlaced && notedOn(st.snap, e.host) {
 		next.snap.placedSince = noteReleased(next.snap.placedSince, st.snap.placedSince, uuid, st.snap.listed(uuid))
 	}
 	s.forgetLocked(uuid, e)
