@@ -282,7 +282,7 @@ func (s *Store) groupHostsLocked(snap *Snapshot, g *GroupClaim) map[string]bool 
 // groupCountLocked counts, per host name, the anti-affinity group's members
 // already there: those the store committed in the group where it
 // committed them (none on an ironic node), the request's other members
-// where snap has them (memberKeys), as a batch on snap counts them. But a
+// where snap has them (instanceKeys), as a batch on snap counts them. But a
 // member the store committed outside the group counts where it was
 // committed when snap keeps no notes of the instances committed since
 // its lists (tracksPlaced): the batch, which sees it in the lists only
@@ -303,7 +303,7 @@ func (s *Store) groupCountLocked(snap *Snapshot, g *GroupClaim) map[string]int {
 				continue
 			}
 		}
-		for nid := range snap.memberKeys(m) {
+		for nid := range snap.instanceKeys(m) {
 			count[snap.info.names.Name(nid)]++
 		}
 	}

@@ -126,12 +126,11 @@ func (s *Store) placedSinceLocked(snap *Snapshot) *groupTable {
 	if !snap.tracksPlaced {
 		return nil
 	}
-	counted := func(hn HostNode) bool { return notedOn(snap, hn) }
 	var t *groupTable
 	var gone []string
 	for hn, now := range s.committed {
 		built := s.builtWith[hn]
-		if len(now) == len(built) && (len(now) == 0 || &now[0] == &built[0]) || !counted(hn) {
+		if len(now) == len(built) && (len(now) == 0 || &now[0] == &built[0]) || !notedOn(snap, hn) {
 			continue
 		}
 		i, j := 0, 0 // both sorted
@@ -149,7 +148,7 @@ func (s *Store) placedSinceLocked(snap *Snapshot) *groupTable {
 		}
 	}
 	for hn, built := range s.builtWith {
-		if _, merged := s.committed[hn]; !merged && counted(hn) {
+		if _, merged := s.committed[hn]; !merged && notedOn(snap, hn) {
 			gone = append(gone, built...)
 		}
 	}

@@ -208,7 +208,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	if ch.Reset && ch.Cloud == nil {
 		groups = nil
 	}
-	groupsChanged := ch.Reset && ch.Cloud == nil && snap.groupPlaced.len() > 0
+	recordsChanged := ch.Reset && ch.Cloud == nil && snap.groupPlaced.len() > 0
 	placed := snap.placedSince
 	for _, uuid := range ch.Deleted {
 		e, ok := s.ledger[uuid]
@@ -218,11 +218,11 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 		s.forgetLocked(uuid, e)
 		if e.group != "" {
 			groups = setGroupPlaced(groups, snap.groupPlaced, e.group, uuid, "")
-			groupsChanged = true
+			recordsChanged = true
 		}
 		if snap.tracksPlaced && notedOn(snap, e.host) {
 			placed = noteReleased(placed, snap.placedSince, uuid, snap.listed(uuid))
-			groupsChanged = true
+			recordsChanged = true
 		}
 	}
 	var put []ledgerPut // the lists merged once (ledgerPutAllLocked)
@@ -242,16 +242,16 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 				s.joinGroupLocked(in.Group, in.Host.Host)
 			}
 			groups = setGroupPlaced(groups, snap.groupPlaced, in.Group, in.UUID, placedAt(in.Host.Host, in.Whole))
-			groupsChanged = true
+			recordsChanged = true
 		}
 		if snap.tracksPlaced && notedOn(snap, in.Host) {
 			placed = s.notePlacedLocked(placed, snap.placedSince, in.UUID, in.Host)
-			groupsChanged = true
+			recordsChanged = true
 		}
 	}
 	s.ledgerPutAllLocked(put)
 	if ch.Reset && ch.Cloud == nil && snap.tracksPlaced { // the ledger is new; the lists are not
-		placed, groupsChanged = s.placedSinceLocked(snap), true
+		placed, recordsChanged = s.placedSinceLocked(snap), true
 	}
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
 	for _, u := range ch.Usage {
@@ -259,7 +259,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 			ov.set(id, hostRes{u.Usage.FreeRAMMB, u.Usage.FreeDiskMB, u.Usage.VCPUsUsed, u.Usage.NumInstances, u.Usage.NumIOOps})
 		}
 	}
-	if len(ov.ids) == 0 && !groupsChanged {
+	if len(ov.ids) == 0 && !recordsChanged {
 		return snap.version, nil
 	}
 	next := s.applyLocked(st, &ov)

@@ -85,7 +85,7 @@ func newGroupState(s *Snapshot, g *InstanceGroup, uuids []string, hosts *bitmap.
 		if _, ok := placed[m]; ok {
 			continue
 		}
-		for nid := range s.memberKeys(m) {
+		for nid := range s.instanceKeys(m) {
 			gs.count[nid]++
 		}
 	}
@@ -185,10 +185,10 @@ func antiAffinityApply(b *batch, set *bitmap.Set) error {
 	return nil
 }
 
-// memberKeys yields the instance keys of the dicts uuid is in: where a
+// instanceKeys yields the instance keys of the dicts uuid is in: where a
 // Store committed or released it since the lists were built
 // (placedSince), else where the lists hold it.
-func (s *Snapshot) memberKeys(uuid string) iter.Seq[int32] {
+func (s *Snapshot) instanceKeys(uuid string) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
 		if host, released, ok := s.placedSince.placedSinceOf(uuid); ok {
 			if key, on := s.info.placedKey(host); !released && on {

@@ -29,7 +29,6 @@ type jobQueue struct {
 	mu         sync.Mutex
 	cond       sync.Cond // signalled on append and on close
 	head, tail *job
-	n          int
 	// closed is set by close; get then returns what is left and then nil.
 	closed bool
 }
@@ -59,7 +58,6 @@ func (q *jobQueue) put(ctx context.Context, closing <-chan struct{}, j *job) err
 		q.head = j
 	}
 	q.tail = j
-	q.n++
 	q.mu.Unlock()
 	q.cond.Signal()
 	return nil
@@ -78,7 +76,6 @@ func (q *jobQueue) unlinkLocked(j *job) {
 		q.tail = j.prev
 	}
 	j.prev, j.next, j.queued = nil, nil, false
-	q.n--
 }
 
 // get removes and returns the oldest job, waiting for one; nil once the
@@ -112,13 +109,6 @@ func (q *jobQueue) remove(j *job) bool {
 		<-q.room
 	}
 	return queued
-}
-
-// waiting is how many jobs are queued.
-func (q *jobQueue) waiting() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.n
 }
 
 // close ends the queue: get returns the jobs left, then nil.

@@ -138,18 +138,8 @@ func uuidHostsMask(b *batch, uuids []string) *bitmap.Set {
 	m := b.set()
 	var one [1]uint32
 	for _, u := range uuids {
-		// Committed or released since the lists were built: where the
-		// Store says (placedsince.go).
-		if host, released, ok := b.s.placedSince.placedSinceOf(u); ok {
-			if key, on := b.s.info.placedKey(host); !released && on {
-				for _, id := range b.s.info.instNodes(key, &one) {
-					m.Add(id)
-				}
-			}
-			continue
-		}
-		for nid := range b.s.info.instances.NamesOf(u) {
-			for _, id := range b.s.info.instNodes(nid, &one) {
+		for key := range b.s.instanceKeys(u) {
+			for _, id := range b.s.info.instNodes(key, &one) {
 				m.Add(id)
 			}
 		}

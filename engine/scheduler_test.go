@@ -451,14 +451,7 @@ func TestPartialAfterConflicts(t *testing.T) {
 // is ErrClosed at once, and the queued requests still finish.
 func TestCloseWhileQueueFull(t *testing.T) {
 	s := mustStore(t, tightCloud(4))
-	hold, entered := make(chan struct{}), make(chan struct{}, 1)
-	s.beforeCommit = func(*Store, *Plan) {
-		select {
-		case entered <- struct{}{}:
-		default:
-		}
-		<-hold
-	}
+	hold, entered := holdCommits(s)
 	sc := NewScheduler(s, SchedulerOptions{Workers: 1, QueueSize: 1})
 	ctx := context.Background()
 	errs := make(chan error, 3)
@@ -528,14 +521,7 @@ func TestCloseWhileQueueFull(t *testing.T) {
 // out (a full queue of abandoned requests blocked new callers).
 func TestAbandonedJobLeavesQueue(t *testing.T) {
 	s := mustStore(t, tightCloud(4))
-	hold, entered := make(chan struct{}), make(chan struct{}, 1)
-	s.beforeCommit = func(*Store, *Plan) {
-		select {
-		case entered <- struct{}{}:
-		default:
-		}
-		<-hold
-	}
+	hold, entered := holdCommits(s)
 	m, err := NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
@@ -626,6 +612,31 @@ func TestPlacementPanicRaisedOnCaller(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// waiting is how many jobs are queued.
+func (q *jobQueue) waiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for j := q.head; j != nil; j = j.next {
+		n++
+	}
+	return n
+}
+
+// holdCommits makes s's commits wait until hold is closed; entered
+// receives a value when the first one is waiting.
+func holdCommits(s *Store) (hold chan struct{}, entered chan struct{}) {
+	hold, entered = make(chan struct{}), make(chan struct{}, 1)
+	s.beforeCommit = func(*Store, *Plan) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-hold
+	}
+	return hold, entered
 }
 
 // noLocal is a Backend without a Local store.
