@@ -208,6 +208,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	if ch.Reset && ch.Cloud == nil {
 		groups = nil
 	}
+	// recordsChanged: the group records or the notes changed, to publish.
 	recordsChanged := ch.Reset && ch.Cloud == nil && snap.groupPlaced.len() > 0
 	placed := snap.placedSince
 	for _, uuid := range ch.Deleted {
