@@ -43,7 +43,7 @@ func TestStoreStateMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := storeWorld{cloud: cloud, live: map[string]livePlacement{}}
+		w := storeWorld{World: plandiff.NewWorld(cloud)}
 		r := rand.New(rand.NewPCG(seed, 11))
 		checked, decided := 0, map[string]int{}
 		for i, req := range gen.Requests(requests) {
@@ -52,7 +52,11 @@ func TestStoreStateMatchesReference(t *testing.T) {
 			plan, err := engine.PlaceBatch(context.Background(), snap, req)
 			hinted := profile == synth.Rich && len(req.SchedulerHints.SameHost)+len(req.SchedulerHints.DifferentHost) > 0
 			if i%12 == 11 || hinted {
-				want := plandiff.RunReference(w.materialise(t, snap), w.withCommittedMembers(req))
+				materialised, merr := w.Materialise(snap)
+				if merr != nil {
+					t.Fatalf("seed %d request %d: %v", seed, i, merr)
+				}
+				want := plandiff.RunReference(materialised, w.WithCommittedMembers(req))
 				got := plandiff.Outcome{Plan: plan, Err: err}
 				if d := plandiff.Compare(got, want); len(d) > 0 {
 					t.Fatalf("seed %d (%s) request %d after %d commits, %d releases and %d rebuilds: the Store's snapshot and the reference differ:\n%v",
@@ -67,8 +71,8 @@ func TestStoreStateMatchesReference(t *testing.T) {
 				}
 				w.committed(req, plan)
 			}
-			if len(w.order) > 0 && r.IntN(3) == 0 {
-				u := w.order[r.IntN(len(w.order))]
+			if len(w.Order) > 0 && r.IntN(3) == 0 {
+				u := w.Order[r.IntN(len(w.Order))]
 				if _, err := store.DeleteInstance(u); err != nil {
 					t.Fatal(err)
 				}
@@ -86,8 +90,8 @@ func TestStoreStateMatchesReference(t *testing.T) {
 			if i%70 == 69 {
 				// A dead node removed (its instances forgotten), and one
 				// removed before added back (its record's usage again).
-				id := r.IntN(len(w.cloud.Hosts))
-				h := w.cloud.Hosts[id]
+				id := r.IntN(len(w.Cloud.Hosts))
+				h := w.Cloud.Hosts[id]
 				node := h.Node
 				if node == "" {
 					node = h.Host
@@ -103,7 +107,7 @@ func TestStoreStateMatchesReference(t *testing.T) {
 				if _, err := store.AddHosts(h); err != nil {
 					t.Fatal(err)
 				}
-				w.cloud.Hosts = append(slices.Clone(w.cloud.Hosts), h)
+				w.AddHost(h)
 				w.rebuilds++
 			}
 		}
@@ -116,18 +120,10 @@ func TestStoreStateMatchesReference(t *testing.T) {
 	}
 }
 
-// livePlacement is an instance the Store committed and has not released.
-type livePlacement struct {
-	node  engine.HostNode
-	group string
-}
-
-// storeWorld is what a test knows of a Store's commits.
+// storeWorld is what the test knows of a Store's changes, with its
+// counts and what it may send again.
 type storeWorld struct {
-	cloud             engine.Cloud
-	live              map[string]livePlacement
-	order             []string // live uuids, in commit order
-	gone              []string // released uuids
+	*plandiff.World
 	lastGroup         *engine.InstanceGroup
 	removed           []engine.Host // nodes removed, to add back
 	commits, releases int
@@ -135,34 +131,21 @@ type storeWorld struct {
 }
 
 func (w *storeWorld) committed(req engine.Request, plan engine.Plan) {
-	group := ""
-	if req.InstanceGroup != nil {
-		group = req.InstanceGroup.UUID
-	}
-	for _, p := range plan.Placements {
-		w.live[p.InstanceUUID] = livePlacement{engine.HostNode{Host: p.Host, Node: p.Node}, group}
-		w.order = append(w.order, p.InstanceUUID)
-		w.commits++
-	}
+	w.Committed(req, plan)
+	w.commits += len(plan.Placements)
 }
 
 // removeHost drops node id (hn) of the cloud and forgets the instances
 // committed on it, as the Store does.
 func (w *storeWorld) removeHost(id int, hn engine.HostNode) {
-	w.removed = append(w.removed, w.cloud.Hosts[id])
-	w.cloud.Hosts = slices.Delete(slices.Clone(w.cloud.Hosts), id, id+1)
-	for _, u := range slices.Clone(w.order) {
-		if w.live[u].node == hn {
-			w.released(u)
-		}
-	}
+	before := len(w.Gone)
+	w.removed = append(w.removed, w.RemoveHost(id, hn))
+	w.releases += len(w.Gone) - before
 	w.rebuilds++
 }
 
 func (w *storeWorld) released(uuid string) {
-	delete(w.live, uuid)
-	w.order = slices.DeleteFunc(w.order, func(u string) bool { return u == uuid })
-	w.gone = append(w.gone, uuid)
+	w.Released(uuid)
 	w.releases++
 }
 
@@ -188,66 +171,12 @@ func (w *storeWorld) rewrite(r *rand.Rand, req engine.Request) engine.Request {
 		}
 	}
 	for _, hint := range []*[]string{&h.SameHost, &h.DifferentHost} {
-		if len(*hint) > 0 && len(w.order) > 0 && r.IntN(2) == 0 {
-			*hint = append(slices.Clone(*hint), w.order[r.IntN(len(w.order))])
+		if len(*hint) > 0 && len(w.Order) > 0 && r.IntN(2) == 0 {
+			*hint = append(slices.Clone(*hint), w.Order[r.IntN(len(w.Order))])
 		}
-		if len(*hint) > 0 && len(w.gone) > 0 && r.IntN(3) == 0 {
-			*hint = append(slices.Clone(*hint), w.gone[r.IntN(len(w.gone))])
-		}
-	}
-	return req
-}
-
-// materialise is the cloud snap's state describes: w's cloud with each
-// node's usage as snap has it and the live instances on its list.
-func (w *storeWorld) materialise(t *testing.T, snap *engine.Snapshot) engine.Cloud {
-	t.Helper()
-	c := w.cloud
-	c.Hosts = slices.Clone(w.cloud.Hosts)
-	on := map[engine.HostNode][]string{}
-	for _, u := range w.order {
-		on[w.live[u].node] = append(on[w.live[u].node], u)
-	}
-	for id := range c.Hosts {
-		h := &c.Hosts[id]
-		if hn := snap.HostNode(uint32(id)); hn.Host != h.Host {
-			t.Fatalf("host %d is %v in the snapshot, %s in the cloud", id, hn, h.Host)
-		}
-		u := snap.Usage(uint32(id))
-		if u.FreeDiskMB%1024 != 0 {
-			t.Fatalf("host %d: free disk %d MB is not whole GB", id, u.FreeDiskMB)
-		}
-		h.FreeRAMMB, h.VCPUsUsed, h.NumInstances, h.NumIOOps = u.FreeRAMMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps
-		h.FreeDiskGB, h.DiskAvailableLeast = u.FreeDiskMB/1024, nil
-		if extra := on[snap.HostNode(uint32(id))]; len(extra) > 0 {
-			h.Instances = append(slices.Clone(h.Instances), extra...)
+		if len(*hint) > 0 && len(w.Gone) > 0 && r.IntN(3) == 0 {
+			*hint = append(slices.Clone(*hint), w.Gone[r.IntN(len(w.Gone))])
 		}
 	}
-	return c
-}
-
-// withCommittedMembers is req with its group's members the Store
-// committed, and their hosts, in the group, as Nova reads the group from
-// its database.
-func (w *storeWorld) withCommittedMembers(req engine.Request) engine.Request {
-	g := req.InstanceGroup
-	if g == nil {
-		return req
-	}
-	full := *g
-	full.Members, full.Hosts = slices.Clone(g.Members), slices.Clone(g.Hosts)
-	for _, u := range w.order {
-		p := w.live[u]
-		if p.group != g.UUID {
-			continue
-		}
-		if !slices.Contains(full.Members, u) {
-			full.Members = append(full.Members, u)
-		}
-		if !slices.Contains(full.Hosts, p.node.Host) {
-			full.Hosts = append(full.Hosts, p.node.Host)
-		}
-	}
-	req.InstanceGroup = &full
 	return req
 }

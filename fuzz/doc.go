@@ -13,7 +13,11 @@
 //     evaluator against small models and algebraic properties;
 //   - FuzzCommit: a sequence of commits, stale plans, usage reports,
 //     removals and deletions on an engine.Store against a model of the
-//     usage each accepted step makes.
+//     usage each accepted step makes;
+//   - FuzzStore: a sequence of commits, deletions, usage reports, hosts
+//     added and removed and aggregate changes on an engine.Store, each
+//     request placed on its newest snapshot against reference.PlaceBatch
+//     on the cloud its state describes (plandiff.World).
 //
 // github.com/google/gofuzz turns the fuzzer's bytes into clouds, requests,
 // extra specs and queries (fuzz.NewFromGoFuzz plus the fill functions of
