@@ -8,6 +8,9 @@
 //     bit, ranking);
 //   - FuzzPlaceBatch: whole batches, engine.PlaceBatch against
 //     reference.PlaceBatch (internal/plandiff);
+//   - FuzzPlaceBatchScaled: FuzzPlaceBatch on clouds of 500 to 6,100
+//     hosts made by copying the generated ones, for the engine's blocks
+//     and shards;
 //   - FuzzScenarioDecode: arbitrary bytes into scenario.Decode;
 //   - FuzzExtraSpecs and FuzzJSONQuery: nova.MatchErr and JsonFilter's
 //     evaluator against small models and algebraic properties;
