@@ -40,8 +40,9 @@ func FuzzPlaceBatchScaled(f *testing.F) {
 }
 
 // scaledSeeds are inputs (seedBytes of 2,048 bytes) whose scaled scenes
-// place a batch on more than one shard's hosts (TestScaledSeedsPlace).
-var scaledSeeds = []uint64{19, 36, 236, 291}
+// place a batch over candidates in several blocks, one of them in both
+// shards (TestScaledSeedsPlace).
+var scaledSeeds = []uint64{19, 87, 98, 236, 291, 327}
 
 // scaledScene is s with its hosts copied until the cloud has about hosts
 // hosts: copy j of host "h1" (node "n") is host "h1.j" (node "n.j"), in
@@ -49,8 +50,10 @@ var scaledSeeds = []uint64{19, 36, 236, 291}
 // moved a little by j (free RAM down by j%5 × 256 MB, instances up by
 // j%4, I/O operations by j%3, vCPUs used by j%2) so that the copies are
 // not one class, and no instances (group members and hints stay with the
-// original). Copies follow their original, so that each block holds
-// copies of a few hosts.
+// original). The copies of a host are in its aggregates, isolated
+// hosts, ignored and forced hosts; a requested destination, a forced
+// node and a retry's hosts name the original alone. Copies follow their
+// original, so that each block holds copies of a few hosts.
 func scaledScene(s scene, hosts int) scene {
 	orig := s.Cloud.Hosts
 	if len(orig) == 0 {
@@ -59,13 +62,15 @@ func scaledScene(s scene, hosts int) scene {
 	r := max(hosts/len(orig), 1)
 	out := make([]engine.Host, 0, r*len(orig))
 	copies := map[string][]string{} // host name -> its copies' names
+	named := map[string]bool{}
 	for i := range orig {
 		for j := range r {
 			h := orig[i]
 			if j > 0 {
 				suffix := "." + strconv.Itoa(j)
 				name := h.Host + suffix
-				if !slices.Contains(copies[h.Host], name) {
+				if !named[name] {
+					named[name] = true
 					copies[h.Host] = append(copies[h.Host], name)
 				}
 				h.Host = name
@@ -85,36 +90,44 @@ func scaledScene(s scene, hosts int) scene {
 		}
 	}
 	s.Cloud.Hosts = out
+	withCopies := func(names []string) []string {
+		var out []string
+		for _, h := range names {
+			out = append(out, h)
+			out = append(out, copies[h]...)
+		}
+		return out
+	}
 	s.Cloud.Aggregates = slices.Clone(s.Cloud.Aggregates)
 	for i := range s.Cloud.Aggregates {
 		a := &s.Cloud.Aggregates[i]
-		var hosts []string
-		for _, h := range a.Hosts {
-			hosts = append(hosts, h)
-			hosts = append(hosts, copies[h]...)
-		}
-		a.Hosts = hosts
+		a.Hosts = withCopies(a.Hosts)
 	}
+	s.Cloud.Config.IsolatedHosts = withCopies(s.Cloud.Config.IsolatedHosts)
+	s.Req.IgnoreHosts = withCopies(s.Req.IgnoreHosts)
+	s.Req.ForceHosts = withCopies(s.Req.ForceHosts)
 	return s
 }
 
 // TestScaledSeedsPlace checks that FuzzPlaceBatchScaled's seeds reach what
-// the target is for: together they place batches on clouds of more than
-// one shard, over candidates in many blocks.
+// the target is for: each places a batch over candidates in several
+// blocks, and one over candidates in both shards of its cloud.
 func TestScaledSeedsPlace(t *testing.T) {
-	placed, wide := 0, 0
+	shards := 0
 	for _, seed := range scaledSeeds {
 		data := seedBytes(seed, 2048)
 		s := scaledScene(sceneOf(data[1:]), 500+int(data[0])*22)
 		o := plandiff.RunEngine(s.Cloud, s.Req)
-		if o.Err == nil && len(o.Plan.Placements) > 0 {
-			placed++
-			if len(s.Cloud.Hosts) > 4096 && o.Plan.Placements[0].Candidates > 512 {
-				wide++
-			}
+		if o.Err != nil || len(o.Plan.Placements) == 0 || o.Plan.Placements[0].Candidates <= 512 {
+			t.Errorf("seed %d (%d hosts): %s, not placed over several blocks of candidates", seed, len(s.Cloud.Hosts), plandiff.Kind(o))
+			continue
+		}
+		// More candidates than either shard holds: some in each.
+		if n := len(s.Cloud.Hosts); n > 4096 && o.Plan.Placements[0].Candidates > max(4096, n-4096) {
+			shards++
 		}
 	}
-	if placed == 0 || wide == 0 {
-		t.Errorf("of %d seeds, %d place a batch and %d on more than one shard over more than one block of candidates", len(scaledSeeds), placed, wide)
+	if shards == 0 {
+		t.Errorf("no seed places over candidates in both shards")
 	}
 }

@@ -55,16 +55,19 @@ func (w *World) Released(uuid string) {
 
 // RemoveHost records that host id (node hn) was removed: the instances
 // committed on it are forgotten, as the Store forgets them. It returns the
-// removed host.
-func (w *World) RemoveHost(id int, hn engine.HostNode) engine.Host {
+// removed host, or an error when host id is not node hn.
+func (w *World) RemoveHost(id int, hn engine.HostNode) (engine.Host, error) {
 	h := w.Cloud.Hosts[id]
+	if node := h.Node; h.Host != hn.Host || (node != "" && node != hn.Node) || (node == "" && hn.Node != h.Host) {
+		return h, fmt.Errorf("host %d is %s/%s in the world, not %v", id, h.Host, h.Node, hn)
+	}
 	w.Cloud.Hosts = slices.Delete(slices.Clone(w.Cloud.Hosts), id, id+1)
 	for _, u := range slices.Clone(w.Order) {
 		if w.Live[u].Node == hn {
 			w.Released(u)
 		}
 	}
-	return h
+	return h, nil
 }
 
 // AddHost records that h joined, after every other host.
