@@ -17,6 +17,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/placer/placer/engine"
 	"github.com/placer/placer/engine/etcdstore"
 	"github.com/placer/placer/internal/scenario"
 	"github.com/placer/placer/internal/server"
@@ -74,6 +75,10 @@ func TestCommands(t *testing.T) {
 		{"soak duration", []string{"soak", "--duration", "0s"}, exitBadInput, "", "placer soak: want --duration > 0, got 0s"},
 		{"simulate too many workers", []string{"simulate", "--workers", "2305843009213693952"}, exitBadInput, "", "--workers from 1 to 4096"},
 		{"simulate faults one placer", []string{"simulate", "--etcd-members", "3", "--faults"}, exitBadInput, "", "want --placers 2 or more"},
+		{"simulate ironic share", []string{"simulate", "--ironic-nodes", "1.5"}, exitBadInput, "", "placer simulate: want --ironic-nodes from 0 to 1, got 1.5\n"},
+		{"simulate ironic NaN", []string{"simulate", "--ironic-nodes", "NaN"}, exitBadInput, "", "want --ironic-nodes from 0 to 1, got NaN"},
+		{"simulate driver", []string{"simulate", "--driver", "caching_scheduler"}, exitBadInput, "", `want --driver filter_scheduler or chance_scheduler, got "caching_scheduler"`},
+		{"simulate ironic with etcd", []string{"simulate", "--etcd-members", "1", "--ironic-nodes", "0.5"}, exitBadInput, "", "--ironic-nodes and --driver are not available with --etcd-members yet"},
 		{"simulate report folder itself", []string{"simulate", "--report", "/tmp"}, exitBadInput, "", "placer simulate: --report:"},
 		{"serve huge queue", []string{"serve", "--synthetic", "10", "--queue", "4611686018427387904"}, exitBadInput, "", "--queue from 0 to 1048576"},
 		{"serve seed without synthetic", []string{"serve", "--cloud", "x.json", "--seed", "3"}, exitBadInput, "", "--seed draws a --synthetic cloud"},
@@ -319,6 +324,31 @@ func TestSimulateSmall(t *testing.T) {
 		t.Errorf("verification: verified %v, %d overcommitted, %d mismatches, %d journal entries, %d/%d placements and %d events replayed, problems %q",
 			rep.Verified, rep.OvercommittedHosts, rep.UsageMismatches, rep.JournalEntries,
 			rep.VerifiedPlacements, rep.Placements, rep.VerifiedEvents, rep.Problems)
+	}
+}
+
+// TestSimulateIronicAndChance runs "placer simulate" on clouds with
+// ironic nodes, under the filter and the chance scheduler: the runs
+// verify, and the report names the cloud's shape.
+func TestSimulateIronicAndChance(t *testing.T) {
+	for _, driver := range []string{engine.DriverFilterScheduler, engine.DriverChanceScheduler} {
+		status, stdout, stderr := placer(t, "", "simulate", "--hosts", "1500", "--requests", "300", "--workers", "2",
+			"--seed", "4", "--ironic-nodes", "0.4", "--driver", driver, "--json")
+		if status != exitOK {
+			t.Fatalf("%s: status %d, stderr %s\n%s", driver, status, stderr, stdout)
+		}
+		var rep simReport
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("report: %v\n%s", err, stdout)
+		}
+		wantDriver := ""
+		if driver == engine.DriverChanceScheduler {
+			wantDriver = driver
+		}
+		if !rep.Verified || rep.Placements == 0 || rep.IronicNodes != 0.4 || rep.Driver != wantDriver {
+			t.Errorf("%s: verified %v, %d placements, ironic nodes %v, driver %q; problems %q",
+				driver, rep.Verified, rep.Placements, rep.IronicNodes, rep.Driver, rep.Problems)
+		}
 	}
 }
 

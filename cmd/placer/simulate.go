@@ -26,6 +26,7 @@ import (
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
+                [--ironic-nodes SHARE] [--driver NAME]
                 [--report FILE.html | --etcd-members N [--placers P] [--faults]]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
@@ -42,6 +43,14 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
         --cpuprofile F write a CPU profile of the run to F (go tool pprof)
+        --ironic-nodes SHARE
+                       make this share (0 to 1) of the nodes ironic nodes,
+                       under the ironic host manager: an instance takes its
+                       node whole, and its deletion gives the node back
+                       (default 0)
+        --driver NAME  filter_scheduler (default) or chance_scheduler (Nova's
+                       old ChanceScheduler: no filter, no weigher; its
+                       placements are judged as forced ones)
         --report F     write an HTML page of SVG charts to F: utilization,
                        latency and throughput over the run, and how many more
                        of the first request's flavor fit after it, as hosts
@@ -64,6 +73,8 @@ type simReport struct {
 	Hosts               int     `json:"hosts"`
 	Workers             int     `json:"workers"`
 	Requests            int     `json:"requests"`
+	IronicNodes         float64 `json:"ironic_nodes,omitempty"`
+	Driver              string  `json:"driver,omitempty"` // only when not the filter scheduler
 	Placed              int64   `json:"placed_requests"`
 	Placements          int64   `json:"placements"`
 	Seconds             float64 `json:"seconds"`
@@ -153,8 +164,22 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	placers := fs.Int("placers", 1, "")
 	faults := fs.Bool("faults", false, "")
 	report := fs.String("report", "", "")
+	ironic := fs.Float64("ironic-nodes", 0, "")
+	driver := fs.String("driver", engine.DriverFilterScheduler, "")
 	if status, ok := parseArgs(fs, args, stderr, ""); !ok {
 		return status
+	}
+	if !(*ironic >= 0 && *ironic <= 1) {
+		fmt.Fprintf(stderr, "placer simulate: want --ironic-nodes from 0 to 1, got %v\n", *ironic)
+		return exitBadInput
+	}
+	if *driver != engine.DriverFilterScheduler && *driver != engine.DriverChanceScheduler {
+		fmt.Fprintf(stderr, "placer simulate: want --driver %s or %s, got %q\n", engine.DriverFilterScheduler, engine.DriverChanceScheduler, *driver)
+		return exitBadInput
+	}
+	if *members > 0 && (*ironic > 0 || *driver != engine.DriverFilterScheduler) {
+		fmt.Fprintln(stderr, "placer simulate: --ironic-nodes and --driver are not available with --etcd-members yet")
+		return exitBadInput
 	}
 	if !inSpans(stderr, "placer simulate", span{"hosts", int64(*hosts), 1, synth.MaxHosts},
 		span{"requests", int64(*requests), 0, maxRequests}, span{"workers", int64(*workers), 1, maxWorkers},
@@ -230,7 +255,8 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	if *members > 0 {
 		rep, err = runEtcdSimulation(ctx, *hosts, *requests, *workers, *seed, etcdSim{members: *members, placers: *placers, faults: *faults}, stderr)
 	} else {
-		rep, err = runSimulation(ctx, *hosts, *requests, *workers, *seed, stderr, trace)
+		shape := synth.Options{Hosts: *hosts, Seed: *seed, Profile: synth.Basic, IronicNodes: *ironic, SchedulerDriver: *driver}
+		rep, err = runSimulation(ctx, shape, *requests, *workers, stderr, trace)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "placer simulate:", err)
@@ -265,10 +291,12 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// runSimulation runs the simulation; trace, when not nil, records what
-// --report draws.
-func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, progress io.Writer, trace *simTrace) (*simReport, error) {
-	gen := synth.New(synth.Options{Hosts: nHosts, Seed: seed, Profile: synth.Basic})
+// runSimulation runs the simulation on the cloud shape describes (its
+// hosts, seed, profile, ironic nodes and driver); trace, when not nil,
+// records what --report draws.
+func runSimulation(ctx context.Context, shape synth.Options, nReq, workers int, progress io.Writer, trace *simTrace) (*simReport, error) {
+	nHosts, seed := shape.Hosts, shape.Seed
+	gen := synth.New(shape)
 	cloud := gen.Cloud()
 	reqs := gen.Requests(nReq)
 	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
@@ -278,7 +306,10 @@ func runSimulation(ctx context.Context, nHosts, nReq, workers int, seed uint64, 
 	if err := ctx.Err(); err != nil { // interrupted while the cloud was drawn
 		return nil, err
 	}
-	rep := &simReport{Hosts: nHosts, Workers: workers, Requests: nReq, FilterRemoved: map[string]int64{}}
+	rep := &simReport{Hosts: nHosts, Workers: workers, Requests: nReq, FilterRemoved: map[string]int64{}, IronicNodes: shape.IronicNodes}
+	if shape.SchedulerDriver != "" && shape.SchedulerDriver != engine.DriverFilterScheduler {
+		rep.Driver = shape.SchedulerDriver
+	}
 	rep.UtilizationBefore = store.Snapshot().Utilization().Map()
 	sc := engine.NewScheduler(store, engine.SchedulerOptions{Workers: workers})
 
@@ -463,6 +494,13 @@ func showProgress(ctx context.Context, w io.Writer, done *atomic.Int64, total in
 
 func printReport(w io.Writer, r *simReport) {
 	fmt.Fprintf(w, "placer simulate: %d hosts, %d requests, %d workers\n", r.Hosts, r.Requests, r.Workers)
+	if r.IronicNodes > 0 || r.Driver != "" {
+		driver := r.Driver
+		if driver == "" {
+			driver = engine.DriverFilterScheduler
+		}
+		fmt.Fprintf(w, "  cloud             %s; %.0f%% of the nodes ironic\n", driver, r.IronicNodes*100)
+	}
 	if r.EtcdMembers > 0 {
 		fmt.Fprintf(w, "  etcd              %d members, %d placer stores x %d workers; %d transactions applied, %d failed their compares, %d resent\n",
 			r.EtcdMembers, r.Placers, r.Workers, r.EtcdCommits, r.EtcdFailedTxns, r.EtcdResends)
@@ -512,7 +550,11 @@ func printReport(w io.Writer, r *simReport) {
 		fmt.Fprintln(w, "FAILED")
 	}
 	if r.ForcedOverLimits > 0 {
-		fmt.Fprintf(w, "                    (%d forced placements went over limits: force_hosts skips every filter, as in Nova)\n", r.ForcedOverLimits)
+		if r.Driver == engine.DriverChanceScheduler {
+			fmt.Fprintf(w, "                    (%d placements went over limits: the chance scheduler reads no filter, as in Nova)\n", r.ForcedOverLimits)
+		} else {
+			fmt.Fprintf(w, "                    (%d forced placements went over limits: force_hosts skips every filter, as in Nova)\n", r.ForcedOverLimits)
+		}
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  ! %s\n", p)

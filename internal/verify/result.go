@@ -13,7 +13,8 @@ type Kind string
 // The problems the verifier finds.
 const (
 	// Overcommit: a placement the enabled resource filters refuse on the
-	// host's recomputed state just before it (not a forced one).
+	// host's recomputed state just before it (not a forced one, nor one
+	// of the chance scheduler, which reads no filter).
 	Overcommit Kind = "overcommit"
 	// LostClaim: a plan returned to a caller whose instance the store
 	// never committed.

@@ -9,8 +9,9 @@
 //
 // Nothing on the judging path is the engine's: host states, limits and the
 // resource filters' arithmetic are internal/reference's (HostStates,
-// CheckResources, HostState.Consume), and a deletion's release is written
-// here. From the store the verifier takes only:
+// CheckResources, HostState.Consume: an ironic node consumed whole), and a
+// deletion's release is written here (an instance that took an ironic
+// node whole gives back what it took). From the store the verifier takes only:
 //
 //   - the commit order: which instance was committed at which version, on
 //     which host (Commit; the store's Journal gives it, but not the
@@ -58,6 +59,12 @@ type step struct {
 type live struct {
 	host   engine.HostNode
 	flavor engine.Flavor
+	// whole marks an instance that took an ironic node whole, and took
+	// what it took of the node's free RAM, free disk and vCPUs (the
+	// reference's consume: the node's free values to 0, its vCPUs used to
+	// its total), which its deletion gives back.
+	whole bool
+	took  engine.HostUsage
 }
 
 // Run verifies in. It fails (error) only when the cloud itself is bad.
@@ -247,12 +254,15 @@ func (v *verifier) place(s *step) {
 	}
 	r := &v.in.Requests[s.req]
 	f := r.Flavor
-	if s.forced && !r.forcedOn(s.host) {
+	// The chance scheduler reads no filter and no force_hosts: its
+	// placements go anywhere up, over limits too (counted as forced ones).
+	chance := v.cfg.SchedulerDriver == engine.DriverChanceScheduler
+	if s.forced && !chance && !r.forcedOn(s.host) {
 		v.res.add(Misplaced, "instance %s (request #%d, forced to hosts %q nodes %q) was committed at version %d on %s, outside them",
 			s.uuid, s.req, r.ForceHosts, r.ForceNodes, s.version, hostName(s.host))
 	}
 	if refused := reference.CheckResources(&v.cfg, st, f); refused != "" {
-		if s.forced {
+		if s.forced || chance {
 			v.res.ForcedOverLimits++
 		} else {
 			v.overHit[s.host] = true
@@ -260,11 +270,18 @@ func (v *verifier) place(s *step) {
 				s.uuid, s.req, flavorText(f), s.version, hostName(s.host), refused, refusal(&v.cfg, st, refused, f))
 		}
 	}
+	before := usageOf(st)
 	st.Consume(f)
 	if _, dup := v.live[s.uuid]; dup {
 		v.forget(s.uuid) // counted as doubled by match; the second claim stands
 	}
-	v.live[s.uuid] = live{host: s.host, flavor: f}
+	l := live{host: s.host, flavor: f, whole: st.Ironic}
+	if l.whole {
+		after := usageOf(st)
+		l.took = engine.HostUsage{FreeRAMMB: before.FreeRAMMB - after.FreeRAMMB, FreeDiskMB: before.FreeDiskMB - after.FreeDiskMB,
+			VCPUsUsed: after.VCPUsUsed - before.VCPUsUsed}
+	}
+	v.live[s.uuid] = l
 	if v.onHost[s.host] == nil {
 		v.onHost[s.host] = map[string]bool{}
 	}
@@ -312,6 +329,12 @@ func (v *verifier) event(e *Event) {
 		}
 		v.forget(e.Instance)
 		st := v.hosts[l.host]
+		if l.whole { // what it took back; the counters never moved
+			st.FreeRAMMB += l.took.FreeRAMMB
+			st.FreeDiskMB += l.took.FreeDiskMB
+			st.VCPUsUsed -= l.took.VCPUsUsed
+			return
+		}
 		st.FreeRAMMB += l.flavor.MemoryMB
 		st.FreeDiskMB += (l.flavor.RootGB + l.flavor.EphemeralGB) * 1024
 		st.VCPUsUsed -= l.flavor.VCPUs

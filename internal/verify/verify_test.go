@@ -21,7 +21,15 @@ import (
 // returns the run as the verifier takes it, and the store.
 func run(t *testing.T, profile string, hosts, requests int, seed uint64) (verify.Input, *engine.Store) {
 	t.Helper()
-	gen := synth.New(synth.Options{Hosts: hosts, Seed: seed, Profile: profile})
+	return runWith(t, synth.Options{Hosts: hosts, Seed: seed, Profile: profile}, requests)
+}
+
+// runWith is run on a cloud of any synth options (ironic nodes, the
+// chance scheduler).
+func runWith(t *testing.T, opts synth.Options, requests int) (verify.Input, *engine.Store) {
+	t.Helper()
+	seed := opts.Seed
+	gen := synth.New(opts)
 	cloud := gen.Cloud()
 	reqs := gen.Requests(requests)
 	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
@@ -193,6 +201,102 @@ func TestCleanRuns(t *testing.T) {
 				t.Fatalf("the run is not the one meant: %d placements, events %v", res.Placements, kinds)
 			}
 		})
+	}
+}
+
+// TestCleanRunsIronic is TestCleanRuns on clouds with ironic nodes under
+// the filter scheduler and the chance scheduler (which reads no filter
+// and no forced host: its placements are judged as forced ones): the
+// runs verify, with instances on ironic nodes. (Whether one of those is
+// deleted depends on timing: TestIronicDeletion makes sure.)
+func TestCleanRunsIronic(t *testing.T) {
+	for _, driver := range []string{engine.DriverFilterScheduler, engine.DriverChanceScheduler} {
+		t.Run(driver, func(t *testing.T) {
+			in, _ := runWith(t, synth.Options{Hosts: 300, Seed: 2, Profile: synth.Basic, IronicNodes: 0.3, SchedulerDriver: driver}, 250)
+			res := check(t, in)
+			if !res.OK() {
+				t.Fatalf("a clean run fails:\n%s", res.Error())
+			}
+			ironic := ironicNodes(in.Cloud)
+			whole := 0
+			for _, r := range in.Requests {
+				for _, p := range r.Placed {
+					if ironic[p.Host] {
+						whole++
+					}
+				}
+			}
+			t.Logf("%d placements (%d on ironic nodes), %d events", res.Placements, whole, res.Events)
+			if whole == 0 {
+				t.Fatalf("no placement on an ironic node")
+			}
+		})
+	}
+}
+
+// ironicNodes are the ironic nodes of c.
+func ironicNodes(c engine.Cloud) map[engine.HostNode]bool {
+	out := map[engine.HostNode]bool{}
+	for i := range c.Hosts {
+		if h := &c.Hosts[i]; h.HypervisorType != nil && *h.HypervisorType == engine.HVTypeIronic {
+			node := h.Node
+			if node == "" {
+				node = h.Host
+			}
+			out[engine.HostNode{Host: h.Host, Node: node}] = true
+		}
+	}
+	return out
+}
+
+// TestIronicDeletion places instances on a cloud of ironic nodes, each
+// taking its node whole, deletes some (the node's free RAM, disk and vCPUs
+// given back, its counters unchanged), and places again on the nodes they
+// freed: the run verifies. It fails if a deletion gives back the flavor
+// instead of what the instance took, checked by mutation.
+func TestIronicDeletion(t *testing.T) {
+	gen := synth.New(synth.Options{Hosts: 40, Seed: 5, Profile: synth.Basic, IronicNodes: 1})
+	cloud := gen.Cloud()
+	store, err := engine.NewStore(cloud, engine.StoreOptions{Journal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := verify.Input{Cloud: cloud}
+	ironic := ironicNodes(cloud)
+	whole, deleted := 0, 0
+	for i, req := range gen.Requests(60) {
+		req.ForceHosts, req.ForceNodes = nil, nil
+		plan, err := engine.PlaceBatch(context.Background(), store.Snapshot(), req)
+		if err == nil {
+			if _, err = store.Commit(plan); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in.Requests = append(in.Requests, verify.FromPlace(req, plan, err))
+		for _, p := range plan.Placements {
+			if !ironic[engine.HostNode{Host: p.Host, Node: p.Node}] {
+				continue
+			}
+			whole++
+			if i%2 == 0 {
+				v, err := store.DeleteInstance(p.InstanceUUID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Events = append(in.Events, verify.Event{Version: v, Kind: verify.Delete, Instance: p.InstanceUUID})
+				deleted++
+			}
+		}
+	}
+	in.Commits = verify.CommitsOf(store.Journal())
+	in.Final = verify.FinalOf(store.Snapshot(), store.Instances())
+	res := check(t, in)
+	if !res.OK() {
+		t.Fatalf("the run fails:\n%s", res.Error())
+	}
+	t.Logf("%d placements on ironic nodes, %d deleted", whole, deleted)
+	if whole == 0 || deleted == 0 || deleted == whole {
+		t.Fatalf("the run is not the one meant: %d placements on ironic nodes, %d deleted", whole, deleted)
 	}
 }
 
