@@ -184,6 +184,27 @@ func (s *Set) Next(i int) int {
 	return -1
 }
 
+// Select returns the k-th smallest host in the set (k from 0), or -1 when
+// the set holds k hosts or fewer: a pass over the words by popcount, then
+// a walk of one word.
+func (s *Set) Select(k int) int {
+	if k < 0 {
+		return -1
+	}
+	for wi, w := range s.words {
+		c := bits.OnesCount64(w)
+		if k >= c {
+			k -= c
+			continue
+		}
+		for ; k > 0; k-- {
+			w &= w - 1
+		}
+		return wi<<6 + bits.TrailingZeros64(w)
+	}
+	return -1
+}
+
 // ForEach calls fn for every host in increasing order.
 func (s *Set) ForEach(fn func(i uint32)) {
 	for wi, w := range s.words {

@@ -65,6 +65,17 @@ func TestSetAgainstMap(t *testing.T) {
 		if len(all) != len(got) {
 			t.Fatalf("n=%d: AppendTo %d, Next %d", n, len(all), len(got))
 		}
+		for k, i := range all {
+			if sel := s.Select(k); sel != int(i) {
+				t.Fatalf("n=%d: Select(%d) = %d, want %d", n, k, sel, i)
+			}
+		}
+		if sel := s.Select(len(all)); sel != -1 {
+			t.Fatalf("n=%d: Select past the end = %d", n, sel)
+		}
+		if sel := s.Select(-1); sel != -1 {
+			t.Fatalf("n=%d: Select(-1) = %d", n, sel)
+		}
 	}
 }
 

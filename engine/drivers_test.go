@@ -105,3 +105,38 @@ func TestDifferentialDrivers(t *testing.T) {
 		t.Errorf("%d scenarios differ", bad)
 	}
 }
+
+// TestChanceDraws holds the chance scheduler's draws to the reference's
+// on every path of its host list: a few instances drawn by position from
+// the set of hosts up (one and two shards, ignored hosts taken out), more
+// than 64 from a list, and more instances than hosts (a choice per
+// instance).
+func TestChanceDraws(t *testing.T) {
+	cases := []struct{ hosts, instances, ignored int }{
+		{hosts: 40, instances: 3}, {hosts: 40, instances: 5, ignored: 7},
+		{hosts: 5000, instances: 9, ignored: 3}, {hosts: 5000, instances: 64},
+		{hosts: 600, instances: 65, ignored: 2}, {hosts: 300, instances: 200},
+		{hosts: 12, instances: 30, ignored: 4}, {hosts: 12, instances: 12, ignored: 12},
+	}
+	for _, c := range cases {
+		for seed := uint64(1); seed <= 3; seed++ {
+			gen := synth.New(synth.Options{Hosts: c.hosts, Seed: seed, Profile: synth.Basic, SchedulerDriver: engine.DriverChanceScheduler})
+			cloud := gen.Cloud()
+			req := gen.Requests(1)[0]
+			req.NumInstances, req.InstanceUUIDs = c.instances, nil
+			req.ForceHosts, req.ForceNodes = nil, nil
+			req.IgnoreHosts = nil
+			for i := range c.ignored {
+				req.IgnoreHosts = append(req.IgnoreHosts, cloud.Hosts[(i*7)%len(cloud.Hosts)].Host)
+			}
+			e := plandiff.RunEngine(cloud, req)
+			r := plandiff.RunReference(cloud, req)
+			if d := plandiff.Compare(e, r); len(d) > 0 {
+				t.Fatalf("%+v seed %d: %d difference(s):\n\t%s", c, seed, len(d), strings.Join(d, "\n\t"))
+			}
+			if c.ignored < c.hosts && (e.Err != nil || len(e.Plan.Placements) != c.instances) {
+				t.Fatalf("%+v seed %d: %s, %d placements", c, seed, plandiff.Kind(e), len(e.Plan.Placements))
+			}
+		}
+	}
+}
