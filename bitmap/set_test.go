@@ -76,6 +76,16 @@ func TestSetAgainstMap(t *testing.T) {
 		if sel := s.Select(-1); sel != -1 {
 			t.Fatalf("n=%d: Select(-1) = %d", n, sel)
 		}
+		full := NewSet(n) // every word's 64 bits set, the tail's trimmed
+		full.Fill()
+		for k := range n {
+			if sel := full.Select(k); sel != k {
+				t.Fatalf("n=%d: Select(%d) of a full set = %d", n, k, sel)
+			}
+		}
+		if sel := full.Select(n); sel != -1 {
+			t.Fatalf("n=%d: Select(%d) of a full set = %d, want -1", n, n, sel)
+		}
 	}
 }
 

@@ -108,20 +108,32 @@ func TestDifferentialDrivers(t *testing.T) {
 
 // TestChanceDraws holds the chance scheduler's draws to the reference's
 // on every path of its host list: a few instances drawn by position from
-// the set of hosts up (one and two shards, ignored hosts taken out), more
-// than 64 from a list, and more instances than hosts (a choice per
-// instance).
+// the set of hosts up (one and two shards, ignored hosts taken out, host
+// names of two nodes), more than 64 from a list, and more instances than
+// hosts (a choice per instance, by position and from a list).
 func TestChanceDraws(t *testing.T) {
-	cases := []struct{ hosts, instances, ignored int }{
+	cases := []struct {
+		hosts, instances, ignored int
+		paired                    bool // hosts 2k and 2k+1 share a host name
+	}{
 		{hosts: 40, instances: 3}, {hosts: 40, instances: 5, ignored: 7},
 		{hosts: 5000, instances: 9, ignored: 3}, {hosts: 5000, instances: 64},
 		{hosts: 600, instances: 65, ignored: 2}, {hosts: 300, instances: 200},
 		{hosts: 12, instances: 30, ignored: 4}, {hosts: 12, instances: 12, ignored: 12},
+		{hosts: 40, instances: 100, ignored: 3}, {hosts: 60, instances: 6, ignored: 5, paired: true},
+		{hosts: 4100, instances: 70, ignored: 9, paired: true},
 	}
 	for _, c := range cases {
 		for seed := uint64(1); seed <= 3; seed++ {
 			gen := synth.New(synth.Options{Hosts: c.hosts, Seed: seed, Profile: synth.Basic, SchedulerDriver: engine.DriverChanceScheduler})
 			cloud := gen.Cloud()
+			if c.paired {
+				cloud.Hosts = slices.Clone(cloud.Hosts)
+				for i := 0; i+1 < len(cloud.Hosts); i += 2 {
+					a, b := &cloud.Hosts[i], &cloud.Hosts[i+1]
+					b.Host, b.Node, b.Service = a.Host, a.Host+"-b", a.Service
+				}
+			}
 			req := gen.Requests(1)[0]
 			req.NumInstances, req.InstanceUUIDs = c.instances, nil
 			req.ForceHosts, req.ForceNodes = nil, nil

@@ -345,6 +345,11 @@ func TestSimulateIronicAndChance(t *testing.T) {
 		if driver == engine.DriverChanceScheduler {
 			wantDriver = driver
 		}
+		// The chance scheduler, reading no filter, goes over limits on a
+		// cloud half used; the filter scheduler's forced requests only.
+		if driver == engine.DriverChanceScheduler && rep.ForcedOverLimits < 10 {
+			t.Errorf("chance: %d placements over limits: was it the chance scheduler?", rep.ForcedOverLimits)
+		}
 		if !rep.Verified || rep.Placements == 0 || rep.IronicNodes != 0.4 || rep.Driver != wantDriver {
 			t.Errorf("%s: verified %v, %d placements, ironic nodes %v, driver %q; problems %q",
 				driver, rep.Verified, rep.Placements, rep.IronicNodes, rep.Driver, rep.Problems)

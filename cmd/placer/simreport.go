@@ -130,6 +130,9 @@ func writeSimReport(path string, rep *simReport, tr *simTrace) error {
 		fmt.Fprintf(&page, "<tr><th align=left>%s</th><td>%s</td></tr>\n", html.EscapeString(k), html.EscapeString(fmt.Sprint(v)))
 	}
 	row("hosts", rep.Hosts)
+	if rep.IronicNodes > 0 || rep.Driver != "" {
+		row("cloud", cloudShape(rep))
+	}
 	row("workers", rep.Workers)
 	row("requests", rep.Requests)
 	row("placed requests", rep.Placed)

@@ -26,7 +26,7 @@ import (
 )
 
 const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] [--seed N] [--json] [--cpuprofile FILE]
-                [--ironic-nodes SHARE] [--driver NAME]
+                [--ironic-nodes P] [--driver NAME]
                 [--report FILE.html | --etcd-members N [--placers P] [--faults]]
       Run a synthetic cloud (basic profile) and a stream of requests of 1-20
       instances through the Scheduler, with a background stream of external
@@ -43,11 +43,11 @@ const simulateUsage = `placer simulate [--hosts N] [--requests N] [--workers N] 
         --seed N       seed of the cloud and the requests (default 1)
         --json         print the report as one JSON object
         --cpuprofile F write a CPU profile of the run to F (go tool pprof)
-        --ironic-nodes SHARE
-                       make this share (0 to 1) of the nodes ironic nodes,
-                       under the ironic host manager: an instance takes its
-                       node whole, and its deletion gives the node back
-                       (default 0)
+        --ironic-nodes P
+                       make each node an ironic node with probability P (0
+                       to 1), under the ironic host manager: an instance
+                       takes its node whole, and its deletion gives back
+                       what it took (default 0)
         --driver NAME  filter_scheduler (default) or chance_scheduler (Nova's
                        old ChanceScheduler: no filter, no weigher; its
                        placements are judged as forced ones)
@@ -447,6 +447,19 @@ func runSimulation(ctx context.Context, shape synth.Options, nReq, workers int, 
 	return rep, nil
 }
 
+// cloudShape names r's driver and, when there are some, the chance of a
+// node being ironic.
+func cloudShape(r *simReport) string {
+	driver := r.Driver
+	if driver == "" {
+		driver = engine.DriverFilterScheduler
+	}
+	if r.IronicNodes > 0 {
+		return fmt.Sprintf("%s; each node ironic with probability %g", driver, r.IronicNodes)
+	}
+	return driver
+}
+
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
@@ -495,11 +508,7 @@ func showProgress(ctx context.Context, w io.Writer, done *atomic.Int64, total in
 func printReport(w io.Writer, r *simReport) {
 	fmt.Fprintf(w, "placer simulate: %d hosts, %d requests, %d workers\n", r.Hosts, r.Requests, r.Workers)
 	if r.IronicNodes > 0 || r.Driver != "" {
-		driver := r.Driver
-		if driver == "" {
-			driver = engine.DriverFilterScheduler
-		}
-		fmt.Fprintf(w, "  cloud             %s; %.0f%% of the nodes ironic\n", driver, r.IronicNodes*100)
+		fmt.Fprintf(w, "  cloud             %s\n", cloudShape(r))
 	}
 	if r.EtcdMembers > 0 {
 		fmt.Fprintf(w, "  etcd              %d members, %d placer stores x %d workers; %d transactions applied, %d failed their compares, %d resent\n",

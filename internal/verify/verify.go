@@ -255,8 +255,13 @@ func (v *verifier) place(s *step) {
 	r := &v.in.Requests[s.req]
 	f := r.Flavor
 	// The chance scheduler reads no filter and no force_hosts: its
-	// placements go anywhere up, over limits too (counted as forced ones).
+	// placements go to any host up, over limits too (counted as forced
+	// ones); one on a host disabled or down is misplaced.
 	chance := v.cfg.SchedulerDriver == engine.DriverChanceScheduler
+	if h := v.spec[s.host]; chance && (h.Service.Disabled || h.Service.Down) {
+		v.res.add(Misplaced, "instance %s (request #%d) was committed at version %d on %s, whose compute service is disabled or down: the chance scheduler takes hosts up only",
+			s.uuid, s.req, s.version, hostName(s.host))
+	}
 	if s.forced && !chance && !r.forcedOn(s.host) {
 		v.res.add(Misplaced, "instance %s (request #%d, forced to hosts %q nodes %q) was committed at version %d on %s, outside them",
 			s.uuid, s.req, r.ForceHosts, r.ForceNodes, s.version, hostName(s.host))

@@ -226,12 +226,49 @@ func TestCleanRunsIronic(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d placements (%d on ironic nodes), %d events", res.Placements, whole, res.Events)
+			t.Logf("%d placements (%d on ironic nodes), %d events, %d unfiltered over limits", res.Placements, whole, res.Events, res.ForcedOverLimits)
 			if whole == 0 {
 				t.Fatalf("no placement on an ironic node")
 			}
+			// The driver ran: the chance scheduler, reading no filter, goes
+			// over limits on a cloud half used.
+			if driver == engine.DriverChanceScheduler && res.ForcedOverLimits == 0 {
+				t.Fatalf("the chance scheduler's run went over no limit: the filter scheduler ran?")
+			}
 		})
 	}
+}
+
+// TestChanceOnHostDown plants, in a chance scheduler's run, a placement
+// on a node whose compute service is down or disabled (committed as the
+// chance scheduler's plans are, forced): misplaced, and named.
+func TestChanceOnHostDown(t *testing.T) {
+	in, store := runWith(t, synth.Options{Hosts: 300, Seed: 2, Profile: synth.Basic, SchedulerDriver: engine.DriverChanceScheduler}, 100)
+	snap := store.Snapshot()
+	down := -1
+	for id := range snap.Len() {
+		hn := snap.HostNode(uint32(id))
+		for i := range in.Cloud.Hosts {
+			h := &in.Cloud.Hosts[i]
+			if h.Host == hn.Host && (h.Node == hn.Node || h.Node == "" && hn.Node == h.Host) && (h.Service.Down || h.Service.Disabled) {
+				down = id
+			}
+		}
+	}
+	if down < 0 {
+		t.Fatal("the cloud has no node down or disabled")
+	}
+	hn := snap.HostNode(uint32(down))
+	req := engine.Request{InstanceUUIDs: []string{"on-a-down-node"}, Flavor: engine.Flavor{Name: "tiny", MemoryMB: 64, VCPUs: 1}}
+	plan := engine.Plan{BaseVersion: snap.Version(), Claim: engine.Claim{MemoryMB: 64, VCPUs: 1}, Forced: true,
+		Placements: []engine.Placement{{InstanceUUID: "on-a-down-node", HostID: uint32(down), Host: hn.Host, Node: hn.Node}}}
+	if _, err := store.Commit(plan); err != nil {
+		t.Fatal(err)
+	}
+	in.Requests = append(in.Requests, verify.FromPlace(req, plan, nil))
+	in.Commits = verify.CommitsOf(store.Journal())
+	in.Final = verify.FinalOf(store.Snapshot(), store.Instances())
+	wantOnly(t, check(t, in), verify.Misplaced, "on-a-down-node", "disabled or down")
 }
 
 // ironicNodes are the ironic nodes of c.
@@ -250,10 +287,12 @@ func ironicNodes(c engine.Cloud) map[engine.HostNode]bool {
 }
 
 // TestIronicDeletion places instances on a cloud of ironic nodes, each
-// taking its node whole, deletes some (the node's free RAM, disk and vCPUs
-// given back, its counters unchanged), and places again on the nodes they
-// freed: the run verifies. It fails if a deletion gives back the flavor
-// instead of what the instance took, checked by mutation.
+// taking its node whole; on some of those nodes a usage report comes
+// next, then a second instance forced onto the node (it takes nothing:
+// the node is taken), then the first instance's deletion (giving back
+// what it took, the counters unchanged); later requests place on the
+// nodes so freed. The run verifies. It fails if a deletion gives back the
+// flavor instead of what the instance took, checked by mutation.
 func TestIronicDeletion(t *testing.T) {
 	gen := synth.New(synth.Options{Hosts: 40, Seed: 5, Profile: synth.Basic, IronicNodes: 1})
 	cloud := gen.Cloud()
@@ -263,9 +302,8 @@ func TestIronicDeletion(t *testing.T) {
 	}
 	in := verify.Input{Cloud: cloud}
 	ironic := ironicNodes(cloud)
-	whole, deleted := 0, 0
-	for i, req := range gen.Requests(60) {
-		req.ForceHosts, req.ForceNodes = nil, nil
+	place := func(req engine.Request) engine.Plan {
+		t.Helper()
 		plan, err := engine.PlaceBatch(context.Background(), store.Snapshot(), req)
 		if err == nil {
 			if _, err = store.Commit(plan); err != nil {
@@ -273,19 +311,52 @@ func TestIronicDeletion(t *testing.T) {
 			}
 		}
 		in.Requests = append(in.Requests, verify.FromPlace(req, plan, err))
-		for _, p := range plan.Placements {
-			if !ironic[engine.HostNode{Host: p.Host, Node: p.Node}] {
+		return plan
+	}
+	freed := map[engine.HostNode]bool{}
+	whole, deleted, reports, seconds, reused := 0, 0, 0, 0, 0
+	for i, req := range gen.Requests(60) {
+		req.ForceHosts, req.ForceNodes = nil, nil
+		for _, p := range place(req).Placements {
+			hn := engine.HostNode{Host: p.Host, Node: p.Node}
+			if !ironic[hn] {
 				continue
 			}
 			whole++
-			if i%2 == 0 {
-				v, err := store.DeleteInstance(p.InstanceUUID)
+			if freed[hn] {
+				reused++
+			}
+			if i%2 != 0 {
+				continue
+			}
+			if i%4 == 0 { // a report of the node's usage in between
+				snap := store.Snapshot() // no rebuild here: ids hold
+				if snap.HostNode(p.HostID) != hn {
+					t.Fatalf("host id %d is %v, not %v", p.HostID, snap.HostNode(p.HostID), hn)
+				}
+				u := snap.Usage(p.HostID)
+				v, err := store.UpdateHost(hn, u)
 				if err != nil {
 					t.Fatal(err)
 				}
-				in.Events = append(in.Events, verify.Event{Version: v, Kind: verify.Delete, Instance: p.InstanceUUID})
-				deleted++
+				in.Events = append(in.Events, verify.Event{Version: v, Kind: verify.Report, Host: hn, Usage: u, ReadVersion: snap.Version()})
+				reports++
 			}
+			if i%8 == 0 { // a second instance forced onto the taken node
+				second := gen.Requests(1)[0]
+				second.NumInstances, second.InstanceUUIDs = 1, []string{"second-" + p.InstanceUUID}
+				second.ForceHosts, second.ForceNodes = []string{p.Host}, []string{p.Node}
+				if pl := place(second).Placements; len(pl) == 1 && pl[0].Host == p.Host && pl[0].Node == p.Node {
+					seconds++
+				}
+			}
+			v, err := store.DeleteInstance(p.InstanceUUID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Events = append(in.Events, verify.Event{Version: v, Kind: verify.Delete, Instance: p.InstanceUUID})
+			deleted++
+			freed[hn] = true
 		}
 	}
 	in.Commits = verify.CommitsOf(store.Journal())
@@ -294,9 +365,10 @@ func TestIronicDeletion(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("the run fails:\n%s", res.Error())
 	}
-	t.Logf("%d placements on ironic nodes, %d deleted", whole, deleted)
-	if whole == 0 || deleted == 0 || deleted == whole {
-		t.Fatalf("the run is not the one meant: %d placements on ironic nodes, %d deleted", whole, deleted)
+	t.Logf("%d placements on ironic nodes, %d deleted, %d after a report, %d with a second instance forced on, %d on a node freed before",
+		whole, deleted, reports, seconds, reused)
+	if whole == 0 || deleted == 0 || reports == 0 || seconds == 0 || reused == 0 {
+		t.Fatalf("the run is not the one meant")
 	}
 }
 
