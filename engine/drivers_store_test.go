@@ -213,3 +213,44 @@ func TestIronicAffinityCommit(t *testing.T) {
 		t.Fatalf("b placed afresh: %v, want NoValidHost (the group is on bm)", err)
 	}
 }
+
+// TestIronicReportKeepsCountersZero: a usage report on an ironic node sets
+// its free RAM, free disk and vCPUs used, and leaves num_instances and
+// num_io_ops at 0 whatever it says, as IronicNodeState reads neither
+// (usageOf); through UpdateHost and ApplyExternal alike, journaled so. An
+// ordinary node takes the report's counters. With the counters taken, a
+// node that a whole rebuild passes failed AggregateNumInstancesFilter
+// (FuzzStore's seed 885), checked by mutation.
+func TestIronicReportKeepsCountersZero(t *testing.T) {
+	c := ironicCloud()
+	c.Config.Filters = append(c.Config.Filters, NumInstancesFilter)
+	c.Config.MaxInstancesPerHost = 1
+	s, err := NewStore(c, StoreOptions{Journal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := HostUsage{FreeRAMMB: 4096, FreeDiskMB: 50 * 1024, VCPUsUsed: 2, NumInstances: 5, NumIOOps: 9}
+	if _, err := s.UpdateHost(HostNode{"bm", "n1"}, report); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyExternal(ExternalChange{Usage: []HostUsageOf{{HostNode{"bm", "n2"}, report}, {HostNode{"vm", "vm"}, report}}}); err != nil {
+		t.Fatal(err)
+	}
+	snap := s.Snapshot()
+	whole := report
+	whole.NumInstances, whole.NumIOOps = 0, 0
+	for id, want := range []HostUsage{whole, whole, report} {
+		if got := snap.Usage(uint32(id)); got != want {
+			t.Errorf("%v: usage %+v, want %+v", snap.HostNode(uint32(id)), got, want)
+		}
+	}
+	if j := s.Journal(); len(j) == 0 || j[len(j)-1].Kind != JournalUpdate || j[len(j)-1].Usage != whole {
+		t.Errorf("the report's journal entry: %+v, want usage %+v", j[len(j)-1], whole)
+	}
+	// The ironic nodes pass NumInstancesFilter (0 < 1), the ordinary one
+	// (5 instances) does not.
+	plan := mustPlan(t, snap, req("a"))
+	if p := plan.Placements[0]; p.Host != "bm" {
+		t.Errorf("placed on %s/%s, want an ironic node", p.Host, p.Node)
+	}
+}

@@ -257,7 +257,7 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
 	for _, u := range ch.Usage {
 		if id, ok := snap.info.byHostNode(u.Host); ok {
-			ov.set(id, hostRes{u.Usage.FreeRAMMB, u.Usage.FreeDiskMB, u.Usage.VCPUsUsed, u.Usage.NumInstances, u.Usage.NumIOOps})
+			ov.set(id, snap.reportedRes(id, u.Usage))
 		}
 	}
 	if len(ov.ids) == 0 && !recordsChanged {

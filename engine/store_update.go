@@ -81,7 +81,9 @@ func (s *Store) record(e JournalEntry) {
 // returns the new version; a node the store lacks is a *ValidationError
 // matching ErrNotFound. What Nova derives from a report beyond these
 // five values (the counters in stats, disk_mb_used) keeps the host
-// record's values (docs/nova-semantics.md, "Deliberate differences").
+// record's values (docs/nova-semantics.md, "Deliberate differences"). On
+// an ironic node num_instances and num_io_ops stay 0 whatever u says, as
+// IronicNodeState reads none from its node (the journal records them so).
 func (s *Store) UpdateHost(host HostNode, u HostUsage) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,9 +100,11 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 		return 0, err
 	}
 	ov := pendingUsage{res: map[uint32]hostRes{}}
-	ov.set(id, hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps})
+	r := st.snap.reportedRes(id, u)
+	ov.set(id, r)
 	next := s.applyLocked(st, &ov)
-	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host, Usage: u})
+	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host,
+		Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
 	s.publish(next)
 	return next.snap.version, nil
 }

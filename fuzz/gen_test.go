@@ -212,6 +212,7 @@ var fillFuncs = []any{
 		if !chance(c, 0.1) {
 			makeValid(s)
 		}
+		olderDrivers(s, c) // drawn after the rest, so that it moves no other draw
 	},
 	func(h *engine.Host, c gofuzz.Continue) {
 		*h = engine.Host{Host: pick(c, hostPool)}
@@ -514,6 +515,34 @@ func queryText(c gofuzz.Continue, b *strings.Builder, depth int) {
 		}
 	}
 	b.WriteString("]")
+}
+
+// olderDrivers makes about one scene in ten one of the drivers of older
+// releases: the ironic host manager (each node ironic with probability
+// one half, free or in use whole as the ironic driver reports it; the
+// baremetal filters now and then) or the chance scheduler.
+func olderDrivers(s *scene, c gofuzz.Continue) {
+	cfg := &s.Cloud.Config
+	switch x := c.Intn(20); {
+	case x == 0:
+		cfg.SchedulerDriver = engine.DriverChanceScheduler
+	case x <= 2:
+		cfg.HostManager = engine.HostManagerIronic
+		cfg.UseBaremetalFilters = chance(c, 0.3)
+		ironic := engine.HVTypeIronic
+		for i := range s.Cloud.Hosts {
+			if !chance(c, 0.5) {
+				continue
+			}
+			h := &s.Cloud.Hosts[i]
+			h.HypervisorType = &ironic
+			if chance(c, 0.5) {
+				h.FreeRAMMB, h.FreeDiskGB, h.VCPUsUsed = 0, 0, h.VCPUs
+			} else {
+				h.FreeRAMMB, h.FreeDiskGB, h.VCPUsUsed = h.MemoryMB, h.LocalGB, 0
+			}
+		}
+	}
 }
 
 // newFuzzer is gofuzz over the fuzzer's bytes with the fill functions.

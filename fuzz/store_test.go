@@ -104,7 +104,7 @@ func FuzzStore(f *testing.F) {
 // snapshots keep no notes of the instances committed since their lists
 // were built (a hint naming one is blind to it), and the usage checks
 // fail on several when a deletion gives back less than it took.
-var storeSeeds = []uint64{29, 52, 232, 1033, 1037, 1692, 1775}
+var storeSeeds = []uint64{29, 52, 232, 885, 1033, 1037, 1692, 1775}
 
 const storeSeedLen = 2048
 
@@ -133,7 +133,7 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 	for id := range uint32(snap0.Len()) {
 		usage[snap0.HostNode(id)] = snap0.Usage(id)
 	}
-	claims := map[string]engine.Flavor{}
+	claims := map[string]took{}
 	var removed []engine.Host // to add back
 	var lastGroup *engine.InstanceGroup
 	next := 0
@@ -223,15 +223,11 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 			w.Committed(req, plan)
 			for _, p := range plan.Placements {
 				hn := engine.HostNode{Host: p.Host, Node: p.Node}
-				u := usage[hn]
-				fl := req.Flavor
-				u.FreeRAMMB -= fl.MemoryMB
-				u.FreeDiskMB -= (fl.RootGB + fl.EphemeralGB) * 1024
-				u.VCPUsUsed += fl.VCPUs
-				u.NumInstances++
-				u.NumIOOps++
-				usage[hn] = u
-				claims[p.InstanceUUID] = fl
+				h := recordOf(&w.Cloud, hn)
+				if h == nil {
+					fail("placed on %v, a node the world lacks", hn)
+				}
+				usage[hn], claims[p.InstanceUUID] = modelConsume(&w.Cloud.Config, h, usage[hn], req.Flavor)
 			}
 			st.committed += len(plan.Placements)
 		case 3: // delete a committed instance
@@ -239,17 +235,12 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 				break
 			}
 			u := w.Order[op.Pick%len(w.Order)]
-			hn, fl := w.Live[u].Node, claims[u]
+			hn := w.Live[u].Node
 			if _, err := store.DeleteInstance(u); err != nil {
 				fail("DeleteInstance(%s): %v", u, err)
 			}
 			w.Released(u)
-			r := usage[hn] // num_io_ops falls with the compute node's report, not here
-			r.FreeRAMMB += fl.MemoryMB
-			r.FreeDiskMB += (fl.RootGB + fl.EphemeralGB) * 1024
-			r.VCPUsUsed -= fl.VCPUs
-			r.NumInstances--
-			usage[hn] = r
+			usage[hn] = modelRelease(usage[hn], claims[u])
 			st.released++
 		case 4: // a usage report
 			snap := store.Snapshot()
@@ -266,6 +257,9 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 			u.NumInstances += max(-d, 0)
 			u.NumIOOps = max(0, u.NumIOOps-d)
 			if _, err := store.UpdateHost(snap.HostNode(id), u); refusedOr(err) {
+				if h := recordOf(&w.Cloud, snap.HostNode(id)); h != nil && wholeNode(&w.Cloud.Config, h) {
+					u.NumInstances, u.NumIOOps = 0, 0 // an IronicNodeState reads neither
+				}
 				usage[snap.HostNode(id)] = u
 				st.reports++
 			}
@@ -299,7 +293,7 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 			}
 			if _, err := store.AddHosts(h); refusedOr(err) {
 				w.AddHost(h)
-				usage[hostNode(&h)] = recordUsage(&h)
+				usage[hostNode(&h)] = modelRecord(&w.Cloud.Config, &h)
 				st.added++
 			}
 		case 7, 8: // aggregate metadata set or deleted
@@ -348,17 +342,6 @@ func hostNode(h *engine.Host) engine.HostNode {
 		return engine.HostNode{Host: h.Host, Node: h.Host}
 	}
 	return engine.HostNode{Host: h.Host, Node: h.Node}
-}
-
-// recordUsage is the usage a host record starts with (no ironic nodes
-// here): free disk the lesser of free_disk_gb and disk_available_least.
-func recordUsage(h *engine.Host) engine.HostUsage {
-	gb := h.FreeDiskGB
-	if h.DiskAvailableLeast != nil {
-		gb = min(gb, *h.DiskAvailableLeast)
-	}
-	return engine.HostUsage{FreeRAMMB: h.FreeRAMMB, FreeDiskMB: gb * 1024, VCPUsUsed: h.VCPUsUsed,
-		NumInstances: h.NumInstances, NumIOOps: h.NumIOOps}
 }
 
 // aggregateName picks one of cloud's aggregates, or now and then a new one.
