@@ -326,6 +326,9 @@ func (v *verifier) event(e *Event) {
 		}
 		st.FreeRAMMB, st.FreeDiskMB, st.VCPUsUsed = e.Usage.FreeRAMMB, e.Usage.FreeDiskMB, e.Usage.VCPUsUsed
 		st.NumInstances, st.NumIOOps = e.Usage.NumInstances, e.Usage.NumIOOps
+		if st.Ironic { // an IronicNodeState reads neither counter from its node
+			st.NumInstances, st.NumIOOps = 0, 0
+		}
 	case Delete:
 		l, ok := v.live[e.Instance]
 		if !ok {
