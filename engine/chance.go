@@ -62,13 +62,13 @@ func chancePlace(ctx context.Context, s *Snapshot, r *Request) (Plan, error) {
 	if count == 0 {
 		return Plan{}, nvh(chanceAllIgnored)
 	}
+	n := r.NumInstances
 	at := func(pos int) uint32 { return uint32(hosts.Select(pos)) }
-	if n := r.NumInstances; n > 64 { // a pass over the words per draw would outgrow the list
+	if n > 64 { // a pass over the words per draw would outgrow the list
 		list := hosts.AppendTo(make([]uint32, 0, count))
 		at = func(pos int) uint32 { return list[pos] }
 	}
 	rng := newRNG(&s.cfg)
-	n := r.NumInstances
 	chosen := make([]uint32, n)
 	if count >= n { // random.sample's distribution, by CPython's pool algorithm
 		// The pool is the identity but where a draw moved the last

@@ -257,7 +257,8 @@ func (s *Store) ApplyExternal(ch ExternalChange) (uint64, error) {
 	ov := pendingUsage{res: make(map[uint32]hostRes, len(ch.Usage))}
 	for _, u := range ch.Usage {
 		if id, ok := snap.info.byHostNode(u.Host); ok {
-			ov.set(id, snap.reportedRes(id, u.Usage))
+			r := snap.reported(id, u.Usage)
+			ov.set(id, hostRes{r.FreeRAMMB, r.FreeDiskMB, r.VCPUsUsed, r.NumInstances, r.NumIOOps})
 		}
 	}
 	if len(ov.ids) == 0 && !recordsChanged {

@@ -99,12 +99,11 @@ func (s *Store) updateHostLocked(host HostNode, u HostUsage) (uint64, error) {
 	if err := ValidateUsage(u); err != nil {
 		return 0, err
 	}
+	u = st.snap.reported(id, u)
 	ov := pendingUsage{res: map[uint32]hostRes{}}
-	r := st.snap.reportedRes(id, u)
-	ov.set(id, r)
+	ov.set(id, hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps})
 	next := s.applyLocked(st, &ov)
-	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host,
-		Usage: HostUsage{r.freeRAM, r.freeDiskMB, r.vcpusUsed, r.numInstances, r.numIOOps}})
+	s.record(JournalEntry{Version: next.snap.version, Kind: JournalUpdate, Host: host, Usage: u})
 	s.publish(next)
 	return next.snap.version, nil
 }

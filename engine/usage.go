@@ -102,15 +102,14 @@ func releaseOn(r hostRes, c *Claim, whole bool) hostRes {
 	return r
 }
 
-// reportedRes is usage report u of node id as the scheduler holds it: on
-// an ironic node num_instances and num_io_ops stay 0 whatever the report
+// reported is usage report u of node id as the scheduler holds it: on an
+// ironic node num_instances and num_io_ops stay 0 whatever the report
 // says, as usageOf reads a node's record (IronicNodeState reads neither).
-func (s *Snapshot) reportedRes(id uint32, u HostUsage) hostRes {
-	r := hostRes{u.FreeRAMMB, u.FreeDiskMB, u.VCPUsUsed, u.NumInstances, u.NumIOOps}
+func (s *Snapshot) reported(id uint32, u HostUsage) HostUsage {
 	if s.info.isIronic(id) {
-		r.numInstances, r.numIOOps = 0, 0
+		u.NumInstances, u.NumIOOps = 0, 0
 	}
-	return r
+	return u
 }
 
 // releaseClaim undoes consumeClaim (an instance deleted). num_io_ops is not

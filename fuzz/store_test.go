@@ -293,7 +293,7 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 			}
 			if _, err := store.AddHosts(h); refusedOr(err) {
 				w.AddHost(h)
-				usage[hostNode(&h)] = modelRecord(&w.Cloud.Config, &h)
+				usage[plandiff.NodeOf(&h)] = modelRecord(&w.Cloud.Config, &h)
 				st.added++
 			}
 		case 7, 8: // aggregate metadata set or deleted
@@ -334,14 +334,6 @@ func runStoreCase(t *testing.T, data []byte) (st storeStats) {
 	step, op = len(k.Ops), storeOp{}
 	compare(storeRequest(&k.Scene.Req, op, w, &lastGroup, next))
 	return st
-}
-
-// hostNode is h's host and node name (the node is the host's when empty).
-func hostNode(h *engine.Host) engine.HostNode {
-	if h.Node == "" {
-		return engine.HostNode{Host: h.Host, Node: h.Host}
-	}
-	return engine.HostNode{Host: h.Host, Node: h.Node}
 }
 
 // aggregateName picks one of cloud's aggregates, or now and then a new one.

@@ -1,6 +1,9 @@
 package fuzz
 
-import "github.com/placer/placer/engine"
+import (
+	"github.com/placer/placer/engine"
+	"github.com/placer/placer/internal/plandiff"
+)
 
 // The usage model FuzzCommit and FuzzStore hold a Store to, written apart
 // from the engine's arithmetic: Nova's consume_from_request, and Queens'
@@ -16,7 +19,7 @@ type took struct {
 // recordOf is node hn's record in cloud (nil: none).
 func recordOf(cloud *engine.Cloud, hn engine.HostNode) *engine.Host {
 	for i := range cloud.Hosts {
-		if h := &cloud.Hosts[i]; h.Host == hn.Host && (h.Node == hn.Node || h.Node == "" && hn.Node == h.Host) {
+		if h := &cloud.Hosts[i]; plandiff.NodeOf(h) == hn {
 			return h
 		}
 	}

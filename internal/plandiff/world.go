@@ -28,6 +28,15 @@ type LivePlacement struct {
 	Group string // its server group's uuid, "" without one
 }
 
+// NodeOf is host record h's host and node name (the node is the host's
+// name when the record gives none).
+func NodeOf(h *engine.Host) engine.HostNode {
+	if h.Node == "" {
+		return engine.HostNode{Host: h.Host, Node: h.Host}
+	}
+	return engine.HostNode{Host: h.Host, Node: h.Node}
+}
+
 // NewWorld is the world of a Store made from cloud.
 func NewWorld(cloud engine.Cloud) *World {
 	return &World{Cloud: cloud, Live: map[string]LivePlacement{}}
@@ -58,7 +67,7 @@ func (w *World) Released(uuid string) {
 // removed host, or an error when host id is not node hn.
 func (w *World) RemoveHost(id int, hn engine.HostNode) (engine.Host, error) {
 	h := w.Cloud.Hosts[id]
-	if node := h.Node; h.Host != hn.Host || (node != "" && node != hn.Node) || (node == "" && hn.Node != h.Host) {
+	if NodeOf(&h) != hn {
 		return h, fmt.Errorf("host %d is %s/%s in the world, not %v", id, h.Host, h.Node, hn)
 	}
 	w.Cloud.Hosts = slices.Delete(slices.Clone(w.Cloud.Hosts), id, id+1)
@@ -92,7 +101,7 @@ func (w *World) Materialise(snap *engine.Snapshot) (engine.Cloud, error) {
 	for id := range c.Hosts {
 		h := &c.Hosts[id]
 		hn := snap.HostNode(uint32(id))
-		if node := h.Node; hn.Host != h.Host || (node != "" && hn.Node != node) {
+		if hn != NodeOf(h) {
 			return c, fmt.Errorf("host %d is %v in the snapshot, %s/%s in the world", id, hn, h.Host, h.Node)
 		}
 		u := snap.Usage(uint32(id))
